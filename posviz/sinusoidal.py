@@ -1,0 +1,96 @@
+"""Sinusoidal position encodings, 1-D (Vaswani et al. 2017, §3.5) and 2-D (MAE; seed 003).
+
+Frequencies ``w_i = base**(-2i/d_model)``, ``i = 0 .. d_model/2 - 1``: pair 0 is the fastest (wavelength
+2π tokens), the last pair the slowest (wavelength 2π·base^((d-2)/d)). Numpy only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from posviz._validate import check_choice, check_float, check_int
+
+LAYOUTS_1D = ("interleaved", "concat")
+COMBINE_2D = ("concat", "add", "mae")
+MAX_POSITIONS = 1 << 20
+MAX_DIM = 4096
+
+
+def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
+    """Angular frequencies ``w_i = base**(-2i/d_model)`` of the d_model/2 (sin, cos) pairs, shape (d/2,)."""
+    d_model = check_int("d_model", d_model, 2, MAX_DIM, even=True)
+    base = check_float("base", base, 1.0, 1e12, lo_open=True)
+    return base ** (-np.arange(0, d_model, 2, dtype=np.float64) / d_model)
+
+
+def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
+    """Wavelength in tokens of each pair, ``2π/w_i = 2π·base**(2i/d_model)``, shape (d/2,)."""
+    return 2 * np.pi / frequencies(d_model, base)
+
+
+def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0,
+                     layout: str = "interleaved") -> np.ndarray:
+    """The (n_positions, d_model) sinusoidal table ``PE(p, 2i) = sin(p·w_i)``, ``PE(p, 2i+1) = cos(p·w_i)``.
+
+    ``layout="interleaved"`` is Vaswani's ``[sin p·w0, cos p·w0, sin p·w1, ...]``; ``"concat"`` is
+    ``[sin p·w0 .. sin p·w_{d/2-1} | cos p·w0 ..]`` (TensorFlow tutorial, MAE's 1-D helper). Source:
+    Vaswani et al. 2017 §3.5; reference/formulas.md §2.
+    """
+    n_positions = check_int("n_positions", n_positions, 1, MAX_POSITIONS)
+    layout = check_choice("layout", layout, LAYOUTS_1D)
+    w = frequencies(d_model, base)
+    angles = np.arange(n_positions, dtype=np.float64)[:, None] * w[None, :]  # (P, d/2)
+    sin, cos = np.sin(angles), np.cos(angles)
+    if layout == "concat":
+        return np.concatenate([sin, cos], axis=1)  # (P, d)
+    return np.stack([sin, cos], axis=2).reshape(n_positions, -1)  # (P, d/2, 2) -> (P, d)
+
+
+def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The block-diagonal (d_model, d_model) map with ``PE(p + k) = M_k PE(p)`` for the interleaved table.
+
+    Per (sin, cos) pair: ``M_k(w) = [[cos kw, sin kw], [-sin kw, cos kw]]``, independent of p and
+    orthogonal (seed 004; reference/formulas.md §2).
+    """
+    k = check_float("k", k, -1e7, 1e7)
+    w = frequencies(d_model, base)
+    c, s = np.cos(k * w), np.sin(k * w)
+    m = np.zeros((d_model, d_model))
+    idx = np.arange(0, d_model, 2)
+    m[idx, idx], m[idx, idx + 1] = c, s
+    m[idx + 1, idx], m[idx + 1, idx + 1] = -s, c
+    return m
+
+
+def dot_by_offset(offsets: np.ndarray, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """``PE(p)·PE(p+k) = Σ_i cos(k·w_i)`` for each offset k: independent of p and even in k (§2)."""
+    w = frequencies(d_model, base)
+    k = np.asarray(offsets, dtype=np.float64)
+    return np.cos(k[..., None] * w).sum(axis=-1)
+
+
+def sinusoidal_2d(height: int, width: int, d_model: int, base: float = 10000.0,
+                  combine: str = "concat") -> np.ndarray:
+    """2-D sin/cos encodings of an H×W patch grid, shape (height, width, d_model) (seed 003; MAE).
+
+    ``"concat"``: [interleaved 1-D table of the row index, width d/2 | same of the column index].
+    ``"add"``: interleaved 1-D table of the row (width d) + that of the column, so PE(r, c) = PE(c, r).
+    ``"mae"``: MAE's ``get_2d_sincos_pos_embed`` layout ``[sin c·w | cos c·w | sin r·w | cos r·w]`` with
+    ``w_k = base**(-4k/d_model)``: the first half encodes the COLUMN. reference/formulas.md §3.
+    """
+    height = check_int("height", height, 1, 4096)
+    width = check_int("width", width, 1, 4096)
+    combine = check_choice("combine", combine, COMBINE_2D)
+    d_model = check_int("d_model", d_model, 4, MAX_DIM, multiple_of=4 if combine != "add" else 2)
+    if combine == "add":
+        rows = sinusoidal_table(height, d_model, base)  # (H, d)
+        cols = sinusoidal_table(width, d_model, base)  # (W, d)
+        return rows[:, None, :] + cols[None, :, :]  # (H, W, d)
+    half = d_model // 2
+    layout = "concat" if combine == "mae" else "interleaved"
+    rows = sinusoidal_table(height, half, base, layout)  # (H, d/2)
+    cols = sinusoidal_table(width, half, base, layout)  # (W, d/2)
+    rows_b = np.broadcast_to(rows[:, None, :], (height, width, half))  # (H, W, d/2)
+    cols_b = np.broadcast_to(cols[None, :, :], (height, width, half))  # (H, W, d/2)
+    first, second = (cols_b, rows_b) if combine == "mae" else (rows_b, cols_b)
+    return np.concatenate([first, second], axis=2)  # (H, W, d)

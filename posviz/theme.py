@@ -1,0 +1,98 @@
+"""Plotly templates and colour scales for posviz figures.
+
+Three registered templates: ``posviz_light`` and ``posviz_dark`` match the app's Streamlit themes
+(.streamlit/config.toml); ``posviz_blog`` is the light one with a white background and larger type for
+figures exported into articles. ``style`` applies one to a figure, plus presenter mode (bigger fonts,
+thicker lines, larger markers) and an optional transparent background. Every figure that leaves posviz
+goes through ``style``: importing streamlit replaces plotly's default template with placeholder colours
+(#000001...) that only the browser app understands, so we never rely on the default.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+THEMES = ("light", "dark", "blog")
+FONT = "Inter, 'Source Sans 3', 'Helvetica Neue', Arial, 'DejaVu Sans', sans-serif"
+
+# Okabe–Ito-inspired qualitative palette: distinguishable with the common colour-vision deficiencies.
+COLORS = ["#4f46e5", "#e69f00", "#009e73", "#d55e00", "#56b4e9", "#cc79a7", "#8c8c00", "#0072b2",
+          "#b2182b", "#6a3d9a"]
+DIVERGING = [[0.0, "#2166ac"], [0.25, "#67a9cf"], [0.5, "#f7f7f7"], [0.75, "#ef8a62"], [1.0, "#b2182b"]]
+DIVERGING_DARK = [[0.0, "#4393c3"], [0.25, "#2b4c6f"], [0.5, "#1b1e2b"], [0.75, "#7a3b2e"], [1.0, "#e0694f"]]
+SEQUENTIAL = "Viridis"
+CYCLIC = "Twilight"  # for angles mod 2π: the colour at 0 equals the colour at 2π
+
+_PALETTES = {
+    "light": dict(bg="#ffffff", plot="#ffffff", text="#1f2330", grid="#e6e8f0", zero="#b8bccb", size=14,
+                  diverging=DIVERGING),
+    "dark": dict(bg="#0f1117", plot="#0f1117", text="#e8e9f0", grid="#2a2e3d", zero="#4a5068", size=14,
+                 diverging=DIVERGING_DARK),
+    "blog": dict(bg="#ffffff", plot="#ffffff", text="#111111", grid="#e9e9e9", zero="#bdbdbd", size=16,
+                 diverging=DIVERGING),
+}
+
+
+def _template(bg: str, plot: str, text: str, grid: str, zero: str, size: int, diverging: list) -> go.layout.Template:
+    axis = dict(gridcolor=grid, zerolinecolor=zero, linecolor=zero, ticks="outside", tickcolor=zero,
+                title=dict(standoff=8), automargin=True)
+    return go.layout.Template(
+        layout=dict(
+            font=dict(family=FONT, size=size, color=text),
+            title=dict(font=dict(size=size + 4), x=0.0, xanchor="left"),
+            paper_bgcolor=bg, plot_bgcolor=plot, colorway=COLORS,
+            xaxis=axis, yaxis=axis,
+            colorscale=dict(diverging=diverging, sequential=SEQUENTIAL, sequentialminus=SEQUENTIAL),
+            legend=dict(bgcolor="rgba(0,0,0,0)"),
+            hoverlabel=dict(font=dict(family=FONT)),
+            margin=dict(l=60, r=30, t=60, b=55),
+            polar=dict(bgcolor=plot, angularaxis=dict(gridcolor=grid, linecolor=zero),
+                       radialaxis=dict(gridcolor=grid, linecolor=zero)),
+        ),
+        data=dict(heatmap=[go.Heatmap(colorbar=dict(outlinewidth=0))]),
+    )
+
+
+for _name, _pal in _PALETTES.items():
+    pio.templates[f"posviz_{_name}"] = _template(**_pal)
+
+
+def diverging(theme: str = "light") -> list:
+    """The diverging colour scale for values centred at 0 (sin/cos, scores) in ``theme``."""
+    return _PALETTES.get(theme, _PALETTES["light"])["diverging"]
+
+
+def style(fig: go.Figure, theme: str = "light", presenter: bool = False,
+          transparent: bool = False) -> go.Figure:
+    """Apply a posviz template to ``fig`` (in place, and returned), optionally in presenter mode."""
+    if theme not in THEMES:
+        raise ValueError(f"theme must be one of {', '.join(THEMES)}; got {theme!r}")
+    fig.update_layout(template=f"posviz_{theme}")
+    if theme == "dark":  # heatmaps built with the light diverging scale follow the theme
+        for trace in fig.data:
+            if getattr(trace, "colorscale", None) is not None and trace.meta == "diverging":
+                trace.colorscale = diverging("dark")
+    if presenter:
+        _enlarge(fig, _PALETTES[theme]["size"])
+    if transparent:
+        fig.update_layout(paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)")
+    return fig
+
+
+def _enlarge(fig: go.Figure, base_size: int) -> None:
+    """Presenter mode: fonts ×1.5, line widths ×2, marker sizes ×1.6, readable from the back of a room."""
+    fig.update_layout(font_size=round(base_size * 1.5))
+    fig.update_annotations(font_size=round(base_size * 1.35))
+    traces = list(fig.data) + [t for fr in (fig.frames or ()) for t in fr.data]
+    for trace in traces:
+        line = getattr(trace, "line", None)
+        if line is not None and trace.type in ("scatter", "scatterpolar", "scattergl"):
+            line.width = (line.width or 2) * 2
+        marker = getattr(trace, "marker", None)
+        if marker is not None and trace.type in ("scatter", "scatterpolar", "scattergl"):
+            size = marker.size
+            if isinstance(size, (int, float)):
+                marker.size = size * 1.6
+            elif size is None:
+                marker.size = 10

@@ -1,0 +1,450 @@
+"""Position encodings for image patches: 2-D sin/cos helpers and RoPE in two (or more) dimensions.
+
+Two families live here, both for a grid of H×W patches in row-major token order ``t = r·W + c``
+(``r`` = row, ``c`` = column; rope-vit and FLUX call the column ``x`` and the row ``y``):
+
+* additive 2-D sin/cos (MAE, seed 003): helpers around :func:`posviz.sinusoidal.sinusoidal_2d` — the table
+  at real-valued coordinates, cosine similarity between patches, which channels follow which axis, and
+  the bicubic resize ViTs apply when the grid changes (reference/formulas.md §3);
+* rotary 2-D encodings: axial RoPE (rope-vit, base 100), RoPE-Mixed (Heo et al. 2024, seeded random
+  direction per head, base 10) and FLUX's ``EmbedND`` with three axes (16, 56, 56) (formulas.md §4).
+  Every variant is "pair k rotates by ``Σ_a coord_a · f_a[k]``": a coordinate matrix (T, A) times a
+  frequency matrix (A, dim/2). The rotation itself is :func:`posviz.rope.apply_rope`, applied once per
+  axis (rotations of the same plane add their angles).
+
+numpy everywhere, torch only inside the functions that rotate or resize tensors.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from posviz._validate import check_choice, check_float, check_int
+from posviz.rope import apply_rope, inv_freq
+from posviz.sinusoidal import COMBINE_2D, frequencies, sinusoidal_2d
+
+if TYPE_CHECKING:
+    import torch
+
+MAX_GRID = 128           # patches per side
+MAX_D = 1024             # channels of a 2-D sin/cos encoding or rotary head dim
+MAX_ELEMENTS = 1 << 23   # H·W·D cap (64 MB in float64) so no call allocates more than a few hundred MB
+FLUX_AXES = (16, 56, 56)
+FLUX_THETA = 10000.0
+ROPE2D_KINDS = ("axial", "mixed")
+CONTENTS = ("ones", "random")
+DEFAULT_BASE = {"axial": 100.0, "mixed": 10.0}
+
+
+def _check_grid(height: object, width: object, d: object, d_name: str = "d_model",
+                multiple_of: int = 4, hi: int = MAX_D) -> tuple[int, int, int]:
+    height = check_int("height", height, 1, MAX_GRID)
+    width = check_int("width", width, 1, MAX_GRID)
+    d = check_int(d_name, d, multiple_of, hi, multiple_of=multiple_of)
+    if height * width * d > MAX_ELEMENTS:
+        raise ValueError(f"{d_name} must keep height·width·{d_name} <= {MAX_ELEMENTS}; got "
+                         f"{height}·{width}·{d} = {height * width * d}")
+    return height, width, d
+
+
+def _check_sincos(height: object, width: object, d_model: object,
+                  combine: object) -> tuple[int, int, int, str]:
+    combine = check_choice("combine", combine, COMBINE_2D)
+    height, width, d_model = _check_grid(height, width, d_model, multiple_of=4 if combine != "add" else 2)
+    return height, width, d_model, combine
+
+
+def _check_base(base: object) -> float:
+    return check_float("base", base, 1.0, 1e12, lo_open=True)
+
+
+# ---------------------------------------------------------------------------------------------------
+# 2-D sin/cos (MAE; seed 003)
+# ---------------------------------------------------------------------------------------------------
+
+def _table_1d(pos: np.ndarray, d: int, base: float, layout: str) -> np.ndarray:
+    """The 1-D sin/cos table of real positions ``pos`` (P,), width d, shape (P, d)."""
+    angles = pos[:, None] * frequencies(d, base)[None, :]  # (P, d/2)
+    sin, cos = np.sin(angles), np.cos(angles)
+    if layout == "concat":
+        return np.concatenate([sin, cos], axis=1)  # (P, d)
+    return np.stack([sin, cos], axis=2).reshape(len(pos), d)  # (P, d/2, 2) -> (P, d)
+
+
+def sincos_2d_at(rows: np.ndarray, cols: np.ndarray, d_model: int, base: float = 10000.0,
+                 combine: str = "concat") -> np.ndarray:
+    """:func:`~posviz.sinusoidal.sinusoidal_2d` evaluated at real-valued coordinates, shape (R, C, d).
+
+    Same three layouts ("concat", "add", "mae"; formulas.md §3) but the row and column coordinates may be
+    fractional, e.g. the points a bicubic resize samples. At ``rows = arange(H)``, ``cols = arange(W)`` it
+    equals ``sinusoidal_2d(H, W, d_model, base, combine)``.
+    """
+    combine = check_choice("combine", combine, COMBINE_2D)
+    r = np.asarray(rows, dtype=np.float64).reshape(-1)
+    c = np.asarray(cols, dtype=np.float64).reshape(-1)
+    if not (np.isfinite(r).all() and np.isfinite(c).all()) or max(np.abs(r).max(initial=0),
+                                                                 np.abs(c).max(initial=0)) > 1e7:
+        raise ValueError("rows and cols must be finite coordinates with |value| <= 1e7")
+    _check_grid(max(len(r), 1), max(len(c), 1), d_model, multiple_of=4 if combine != "add" else 2)
+    if len(r) == 0 or len(c) == 0:
+        raise ValueError("rows and cols must each hold at least one coordinate")
+    base = _check_base(base)
+    if combine == "add":
+        return _table_1d(r, d_model, base, "interleaved")[:, None, :] + \
+            _table_1d(c, d_model, base, "interleaved")[None, :, :]  # (R, C, d)
+    half = d_model // 2
+    layout = "concat" if combine == "mae" else "interleaved"
+    tr = np.broadcast_to(_table_1d(r, half, base, layout)[:, None, :], (len(r), len(c), half))  # (R, C, d/2)
+    tc = np.broadcast_to(_table_1d(c, half, base, layout)[None, :, :], (len(r), len(c), half))  # (R, C, d/2)
+    first, second = (tc, tr) if combine == "mae" else (tr, tc)
+    return np.concatenate([first, second], axis=2)  # (R, C, d)
+
+
+def sincos_2d_channel_info(d_model: int, base: float = 10000.0,
+                           combine: str = "concat") -> dict[str, np.ndarray]:
+    """For every channel of the 2-D sin/cos encoding: the axis it follows, sin or cos, and its frequency.
+
+    Returns ``{"axis": (d,) of "row" | "column" | "row+column", "fn": (d,) of "sin" | "cos",
+    "omega": (d,) radians per patch}``. MAE's first half follows the COLUMN although its code names it
+    ``emb_h`` (facebookresearch/mae issue 18); seed 003's concat puts the row first.
+    """
+    combine = check_choice("combine", combine, COMBINE_2D)
+    d_model = check_int("d_model", d_model, 4, MAX_D, multiple_of=4 if combine != "add" else 2)
+    base = _check_base(base)
+    if combine == "add":
+        w = frequencies(d_model, base)
+        fn = np.tile(np.array(["sin", "cos"]), d_model // 2)
+        return {"axis": np.full(d_model, "row+column"), "fn": fn, "omega": np.repeat(w, 2)}
+    half, w = d_model // 2, frequencies(d_model // 2, base)
+    if combine == "mae":
+        fn_half = np.repeat(np.array(["sin", "cos"]), half // 2)  # [sin block | cos block]
+        om_half = np.tile(w, 2)
+        axes = ("column", "row")
+    else:
+        fn_half = np.tile(np.array(["sin", "cos"]), half // 2)  # interleaved
+        om_half = np.repeat(w, 2)
+        axes = ("row", "column")
+    return {"axis": np.repeat(np.array(axes), half), "fn": np.tile(fn_half, 2), "omega": np.tile(om_half, 2)}
+
+
+def patch_similarity(height: int, width: int, d_model: int, base: float = 10000.0, combine: str = "concat",
+                     row: int = 0, col: int = 0) -> np.ndarray:
+    """Cosine similarity between the encoding of patch (row, col) and that of every patch, shape (H, W).
+
+    ``cos(PE(r, c), PE(r', c')) = PE(r, c)·PE(r', c') / (|PE(r, c)| |PE(r', c')|)``, from
+    :func:`~posviz.sinusoidal.sinusoidal_2d`. H·W values, never an (H·W)² matrix.
+    """
+    height, width, d_model, combine = _check_sincos(height, width, d_model, combine)
+    row = check_int("row", row, 0, height - 1)
+    col = check_int("col", col, 0, width - 1)
+    pe = sinusoidal_2d(height, width, d_model, _check_base(base), combine)  # (H, W, d)
+    q = pe[row, col]  # (d,)
+    norms = np.linalg.norm(pe, axis=2)  # (H, W)
+    denom = np.maximum(norms * np.linalg.norm(q), 1e-300)
+    return np.clip(pe @ q / denom, -1.0, 1.0)  # (H, W)
+
+
+def transpose_gap(d_model: int, base: float = 10000.0, combine: str = "add", row: int = 2,
+                  col: int = 5) -> float:
+    """``|PE(row, col) − PE(col, row)|``: 0 for every pair in the "add" mode (transposed patches collide).
+
+    In "add" both axes share one frequency set and are summed, so swapping row and column changes
+    nothing (formulas.md §3); "concat" and "mae" keep the axes in separate channels.
+    """
+    row = check_int("row", row, 0, MAX_GRID - 1)
+    col = check_int("col", col, 0, MAX_GRID - 1)
+    rc = np.array([row, col], dtype=np.float64)
+    pe = sincos_2d_at(rc, rc, d_model, base, combine)  # (2, 2, d): pe[i, j] = PE(rc[i], rc[j])
+    return float(np.linalg.norm(pe[0, 1] - pe[1, 0]))
+
+
+def axis_response(height: int, width: int, d_model: int, base: float = 10000.0,
+                  combine: str = "mae") -> np.ndarray:
+    """How much each channel changes for one step along a row vs one step down a column, shape (2, d).
+
+    Row 0: RMS over the grid of ``PE(r, c+1) − PE(r, c)`` (moving along a row, i.e. the column index
+    changes); row 1: RMS of ``PE(r+1, c) − PE(r, c)``. A direction with no step (width or height 1) gives
+    zeros. In MAE's layout only the first half responds to moving along a row (mae issue 18).
+    """
+    height, width, d_model, combine = _check_sincos(height, width, d_model, combine)
+    pe = sinusoidal_2d(height, width, d_model, _check_base(base), combine)  # (H, W, d)
+    along_row = np.diff(pe, axis=1)  # (H, W-1, d)
+    down_col = np.diff(pe, axis=0)  # (H-1, W, d)
+
+    def rms(a: np.ndarray) -> np.ndarray:
+        return np.sqrt((a ** 2).mean(axis=(0, 1))) if a.size else np.zeros(d_model)
+
+    return np.stack([rms(along_row), rms(down_col)])  # (2, d)
+
+
+def resize_sincos_2d(old_height: int, old_width: int, new_height: int, new_width: int, d_model: int,
+                     base: float = 10000.0, combine: str = "mae",
+                     recompute: str = "scaled") -> tuple[np.ndarray, np.ndarray]:
+    """A grid trained at old_height×old_width used at new_height×new_width: (interpolated, recomputed).
+
+    Interpolated: the trained table resized with ``torch.nn.functional.interpolate(mode="bicubic",
+    align_corners=False)`` as ViTs do (DeiT/timm ``resample_abs_pos_embed``). Recomputed: the formula
+    evaluated either at the same fractional coordinates the resize samples, ``(j + 0.5)·old/new − 0.5``
+    (``recompute="scaled"``: isolates the interpolation error), or at the new integer grid
+    (``"integer"``: ``sinusoidal_2d(new_h, new_w)``, what a fixed sin/cos model can simply do). Both
+    (new_h, new_w, d), float64.
+    """
+    import torch
+
+    recompute = check_choice("recompute", recompute, ("scaled", "integer"))
+    old_height, old_width, d_model, combine = _check_sincos(old_height, old_width, d_model, combine)
+    new_height = check_int("new_height", new_height, 1, MAX_GRID)
+    new_width = check_int("new_width", new_width, 1, MAX_GRID)
+    _check_sincos(new_height, new_width, d_model, combine)
+    base = _check_base(base)
+    trained = sinusoidal_2d(old_height, old_width, d_model, base, combine)  # (H, W, d)
+    t = torch.from_numpy(np.ascontiguousarray(trained.transpose(2, 0, 1)))[None]  # (1, d, H, W)
+    resized = torch.nn.functional.interpolate(t, size=(new_height, new_width), mode="bicubic",
+                                              align_corners=False)  # (1, d, H', W')
+    interp = resized[0].numpy().transpose(1, 2, 0)  # (H', W', d)
+    if recompute == "integer":
+        exact = sinusoidal_2d(new_height, new_width, d_model, base, combine)
+    else:
+        rows = (np.arange(new_height) + 0.5) * old_height / new_height - 0.5
+        cols = (np.arange(new_width) + 0.5) * old_width / new_width - 0.5
+        exact = sincos_2d_at(rows, cols, d_model, base, combine)
+    return np.ascontiguousarray(interp), exact
+
+
+def resize_error(old_height: int, old_width: int, new_height: int, new_width: int, d_model: int,
+                 base: float = 10000.0, combine: str = "mae",
+                 recompute: str = "scaled") -> tuple[np.ndarray, np.ndarray]:
+    """Where the bicubic resize departs from the formula: (per patch (H', W'), per channel (d,)).
+
+    Per patch: ``|interp − exact| / |exact|`` (relative L2 over channels); per channel: RMS over patches of
+    ``interp − exact``. See :func:`resize_sincos_2d` for the two arrays and the ``recompute`` choices.
+    """
+    interp, exact = resize_sincos_2d(old_height, old_width, new_height, new_width, d_model, base, combine,
+                                     recompute)
+    diff = interp - exact  # (H', W', d)
+    per_patch = np.linalg.norm(diff, axis=2) / np.maximum(np.linalg.norm(exact, axis=2), 1e-12)  # (H', W')
+    per_channel = np.sqrt((diff ** 2).mean(axis=(0, 1)))  # (d,)
+    return per_patch, per_channel
+
+
+# ---------------------------------------------------------------------------------------------------
+# RoPE in two or more dimensions (rope-vit axial and mixed; FLUX EmbedND)
+# ---------------------------------------------------------------------------------------------------
+
+def grid_coords(height: int, width: int) -> np.ndarray:
+    """Coordinates ``(x, y) = (column, row)`` of every patch in row-major order, shape (H·W, 2), float64."""
+    height = check_int("height", height, 1, MAX_GRID)
+    width = check_int("width", width, 1, MAX_GRID)
+    y, x = np.divmod(np.arange(height * width), width)  # row, column of token t = r·W + c
+    return np.stack([x, y], axis=1).astype(np.float64)  # (H·W, 2)
+
+
+def axial_rope_freqs(dim: int, base: float = 100.0) -> np.ndarray:
+    """Axial 2-D RoPE frequencies as a (2, dim/2) matrix ``[f_x; f_y]`` (rope-vit ``compute_axial_cis``).
+
+    ``ω_k = base**(-4k/dim)``, ``k < dim/4`` (= :func:`posviz.rope.inv_freq` of width dim/2): pairs
+    ``0 … dim/4−1`` turn with x (column) only, pairs ``dim/4 … dim/2−1`` with y (row) only. Default base
+    100 as in RoPE-ViT. formulas.md §4.1.
+    """
+    dim = check_int("dim", dim, 4, MAX_D, multiple_of=4)
+    w = inv_freq(dim // 2, _check_base(base))  # (dim/4,)
+    zeros = np.zeros_like(w)
+    return np.stack([np.concatenate([w, zeros]), np.concatenate([zeros, w])])  # (2, dim/2)
+
+
+def mixed_rope_freqs(dim: int, num_heads: int = 1, base: float = 10.0, seed: int = 0,
+                     rotate: bool = True) -> np.ndarray:
+    """RoPE-Mixed initial frequencies per head, shape (num_heads, 2, dim/2): ``[f_x; f_y]`` for each head.
+
+    Magnitudes ``μ_k = base**(-4k/dim)`` (``k < dim/4``, base 10 in rope-vit ``init_random_2d_freqs``);
+    one angle ``φ ~ U[0, 2π)`` per head from ``numpy.random.default_rng(seed)`` (``rotate=False``: φ = 0):
+    ``f_x = [μ cos φ, μ cos(φ + π/2)]``, ``f_y = [μ sin φ, μ sin(φ + π/2)]``, so the first dim/4 pairs
+    turn along direction φ and the rest along the orthogonal one. Trained afterwards; this is the
+    initialisation. formulas.md §4.2 (Heo et al. 2024).
+    """
+    dim = check_int("dim", dim, 4, MAX_D, multiple_of=4)
+    num_heads = check_int("num_heads", num_heads, 1, 64)
+    seed = check_int("seed", seed, 0, 2**32 - 1)
+    if not isinstance(rotate, bool):
+        raise ValueError(f"rotate must be True or False; got {rotate!r}")
+    mu = inv_freq(dim // 2, _check_base(base))  # (dim/4,)
+    phi = np.random.default_rng(seed).uniform(0.0, 2 * np.pi, num_heads) if rotate else np.zeros(num_heads)
+    phi = phi[:, None]  # (heads, 1)
+    fx = np.concatenate([mu * np.cos(phi), mu * np.cos(phi + np.pi / 2)], axis=1)  # (heads, dim/2)
+    fy = np.concatenate([mu * np.sin(phi), mu * np.sin(phi + np.pi / 2)], axis=1)  # (heads, dim/2)
+    return np.stack([fx, fy], axis=1)  # (heads, 2, dim/2)
+
+
+def axial_rope_angles(height: int, width: int, dim: int, base: float = 100.0) -> np.ndarray:
+    """Rotation angle of every pair at every patch for axial 2-D RoPE, shape (H·W, dim/2), row-major."""
+    height, width, dim = _check_grid(height, width, dim, "dim")
+    return grid_coords(height, width) @ axial_rope_freqs(dim, base)  # (H·W, 2) @ (2, dim/2)
+
+
+def mixed_rope_angles(height: int, width: int, dim: int, base: float = 10.0, seed: int = 0,
+                      head: int = 0) -> np.ndarray:
+    """Rotation angles ``f_x[k]·x + f_y[k]·y`` of head ``head`` for RoPE-Mixed, shape (H·W, dim/2)."""
+    height, width, dim = _check_grid(height, width, dim, "dim")
+    head = check_int("head", head, 0, 63)
+    return grid_coords(height, width) @ mixed_rope_freqs(dim, head + 1, base, seed)[head]  # (H·W, dim/2)
+
+
+def flux_ids(height: int, width: int, n_text: int = 0) -> np.ndarray:
+    """FLUX.1 position ids, shape (n_text + H·W, 3): text tokens first, all ``(0, 0, 0)``, then image
+    patches ``(0, row, col)`` in row-major order (black-forest-labs/flux ``sampling.prepare``)."""
+    height = check_int("height", height, 1, MAX_GRID)
+    width = check_int("width", width, 1, MAX_GRID)
+    n_text = check_int("n_text", n_text, 0, 4096)
+    img = np.zeros((height * width, 3))
+    img[:, 1:] = grid_coords(height, width)[:, ::-1]  # (H·W, 2): (row, col)
+    return np.concatenate([np.zeros((n_text, 3)), img])  # (n_text + H·W, 3)
+
+
+def flux_rope_freqs(axes_dim: tuple[int, ...] = FLUX_AXES, theta: float = FLUX_THETA) -> np.ndarray:
+    """FLUX ``EmbedND`` frequencies as an (A, Σd_a/2) matrix: axis a owns its own block of pairs.
+
+    Block a holds ``θ**(-2k/d_a)`` (normalised by the axis' own width d_a, :func:`posviz.rope.inv_freq`),
+    zeros elsewhere; blocks are concatenated in axis order. FLUX.1: ``axes_dim = (16, 56, 56)``,
+    ``θ = 10000``. formulas.md §4.3.
+    """
+    axes = tuple(axes_dim) if isinstance(axes_dim, (tuple, list)) else None
+    if not axes or len(axes) > 8:
+        raise ValueError(f"axes_dim must be a tuple of 1 to 8 even widths; got {axes_dim!r}")
+    axes = tuple(check_int("axes_dim", a, 2, MAX_D, even=True) for a in axes)
+    if sum(axes) > MAX_D:
+        raise ValueError(f"axes_dim must sum to at most {MAX_D}; got {sum(axes)}")
+    theta = check_float("theta", theta, 1.0, 1e12, lo_open=True)
+    freqs = np.zeros((len(axes), sum(axes) // 2))
+    start = 0
+    for a, d in enumerate(axes):
+        freqs[a, start:start + d // 2] = inv_freq(d, theta)
+        start += d // 2
+    return freqs  # (A, Σd_a/2)
+
+
+def flux_rope_angles(ids: np.ndarray, axes_dim: tuple[int, ...] = FLUX_AXES,
+                     theta: float = FLUX_THETA) -> np.ndarray:
+    """Rotation angle of every pair for FLUX position ids (N, A), shape (N, Σd_a/2).
+
+    Text tokens have ids ``(0, 0, 0)``, so all their angles are 0: RoPE is the identity on every text
+    token in FLUX.1 (their order comes from the text encoder, not from RoPE).
+    """
+    freqs = flux_rope_freqs(axes_dim, theta)
+    ids = np.asarray(ids, dtype=np.float64)
+    if ids.ndim != 2 or ids.shape[1] != freqs.shape[0] or not 1 <= ids.shape[0] <= 1 << 16:
+        raise ValueError(f"ids must have shape (N, {freqs.shape[0]}) with 1 <= N <= 65536; got {ids.shape}")
+    if not np.isfinite(ids).all() or np.abs(ids).max() > 1e7:
+        raise ValueError("ids must be finite with |value| <= 1e7")
+    return ids @ freqs  # (N, A) @ (A, Σd_a/2)
+
+
+def rope_nd_rotate(x: torch.Tensor, coords: np.ndarray, freqs: np.ndarray) -> torch.Tensor:
+    """Rotate x (..., T, dim) so pair k at token t turns by ``Σ_a coords[t, a]·freqs[a, k]``.
+
+    One :func:`posviz.rope.apply_rope` (interleaved pairs) per axis a with positions ``coords[:, a]`` and
+    frequencies ``freqs[a]``: two rotations of the same plane add their angles, so the order does not
+    matter. Axial, mixed and FLUX RoPE are all this with different (coords, freqs).
+    """
+    coords = np.asarray(coords, dtype=np.float64)
+    freqs = np.asarray(freqs, dtype=np.float64)
+    if coords.ndim != 2 or freqs.ndim != 2 or coords.shape[1] != freqs.shape[0]:
+        raise ValueError(f"coords (T, A) and freqs (A, dim/2) must agree on A; "
+                         f"got {coords.shape}, {freqs.shape}")
+    for a in range(freqs.shape[0]):
+        x = apply_rope(x, coords[:, a], freqs[a], layout="interleaved")
+    return x
+
+
+def _content(dim: int, content: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Query and key vectors before rotation: all equal (score = mean cos of the angle gaps) or random."""
+    if content == "ones":
+        v = np.full(dim, 1.0 / np.sqrt(dim))
+        return v, v
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal((2, dim)) / dim ** 0.25
+    return q, k
+
+
+def rope_nd_scores(coords: np.ndarray, freqs: np.ndarray, query_index: int, content: str = "ones",
+                   seed: int = 0) -> np.ndarray:
+    """Score ``R(a_q) q · R(a_t) k`` of the query token against every token t, shape (T,), float64.
+
+    ``content="ones"``: q = k = (1, …, 1)/√dim, so the score is the mean over pairs of ``cos(a_q − a_t)``
+    (1 at the query itself); ``"random"``: seeded Gaussian q and k (a generic head). Either way the score
+    depends on the two tokens only through the angle gaps ``a_q − a_t``.
+    """
+    import torch
+
+    content = check_choice("content", content, CONTENTS)
+    seed = check_int("seed", seed, 0, 2**32 - 1)
+    coords = np.asarray(coords, dtype=np.float64)
+    freqs = np.asarray(freqs, dtype=np.float64)
+    if coords.ndim != 2 or freqs.ndim != 2 or coords.shape[1] != freqs.shape[0] or coords.shape[0] < 1:
+        raise ValueError(f"coords (T, A) and freqs (A, dim/2) must agree on A; "
+                         f"got {coords.shape}, {freqs.shape}")
+    if not (np.isfinite(coords).all() and np.isfinite(freqs).all()):
+        raise ValueError("coords and freqs must be finite")
+    T, dim = coords.shape[0], 2 * freqs.shape[1]
+    query_index = check_int("query_index", query_index, 0, T - 1)
+    q, k = _content(dim, content, seed)
+    q_rot = rope_nd_rotate(torch.from_numpy(q[None, :].copy()), coords[query_index:query_index + 1], freqs)
+    k_rot = rope_nd_rotate(torch.from_numpy(np.tile(k, (T, 1))), coords, freqs)  # (T, dim)
+    return (k_rot @ q_rot[0]).numpy()  # (T,)
+
+
+def rope2d_scores(height: int, width: int, dim: int, query_row: int, query_col: int, kind: str = "axial",
+                  base: float | None = None, seed: int = 0, head: int = 0,
+                  content: str = "ones") -> np.ndarray:
+    """Score between the query patch (query_row, query_col) and every key patch, shape (H, W).
+
+    ``kind="axial"`` (rope-vit, default base 100) or ``"mixed"`` (RoPE-Mixed initialisation, default base
+    10, random direction of head ``head`` from ``seed``). Both have phases linear in (x, y), so the score
+    depends only on the offset (dx, dy) between query and key. See :func:`rope_nd_scores`.
+    """
+    kind = check_choice("kind", kind, ROPE2D_KINDS)
+    height, width, dim = _check_grid(height, width, dim, "dim", hi=512)
+    query_row = check_int("query_row", query_row, 0, height - 1)
+    query_col = check_int("query_col", query_col, 0, width - 1)
+    base = DEFAULT_BASE[kind] if base is None else base
+    if kind == "axial":
+        freqs = axial_rope_freqs(dim, base)
+    else:
+        head = check_int("head", head, 0, 63)
+        freqs = mixed_rope_freqs(dim, head + 1, base, seed)[head]
+    scores = rope_nd_scores(grid_coords(height, width), freqs, query_row * width + query_col, content, seed)
+    return scores.reshape(height, width)  # (H, W)
+
+
+def rope2d_offset_gap(height: int, width: int, dim: int, query_a: tuple[int, int], query_b: tuple[int, int],
+                      kind: str = "axial", base: float | None = None, seed: int = 0, head: int = 0,
+                      content: str = "ones") -> float:
+    """Largest ``|S_a(dx, dy) − S_b(dx, dy)|`` over the offsets both query patches can see (≈ 1e-15).
+
+    ``S_q(dx, dy)`` is the score of query patch q with the key at (row + dy, col + dx). 0 up to rounding
+    means the score depends on the offset only, not on where the query sits.
+    """
+    for name, q in (("query_a", query_a), ("query_b", query_b)):
+        if not isinstance(q, (tuple, list)) or len(q) != 2:
+            raise ValueError(f"{name} must be a (row, col) pair; got {q!r}"[:120])
+    (ra, ca), (rb, cb) = query_a, query_b
+    sa = rope2d_scores(height, width, dim, ra, ca, kind, base, seed, head, content)
+    sb = rope2d_scores(height, width, dim, rb, cb, kind, base, seed, head, content)
+    dy0, dy1 = max(-ra, -rb), min(height - 1 - ra, height - 1 - rb)
+    dx0, dx1 = max(-ca, -cb), min(width - 1 - ca, width - 1 - cb)
+    wa = sa[ra + dy0:ra + dy1 + 1, ca + dx0:ca + dx1 + 1]
+    wb = sb[rb + dy0:rb + dy1 + 1, cb + dx0:cb + dx1 + 1]
+    return float(np.abs(wa - wb).max())
+
+
+def flux_rope_scores(height: int, width: int, n_text: int, query_index: int, content: str = "ones",
+                     seed: int = 0, axes_dim: tuple[int, ...] = FLUX_AXES,
+                     theta: float = FLUX_THETA) -> np.ndarray:
+    """Score of token ``query_index`` against every FLUX token (text first, then patches), shape (N,).
+
+    Text tokens sit at ids (0, 0, 0) like the top-left patch: RoPE cannot tell them apart, so a query
+    scores every text token (and patch (0, 0)) the same.
+    """
+    ids = flux_ids(height, width, n_text)
+    return rope_nd_scores(ids, flux_rope_freqs(axes_dim, theta), query_index, content, seed)

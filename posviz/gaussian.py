@@ -132,6 +132,9 @@ def rope_logits(q: np.ndarray, k: np.ndarray, m: object, n: object, base: float 
     q, k = _as_real_array("q", q), _as_real_array("k", k)
     if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1]:
         raise ValueError(f"q and k must be (Tq, d) and (Tk, d) with the same d; got {q.shape} and {k.shape}")
+    m, n = _positions("m", m), _positions("n", n)
+    if m.shape != (q.shape[0],) or n.shape != (k.shape[0],):
+        raise ValueError(f"m and n must have one position per row of q and k; got {m.shape}, {n.shape}")
     q_rot = rotate(q, m, base)  # (Tq, d)
     k_rot = rotate(k, n, base)  # (Tk, d)
     return q_rot @ k_rot.T / np.sqrt(q.shape[1])  # (Tq, Tk)

@@ -1,3 +1,450 @@
-"""Figure builders for this lesson (filled in by its issue)."""
+"""Figure builders for the RoPE lesson: rotating pairs, angle and cos/sin tables, scores, layouts, decay.
 
-__all__: list[str] = []
+Every number comes from ``posviz.rope`` (and ``posviz.sinusoidal`` for the contrast); the builders only
+arrange it. Big arrays are float32 numpy; heatmaps are strided to at most ``MAX_HEATMAP_CELLS`` cells
+and say so in their title.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from posviz import rope, sinusoidal
+from posviz._validate import check_choice, check_float, check_int
+from posviz.figures._registry import figure
+from posviz.theme import COLORS, CYCLIC, DIVERGING, SEQUENTIAL
+
+__all__ = ["rope_clock", "rope_angle_heatmap", "rope_cos_sin_tables", "rope_score_grid", "rope_vs_sinusoidal",
+           "rope_norms", "rope_pairing", "rope_decay", "rope_frequency_ladder", "rope_float32_error"]
+
+MAX_HEATMAP_CELLS = 160_000
+MAX_GRID_POSITIONS = 256  # the (m, n) score heatmap shows at most this many positions per axis
+MAX_FRAMES = 72
+PAIR_SETS = ("all", "ends", "stride4")
+LAYOUT_NAMES = {"interleaved": "interleaved (RoFormer, Meta)", "half": "half-split (GPT-NeoX, HF)",
+                "mixed": "mixed (seeds 001/002, buggy)"}
+_WRAP_SCALE = [[0.0, COLORS[0]], [0.5, COLORS[0]], [0.5, COLORS[3]], [1.0, COLORS[3]]]
+_PI_TICKS = dict(tickvals=[0, math.pi / 2, math.pi, 3 * math.pi / 2, 2 * math.pi],
+                 ticktext=["0", "π/2", "π", "3π/2", "2π"])
+
+
+def _f32(a: object) -> np.ndarray:
+    return np.asarray(a, dtype=np.float32)
+
+
+def _stride(n: int, cap: int) -> int:
+    """Smallest stride that leaves at most ``cap`` of ``n`` items."""
+    return max(1, math.ceil(n / cap))
+
+
+def _every(stride: int, what: str = "position") -> str:
+    return "" if stride == 1 else f" (every {stride}th {what} shown)"
+
+
+def _pair_subset(n_pairs: int, pairs: str) -> np.ndarray:
+    if pairs == "ends" and n_pairs > 16:
+        return np.concatenate([np.arange(8), np.arange(n_pairs - 8, n_pairs)])
+    if pairs == "stride4" and n_pairs > 4:
+        return np.arange(0, n_pairs, 4)
+    return np.arange(n_pairs)
+
+
+# ---------------------------------------------------------------------------- 1. the clock hands
+
+@figure("rope_clock", animated=True)
+def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_frames: int = 49,
+               preset: str = "ones", seed: int = 0, layout: str = "interleaved", pairs: str = "all") -> go.Figure:
+    """Each pair of a query as a clock hand turning by m·θ_i as the position m runs from 0 to m_max.
+
+    Small multiples, one circle per pair (pair 0 top left, fastest). Hands are drawn at unit length
+    (rotation keeps each pair's length). A hand turns orange once its pair has completed a full turn.
+    Play/pause and the position slider run in the browser: no server round trip per frame.
+    """
+    n_frames = check_int("n_frames", n_frames, 30, MAX_FRAMES)
+    m_max = check_float("m_max", m_max, 1.0, 1e6)
+    pairs = check_choice("pairs", pairs, PAIR_SETS)
+    layout = check_choice("layout", layout, rope.LAYOUTS)
+    q, _ = rope.sample_qk(dim, seed, preset)
+    theta = rope.inv_freq(dim, base)
+    lam = rope.wavelengths(dim, base)
+    sel = _pair_subset(dim // 2, pairs)  # (P,)
+    ch = rope.pair_channels(dim, layout)[sel]  # (P, 2)
+    pos = np.linspace(0.0, m_max, n_frames)  # (F,)
+    rot = rope.rotate(np.ones((n_frames, 1)) * q, pos, theta, layout)  # (F, d)
+    uv = np.stack([rot[:, ch[:, 0]], rot[:, ch[:, 1]]], axis=-1)  # (F, P, 2)
+    length = np.linalg.norm(uv[0], axis=-1)  # (P,) kept by the rotation
+    uv = uv / np.where(length > 0, length, 1.0)[None, :, None]
+    ang = rope.angles(pos, dim, base)[:, sel]  # (F, P), unwrapped
+
+    n_sel = sel.size
+    ncols = min(16, max(1, math.ceil(math.sqrt(2 * n_sel))))
+    nrows = math.ceil(n_sel / ncols)
+    cx = (np.arange(n_sel) % ncols) * 2.6  # (P,)
+    cy = -(np.arange(n_sel) // ncols) * 3.0  # (P,)
+
+    circ = np.linspace(0, 2 * np.pi, 41)
+    ring_x = np.concatenate([np.append(x0 + np.cos(circ), np.nan) for x0 in cx])
+    ring_y = np.concatenate([np.append(y0 + np.sin(circ), np.nan) for y0 in cy])
+    small = n_sel > 32
+    label = [f"i={i}<br>λ={lam[i]:.3g}" for i in sel]
+    hover = [f"pair {i} (channels {ch[j, 0]}, {ch[j, 1]})<br>θ_{i} = {theta[i]:.4g} rad/token"
+             f"<br>λ_{i} = {lam[i]:.4g} tokens" for j, i in enumerate(sel)]
+
+    def hands(f: int) -> tuple[np.ndarray, np.ndarray]:
+        x = np.stack([cx, cx + uv[f, :, 0], np.full(n_sel, np.nan)], axis=1).ravel()  # (3P,)
+        y = np.stack([cy, cy + uv[f, :, 1], np.full(n_sel, np.nan)], axis=1).ravel()
+        return _f32(x), _f32(y)
+
+    def status(f: int) -> str:
+        turned = int((np.abs(ang[f]) >= rope.TWO_PI).sum())
+        return f"m = {pos[f]:.4g}: {turned} of {n_sel} pairs have completed a full turn"
+
+    def frame_traces(f: int) -> list[go.Scatter]:
+        hx, hy = hands(f)
+        wrapped = _f32(np.abs(ang[f]) >= rope.TWO_PI)
+        return [go.Scatter(x=hx, y=hy),
+                go.Scatter(x=_f32(cx + uv[f, :, 0]), y=_f32(cy + uv[f, :, 1]), customdata=_f32(ang[f]),
+                           marker=dict(color=wrapped)),
+                go.Scatter(text=[status(f)])]
+
+    top = 1.4
+    hx, hy = hands(0)
+    fig = go.Figure([
+        go.Scatter(x=_f32(ring_x), y=_f32(ring_y), mode="lines", line=dict(color="#9aa0b4", width=1),
+                   hoverinfo="skip", name="unit circle per pair"),
+        go.Scatter(x=_f32(cx), y=_f32(cy - 1.45), mode="text", text=label, hoverinfo="skip",
+                   textfont=dict(size=8 if small else 11), name="pair i and wavelength λ_i"),
+        go.Scatter(x=hx, y=hy, mode="lines", line=dict(color=COLORS[0], width=2), hoverinfo="skip",
+                   name="hand (pair rotated by m·θ_i)"),
+        go.Scatter(x=_f32(cx + uv[0, :, 0]), y=_f32(cy + uv[0, :, 1]), mode="markers", customdata=_f32(ang[0]),
+                   hovertext=hover, marker=dict(size=6 if small else 9, color=_f32(np.zeros(n_sel)),
+                                                colorscale=_WRAP_SCALE, cmin=0, cmax=1),
+                   hovertemplate="%{hovertext}<br>angle m·θ_i = %{customdata:.4g} rad<extra></extra>",
+                   name="tip (orange once the pair has turned fully)"),
+        go.Scatter(x=[-1.0], y=[top], mode="text", text=[status(0)], textposition="middle right",
+                   hoverinfo="skip", name="status"),
+    ])
+    fig.frames = [go.Frame(data=frame_traces(f), traces=[2, 3, 4], name=str(f)) for f in range(n_frames)]
+    play = dict(frame=dict(duration=90, redraw=False), fromcurrent=True, transition=dict(duration=0))
+    pause = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
+    fig.update_layout(
+        title=f"Clock hands: pair i turns by m·θ_i, θ_i = {base:g}^(-2i/{dim})"
+              + ("" if n_sel == dim // 2 else f" ({n_sel} of {dim // 2} pairs shown)"),
+        showlegend=False, height=max(360, 150 + 120 * nrows), hovermode="closest",
+        xaxis=dict(visible=False, range=[-1.3, (ncols - 1) * 2.6 + 1.3]),
+        yaxis=dict(visible=False, scaleanchor="x", range=[-(nrows - 1) * 3.0 - 1.8, top + 0.4]),
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.02, xanchor="left", yanchor="top",
+                          showactive=False, pad=dict(t=4, r=8),
+                          buttons=[dict(label="▶ Play", method="animate", args=[None, play]),
+                                   dict(label="❚❚ Pause", method="animate", args=[[None], pause])])],
+        sliders=[dict(active=0, x=0.18, len=0.82, y=-0.02, yanchor="top", pad=dict(t=4),
+                      currentvalue=dict(prefix="position m = "),
+                      steps=[dict(label=f"{pos[f]:.4g}", method="animate",
+                                  args=[[str(f)], pause]) for f in range(n_frames)])],
+        margin=dict(l=10, r=10, t=60, b=90),
+    )
+    return fig
+
+
+# ---------------------------------------------------------------------------- 2. angle and cos/sin tables
+
+@figure("rope_angle_heatmap")
+def rope_angle_heatmap(*, dim: int = 64, base: float = 10000.0, n_positions: int = 256) -> go.Figure:
+    """The angle m·θ_i mod 2π of every pair at every position, on a cyclic colour scale.
+
+    Fast pairs (bottom rows) cycle every few tokens; slow pairs barely move. The dashed line marks
+    where each pair completes its first full turn (m = λ_i).
+    """
+    n_positions = check_int("n_positions", n_positions, 1, 8192)
+    n_pairs = rope.inv_freq(dim, base).size
+    step = _stride(n_positions, max(1, MAX_HEATMAP_CELLS // n_pairs))
+    pos = np.arange(0, n_positions, step, dtype=np.float64)
+    z = np.mod(rope.angles(pos, dim, base), rope.TWO_PI).T  # (d/2, T')
+    lam = rope.wavelengths(dim, base)
+    turn = lam <= n_positions - 1
+    fig = go.Figure([
+        go.Heatmap(z=_f32(z), x=_f32(pos), y=np.arange(z.shape[0]), colorscale=CYCLIC, zmin=0,
+                   zmax=2 * math.pi, colorbar=dict(title="angle (rad)", **_PI_TICKS),
+                   hovertemplate="position m = %{x}<br>pair i = %{y}<br>m·θ_i mod 2π = %{z:.3f} rad"
+                                 "<extra></extra>"),
+        go.Scatter(x=_f32(lam[turn]), y=np.nonzero(turn)[0], mode="lines+markers",
+                   line=dict(color="#ffffff", dash="dash", width=1.5), marker=dict(size=4, color="#ffffff"),
+                   name="first full turn (m = λ_i)",
+                   hovertemplate="pair %{y} completes a turn at m = λ = %{x:.1f}<extra></extra>"),
+    ])
+    fig.update_layout(title=f"Angle m·θ_i mod 2π, d = {dim}, b = {base:g}" + _every(step),
+                      xaxis_title="position m (tokens)", yaxis_title="pair i (0 = fastest)",
+                      legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"))
+    return fig
+
+
+@figure("rope_cos_sin_tables")
+def rope_cos_sin_tables(*, dim: int = 16, base: float = 10000.0, n_positions: int = 64) -> go.Figure:
+    """The cos and sin tables as a model stores them, in both layouts (rows: position, columns: channel).
+
+    Interleaved repeats each angle in place [a0, a0, a1, a1, ...]; half-split concatenates
+    [a0 .. a_{d/2-1}, a0 .. a_{d/2-1}]. Same numbers, different channel order.
+    """
+    n_positions = check_int("n_positions", n_positions, 1, 8192)
+    d = rope.inv_freq(dim, base).size * 2
+    shown = min(n_positions, max(1, MAX_HEATMAP_CELLS // (4 * d)))
+    pos = np.arange(shown, dtype=np.float64)
+    fig = make_subplots(rows=2, cols=2, shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.04,
+                        vertical_spacing=0.1,
+                        subplot_titles=["interleaved: cos", "interleaved: sin", "half-split: cos",
+                                        "half-split: sin"])
+    for r, layout in enumerate(("interleaved", "half"), start=1):
+        tables = rope.cos_sin(pos, dim, base, layout)
+        for c, (name, tab) in enumerate(zip(("cos", "sin"), tables), start=1):
+            fig.add_trace(go.Heatmap(
+                z=_f32(tab), x=np.arange(d), y=_f32(pos), colorscale=DIVERGING, zmid=0, zmin=-1, zmax=1,
+                meta="diverging", showscale=(r, c) == (1, 2), colorbar=dict(title="value"),
+                name=f"{layout} {name}",
+                hovertemplate=f"{layout} {name}<br>position m = %{{y}}<br>channel %{{x}}<br>"
+                              "value = %{z:.3f}<extra></extra>"), row=r, col=c)
+    for c in (1, 2):
+        fig.update_xaxes(title_text="channel", row=2, col=c)
+    for r in (1, 2):
+        fig.update_yaxes(title_text="position m", autorange="reversed", row=r, col=1)
+    note = "" if shown == n_positions else f" (first {shown} of {n_positions} positions shown)"
+    fig.update_layout(title=f"cos/sin tables as stored, d = {dim}" + note, height=620)
+    return fig
+
+
+# ---------------------------------------------------------------------------- 3. relative property
+
+@figure("rope_score_grid")
+def rope_score_grid(*, dim: int = 64, base: float = 10000.0, n_positions: int = 64, layout: str = "interleaved",
+                    seed: int = 0, preset: str = "random", swap: bool = False) -> go.Figure:
+    """The score (R_m q)·(R_n k) for every query position m and key position n.
+
+    With a consistent layout it depends on m - n only, so every diagonal is constant. The "mixed"
+    layout of seeds 001/002 breaks the diagonals; ``swap`` (seed 000) transposes the grid.
+    """
+    n_positions = check_int("n_positions", n_positions, 1, 8192)
+    layout = check_choice("layout", layout, rope.TEACHING_LAYOUTS)
+    q, k = rope.sample_qk(dim, seed, preset)
+    step = _stride(n_positions, MAX_GRID_POSITIONS)
+    pos = np.arange(0, n_positions, step, dtype=np.float64)
+    s = rope.score_grid(q, k, pos, base, layout, swap=bool(swap))  # (T', T')
+    spread = float(np.abs(s).max()) or 1.0
+    fig = go.Figure(go.Heatmap(
+        z=_f32(s), x=_f32(pos), y=_f32(pos), colorscale=DIVERGING, zmid=0, zmin=-spread, zmax=spread,
+        meta="diverging", colorbar=dict(title="score"),
+        hovertemplate="query m = %{y}<br>key n = %{x}<br>score = %{z:.4f}<extra></extra>"))
+    bug = " with q and k swapped (seed 000)" if swap else ""
+    fig.update_layout(title=f"Score q_m·k_n, {LAYOUT_NAMES[layout]}{bug}" + _every(step),
+                      xaxis_title="key position n", yaxis=dict(title="query position m", autorange="reversed",
+                                                               scaleanchor="x"))
+    return fig
+
+
+@figure("rope_vs_sinusoidal")
+def rope_vs_sinusoidal(*, dim: int = 64, base: float = 10000.0, max_offset: int = 64, seed: int = 0) -> go.Figure:
+    """Score against offset Δ = m - n: RoPE (seeded q, k) is not mirror-symmetric; sinusoidal PE·PE is.
+
+    The sinusoidal dot product PE(p)·PE(p+Δ) = Σ cos(Δ w_i) is even in Δ, so it cannot tell a key on
+    the left from one on the right. RoPE's score has a sine term that flips sign with Δ.
+    """
+    max_offset = check_int("max_offset", max_offset, 1, 8192)
+    q, k = rope.sample_qk(dim, seed)
+    step = _stride(2 * max_offset + 1, 4001)
+    deltas = np.arange(-max_offset, max_offset + 1, step, dtype=np.float64)
+    r = rope.relative_scores(q, k, deltas, base)
+    r_mirror = rope.relative_scores(q, k, -deltas, base)
+    s = sinusoidal.dot_by_offset(deltas, dim, base)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
+                        subplot_titles=["RoPE: q_m·k_n depends on the sign of Δ",
+                                        "sinusoidal PE(p)·PE(p+Δ): the same for +Δ and -Δ"])
+    fig.add_trace(go.Scatter(x=_f32(deltas), y=_f32(r), name="RoPE score at Δ", line=dict(color=COLORS[0]),
+                             hovertemplate="Δ = %{x}<br>score = %{y:.4f}<extra>RoPE</extra>"), row=1, col=1)
+    fig.add_trace(go.Scatter(x=_f32(deltas), y=_f32(r_mirror), name="RoPE score at -Δ (mirror)",
+                             line=dict(color=COLORS[1], dash="dot"),
+                             hovertemplate="Δ = %{x}<br>score at -Δ = %{y:.4f}<extra>mirror</extra>"),
+                  row=1, col=1)
+    fig.add_trace(go.Scatter(x=_f32(deltas), y=_f32(s), name="sinusoidal Σ cos(Δ w_i)",
+                             line=dict(color=COLORS[2]),
+                             hovertemplate="Δ = %{x}<br>PE·PE = %{y:.4f}<extra>sinusoidal</extra>"), row=2, col=1)
+    fig.update_xaxes(title_text="offset Δ = m - n (tokens)", row=2, col=1)
+    fig.update_yaxes(title_text="score", row=1, col=1)
+    fig.update_yaxes(title_text="dot product", row=2, col=1)
+    fig.update_layout(title=f"Left or right? d = {dim}, b = {base:g}" + _every(step, "offset"), height=560,
+                      legend=dict(orientation="h", y=-0.18))
+    return fig
+
+
+@figure("rope_norms")
+def rope_norms(*, dim: int = 64, base: float = 10000.0, n_positions: int = 256, seed: int = 0) -> go.Figure:
+    """‖R_m q‖ / ‖q‖ against m: exactly 1 for both real layouts, drifting for the mixed one."""
+    n_positions = check_int("n_positions", n_positions, 1, 8192)
+    q, _ = rope.sample_qk(dim, seed)
+    step = _stride(n_positions, 2048)
+    pos = np.arange(0, n_positions, step, dtype=np.float64)
+    fig = go.Figure()
+    for i, layout in enumerate(rope.TEACHING_LAYOUTS):
+        ratio = rope.norm_ratio(q, pos, base, layout)
+        fig.add_trace(go.Scatter(x=_f32(pos), y=ratio.astype(np.float32), name=LAYOUT_NAMES[layout],
+                                 line=dict(color=COLORS[[0, 2, 3][i]], dash=["solid", "dash", "solid"][i]),
+                                 hovertemplate="m = %{x}<br>‖R_m q‖/‖q‖ = %{y:.5f}<extra></extra>"))
+    fig.update_layout(title="Norm after rotation ÷ norm before" + _every(step),
+                      xaxis_title="position m (tokens)", yaxis_title="‖R_m q‖ / ‖q‖",
+                      legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+# ---------------------------------------------------------------------------- 4. layouts
+
+@figure("rope_pairing")
+def rope_pairing(*, dim: int = 16) -> go.Figure:
+    """Which channels form a pair in each layout, and the permutation P that maps one to the other.
+
+    Top row: interleaved channels, pairs (2i, 2i+1) side by side. Bottom row: half-split channels,
+    pairs (i, i + d/2). Grey lines: half-split channel j holds interleaved channel P[j].
+    """
+    P = rope.deinterleave_permutation(dim)
+    d = P.size
+    h = d // 2
+    il = rope.pair_channels(d, "interleaved")  # (d/2, 2)
+    hf = rope.pair_channels(d, "half")  # (d/2, 2)
+    fig = go.Figure()
+    px, py = [], []
+    for j in range(d):
+        px += [P[j], j, np.nan]
+        py += [1.0, 0.0, np.nan]
+    fig.add_trace(go.Scatter(x=_f32(px), y=_f32(py), mode="lines", line=dict(color="#9aa0b4", width=1),
+                             name="permutation P", hoverinfo="skip"))
+    t = np.linspace(0, np.pi, 13)
+    for y0, pairs_, sgn, label in ((1.0, il, 1, "interleaved pair"), (0.0, hf, -1, "half-split pair")):
+        ax, ay = [], []
+        for u, v in pairs_:
+            mid, rad = (u + v) / 2, (v - u) / 2
+            ax += list(mid - rad * np.cos(t)) + [np.nan]
+            ay += list(y0 + sgn * (0.06 + 0.25 * np.sin(t) * min(1.0, rad / max(1, h / 2)))) + [np.nan]
+        fig.add_trace(go.Scatter(x=_f32(ax), y=_f32(ay), mode="lines", line=dict(width=1.5, color=COLORS[0]),
+                                 name=label, hoverinfo="skip"))
+    ch = np.arange(d)
+    show_text = d <= 32
+    fig.add_trace(go.Scatter(
+        x=ch, y=np.ones(d), mode="markers+text" if show_text else "markers", text=[str(c) for c in ch],
+        textposition="top center", marker=dict(size=10 if d <= 64 else 6, color=ch // 2, colorscale=SEQUENTIAL,
+                                               cmin=0, cmax=max(1, h - 1)),
+        customdata=ch // 2, name="interleaved channel",
+        hovertemplate="interleaved channel %{x}<br>pair %{customdata}<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        x=ch, y=np.zeros(d), mode="markers+text" if show_text else "markers", text=[str(P[c]) for c in ch],
+        textposition="bottom center", marker=dict(size=10 if d <= 64 else 6, color=ch % h, colorscale=SEQUENTIAL,
+                                                  cmin=0, cmax=max(1, h - 1)),
+        customdata=np.stack([ch % h, P], axis=1), name="half-split channel",
+        hovertemplate="half-split channel %{x}<br>pair %{customdata[0]}<br>holds interleaved channel "
+                      "%{customdata[1]}<extra></extra>"))
+    fig.update_layout(
+        title=f"Pairs in both layouts, d = {d}: same colour = same pair (labels below: P[j])",
+        xaxis=dict(title="channel index", range=[-1, d]), showlegend=False, height=380,
+        yaxis=dict(tickvals=[0, 1], ticktext=["half-split", "interleaved"], range=[-0.55, 1.55],
+                   zeroline=False, showgrid=False))
+    return fig
+
+
+# ---------------------------------------------------------------------------- 5. the decay bound
+
+@figure("rope_decay")
+def rope_decay(*, dim: int = 128, base: float = 10000.0, max_delta: int = 1024, n_samples: int = 512,
+               seed: int = 0) -> go.Figure:
+    """RoFormer's relative upper bound B(Δ), Σ cos(Δθ_i) (q = k = ones) and the mean random score.
+
+    B(Δ) is a bound, not a score, and it is not monotone; Σ cos goes negative; the mean score of
+    independent random q, k is zero at every offset.
+    """
+    max_delta = check_int("max_delta", max_delta, 1, 8192)
+    deltas = np.arange(0, max_delta + 1, dtype=np.float64)
+    b = rope.decay_bound(deltas, dim, base)
+    c = rope.cos_sum(deltas, dim, base)
+    r = rope.mean_random_score(deltas, dim, base, n_samples, seed)
+    fig = go.Figure([
+        go.Scatter(x=_f32(deltas), y=_f32(b), name="bound B(Δ) (RoFormer §3.4.3)", line=dict(color=COLORS[0]),
+                   hovertemplate="Δ = %{x}<br>B(Δ) = %{y:.3f}<extra></extra>"),
+        go.Scatter(x=_f32(deltas), y=_f32(c), name="Σ cos(Δθ_i) (q = k = ones, ÷2)", line=dict(color=COLORS[1]),
+                   hovertemplate="Δ = %{x}<br>Σ cos = %{y:.3f}<extra></extra>"),
+        go.Scatter(x=_f32(deltas), y=_f32(r), name=f"mean score, {n_samples} random q, k",
+                   line=dict(color=COLORS[2]),
+                   hovertemplate="Δ = %{x}<br>mean score = %{y:.3f}<extra></extra>"),
+    ])
+    fig.add_hline(y=0, line=dict(color="#9aa0b4", width=1, dash="dot"))
+    i_min = int(np.argmin(c))
+    fig.add_annotation(x=float(deltas[i_min]), y=float(c[i_min]), text=f"Σ cos = {c[i_min]:.2f} at Δ = {i_min}",
+                       showarrow=True, arrowhead=2, ay=30)
+    fig.update_layout(title=f"The 'long-term decay' curves, d = {dim}, b = {base:g}",
+                      xaxis_title="offset Δ = m - n (tokens)", yaxis_title="value",
+                      legend=dict(orientation="h", y=-0.22))
+    return fig
+
+
+# ---------------------------------------------------------------------------- 6. pitfalls
+
+@figure("rope_frequency_ladder")
+def rope_frequency_ladder(*, dim: int = 64, base: float = 10000.0, n_positions: int = 256,
+                          show_claim: bool = False) -> go.Figure:
+    """Frequency θ_i (rad/token) and wavelength λ_i (tokens) of every pair: pair 0 is the fastest.
+
+    Pairs whose wavelength exceeds the positions shown never complete a turn there. ``show_claim``
+    adds seed 003's reversed story ("low dimensions are slow") as a dashed curve.
+    """
+    n_positions = check_int("n_positions", n_positions, 1, 8192)
+    theta = rope.inv_freq(dim, base)
+    lam = rope.wavelengths(dim, base)
+    i = np.arange(theta.size)
+    long_ = lam > n_positions
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+                        subplot_titles=["frequency θ_i (rad/token)", "wavelength λ_i = 2π/θ_i (tokens)"])
+    fig.add_trace(go.Scatter(x=i, y=theta, mode="lines+markers", name="θ_i = b^(-2i/d)",
+                             line=dict(color=COLORS[0]), marker=dict(size=5),
+                             hovertemplate="pair %{x}<br>θ = %{y:.4g} rad/token<extra></extra>"), row=1, col=1)
+    if show_claim:
+        fig.add_trace(go.Scatter(x=i, y=theta[::-1], mode="lines", name="seed 003's claim (reversed, wrong)",
+                                 line=dict(color=COLORS[3], dash="dash"),
+                                 hovertemplate="claimed: pair %{x} at %{y:.4g} rad/token<extra></extra>"),
+                      row=1, col=1)
+    fig.add_trace(go.Scatter(x=i, y=lam, mode="markers", name="λ_i",
+                             marker=dict(size=6, color=np.where(long_, COLORS[3], COLORS[0])),
+                             customdata=np.where(long_, "never turns fully within the positions shown",
+                                                 "turns at least once"),
+                             hovertemplate="pair %{x}<br>λ = %{y:.4g} tokens<br>%{customdata}<extra></extra>"),
+                  row=1, col=2)
+    fig.add_hline(y=n_positions, line=dict(color=COLORS[3], dash="dot"), row=1, col=2,
+                  annotation_text=f"positions shown N = {n_positions}", annotation_position="top left")
+    fig.update_yaxes(type="log", row=1, col=1, title_text="θ_i (rad/token, log)")
+    fig.update_yaxes(type="log", row=1, col=2, title_text="λ_i (tokens, log)")
+    fig.update_xaxes(title_text="pair i", row=1, col=1)
+    fig.update_xaxes(title_text="pair i", row=1, col=2)
+    fig.update_layout(title=f"Pair 0 is the fastest: θ_0 = 1 rad/token, λ_0 = 2π; d = {dim}, b = {base:g}",
+                      legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+@figure("rope_float32_error")
+def rope_float32_error(*, dim: int = 128, base: float = 10000.0, max_position: int = 1_000_000) -> go.Figure:
+    """cos/sin error of float32 angles (as transformers computes them) against float64, by position.
+
+    The error grows in proportion to m: ~1e-3 by m = 1e4 and ~1e-2 near m = 1e5.
+    """
+    max_position = check_int("max_position", max_position, 10, 100_000_000)
+    pos = np.unique(np.round(np.logspace(0, math.log10(max_position), 400)))
+    err = rope.float32_error(pos, dim, base)
+    spacing = pos * float(rope.inv_freq(dim, base)[0]) * 2.0 ** -24
+    fig = go.Figure([
+        go.Scatter(x=_f32(pos), y=np.maximum(err, 1e-12).astype(np.float32), mode="lines",
+                   name="max |cos, sin error| over pairs", line=dict(color=COLORS[3]),
+                   hovertemplate="m = %{x:.4g}<br>error = %{y:.2e}<extra></extra>"),
+        go.Scatter(x=_f32(pos), y=_f32(spacing), mode="lines", name="float32 rounding of m·θ_0 (≈ m·2⁻²⁴)",
+                   line=dict(color="#9aa0b4", dash="dot"), hoverinfo="skip"),
+    ])
+    fig.add_vline(x=1e4, line=dict(color=COLORS[1], dash="dash"), annotation_text="m = 10⁴",
+                  annotation_position="top left")
+    fig.update_layout(title=f"float32 angle error vs float64, d = {dim}, b = {base:g}",
+                      xaxis=dict(type="log", title="position m (tokens, log)"),
+                      yaxis=dict(type="log", title="absolute error (log)"), legend=dict(orientation="h", y=-0.25))
+    return fig

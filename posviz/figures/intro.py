@@ -1,3 +1,287 @@
-"""Figure builders for this lesson (filled in by its issue)."""
+"""Figures of the first lesson, "From integers to sinusoids" (math in ``posviz.intro``).
 
-__all__: list[str] = []
+Each builder takes plain keyword parameters, calls ``posviz.intro`` / ``posviz.sinusoidal`` and returns a
+``go.Figure`` without a template. Tokens shown in labels come from ``posviz.intro.tokenize``, so they
+hold only word characters (no markup reaches plotly's label parser).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from posviz import intro
+from posviz.figures._registry import figure
+from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
+
+__all__ = ["intro_attention", "intro_shuffle", "intro_integer_ranges", "intro_normalised", "intro_binary",
+           "intro_binary_vs_sinusoid", "intro_trajectory"]
+
+def _f32(a: np.ndarray) -> np.ndarray:
+    return np.asarray(a, dtype=np.float32)
+
+
+def _row_labels(tokens: tuple[str, ...], order: np.ndarray | None = None) -> list[str]:
+    """Unique y labels "slot: word" (plus "(was i)" after a shuffle), so repeated words keep their rows."""
+    if order is None or np.array_equal(order, np.arange(len(order))):
+        return [f"{t}: {w}" for t, w in enumerate(tokens)]
+    return [f"{t}: {w} (was {int(o)})" for t, (w, o) in enumerate(zip(tokens, order))]
+
+
+def _output_heatmap(demo: intro.AttentionDemo, labels: list[str], zmax: float, name: str,
+                    showscale: bool) -> go.Heatmap:
+    return go.Heatmap(
+        z=_f32(demo.out), y=labels, x=np.arange(demo.out.shape[1]), colorscale=DIVERGING, meta="diverging",
+        zmid=0, zmin=-zmax, zmax=zmax, showscale=showscale, name=name,
+        colorbar=dict(title=dict(text="output"), len=0.8),
+        hovertemplate=f"{name}<br>token %{{y}}<br>channel %{{x}}<br>output %{{z:.4f}}<extra></extra>",
+    )
+
+
+def _outline_rows(fig: go.Figure, rows: tuple[int, int] | None, n_cols: int, xref: str, yref: str) -> None:
+    """Draw a box around each of the two rows of a repeated word."""
+    if rows is None:
+        return
+    for r in rows:
+        fig.add_shape(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=r - 0.5, y1=r + 0.5, xref=xref, yref=yref,
+                      line=dict(color=COLORS[1], width=3), fillcolor="rgba(0,0,0,0)")
+
+
+def _spans(ps: list[int]) -> str:
+    """Compact position list: [0, 1, 2, 3, 16, 17] -> "0–3, 16–17"."""
+    spans, start = [], ps[0]
+    for a, b in zip(ps, ps[1:] + [None]):
+        if b != a + 1:
+            spans.append(f"{start}" if start == a else f"{start}–{a}")
+            start = b
+    return ", ".join(spans[:3]) + (", …" if len(spans) > 3 else "")
+
+
+def _corner_labels(points: np.ndarray) -> dict[tuple[float, float], str]:
+    """For each distinct 2-D point of a path, the positions that sit on it ("p = 0–3, 16–19")."""
+    where: dict[tuple[float, float], list[int]] = {}
+    for p, (x, y) in enumerate(points):
+        where.setdefault((float(x), float(y)), []).append(p)
+    return {xy: "p = " + _spans(ps) for xy, ps in where.items()}
+
+
+@figure("intro_attention")
+def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: int = 0) -> go.Figure:
+    """One self-attention layer's outputs for a sentence, without positions and with sinusoidal PE.
+
+    Left: tokens only; a word that occurs twice gets two identical output rows (outlined). Right: the
+    same layer after adding sinusoidal PE to each slot; the two rows now differ.
+    """
+    plain = intro.attention_demo(text, d_model, seed, "none")
+    with_pe = intro.attention_demo(text, d_model, seed, "sinusoidal")
+    labels = _row_labels(plain.tokens)
+    zmax = float(max(np.abs(plain.out).max(), np.abs(with_pe.out).max(), 1e-9))
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
+                        subplot_titles=("no positions: x = embedding", "with positions: x = embedding + PE"))
+    fig.add_trace(_output_heatmap(plain, labels, zmax, "no positions", False), row=1, col=1)
+    fig.add_trace(_output_heatmap(with_pe, labels, zmax, "with sinusoidal PE", True), row=1, col=2)
+    pair = intro.repeated_pair(plain.tokens)
+    _outline_rows(fig, pair, d_model, "x", "y")
+    _outline_rows(fig, pair, d_model, "x2", "y2")
+    fig.update_xaxes(title_text="output channel")
+    fig.update_yaxes(autorange="reversed", title_text="token (slot: word)", row=1, col=1)
+    fig.update_layout(title=dict(text=f"Self-attention outputs softmax(QKᵀ/√d)·V, d = {d_model}, seed {seed}"),
+                      height=max(320, 120 + 26 * len(labels)))
+    return fig
+
+
+@figure("intro_shuffle")
+def intro_shuffle(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: int = 0,
+                  shuffle: int = 1) -> go.Figure:
+    """Shuffle the words: without positions the output rows move with their words, unchanged.
+
+    Top row: no positions, original order vs shuffled order (each shuffled row carries its original slot,
+    "was i", and equals that original row). Bottom row: with sinusoidal PE by slot, the rows change.
+    """
+    labels_o, labels_s, demos = None, None, []
+    for positions in intro.POSITION_SCHEMES:
+        orig = intro.attention_demo(text, d_model, seed, positions, 0)
+        shuf = intro.attention_demo(text, d_model, seed, positions, shuffle)
+        labels_o, labels_s = _row_labels(orig.tokens), _row_labels(shuf.tokens, shuf.order)
+        demos.append((positions, orig, shuf))
+    zmax = float(max(max(np.abs(o.out).max(), np.abs(s.out).max()) for _, o, s in demos))
+    fig = make_subplots(rows=2, cols=2, horizontal_spacing=0.2, vertical_spacing=0.14,
+                        subplot_titles=("no positions, original order", f"no positions, shuffle seed {shuffle}",
+                                        "with sinusoidal PE, original order",
+                                        f"with sinusoidal PE, shuffle seed {shuffle}"))
+    for r, (positions, orig, shuf) in enumerate(demos, start=1):
+        name = "no positions" if positions == "none" else "with sinusoidal PE"
+        fig.add_trace(_output_heatmap(orig, labels_o, zmax, f"{name}, original", r == 1), row=r, col=1)
+        fig.add_trace(_output_heatmap(shuf, labels_s, zmax, f"{name}, shuffled", False), row=r, col=2)
+    fig.update_xaxes(title_text="output channel", row=2)
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(title=dict(text="Permutation equivariance: attn(P·x) = P·attn(x) only without positions"),
+                      height=max(520, 200 + 52 * len(labels_o)))
+    return fig
+
+
+@figure("intro_integer_ranges")
+def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 64, d_model: int = 16,
+                         seed: int = 0) -> go.Figure:
+    """Range (min to max over the d channels) of each slot's vector: embedding alone, + p, + sinusoidal PE.
+
+    The sentence is repeated to fill n_positions slots. Adding the integer p lifts every channel by p,
+    so by the end of the sequence the word's own values are a thin stripe far below the position.
+    """
+    tokens, emb = intro.repeated_sentence(text, n_positions, d_model, seed)  # (N, d)
+    d_even = d_model - d_model % 2 or 2
+    variants = (
+        ("embedding alone", emb, COLORS[2]),
+        ("embedding + p (integer)", emb + intro.integer_encoding(n_positions, d_model), COLORS[3]),
+        ("embedding + sinusoidal PE", emb[:, :d_even] + intro.position_codes("sinusoidal", n_positions, d_even),
+         COLORS[0]),
+    )
+    fig = go.Figure()
+    p = np.arange(n_positions)
+    words = np.array(tokens, dtype=object)
+    for name, values, color in variants:
+        lo, hi = _f32(values.min(axis=1)), _f32(values.max(axis=1))
+        fig.add_trace(go.Scatter(x=p, y=lo, mode="lines", line=dict(color=color, width=1), showlegend=False,
+                                 legendgroup=name, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(
+            x=p, y=hi, mode="lines", line=dict(color=color, width=1), fill="tonexty", name=name,
+            legendgroup=name, customdata=np.stack([lo, words], axis=1),
+            hovertemplate=f"{name}<br>position %{{x}} (%{{customdata[1]}})<br>"
+                          "min %{customdata[0]:.3f}, max %{y:.3f}<extra></extra>"))
+    fig.update_layout(
+        title=dict(text=f"Channel ranges per position, d = {d_model}: integer positions swamp the word"),
+        xaxis_title="position p (token index)", yaxis_title="channel value (min to max over d channels)",
+        legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+@figure("intro_normalised")
+def intro_normalised(*, short: int = 10, long: int = 100, position: int = 5) -> go.Figure:
+    """Normalised positions p/N for a short and a long sequence: the same position, two different codes."""
+    if not 0 <= position < min(short, long):
+        raise ValueError(f"position must be in [0, {min(short, long) - 1}] (inside both sequences); "
+                         f"got {position}")
+    fig = go.Figure()
+    for n, color in ((short, COLORS[0]), (long, COLORS[1])):
+        codes = intro.normalised_positions(n)
+        p = np.arange(n)
+        fig.add_trace(go.Scatter(x=p, y=_f32(codes), mode="lines+markers" if n <= 60 else "lines",
+                                 name=f"N = {n}", line=dict(color=color), marker=dict(size=6),
+                                 hovertemplate=f"N = {n}<br>position %{{x}}<br>p/N = %{{y:.4f}}<extra></extra>"))
+        value = float(codes[position])
+        fig.add_trace(go.Scatter(x=[position], y=[value], mode="markers+text", showlegend=False,
+                                 marker=dict(size=14, color=color, line=dict(width=2, color="white")),
+                                 text=[f"{position}/{n} = {value:.3g}"], textposition="middle right",
+                                 hovertemplate=f"position {position} in N = {n}: {value:.4f}<extra></extra>"))
+    fig.add_vline(x=position, line=dict(dash="dot", color="gray"))
+    fig.update_layout(title=dict(text=f"p/N: position {position} gets a different code in every length N"),
+                      xaxis_title="position p (tokens)", yaxis_title="code p/N", yaxis_range=[-0.05, 1.05])
+    return fig
+
+
+@figure("intro_binary")
+def intro_binary(*, n_positions: int = 64, n_bits: int = 6) -> go.Figure:
+    """Binary positions as a heatmap: bit j of p, least significant at the bottom; bit j flips every 2^j."""
+    bits = intro.binary_encoding(n_positions, n_bits)  # (N, n)
+    labels = [f"bit {j} (flips every {intro.flip_period(j)})" for j in range(n_bits)]
+    fig = go.Figure(go.Heatmap(
+        z=_f32(bits.T), x=np.arange(n_positions), y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1,
+        xgap=1 if n_positions <= 128 else 0, ygap=1,
+        colorbar=dict(title=dict(text="bit"), tickvals=[0, 1]),
+        hovertemplate="position %{x}<br>%{y}<br>value %{z:.0f}<extra></extra>"))
+    wrap = "" if n_positions <= 1 << n_bits else f"; codes repeat after {1 << n_bits} positions"
+    fig.update_layout(title=dict(text=f"Binary code of p, {n_bits} bits: LSB at the bottom, MSB on top{wrap}"),
+                      xaxis_title="position p (tokens)", yaxis_title="bit j",
+                      height=max(300, 140 + 24 * n_bits))
+    return fig
+
+
+@figure("intro_binary_vs_sinusoid")
+def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int = 3) -> go.Figure:
+    """Binary bits beside smooth bits: each bit's square wave next to a sinusoid of the same wavelength.
+
+    Top: the two heatmaps (bit j and its cosine of wavelength 2^(j+1)). Bottom: bit ``bit`` and its
+    sinusoid as curves over the positions.
+    """
+    if not 0 <= bit < n_bits:
+        raise ValueError(f"bit must be in [0, {n_bits - 1}] (one of the n_bits = {n_bits} bits); got {bit}")
+    bits = intro.binary_encoding(n_positions, n_bits)
+    smooth = intro.smooth_bits(n_positions, n_bits)
+    x = np.arange(n_positions)
+    labels = [f"j = {j} (λ = {2 << j})" for j in range(n_bits)]
+    fig = make_subplots(rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]], row_heights=[0.62, 0.38],
+                        vertical_spacing=0.16, horizontal_spacing=0.08,
+                        subplot_titles=("binary: bit j of p", "smooth: ½ − ½cos at wavelength λ = 2^(j+1)",
+                                        f"bit {bit} and its sinusoid (wavelength {2 << bit} tokens)"))
+    for col, (name, z) in enumerate((("binary", bits), ("smooth", smooth)), start=1):
+        fig.add_trace(go.Heatmap(
+            z=_f32(z.T), x=x, y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1, showscale=col == 2, name=name,
+            colorbar=dict(title=dict(text="value"), len=0.55, y=0.78),
+            hovertemplate=f"{name}<br>position %{{x}}<br>%{{y}}<br>value %{{z:.3f}}<extra></extra>"),
+            row=1, col=col)
+    fig.add_trace(go.Scatter(x=x, y=_f32(bits[:, bit]), mode="lines", line=dict(shape="hv", color=COLORS[3]),
+                             name=f"bit {bit} (binary)",
+                             hovertemplate="position %{x}<br>bit %{y:.0f}<extra>binary</extra>"), row=2, col=1)
+    fig.add_trace(go.Scatter(x=x, y=_f32(smooth[:, bit]), mode="lines+markers", line=dict(color=COLORS[0]),
+                             marker=dict(size=4), name=f"bit {bit} (smooth)",
+                             hovertemplate="position %{x}<br>value %{y:.3f}<extra>smooth</extra>"), row=2, col=1)
+    fig.update_yaxes(title_text="bit j", row=1, col=1)
+    fig.update_yaxes(showticklabels=False, row=1, col=2)
+    fig.update_xaxes(title_text="position p (tokens)", row=2, col=1)
+    fig.update_yaxes(title_text="value", range=[-0.1, 1.1], row=2, col=1)
+    fig.update_layout(title=dict(text="Sinusoids as smooth binary: same wavelengths, no jumps"),
+                      height=max(560, 380 + 24 * n_bits), legend=dict(orientation="h", y=-0.12))
+    return fig
+
+
+@figure("intro_trajectory")
+def intro_trajectory(*, n_positions: int = 32, bit: int = 2, n_bits: int = 6, d_model: int = 16) -> go.Figure:
+    """The code's path in two dimensions, binary vs sinusoid, and the length of each one-token step.
+
+    Left: bits (j, j+1) of p as (x, y): the point sits still, then jumps between the corners of a square.
+    Middle: a (sin, cos) pair with the same period 2^(j+2): the point glides around a circle in equal
+    steps. Right: ‖code(p+1) − code(p)‖ over the full codes, n_bits bits vs Vaswani's d_model channels.
+    """
+    if not 0 <= bit <= n_bits - 2:
+        raise ValueError(f"bit must be in [0, {n_bits - 2}] (bits j and j+1 of n_bits = {n_bits}); got {bit}")
+    bits = intro.binary_encoding(n_positions, n_bits)
+    two_bits = bits[:, bit:bit + 2]  # (N, 2)
+    period = 4 << bit
+    pair = intro.sinusoid_pair(n_positions, period)  # (N, 2)
+    sin_codes = intro.position_codes("sinusoidal", n_positions, d_model)
+    p = np.arange(n_positions)
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.09, column_widths=[0.3, 0.3, 0.4],
+                        subplot_titles=(f"binary: (bit {bit}, bit {bit + 1})",
+                                        f"sinusoid: (sin, cos) of period {period}",
+                                        "step length ‖code(p+1) − code(p)‖"))
+    for col, (name, pts, color) in enumerate((("binary", two_bits, COLORS[3]), ("sinusoid", pair, COLORS[0])),
+                                             start=1):
+        fig.add_trace(go.Scatter(
+            x=_f32(pts[:, 0]), y=_f32(pts[:, 1]), mode="lines+markers", name=f"{name} path",
+            line=dict(color=color, width=1.5), marker=dict(size=7, color=p, colorscale=SEQUENTIAL),
+            customdata=p, hovertemplate=f"{name}<br>position %{{customdata}}<br>(%{{x:.3f}}, %{{y:.3f}})"
+                                        "<extra></extra>"), row=1, col=col)
+    for (cx, cy), label in _corner_labels(two_bits).items():
+        fig.add_annotation(x=cx, y=cy, text=label, showarrow=False, yshift=14 if cy > 0.5 else -14,
+                           font=dict(size=11), row=1, col=1)
+    steps_b = intro.step_lengths(bits) if n_positions > 1 else np.zeros(0)
+    steps_s = intro.step_lengths(sin_codes) if n_positions > 1 else np.zeros(0)
+    fig.add_trace(go.Scatter(x=p[:-1], y=_f32(steps_b), mode="lines+markers", line=dict(color=COLORS[3]),
+                             name=f"binary, {n_bits} bits",
+                             hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>binary</extra>"), row=1, col=3)
+    fig.add_trace(go.Scatter(x=p[:-1], y=_f32(steps_s), mode="lines+markers", line=dict(color=COLORS[0]),
+                             name=f"sinusoidal, d = {d_model}",
+                             hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>sinusoidal</extra>"),
+                  row=1, col=3)
+    fig.update_xaxes(title_text="first coordinate", row=1, col=1)
+    fig.update_xaxes(title_text="sin(2πp/λ)", row=1, col=2)
+    fig.update_yaxes(title_text="second coordinate", row=1, col=1)
+    fig.update_yaxes(title_text="cos(2πp/λ)", row=1, col=2)
+    for col in (1, 2):
+        fig.update_yaxes(scaleanchor=f"x{'' if col == 1 else col}", scaleratio=1, row=1, col=col)
+    fig.update_xaxes(title_text="position p (tokens)", row=1, col=3)
+    fig.update_yaxes(title_text="step length", rangemode="tozero", row=1, col=3)
+    fig.update_layout(title=dict(text=f"Binary jumps, sinusoids glide: {n_positions} positions"),
+                      legend=dict(orientation="h", y=-0.22), height=440)
+    return fig

@@ -1,0 +1,414 @@
+"""The first lesson's math: why attention needs positions, and the road from integers to sinusoids.
+
+After seed 004 (C. Fleetwood, "You could have designed state of the art positional encoding"). Everything
+runs on small seeded numpy arrays, no download and no torch:
+
+* a word tokenizer and a seeded embedding table (each word's row depends only on the word and the seed);
+* one self-attention layer without positions, ``softmax(Q Kᵀ/√d) V`` with seeded ``W_q, W_k, W_v``
+  (no causal mask, so it is permutation-equivariant: ``attn(P x) = P attn(x)``);
+* the candidate position codes: integer ``p``, normalised ``p/N``, binary bits, their smooth cousins,
+  and Vaswani's sinusoids (``posviz.sinusoidal.sinusoidal_table``);
+* two measurements behind the "five properties": step lengths ``‖code(p+1) − code(p)‖`` and how well
+  one fixed affine map sends ``code(p)`` to ``code(p+k)`` for every p;
+* the five-properties table itself (data; the page renders it).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from posviz._validate import check_choice, check_float, check_int
+from posviz.sinusoidal import sinusoidal_table
+
+DEFAULT_TEXT = "The dog chased another dog"
+MAX_TOKENS = 24          # words kept from the sentence; the rest are dropped (the page says so)
+MAX_TEXT_CHARS = 2000    # longest text the tokenizer reads
+MAX_DIM = 64             # embedding size d of the attention demo
+MAX_POSITIONS = 1024     # positions in the integer / normalised / binary / sinusoid figures
+MAX_BITS = 12            # bits of the binary code (2**12 = 4096 distinct codes)
+MAX_SHUFFLE = 1000       # shuffle seeds
+MAX_SEED = 10_000        # weight / embedding seeds
+MAX_ABS_INPUT = 1e6      # largest |x| accepted by self_attention (keeps scores finite)
+EMBED_STD = 0.5          # spread of the seeded embedding entries, "values near 0"
+
+POSITION_SCHEMES = ("none", "sinusoidal")
+CODE_SCHEMES = ("integer", "normalised", "binary", "smooth", "sinusoidal")
+
+_WORD = re.compile(r"\w+")
+
+
+# ---------------------------------------------------------------------------------------------------
+# tokens, embeddings, one attention layer
+
+
+def tokenize(text: str, max_tokens: int = MAX_TOKENS) -> list[str]:
+    """Lower-cased words of ``text`` (runs of letters, digits or ``_``), at most ``max_tokens`` of them.
+
+    Punctuation and markup are dropped, so a token never contains ``<``, ``>`` or ``*``. Raises
+    ValueError if ``text`` is not a string, is longer than MAX_TEXT_CHARS, or holds no word.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string; got {type(text).__name__}")
+    if len(text) > MAX_TEXT_CHARS:
+        raise ValueError(f"text must be at most {MAX_TEXT_CHARS} characters; got {len(text)}")
+    max_tokens = check_int("max_tokens", max_tokens, 1, 4096)
+    words: list[str] = []
+    for match in _WORD.finditer(text.lower()):
+        words.append(match.group(0))
+        if len(words) == max_tokens:
+            break
+    if not words:
+        raise ValueError("text must contain at least one word (letters or digits)")
+    return words
+
+
+def count_words(text: str) -> int:
+    """How many words ``text`` holds before any cap (so the page can say when MAX_TOKENS applies)."""
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string; got {type(text).__name__}")
+    if len(text) > MAX_TEXT_CHARS:
+        raise ValueError(f"text must be at most {MAX_TEXT_CHARS} characters; got {len(text)}")
+    return sum(1 for _ in _WORD.finditer(text.lower()))
+
+
+def token_embeddings(tokens: Sequence[str], d_model: int = 16, seed: int = 0) -> np.ndarray:
+    """Rows of a seeded embedding table for ``tokens``, shape (T, d_model), entries ~ N(0, EMBED_STD²).
+
+    The table is indexed by the word itself: a word's row is drawn from a generator seeded with
+    ``(seed, crc32(word))``, so the same word gets the same row in every sentence and every run.
+    """
+    if isinstance(tokens, str) or not isinstance(tokens, Sequence):
+        raise ValueError(f"tokens must be a list of strings; got {type(tokens).__name__}")
+    if not 1 <= len(tokens) <= 4096:
+        raise ValueError(f"tokens must hold 1 to 4096 strings; got {len(tokens)}")
+    if not all(isinstance(t, str) for t in tokens):
+        raise ValueError("tokens must be a list of strings")
+    d_model = check_int("d_model", d_model, 2, MAX_DIM)
+    seed = check_int("seed", seed, 0, MAX_SEED)
+    rows = {}
+    for word in dict.fromkeys(tokens):
+        key = zlib.crc32(word.encode("utf-8", "surrogatepass"))
+        rows[word] = np.random.default_rng([seed, key]).normal(0.0, EMBED_STD, d_model)
+    return np.stack([rows[t] for t in tokens])  # (T, d)
+
+
+def repeated_sentence(text: str, n_positions: int, d_model: int = 16, seed: int = 0
+                      ) -> tuple[tuple[str, ...], np.ndarray]:
+    """The sentence's words repeated to fill ``n_positions`` slots, and their embeddings (N, d_model)."""
+    words = tokenize(text)
+    n_positions = check_int("n_positions", n_positions, 1, MAX_POSITIONS)
+    tokens = tuple(words[p % len(words)] for p in range(n_positions))
+    return tokens, token_embeddings(tokens, d_model, seed)
+
+
+def attention_weights_qkv(d_model: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Seeded projections ``W_q, W_k, W_v``, each (d_model, d_model) with entries ~ N(0, 1/d_model)."""
+    d_model = check_int("d_model", d_model, 1, 4096)
+    seed = check_int("seed", seed, 0, MAX_SEED)
+    rng = np.random.default_rng([seed, 0x5A77])
+    w = rng.normal(0.0, 1.0 / np.sqrt(d_model), (3, d_model, d_model))
+    return w[0], w[1], w[2]
+
+
+def self_attention(x: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """One single-head self-attention layer without positions and without a mask.
+
+    ``Q, K, V = x W_q, x W_k, x W_v``; ``A = softmax(Q Kᵀ / √d)`` row-wise; returns ``(A V, A)`` with
+    shapes (T, d) and (T, T) (Vaswani et al. 2017, §3.2.1). Nothing in it looks at a row's index, so
+    permuting the rows of x permutes the rows of the output the same way.
+    """
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError("x must be a 2-D array of finite numbers") from None
+    if arr.ndim != 2:
+        raise ValueError(f"x must be a 2-D array (tokens, d); got {arr.ndim} dimension(s)")
+    check_int("x.shape[0]", arr.shape[0], 1, 4096)
+    check_int("x.shape[1]", arr.shape[1], 1, 4096)
+    if not np.all(np.isfinite(arr)) or np.max(np.abs(arr)) > MAX_ABS_INPUT:
+        raise ValueError(f"x must hold finite numbers with |x| <= {MAX_ABS_INPUT:g}")
+    w_q, w_k, w_v = attention_weights_qkv(arr.shape[1], seed)
+    q, k, v = arr @ w_q, arr @ w_k, arr @ w_v  # (T, d) each
+    scores = q @ k.T / np.sqrt(arr.shape[1])  # (T, T)
+    scores -= scores.max(axis=1, keepdims=True)
+    a = np.exp(scores)
+    a /= a.sum(axis=1, keepdims=True)
+    return a @ v, a
+
+
+def shuffle_order(n: int, shuffle: int = 0) -> np.ndarray:
+    """A seeded permutation of ``range(n)``: ``shuffle = 0`` keeps the order, any other seed shuffles."""
+    n = check_int("n", n, 1, 1 << 20)
+    shuffle = check_int("shuffle", shuffle, 0, MAX_SHUFFLE)
+    if shuffle == 0:
+        return np.arange(n)
+    return np.random.default_rng([shuffle, 0x5EED]).permutation(n)
+
+
+def repeated_pair(tokens: Sequence[str]) -> tuple[int, int] | None:
+    """Indices ``(i, j)``, i < j, of the first word that occurs twice, or None if every word is unique."""
+    seen: dict[str, int] = {}
+    for j, t in enumerate(tokens):
+        if t in seen:
+            return seen[t], j
+        seen[t] = j
+    return None
+
+
+@dataclass(frozen=True)
+class AttentionDemo:
+    """One run of the demo: the (possibly shuffled) tokens and what the layer made of them."""
+
+    tokens: tuple[str, ...]   # in the order fed to the layer
+    order: np.ndarray         # order[slot] = index of that token in the original sentence
+    x: np.ndarray             # (T, d) layer input: embeddings (+ PE of each slot)
+    out: np.ndarray           # (T, d) layer output
+    weights: np.ndarray       # (T, T) attention weights
+
+
+def attention_demo(text: str = DEFAULT_TEXT, d_model: int = 16, seed: int = 0, positions: str = "none",
+                   shuffle: int = 0, base: float = 10000.0) -> AttentionDemo:
+    """Tokenize, (shuffle,) embed, optionally add sinusoidal PE by slot, and run ``self_attention``.
+
+    With ``positions="sinusoidal"`` the slot t (0-based, after shuffling) gets ``sinusoidal_table(T, d)[t]``
+    added to its embedding (Vaswani §3.5; reference/formulas.md §2), so d_model must be even.
+    """
+    positions = check_choice("positions", positions, POSITION_SCHEMES)
+    if positions == "sinusoidal":
+        d_model = check_int("d_model", d_model, 2, MAX_DIM, even=True)
+    words = tokenize(text)
+    order = shuffle_order(len(words), shuffle)
+    tokens = tuple(words[i] for i in order)
+    x = token_embeddings(tokens, d_model, seed)  # (T, d)
+    if positions == "sinusoidal":
+        x = x + sinusoidal_table(len(tokens), d_model, check_float("base", base, 1.0, 1e12, lo_open=True))
+    out, a = self_attention(x, seed)
+    return AttentionDemo(tokens, order, x, out, a)
+
+
+# ---------------------------------------------------------------------------------------------------
+# candidate position codes
+
+
+def integer_encoding(n_positions: int, d_model: int) -> np.ndarray:
+    """The integer code: every component of position p is p itself, shape (n_positions, d_model)."""
+    n_positions = check_int("n_positions", n_positions, 1, MAX_POSITIONS)
+    d_model = check_int("d_model", d_model, 1, MAX_DIM)
+    return np.repeat(np.arange(n_positions, dtype=np.float64)[:, None], d_model, axis=1)  # (N, d)
+
+
+def normalised_positions(length: int) -> np.ndarray:
+    """``p / N`` for p = 0 .. N−1 with N = ``length``, the sequence's own length: values in [0, 1)."""
+    length = check_int("length", length, 1, MAX_POSITIONS)
+    return np.arange(length, dtype=np.float64) / length
+
+
+def binary_encoding(n_positions: int, n_bits: int) -> np.ndarray:
+    """Bits of p, least significant first: ``B[p, j] = (p >> j) & 1``, shape (n_positions, n_bits).
+
+    Bit j flips every 2**j tokens (the LSB every token, the MSB every 2**(n_bits−1)). Positions
+    ``>= 2**n_bits`` wrap around: p and p + 2**n_bits share a code.
+    """
+    n_positions = check_int("n_positions", n_positions, 1, MAX_POSITIONS)
+    n_bits = check_int("n_bits", n_bits, 1, MAX_BITS)
+    p = np.arange(n_positions)[:, None]
+    j = np.arange(n_bits)[None, :]
+    return ((p >> j) & 1).astype(np.float64)  # (N, n)
+
+
+def smooth_bits(n_positions: int, n_bits: int) -> np.ndarray:
+    """Each bit's square wave replaced by the sinusoid with the same wavelength 2**(j+1) and phase.
+
+    ``S[p, j] = ½ − ½·cos(π (p − (2**j − 1)/2) / 2**j)``: 0 where bit j is 0 for the longest, 1 in the
+    middle of its run of ones (the first Fourier harmonic of the bit, rescaled to [0, 1]).
+    """
+    n_positions = check_int("n_positions", n_positions, 1, MAX_POSITIONS)
+    n_bits = check_int("n_bits", n_bits, 1, MAX_BITS)
+    half_period = 2.0 ** np.arange(n_bits)[None, :]  # (1, n): 2**j
+    p = np.arange(n_positions, dtype=np.float64)[:, None]  # (N, 1)
+    return 0.5 - 0.5 * np.cos(np.pi * (p - (half_period - 1) / 2) / half_period)  # (N, n)
+
+
+def sinusoid_pair(n_positions: int, wavelength: float) -> np.ndarray:
+    """``[sin(2πp/λ), cos(2πp/λ)]`` for p = 0 .. N−1, shape (N, 2): one (sin, cos) pair of wavelength λ."""
+    n_positions = check_int("n_positions", n_positions, 1, MAX_POSITIONS)
+    wavelength = check_float("wavelength", wavelength, 1e-3, 1e12)
+    angle = 2 * np.pi * np.arange(n_positions, dtype=np.float64) / wavelength  # (N,)
+    return np.stack([np.sin(angle), np.cos(angle)], axis=1)  # (N, 2)
+
+
+def flip_period(bit: int) -> int:
+    """Tokens between two flips of bit j: ``2**j`` (its full wavelength is ``2**(j+1)``)."""
+    return 1 << check_int("bit", bit, 0, 62)
+
+
+def position_codes(scheme: str, n_positions: int, d_model: int = 16, base: float = 10000.0) -> np.ndarray:
+    """The (n_positions, d_model) code of one scheme, for comparisons across schemes.
+
+    ``"integer"``: p; ``"normalised"``: p/N with N = n_positions; ``"binary"``: the d_model lowest bits of
+    p; ``"smooth"``: ``smooth_bits``; ``"sinusoidal"``: Vaswani's interleaved table (d_model even).
+    """
+    scheme = check_choice("scheme", scheme, CODE_SCHEMES)
+    n_positions = check_int("n_positions", n_positions, 1, MAX_POSITIONS)
+    if scheme == "sinusoidal":
+        d_model = check_int("d_model", d_model, 2, MAX_DIM, even=True)
+        return sinusoidal_table(n_positions, d_model, check_float("base", base, 1.0, 1e12, lo_open=True))
+    if scheme == "integer":
+        return integer_encoding(n_positions, d_model)
+    if scheme == "normalised":
+        d_model = check_int("d_model", d_model, 1, MAX_DIM)
+        return np.repeat(normalised_positions(n_positions)[:, None], d_model, axis=1)  # (N, d)
+    d_model = check_int("d_model", d_model, 1, MAX_BITS)
+    return (binary_encoding if scheme == "binary" else smooth_bits)(n_positions, d_model)
+
+
+def _as_codes(codes: np.ndarray) -> np.ndarray:
+    try:
+        arr = np.asarray(codes, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError("codes must be a 2-D array of finite numbers") from None
+    if arr.ndim != 2:
+        raise ValueError(f"codes must be a 2-D array (positions, dims); got {arr.ndim} dimension(s)")
+    check_int("codes.shape[0]", arr.shape[0], 2, 1 << 16)
+    check_int("codes.shape[1]", arr.shape[1], 1, 4096)
+    if not np.all(np.isfinite(arr)) or np.max(np.abs(arr)) > 1e12:
+        raise ValueError("codes must hold finite numbers with |value| <= 1e12")
+    return arr
+
+
+def step_lengths(codes: np.ndarray) -> np.ndarray:
+    """``‖code(p+1) − code(p)‖`` for p = 0 .. N−2, shape (N−1,): how far one token moves the code."""
+    arr = _as_codes(codes)
+    return np.linalg.norm(np.diff(arr, axis=0), axis=1)
+
+
+def norm_ratio(codes: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
+    """``‖code(p)‖ / ‖embedding(p)‖`` row by row, shape (N,): how loud the position is next to the word."""
+    c, e = _as_codes(codes), _as_codes(embeddings)
+    if c.shape != e.shape:
+        raise ValueError(f"embeddings must have the shape of codes {c.shape}; got {e.shape}")
+    return np.linalg.norm(c, axis=1) / np.maximum(np.linalg.norm(e, axis=1), 1e-300)
+
+
+def linear_shift_residual(codes: np.ndarray, k: int = 1) -> float:
+    """How far ``code(p+k)`` is from ONE affine map of ``code(p)`` shared by every p (0 = exactly).
+
+    Fits ``code(p+k) ≈ code(p)·M + c`` by least squares over p = 0 .. N−1−k and returns the RMS residual
+    divided by the RMS spread of the targets (so 0 means an exact fixed map, ~1 means no fit at all).
+    For sinusoids M is the rotation M_k of reference/formulas.md §2; for binary codes the carries
+    make every fixed map miss.
+    """
+    arr = _as_codes(codes)
+    k = check_int("k", k, 1, arr.shape[0] - 1)
+    src, dst = arr[:-k], arr[k:]  # (N-k, d) each
+    design = np.hstack([src, np.ones((len(src), 1))])  # (N-k, d+1): the affine column
+    coef, *_ = np.linalg.lstsq(design, dst, rcond=None)
+    resid = dst - design @ coef
+    spread = dst - dst.mean(axis=0)
+    denom = float(np.sqrt(np.mean(spread**2)))
+    if denom == 0.0:
+        return 0.0
+    return float(np.sqrt(np.mean(resid**2)) / denom)
+
+
+# ---------------------------------------------------------------------------------------------------
+# the five properties (seed 004), as data for the page's table
+
+SCHEMES = ("integer", "normalised", "binary", "sinusoidal", "RoPE")
+SCHEME_TITLES = {"integer": "integer p", "normalised": "normalised p/N", "binary": "binary bits",
+                 "sinusoidal": "sinusoidal", "RoPE": "RoPE"}
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    question: str
+    cells: dict[str, tuple[str, str]]       # scheme -> (verdict "yes" / "no" / "partly", one-line reason)
+    pages: tuple[tuple[str, str], ...]      # (page path, link label) of the lessons that show it
+
+
+PROPERTIES: tuple[Property, ...] = (
+    Property(
+        "Unique code per position, whatever the length",
+        "Does position 5 get the same code, distinct from every other position, in a sequence of 10 "
+        "and of 10,000?",
+        {
+            "integer": ("yes", "p is p in any sequence"),
+            "normalised": ("no", "p/N changes with N: position 5 is 0.5 when N = 10, 0.05 when N = 100"),
+            "binary": ("partly", "fixed bits per position, but n bits repeat after 2^n positions"),
+            "sinusoidal": ("yes", "fixed for any length; pair 0 never repeats (wavelength 2π is irrational)"),
+            "RoPE": ("yes", "the same rotation angles m·θ_i as the sinusoids, whatever the length"),
+        },
+        (("pages/2_Sinusoidal.py", "Sinusoidal: the table and its wavelengths"),),
+    ),
+    Property(
+        "Linear relation between positions",
+        "Is there one fixed map taking the code of p to the code of p + k, the same for every p?",
+        {
+            "integer": ("yes", "add k to every component (but the values grow without bound)"),
+            "normalised": ("partly", "add k/N, a step that depends on the sequence length"),
+            "binary": ("no", "carries: p + 1 flips a different number of bits at every p"),
+            "sinusoidal": ("yes", "a block rotation M_k, independent of p"),
+            "RoPE": ("yes", "q·k after rotation depends only on the offset m − n"),
+        },
+        (("pages/2_Sinusoidal.py", "Sinusoidal: the shift matrix M_k"),
+         ("pages/4_RoPE.py", "RoPE: scores that depend only on m − n")),
+    ),
+    Property(
+        "Generalises to longer sequences",
+        "Are positions beyond the training length still sensible, in-range codes?",
+        {
+            "integer": ("no", "unseen, ever larger values swamp the embedding"),
+            "normalised": ("no", "a longer N rescales every position the model learnt"),
+            "binary": ("partly", "new bit patterns appear, and n bits wrap after 2^n"),
+            "sinusoidal": ("partly", "values stay in [−1, 1], but slow pairs reach unseen angles"),
+            "RoPE": ("partly", "relative by design, yet long offsets reach unseen angles"),
+        },
+        (("pages/4_RoPE.py", "RoPE: angles per pair"),
+         ("pages/5_Context_extension.py", "Context extension: stretching the angles")),
+    ),
+    Property(
+        "A deterministic rule",
+        "Is the code computed by a fixed formula a model can learn to read, rather than learnt?",
+        {
+            "integer": ("yes", "the identity p → p"),
+            "normalised": ("yes", "p → p/N (given N)"),
+            "binary": ("yes", "the bits of p"),
+            "sinusoidal": ("yes", "sin and cos of p·ω_i with ω_i = base^(−2i/d)"),
+            "RoPE": ("yes", "rotate pair i by m·θ_i with θ_i = base^(−2i/d)"),
+        },
+        (("pages/2_Sinusoidal.py", "Sinusoidal: the formula"),),
+    ),
+    Property(
+        "Extends to n dimensions",
+        "Can the same idea encode a position (row, column) on an image, or more axes?",
+        {
+            "integer": ("partly", "one number per axis, with the same swamping"),
+            "normalised": ("partly", "one p/N per axis, with the same length dependence"),
+            "binary": ("partly", "concatenate the bits of each axis"),
+            "sinusoidal": ("yes", "give each axis its share of the channels (MAE's 2-D table)"),
+            "RoPE": ("yes", "rotate some pairs by the row and others by the column (axial 2-D RoPE)"),
+        },
+        (("pages/3_2D_encodings.py", "2-D encodings: images and grids"),),
+    ),
+)
+
+
+def property_rows() -> list[dict[str, str]]:
+    """The five-properties table as rows of plain strings: property, then ``"verdict: reason"`` per scheme."""
+    rows = []
+    for prop in PROPERTIES:
+        row = {"property": prop.name}
+        for scheme in SCHEMES:
+            verdict, reason = prop.cells[scheme]
+            row[SCHEME_TITLES[scheme]] = f"{_MARK[verdict]} {verdict}: {reason}"
+        rows.append(row)
+    return rows
+
+
+_MARK = {"yes": "✅", "no": "❌", "partly": "⚠️"}

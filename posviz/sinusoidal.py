@@ -94,3 +94,27 @@ def sinusoidal_2d(height: int, width: int, d_model: int, base: float = 10000.0,
     cols_b = np.broadcast_to(cols[None, :, :], (height, width, half))  # (H, W, d/2)
     first, second = (cols_b, rows_b) if combine == "mae" else (rows_b, cols_b)
     return np.concatenate([first, second], axis=2)  # (H, W, d)
+
+
+def similarity(rows: np.ndarray, cols: np.ndarray, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """``PE(p)·PE(q)`` for p in ``rows``, q in ``cols``, shape (len(rows), len(cols)).
+
+    Uses the identity ``PE(p)·PE(q) = Σ_i cos((p−q)·w_i)``: one dot product per distinct offset, so a
+    4096×4096 view costs O(P·d) instead of O(P²·d). Tested against the explicit table product.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    lo = int(rows.min() - cols.max()) if rows.size and cols.size else 0
+    hi = int(rows.max() - cols.min()) if rows.size and cols.size else 0
+    by_offset = dot_by_offset(np.arange(lo, hi + 1), d_model, base)  # (offsets,)
+    return by_offset[rows[:, None] - cols[None, :] - lo]  # (R, C)
+
+
+def slice_for_sequence(pe: np.ndarray, seq_len: int, *, seed001: bool = False) -> np.ndarray:
+    """The rows of a (max_len, d_model) table to add to a length-``seq_len`` sequence.
+
+    Right: ``pe[:seq_len]`` -> (seq_len, d_model). Seed 001 writes ``pe[:, :seq_len]``, which slices the
+    FEATURE axis of this 2-D buffer -> (max_len, seq_len), which cannot be added to (seq_len, d_model).
+    """
+    seq_len = check_int("seq_len", seq_len, 1, pe.shape[0])
+    return pe[:, :seq_len] if seed001 else pe[:seq_len]

@@ -1,0 +1,148 @@
+"""Figures of the Sinusoidal lesson: the PE table, its waves, similarity, and the shift rotation."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from posviz import sinusoidal as sn
+from posviz.figures._common import downsample, sample_index, sampled_note
+from posviz.figures._registry import figure
+from posviz.theme import COLORS, DIVERGING
+
+__all__ = ["sinusoidal_heatmap", "sinusoidal_waves", "sinusoidal_similarity", "sinusoidal_dot_by_offset",
+           "sinusoidal_shift", "sinusoidal_exponent_bug", "sinusoidal_fast_slow"]
+
+
+@figure("sinusoidal_heatmap")
+def sinusoidal_heatmap(*, n_positions: int = 100, d_model: int = 128, base: float = 10000.0,
+                       layout: str = "interleaved") -> go.Figure:
+    """The sinusoidal table PE(p, j) as a heatmap: positions down, dimensions across."""
+    pe = sn.sinusoidal_table(n_positions, d_model, base, layout)  # (P, d)
+    z, rows, cols, stride = downsample(pe)
+    fig = go.Figure(go.Heatmap(
+        z=z, x=cols, y=rows, zmin=-1, zmax=1, zmid=0, colorscale=DIVERGING, meta="diverging",
+        colorbar=dict(title="value"), hovertemplate="position p=%{y}<br>dimension j=%{x}<br>PE=%{z:.3f}"
+                                                    "<extra></extra>"))
+    fig.update_layout(title=f"Sinusoidal PE, {layout} layout{sampled_note(stride)}",
+                      xaxis_title="dimension j", yaxis_title="position p", yaxis_autorange="reversed")
+    return fig
+
+
+def _pair_of(dim: int, d_model: int, layout: str) -> tuple[int, str]:
+    half = d_model // 2
+    if layout == "concat":
+        return dim % half, "sin" if dim < half else "cos"
+    return dim // 2, "sin" if dim % 2 == 0 else "cos"
+
+
+@figure("sinusoidal_waves")
+def sinusoidal_waves(*, n_positions: int = 100, d_model: int = 128, base: float = 10000.0,
+                     layout: str = "interleaved", dims: tuple[int, ...] = (0, 21)) -> go.Figure:
+    """Chosen dimensions of PE as waves over position, each labelled with its wavelength."""
+    pe = sn.sinusoidal_table(n_positions, d_model, base, layout)  # (P, d)
+    lam = sn.wavelengths(d_model, base)
+    fig = go.Figure()
+    p = np.arange(n_positions)
+    for n, dim in enumerate(dims[:8]):
+        if not 0 <= dim < d_model:
+            raise ValueError(f"dims must lie in [0, {d_model - 1}] for d_model {d_model}; got {dim}")
+        pair, kind = _pair_of(dim, d_model, layout)
+        fig.add_scatter(x=p, y=pe[:, dim].astype(np.float32), mode="lines", line=dict(color=COLORS[n % 10]),
+                        name=f"dim {dim} ({kind}, pair {pair}): λ = {lam[pair]:.4g} tokens",
+                        hovertemplate="p=%{x}<br>PE=%{y:.3f}<extra></extra>")
+    fig.update_layout(title="Single dimensions as waves", xaxis_title="position p", yaxis_title="PE(p, j)",
+                      yaxis_range=[-1.1, 1.1], legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+@figure("sinusoidal_similarity")
+def sinusoidal_similarity(*, n_positions: int = 100, d_model: int = 128, base: float = 10000.0) -> go.Figure:
+    """The PE·PE dot-product matrix over pairs of positions: constant along every diagonal."""
+    rows, cols, stride = sample_index(n_positions, n_positions)
+    z = sn.similarity(rows, cols, d_model, base).astype(np.float32)  # (R, C), only the cells shown
+    fig = go.Figure(go.Heatmap(z=z, x=cols, y=rows, zmid=0, colorscale=DIVERGING, meta="diverging",
+                               colorbar=dict(title="PE·PE"),
+                               hovertemplate="p=%{y}, q=%{x}<br>PE(p)·PE(q)=%{z:.2f}<extra></extra>"))
+    fig.update_layout(title=f"PE(p)·PE(q): constant along diagonals{sampled_note(stride)}", xaxis_title="position q",
+                      yaxis_title="position p", yaxis_autorange="reversed", xaxis_scaleanchor="y")
+    return fig
+
+
+@figure("sinusoidal_dot_by_offset")
+def sinusoidal_dot_by_offset(*, max_offset: int = 100, d_model: int = 128, base: float = 10000.0) -> go.Figure:
+    """PE(p)·PE(p+k) against the offset k: the same for every p, and the same for +k and −k."""
+    k = np.arange(-max_offset, max_offset + 1)
+    dots = sn.dot_by_offset(k, d_model, base)
+    fig = go.Figure(go.Scatter(x=k, y=dots.astype(np.float32), mode="lines", name="Σ cos(k·ω_i)",
+                               hovertemplate="k=%{x}<br>PE(p)·PE(p+k)=%{y:.3f}<extra></extra>"))
+    fig.add_vline(x=0, line_dash="dot", line_color="gray")
+    fig.update_layout(title="Dot product against offset: symmetric in ±k", xaxis_title="offset k (tokens)",
+                      yaxis_title="PE(p)·PE(p+k)")
+    return fig
+
+
+@figure("sinusoidal_shift")
+def sinusoidal_shift(*, d_model: int = 128, base: float = 10000.0, p: int = 10, k: int = 5,
+                     pair: int = 0) -> go.Figure:
+    """One (sin, cos) pair of PE(p) and PE(p+k) on the unit circle: M_k rotates one into the other."""
+    if not 0 <= pair < d_model // 2:
+        raise ValueError(f"pair must lie in [0, {d_model // 2 - 1}] for d_model {d_model}; got {pair}")
+    w = sn.frequencies(d_model, base)[pair]
+    pe = sn.sinusoidal_table(p + k + 1, d_model, base)
+    m = sn.shift_matrix(k, d_model, base)[2 * pair:2 * pair + 2, 2 * pair:2 * pair + 2]
+    start, end = pe[p, 2 * pair:2 * pair + 2], pe[p + k, 2 * pair:2 * pair + 2]
+    mapped = m @ start
+    t = np.linspace(0, 2 * np.pi, 181)
+    fig = go.Figure(go.Scatter(x=np.sin(t), y=np.cos(t), mode="lines", line=dict(color="#9aa0b4", width=1),
+                               hoverinfo="skip", showlegend=False))
+    arc = np.linspace(p * w, (p + k) * w, 60)
+    fig.add_scatter(x=np.sin(arc), y=np.cos(arc), mode="lines", line=dict(color=COLORS[1], dash="dot"),
+                    name=f"rotation by k·ω = {k * w:.3f} rad")
+    for vec, label, color, symbol in ((start, f"PE(p={p})", COLORS[0], "circle"),
+                                      (end, f"PE(p+k={p + k})", COLORS[2], "circle"),
+                                      (mapped, "M_k · PE(p)", COLORS[3], "x")):
+        fig.add_scatter(x=[0, vec[0]], y=[0, vec[1]], mode="lines+markers", name=label,
+                        line=dict(color=color), marker=dict(size=[0, 12], color=color, symbol=symbol),
+                        hovertemplate=f"{label}<br>sin=%{{x:.4f}}<br>cos=%{{y:.4f}}<extra></extra>")
+    fig.update_layout(title=f"Pair {pair} (ω = {w:.4g} rad/token): PE(p+k) = M_k PE(p)",
+                      xaxis=dict(title="sin(p·ω)", range=[-1.25, 1.25], scaleanchor="y"),
+                      yaxis=dict(title="cos(p·ω)", range=[-1.25, 1.25]), legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+@figure("sinusoidal_exponent_bug")
+def sinusoidal_exponent_bug(*, d_model: int = 128, base: float = 10000.0) -> go.Figure:
+    """Wavelength per pair, right (exponent 2i/d) and with the exponent counted twice (4i/d)."""
+    lam = sn.wavelengths(d_model, base)
+    i = np.arange(d_model // 2)
+    wrong = 2 * np.pi * base ** (4.0 * i / d_model)  # i stepping by 2 *and* a factor 2: exponent doubled
+    fig = go.Figure()
+    fig.add_scatter(x=i, y=lam, mode="lines+markers", name="right: λ_i = 2π·b^(2i/d)", marker_size=4)
+    fig.add_scatter(x=i, y=wrong, mode="lines+markers", name="exponent counted twice: 2π·b^(4i/d)",
+                    marker_size=4, line_dash="dash")
+    fig.add_hline(y=2 * np.pi * base, line_dash="dot", line_color="gray",
+                  annotation_text="longest intended wavelength 2π·b", annotation_position="bottom right")
+    fig.update_layout(title="Wavelength per pair", xaxis_title="pair index i", yaxis_type="log",
+                      yaxis_title="wavelength λ_i (tokens, log)", legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+@figure("sinusoidal_fast_slow")
+def sinusoidal_fast_slow(*, n_positions: int = 100, d_model: int = 128, base: float = 10000.0,
+                         claim: str = "right") -> go.Figure:
+    """Pair 0 against the last pair over positions, labelled right or as seed 003 claims."""
+    if claim not in ("right", "seed003"):
+        raise ValueError(f"claim must be one of 'right', 'seed003'; got {claim!r}")
+    pe = sn.sinusoidal_table(n_positions, d_model, base)
+    p = np.arange(n_positions)
+    first, last = "fast, local", "slow, global"
+    if claim == "seed003":
+        first, last = last, first
+    fig = go.Figure()
+    fig.add_scatter(x=p, y=pe[:, 0].astype(np.float32), name=f"dimension 0 (pair 0): labelled {first}")
+    fig.add_scatter(x=p, y=pe[:, d_model - 2].astype(np.float32),
+                    name=f"dimension {d_model - 2} (last pair): labelled {last}")
+    fig.update_layout(title="Which dimensions change fastest?", xaxis_title="position p",
+                      yaxis_title="PE(p, j)", legend=dict(orientation="h", y=-0.25))
+    return fig

@@ -1,0 +1,157 @@
+"""Page scaffolding: title and intro, URL-bound controls, share link, reset, presenter mode.
+
+Every control's value lives in the query string under its name, so a copied link reproduces the view.
+On a session's first run a control reads the URL (bad values fall back to the default with a warning
+naming the parameter, before Streamlit ever sees them); afterwards the widget owns the value and the
+URL is rewritten after every run to hold exactly the non-default values.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from posviz.ui.params import Bool, Param, parse_or_default
+
+_CTX = "_posviz_ctx"
+PRESENT = Bool("present", "Presenter mode", default=False,
+               help="Bigger fonts, thicker lines and larger markers, for projectors.")
+
+
+@dataclass
+class PageContext:
+    """What the rest of the kit needs to know about the page being drawn."""
+
+    slug: str
+    theme: str = "light"
+    presenter: bool = False
+    params: dict[str, Param] = field(default_factory=dict)
+    share_slot: Any = None
+    sidebar_controls: Any = None
+
+
+class Values(dict):
+    """Control values by name, also readable as attributes (``p.d``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def context() -> PageContext:
+    """The current page's context (a bare one if ``setup_page`` was not called)."""
+    ctx = st.session_state.get(_CTX)
+    if ctx is None:
+        ctx = PageContext(slug="page")
+        st.session_state[_CTX] = ctx
+    return ctx
+
+
+def _key(slug: str, name: str) -> str:
+    return f"{slug}.{name}"
+
+
+def setup_page(title: str, *, icon: str = "📐", intro: str = "") -> PageContext:
+    """Configure the page, draw its title, intro and sidebar tools; return its context."""
+    st.set_page_config(page_title=f"{title} · posviz", page_icon=icon, layout="wide")
+    slug = re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_") or "page"
+    ctx = PageContext(slug=slug)
+    st.session_state[_CTX] = ctx
+    theme = getattr(st.context.theme, "type", None)
+    ctx.theme = "dark" if theme == "dark" else "light"
+    st.title(title)
+    if intro:
+        st.markdown(intro)
+    ctx.sidebar_controls = st.sidebar.container()
+    with st.sidebar:
+        st.divider()
+        ctx.presenter = bool(controls(PRESENT, where=st.sidebar, _global=True)["present"])
+        st.button("Reset to defaults", on_click=_reset, args=(slug,), key=f"{slug}._reset",
+                  help="Put every control of this page back to its default value.")
+        ctx.share_slot = st.empty()
+    from posviz.ui.panel import draw_export_settings  # panel imports this module
+
+    draw_export_settings()
+    if ctx.presenter:
+        st.html("<style>html, .stApp { font-size: 1.25rem; } .stMarkdown p, .stMarkdown li "
+                "{ font-size: 1.25rem; }</style>")
+    _draw_share_link(ctx)
+    return ctx
+
+
+def _reset(slug: str) -> None:
+    ctx = st.session_state.get(_CTX)
+    if ctx is None:
+        return
+    for name, param in ctx.params.items():
+        if name != PRESENT.name:
+            st.session_state[_key(slug, name)] = param.to_widget(param.default)
+
+
+def controls(*params: Param, where: Any = "sidebar", columns: int = 3, _global: bool = False) -> Values:
+    """Draw URL-bound widgets for ``params`` and return their validated values by name."""
+    ctx = context()
+    sidebar = ctx.sidebar_controls if ctx.sidebar_controls is not None else st.sidebar
+    container = sidebar if where == "sidebar" else st.container() if where == "main" else where
+    slots = _slots(container, len(params), columns if where == "main" else 1)
+    values = Values()
+    for param, slot in zip(params, slots, strict=True):
+        key = "_global.present" if _global else _key(ctx.slug, param.name)
+        if param.name in ctx.params and not _global:
+            raise ValueError(f"control name {param.name!r} used twice on this page")
+        ctx.params[param.name] = param
+        if key not in st.session_state:
+            value, warning = parse_or_default(param, st.query_params.get(param.name))
+            if warning:
+                st.warning(warning, icon="⚠️")
+            st.session_state[key] = param.to_widget(value)
+        param.render(slot, key)
+        values[param.name] = param.from_widget(st.session_state[key])
+        _sync_url(param, values[param.name])
+    if not _global:
+        _draw_share_link(ctx)
+    return values
+
+
+def _slots(container: Any, n: int, columns: int) -> Iterator[Any]:
+    if columns <= 1:
+        yield from (container for _ in range(n))
+        return
+    cols = container.columns(min(columns, n) or 1)
+    yield from (cols[i % len(cols)] for i in range(n))
+
+
+def _sync_url(param: Param, value: Any) -> None:
+    if value == param.default:
+        if param.name in st.query_params:
+            del st.query_params[param.name]
+    else:
+        text = param.to_url(value)
+        if st.query_params.get(param.name) != text:
+            st.query_params[param.name] = text
+
+
+def share_query(ctx: PageContext | None = None) -> str:
+    """The query string (without '?') that restores every non-default control of the page."""
+    ctx = ctx or context()
+    pairs = [(name, st.query_params[name]) for name in ctx.params if name in st.query_params]
+    return urllib.parse.urlencode(pairs)
+
+
+def _draw_share_link(ctx: PageContext) -> None:
+    if ctx.share_slot is None:
+        return
+    base = (st.context.url or "").split("?")[0]
+    query = share_query(ctx)
+    link = f"{base}?{query}" if query else base or "(this page's address)"
+    with ctx.share_slot.container():
+        st.markdown("**Share this view**")
+        st.code(link, language=None, wrap_lines=True)
+        st.caption("Copy the link (icon at the right): it restores every control of this page.")

@@ -1,0 +1,127 @@
+"""The figure panel: chart, caption, formula, "Show the code", exports and "Copy as code".
+
+Figures are built by name from the registry (``posviz.figures.FIGURES``) and cached per parameters,
+theme and presenter mode (bounded). Downloads are generated only when clicked (deferred callables),
+so a rerun never pays for an export.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from posviz import export
+from posviz.figures import FIGURES, build
+from posviz.theme import style
+from posviz.ui.callouts import escape_md
+from posviz.ui.page import context
+
+_EXPORT_KEY = "_export"
+FORMAT_LABELS = {"png": "PNG", "svg": "SVG", "pdf": "PDF", "html": "HTML", "csv": "CSV", "json": "JSON",
+                 "gif": "GIF", "mp4": "MP4"}
+
+
+def _freeze(params: Mapping[str, object]) -> tuple[tuple[str, object], ...]:
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items()))
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _figure(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: bool) -> go.Figure:
+    """Build and style a figure (shared across sessions; treated as read-only)."""
+    return style(build(name, **dict(frozen)), theme, presenter)
+
+
+@functools.lru_cache(maxsize=256)
+def _source(fn: Callable) -> str:
+    try:
+        return inspect.getsource(inspect.unwrap(fn))
+    except (OSError, TypeError):
+        return f"# source of {getattr(fn, '__name__', fn)} is not available"
+
+
+def code_snippet(name: str, params: Mapping[str, object]) -> str:
+    """A notebook snippet that recreates the figure with posviz."""
+    builder = FIGURES[name].builder.__name__
+    defaults = FIGURES[name].defaults()
+    args = ", ".join(f"{k}={v!r}" for k, v in params.items() if defaults.get(k, object()) != v)
+    return (f"from posviz.figures import {builder}\nfrom posviz.theme import style\n\n"
+            f"fig = style({builder}({args}), theme=\"light\")\nfig.show()\n"
+            f"# fig.write_image(\"{name}.png\", width=1200, height=675, scale=2)\n")
+
+
+def export_settings() -> export.ExportOptions:
+    """The sidebar's export settings (size preset, theme, background), shared by every figure."""
+    ctx = context()
+    opts = st.session_state.get(_EXPORT_KEY)
+    return opts if isinstance(opts, export.ExportOptions) else export.ExportOptions(theme=ctx.theme)
+
+
+def draw_export_settings() -> None:
+    """Sidebar controls for exports: size preset, custom size, scale, theme, transparency."""
+    with st.sidebar.expander("Export settings"):
+        presets = {**{k: f"{k} {w}×{h}" for k, (w, h) in export.SIZE_PRESETS.items()}, "custom": "custom"}
+        preset = st.selectbox("size", list(presets), format_func=presets.__getitem__, key="_export.preset")
+        if preset == "custom":
+            width = int(st.number_input("width (px)", 100, 4000, 1200, 10, key="_export.w"))
+            height = int(st.number_input("height (px)", 100, 4000, 675, 10, key="_export.h"))
+        else:
+            width, height = export.SIZE_PRESETS[preset]
+        scale = st.select_slider("scale", [1.0, 2.0, 3.0], value=2.0, key="_export.scale")
+        theme = st.selectbox("theme", ["light", "dark", "blog"], key="_export.theme")
+        transparent = st.toggle("transparent background", key="_export.transparent")
+    st.session_state[_EXPORT_KEY] = export.ExportOptions(width=width, height=height, scale=scale,
+                                                         theme=theme, transparent=transparent,
+                                                         presenter=context().presenter)
+
+
+def figure_panel(name: str, params: Mapping[str, object] | None = None, *, caption: str,
+                 latex: str | None = None, code: Sequence[Callable] = (), key: str,
+                 height: int | None = None) -> go.Figure:
+    """Draw figure ``name`` with its caption, formula, source, exports and notebook snippet."""
+    ctx = context()
+    params = dict(params or {})
+    try:
+        fig = _figure(name, _freeze(params), ctx.theme, ctx.presenter)
+    except ValueError as err:
+        st.warning(f"{escape_md(str(err))}. Showing the figure at its default settings.", icon="⚠️")
+        params = {}
+        fig = _figure(name, (), ctx.theme, ctx.presenter)
+    config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 2, "filename": name}}
+    st.plotly_chart(fig, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
+                    height=height or "content")
+    st.caption(caption)
+    if latex:
+        st.latex(latex)
+    left, right = st.columns([3, 2])
+    with left.expander("Show the code"):
+        for fn in (FIGURES[name].builder, *code):
+            st.code(_source(fn), language="python")
+    with right.popover("Export / copy as code", use_container_width=True):
+        _export_buttons(name, params, key=f"{ctx.slug}.{key}")
+    return fig
+
+
+def _export_buttons(name: str, params: dict[str, object], key: str) -> None:
+    opts = export_settings()
+    st.caption(f"{opts.width}×{opts.height} px ×{opts.scale:g}, {opts.theme} theme"
+               + (", transparent" if opts.transparent else "") + " (change in the sidebar's Export settings)")
+    fmts = export.formats_for(name)
+    cols = st.columns(4)
+    for i, fmt in enumerate(fmts):
+        cols[i % 4].download_button(
+            FORMAT_LABELS[fmt], data=_deferred(name, params, fmt, opts), file_name=f"{name}.{fmt}",
+            mime=export.MIME[fmt], key=f"{key}.dl.{fmt}", on_click="ignore")
+    st.markdown("**Copy as code**")
+    st.code(code_snippet(name, params), language="python")
+
+
+def _deferred(name: str, params: dict[str, object], fmt: str, opts: export.ExportOptions) -> Callable[[], Any]:
+    def make() -> bytes:
+        return export.export_figure(name, params, fmt, opts)
+
+    return make

@@ -1,0 +1,277 @@
+"""Control specifications: what a page's controls are, how they read from and write to the URL.
+
+Each ``Param`` knows its default, its valid values, how to parse a query-string value (``parse`` raises
+``ValueError`` for anything invalid: text, NaN, infinities, out-of-range or off-step numbers, unknown
+options, empty strings) and how to draw its Streamlit widget. Parsing needs no streamlit, so it is
+tested directly; only ``render`` touches streamlit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+_INT_RE = re.compile(r"^[+-]?\d{1,18}$")
+_FLOAT_RE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?$")
+MAX_URL_VALUE = 2000
+
+
+def _number(raw: str) -> float:
+    text = raw.strip()
+    if not text or len(text) > 40 or not _FLOAT_RE.match(text):
+        raise ValueError("not a number")
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("not a finite number")
+    return value
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}" if abs(x) < 1e6 else f"{x:.0e}".replace("e+0", "e").replace("e+", "e")
+
+
+@dataclass(frozen=True)
+class Param:
+    """A control: ``name`` is its URL key, ``label`` what the learner reads next to it."""
+
+    name: str
+    label: str
+    default: Any
+    help: str | None = None
+
+    def parse(self, raw: str) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def to_url(self, value: Any) -> str:
+        return str(value)
+
+    def valid_text(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def to_widget(self, value: Any) -> Any:
+        return value
+
+    def from_widget(self, value: Any) -> Any:
+        return value
+
+    def render(self, st: Any, key: str) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Int(Param):
+    lo: int = 0
+    hi: int = 100
+    step: int = 1
+    widget: str = "slider"  # or "number"
+
+    def parse(self, raw: str) -> int:
+        text = raw.strip()
+        if not _INT_RE.match(text):
+            raise ValueError("not an integer")
+        value = int(text)
+        if not self.lo <= value <= self.hi or (value - self.lo) % self.step:
+            raise ValueError("out of range")
+        return value
+
+    def valid_text(self) -> str:
+        step = f" in steps of {self.step}" if self.step != 1 else ""
+        return f"an integer from {self.lo} to {self.hi}{step}"
+
+    def render(self, st: Any, key: str) -> None:
+        if self.widget == "number":
+            st.number_input(self.label, self.lo, self.hi, step=self.step, key=key, help=self.help)
+        else:
+            st.slider(self.label, self.lo, self.hi, step=self.step, key=key, help=self.help)
+
+
+@dataclass(frozen=True)
+class Float(Param):
+    lo: float = 0.0
+    hi: float = 1.0
+    step: float = 0.01
+    widget: str = "slider"  # or "number"
+
+    def parse(self, raw: str) -> float:
+        value = _number(raw)
+        if not self.lo <= value <= self.hi:
+            raise ValueError("out of range")
+        snapped = self.lo + round((value - self.lo) / self.step) * self.step
+        return float(min(max(round(snapped, 10), self.lo), self.hi))
+
+    def to_url(self, value: float) -> str:
+        return f"{value:g}"
+
+    def valid_text(self) -> str:
+        return f"a number from {_fmt(self.lo)} to {_fmt(self.hi)}"
+
+    def render(self, st: Any, key: str) -> None:
+        if self.widget == "number":
+            st.number_input(self.label, float(self.lo), float(self.hi), step=float(self.step), key=key,
+                            help=self.help)
+        else:
+            st.slider(self.label, float(self.lo), float(self.hi), step=float(self.step), key=key,
+                      help=self.help)
+
+
+def log_grid(lo: float, hi: float, extra: Sequence[float] = ()) -> tuple[float, ...]:
+    """Nice log-spaced values (1, 2, 5 per decade) from lo to hi, plus ``extra`` values, sorted."""
+    values = set(extra) | {lo, hi}
+    for exp in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1):
+        for mant in (1, 2, 5):
+            v = mant * 10.0**exp
+            if lo <= v <= hi:
+                values.add(float(v))
+    return tuple(sorted(float(v) for v in values if lo <= v <= hi))
+
+
+@dataclass(frozen=True)
+class LogFloat(Param):
+    """A positive number on a log scale: a select-slider over 1-2-5 values per decade (plus extras)."""
+
+    lo: float = 1.0
+    hi: float = 1e7
+    extra: tuple[float, ...] = ()
+    options: tuple[float, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", log_grid(self.lo, self.hi, (self.default, *self.extra)))
+
+    def snap(self, value: float) -> float:
+        return min(self.options, key=lambda o: abs(math.log(o) - math.log(value)))
+
+    def parse(self, raw: str) -> float:
+        value = _number(raw)
+        if not self.lo <= value <= self.hi:
+            raise ValueError("out of range")
+        return self.snap(value)
+
+    def to_url(self, value: float) -> str:
+        return f"{value:g}"
+
+    def valid_text(self) -> str:
+        return f"a number from {_fmt(self.lo)} to {_fmt(self.hi)}"
+
+    def render(self, st: Any, key: str) -> None:
+        st.select_slider(self.label, options=list(self.options), key=key, help=self.help, format_func=_short)
+
+
+def _short(x: float) -> str:
+    for unit, div in (("M", 1e6), ("k", 1e3)):
+        if x >= div:
+            q = x / div
+            return f"{q:g}{unit}" if q == round(q, 2) else f"{x:g}"
+    return f"{x:g}"
+
+
+@dataclass(frozen=True)
+class Choice(Param):
+    options: Mapping[str, str] = field(default_factory=dict)  # value -> label
+    widget: str = "auto"  # "radio", "select" or "auto" (radio for <= 4 options)
+
+    def parse(self, raw: str) -> str:
+        if raw not in self.options:
+            raise ValueError("unknown option")
+        return raw
+
+    def valid_text(self) -> str:
+        return "one of " + ", ".join(self.options)
+
+    def render(self, st: Any, key: str) -> None:
+        opts = list(self.options)
+        fmt = self.options.__getitem__
+        if self.widget == "radio" or (self.widget == "auto" and len(opts) <= 4):
+            st.radio(self.label, opts, key=key, format_func=fmt, horizontal=True, help=self.help)
+        else:
+            st.selectbox(self.label, opts, key=key, format_func=fmt, help=self.help)
+
+
+@dataclass(frozen=True)
+class Multi(Param):
+    options: Mapping[str, str] = field(default_factory=dict)
+
+    def parse(self, raw: str) -> tuple[str, ...]:
+        items = tuple(dict.fromkeys(x.strip() for x in raw.split(",") if x.strip()))
+        if not items or any(x not in self.options for x in items):
+            raise ValueError("unknown option")
+        return items
+
+    def to_url(self, value: Sequence[str]) -> str:
+        return ",".join(value)
+
+    def valid_text(self) -> str:
+        return "a comma-separated list of " + ", ".join(self.options)
+
+    def to_widget(self, value: Sequence[str]) -> list[str]:
+        return list(value)
+
+    def from_widget(self, value: Sequence[str]) -> tuple[str, ...]:
+        return tuple(value)
+
+    def render(self, st: Any, key: str) -> None:
+        st.multiselect(self.label, list(self.options), key=key, format_func=self.options.__getitem__,
+                       help=self.help)
+
+
+@dataclass(frozen=True)
+class Bool(Param):
+    def parse(self, raw: str) -> bool:
+        text = raw.strip().lower()
+        if text in ("1", "true", "on", "yes"):
+            return True
+        if text in ("0", "false", "off", "no"):
+            return False
+        raise ValueError("not a boolean")
+
+    def to_url(self, value: bool) -> str:
+        return "1" if value else "0"
+
+    def valid_text(self) -> str:
+        return "1 or 0"
+
+    def render(self, st: Any, key: str) -> None:
+        st.toggle(self.label, key=key, help=self.help)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class Text(Param):
+    """Free text (shown back only as plain text). Control characters are removed; length is capped."""
+
+    max_chars: int = 400
+    area: bool = False
+
+    def parse(self, raw: str) -> str:
+        text = _CONTROL.sub("", raw)
+        if len(text) > self.max_chars:
+            raise ValueError("too long")
+        return text
+
+    def valid_text(self) -> str:
+        return f"text of at most {self.max_chars} characters"
+
+    def from_widget(self, value: str) -> str:
+        return _CONTROL.sub("", value or "")[: self.max_chars]
+
+    def render(self, st: Any, key: str) -> None:
+        widget = st.text_area if self.area else st.text_input
+        widget(self.label, key=key, max_chars=self.max_chars, help=self.help)
+
+
+def parse_or_default(param: Param, raw: str | None) -> tuple[Any, str | None]:
+    """The value for ``raw`` (a query-string value or None) and a warning if it had to fall back."""
+    if raw is None:
+        return param.default, None
+    try:
+        if len(raw) > MAX_URL_VALUE:
+            raise ValueError("too long")
+        return param.parse(raw), None
+    except ValueError:
+        default = param.to_url(param.default) if not isinstance(param, Text) else "the example text"
+        return param.default, (f"URL parameter `{param.name}` had an invalid value and was ignored; "
+                               f"using the default ({default}). Valid: {param.valid_text()}.")

@@ -1,0 +1,50 @@
+"""Helpers for AppTest tests of the app's pages.
+
+``run_page("pages/2_Sinusoidal.py", query={"d": "64"})`` runs a page script from the repo root (so
+``import posviz`` works wherever pytest was started) with the given query string and returns the
+finished ``AppTest``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+GARBAGE = ["abc", "nan", "NaN", "inf", "-inf", "-1", "1e309", "", "99999999999999999999999",
+           "<script>alert(1)</script>", "1.5.5", "  "]
+
+
+def run_page(path: str, query: Mapping[str, str] | None = None, timeout: float = 90) -> AppTest:
+    """Run ``path`` (relative to the repo root) once with ``query`` and return the AppTest."""
+    os.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / path), default_timeout=timeout)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def assert_clean(at: AppTest) -> None:
+    """No exception and no st.error element on the page."""
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value for e in at.get("error")]
+    assert not errors, errors
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    """The plotly figure dicts of every chart on the page, in page order."""
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def warnings_text(at: AppTest) -> str:
+    """All warning texts of the page, joined by newlines."""
+    return "\n".join(str(w.value) for w in at.warning)
+
+
+def page_paths() -> list[str]:
+    """Every page script of the app, the home page first."""
+    return ["app.py"] + sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))

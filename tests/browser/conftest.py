@@ -1,0 +1,154 @@
+"""Browser-test fixtures: a real ``streamlit run app.py`` and Playwright driving Debian's chromium.
+
+Without a chromium on PATH the browser tests skip, unless ``POSVIZ_REQUIRE_BROWSER=1`` (set by
+.ci/run), in which case they fail: CI must never pass by skipping them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
+
+
+def _chromium() -> str | None:
+    return os.environ.get("BROWSER_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _need_browser() -> None:
+    if _chromium() is None:
+        msg = "Debian's chromium is not installed (apt-get install chromium)"
+        if os.environ.get("POSVIZ_REQUIRE_BROWSER") == "1":
+            pytest.fail(msg + " and POSVIZ_REQUIRE_BROWSER=1")
+        pytest.skip(msg)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(script: str = "app.py", port: int | None = None) -> tuple[subprocess.Popen, str]:
+    """Start ``streamlit run script`` on loopback and wait until it answers; return (process, url)."""
+    port = port or _free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+           "--server.headless", "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none", "--global.developmentMode", "false"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("streamlit did not start within 60 s")
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """A real streamlit server running app.py, shared by the whole test session."""
+    _need_browser()
+    proc, url = start_server()
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    """A fresh Playwright page (1280×900, downloads accepted)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
+
+
+def page_url(app_url: str, name: str, **query: object) -> str:
+    """The URL of page ``name`` (e.g. "Sinusoidal", "RoPE"; "" for home) with a query string."""
+    q = urllib.parse.urlencode(query)
+    return f"{app_url}/{name}" + (f"?{q}" if q else "")
+
+
+def wait_idle(page: object, settle_ms: int = 300, charts: bool = True) -> None:
+    """Wait until the script has finished running and (with ``charts``) at least one chart is drawn
+    and every chart on the page has been drawn."""
+    page.wait_for_selector("[data-testid=stApp]", state="attached")
+    page.wait_for_timeout(150)
+    page.wait_for_selector(IDLE, state="attached")
+    if charts:
+        page.wait_for_function(
+            "() => { const c = [...document.querySelectorAll('[data-testid=stPlotlyChart]')];"
+            " return c.length > 0 && c.every(x => x.querySelector('.js-plotly-plot .main-svg')); }")
+    page.wait_for_timeout(settle_ms)
+
+
+def open_page(page: object, app_url: str, name: str, charts: bool = True, **query: object) -> None:
+    """Open page ``name`` with ``query`` and wait until it is idle (and its charts are drawn)."""
+    page.goto(page_url(app_url, name, **query))
+    wait_idle(page, charts=charts)
+
+
+def chart_traces(page: object, index: int = 0) -> list[dict]:
+    """The data of chart ``index`` as drawn by plotly.js (typed arrays decoded): [{type, name, x, y, z}]."""
+    return page.evaluate(
+        """(i) => {
+            const plot = document.querySelectorAll('.js-plotly-plot')[i];
+            const arr = (a) => a == null ? null : Array.from(a, v => (v != null && typeof v === 'object'
+                && v.length !== undefined) ? Array.from(v) : v);
+            return plot._fullData.map(t => ({type: t.type, name: t.name ?? null, x: arr(t.x), y: arr(t.y),
+                                             z: arr(t.z)}));
+        }""", index)
+
+
+def chart_count(page: object) -> int:
+    return page.locator(".js-plotly-plot").count()
+
+
+def error_elements(page: object) -> list[str]:
+    """Texts of exception and st.error elements on the page (should be empty)."""
+    loc = page.locator("[data-testid=stException], [data-testid=stAlertContentError]")
+    return [loc.nth(i).inner_text() for i in range(loc.count())]
+
+
+def move_slider(page: object, label: str, steps: int = 1) -> None:
+    """Focus the slider named ``label`` and press the arrow key ``steps`` times (negative = left)."""
+    slider = page.get_by_role("slider", name=label).first
+    slider.focus()
+    key = "ArrowRight" if steps > 0 else "ArrowLeft"
+    for _ in range(abs(steps)):
+        slider.press(key)
+    wait_idle(page)

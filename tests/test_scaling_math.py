@@ -1,0 +1,479 @@
+"""posviz.scaling against transformers 5.23 (ROPE_INIT_FUNCTIONS and the per-model defaults), the golden
+values of reference/formulas.md §5, independent closed forms, and hostile input."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import math
+import time
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from posviz import scaling as sc
+
+RTOL = 1e-5
+
+transformers = pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+logging.getLogger("transformers").setLevel(logging.ERROR)
+
+
+def _hf(config_kwargs: dict, seq_len=None, model: str = "llama"):
+    """(inv_freq float64, attention_factor) from transformers for a config given as kwargs."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if model == "neox":
+            from transformers import GPTNeoXConfig
+            from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding as Rot
+            cfg = GPTNeoXConfig(**config_kwargs)
+        else:
+            from transformers import LlamaConfig
+            from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding as Rot
+            cfg = LlamaConfig(**config_kwargs)
+        rope_type = cfg.rope_parameters["rope_type"]
+        if rope_type == "default":
+            inv, a = Rot.compute_default_rope_parameters(cfg)
+        else:
+            inv, a = ROPE_INIT_FUNCTIONS[rope_type](cfg, "cpu", seq_len=seq_len)
+    return inv.double().numpy(), float(a)
+
+
+def _base(d: int, **extra) -> dict:
+    return dict(hidden_size=8 * d, num_attention_heads=8, head_dim=d, num_hidden_layers=1, **extra)
+
+
+def _close(ours, theirs):
+    (a, A), (b, B) = ours, theirs
+    assert a.shape == b.shape
+    np.testing.assert_allclose(a, b, rtol=RTOL, atol=0)
+    assert pytest.approx(B, rel=RTOL) == A
+
+
+# ---------------------------------------------------------------- transformers conformance grid
+
+DIMS = (32, 64, 128)
+BASES = (10000.0, 500000.0)
+
+
+@pytest.mark.parametrize("d,b", list(itertools.product(DIMS, BASES)))
+def test_default_matches_llama(d, b):
+    cfg = _base(d, max_position_embeddings=4096, rope_parameters={"rope_type": "default", "rope_theta": b})
+    _close(sc.inv_freq_from_config(json.loads(json.dumps(cfg))), _hf(cfg))
+
+
+@pytest.mark.parametrize("prf", [0.25, 0.5, 1.0])
+def test_default_partial_rotary_matches_gpt_neox(prf):
+    cfg = dict(hidden_size=512, num_attention_heads=4, num_hidden_layers=1, max_position_embeddings=2048,
+               rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": prf})
+    ours = sc.inv_freq_from_config(cfg)
+    assert ours[0].shape == (int(128 * prf) // 2,)
+    _close(ours, _hf(cfg, model="neox"))
+
+
+@pytest.mark.parametrize("d,b,s,prf", list(itertools.product(DIMS, BASES, (1.0, 2.0, 8.0, 32.0), (0.5, 1.0))))
+def test_linear_matches(d, b, s, prf):
+    cfg = _base(d, max_position_embeddings=4096,
+                rope_parameters={"rope_type": "linear", "rope_theta": b, "factor": s, "partial_rotary_factor": prf})
+    _close(sc.inv_freq_from_config(cfg), _hf(cfg))
+
+
+@pytest.mark.parametrize("d,s,L,seq", list(itertools.product(DIMS, (1.0, 2.0, 4.0, 16.0), (2048, 8192),
+                                                             (None, 100, 4096, 65536))))
+def test_dynamic_matches(d, s, L, seq):
+    cfg = _base(d, max_position_embeddings=L, rope_parameters={"rope_type": "dynamic", "rope_theta": 10000.0,
+                                                                "factor": s})
+    _close(sc.inv_freq_from_config(cfg, seq), _hf(cfg, seq))
+
+
+YARN_GRID = list(itertools.product(
+    (32, 64, 128),                      # d
+    (10000.0, 1e6),                     # base
+    (2.0, 16.0, 40.0),                  # factor
+    (256, 2048, 131072),                # original L (256: low == high; 131072: high clamped at d - 1)
+    ((32, 1), (0, 0), (4, 2), (64, 0.5)),  # (beta_fast, beta_slow); 0 -> transformers' `or` default
+    (True, False),                      # truncate
+))
+
+
+@pytest.mark.parametrize("d,b,s,L,betas,trunc", YARN_GRID)
+def test_yarn_matches(d, b, s, L, betas, trunc):
+    bf, bs = betas
+    cfg = _base(d, max_position_embeddings=int(s * L),
+                rope_parameters={"rope_type": "yarn", "rope_theta": b, "factor": s,
+                                 "original_max_position_embeddings": L, "beta_fast": bf, "beta_slow": bs,
+                                 "truncate": trunc})
+    _close(sc.inv_freq_from_config(cfg), _hf(cfg))
+
+
+@pytest.mark.parametrize("extra", [
+    {"mscale": 0.707, "mscale_all_dim": 0.707},
+    {"mscale": 1.0, "mscale_all_dim": 1.0},
+    {"mscale": 1.0, "mscale_all_dim": 0.707},
+    {"mscale": 0.707},                        # only one given: ignored
+    {"attention_factor": 0.8},                # given: used as is
+    {"attention_factor": 1.5, "mscale": 1.0, "mscale_all_dim": 0.5},
+    {"partial_rotary_factor": 0.5},
+])
+def test_yarn_attention_factor_variants_match(extra):
+    cfg = _base(64, max_position_embeddings=163840,
+                rope_parameters={"rope_type": "yarn", "rope_theta": 10000.0, "factor": 40.0,
+                                 "original_max_position_embeddings": 4096, **extra})
+    _close(sc.inv_freq_from_config(cfg), _hf(cfg))
+
+
+def test_yarn_factor_inferred_from_lengths():
+    cfg = _base(64, max_position_embeddings=65536,
+                rope_parameters={"rope_type": "yarn", "rope_theta": 10000.0, "factor": None,
+                                 "original_max_position_embeddings": 4096})
+    ours = sc.inv_freq_from_config(cfg)
+    _close(ours, _hf(cfg))
+    assert ours[1] == pytest.approx(0.1 * math.log(16) + 1)
+
+
+@pytest.mark.parametrize("d,s,L,lo,hi", list(itertools.product((64, 128), (8.0, 32.0), (8192, 2048),
+                                                              (1.0, 2.0), (4.0, 8.0))))
+def test_llama3_matches(d, s, L, lo, hi):
+    cfg = _base(d, max_position_embeddings=int(s * L),
+                rope_parameters={"rope_type": "llama3", "rope_theta": 500000.0, "factor": s,
+                                 "original_max_position_embeddings": L, "low_freq_factor": lo,
+                                 "high_freq_factor": hi})
+    _close(sc.inv_freq_from_config(cfg), _hf(cfg))
+
+
+@pytest.mark.parametrize("seq,factor", list(itertools.product((None, 100, 4096, 4097, 100000), (None, 8.0))))
+def test_longrope_matches(seq, factor):
+    rng = np.random.default_rng(3)
+    short = [float(x) for x in 1 + rng.random(32)]
+    long = [float(x) for x in np.sort(1 + 30 * rng.random(32))]
+    params = {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": short, "long_factor": long,
+              "original_max_position_embeddings": 4096}
+    if factor is not None:
+        params["factor"] = factor
+    cfg = _base(64, max_position_embeddings=131072, rope_parameters=params)
+    _close(sc.inv_freq_from_config(cfg, seq), _hf(cfg, seq))
+
+
+@pytest.mark.parametrize("spelling", ["type", "rope_type"])
+@pytest.mark.parametrize("scaling", [
+    {"factor": 4.0, "_t": "linear"},
+    {"factor": 2.0, "_t": "dynamic"},
+    {"factor": 16.0, "original_max_position_embeddings": 2048, "beta_fast": 16, "_t": "yarn"},
+    {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192,
+     "_t": "llama3"},
+])
+def test_transformers4_spelling_matches(spelling, scaling):
+    """Top-level rope_theta + rope_scaling with "type" or "rope_type" (transformers 4 files)."""
+    block = {k: v for k, v in scaling.items() if k != "_t"}
+    block[spelling] = scaling["_t"]
+    cfg = _base(64, max_position_embeddings=65536, rope_theta=50000.0, rope_scaling=block)
+    ours = sc.inv_freq_from_config(json.loads(json.dumps(cfg)))
+    theirs = _hf(dict(cfg, rope_scaling=dict(block)))
+    _close(ours, theirs)
+    # and the transformers-5 spelling of the same config gives the same numbers
+    v5 = _base(64, max_position_embeddings=65536,
+               rope_parameters={**{k: v for k, v in block.items() if k != spelling},
+                                "rope_type": scaling["_t"], "rope_theta": 50000.0})
+    np.testing.assert_array_equal(sc.inv_freq_from_config(v5)[0], ours[0])
+
+
+def test_top_level_original_length_wins_like_transformers():
+    cfg = _base(64, max_position_embeddings=65536, original_max_position_embeddings=2048,
+                rope_parameters={"rope_type": "yarn", "rope_theta": 10000.0, "factor": 8.0,
+                                 "original_max_position_embeddings": 8192})
+    _close(sc.inv_freq_from_config(cfg), _hf(cfg))
+
+
+# ---------------------------------------------------------------- static NTK, golden values, closed forms
+
+
+@pytest.mark.parametrize("d,alpha,L", list(itertools.product((32, 64, 128), (1.0, 2.0, 8.0, 16.0), (2048, 4096))))
+def test_ntk_equals_dynamic_at_alpha_times_length(d, alpha, L):
+    """formulas.md §5.2 recipe: static NTK == transformers' dynamic with factor 1 at seq_len = alpha·L."""
+    ours = sc.inv_freq_from_config({"head_dim": d, "max_position_embeddings": L,
+                                    "rope_parameters": {"rope_type": "ntk", "rope_theta": 1e4, "factor": alpha}})
+    cfg = _base(d, max_position_embeddings=L, rope_parameters={"rope_type": "dynamic", "rope_theta": 1e4,
+                                                                "factor": 1.0})
+    _close(ours, _hf(cfg, int(alpha * L)))
+
+
+def test_ntk_golden_bases():
+    assert sc.ntk_base(64, 1e4, 8) == pytest.approx(85550.4, rel=1e-6)
+    assert sc.ntk_base(128, 1e4, 8) == pytest.approx(82684.6, rel=1e-6)
+    theta, _ = sc.ntk_inv_freq(64, 1e4, 8)
+    assert theta[0] == 1.0 and theta[-1] == pytest.approx(sc.inv_freq(64, 1e4)[-1] / 8, rel=1e-12)
+
+
+def test_golden_linear_and_dynamic():
+    inv, A = sc.linear_inv_freq(64, 1e4, 4)
+    assert (inv[0], inv[16], A) == (0.25, pytest.approx(2.5e-3), 1.0)
+    assert inv[31] == pytest.approx(3.333804e-5, rel=1e-6)
+    inv, _ = sc.dynamic_inv_freq(64, 1e4, 4, 2048, 4096)
+    assert sc.dynamic_alpha(4, 2048, 4096) == 5
+    assert inv[31] == pytest.approx(2.667043e-5, rel=1e-6)
+    inv, _ = sc.default_inv_freq(64)
+    assert inv[1] == pytest.approx(0.749894, rel=1e-6) and inv[31] == pytest.approx(1.333522e-4, rel=1e-6)
+
+
+def test_golden_yarn():
+    assert sc.yarn_correction_range(64, 1e4, 2048) == (8.0, 21.0)
+    low, high = sc.yarn_correction_range(64, 1e4, 2048, truncate=False)
+    assert (low, high) == (pytest.approx(8.064, abs=1e-3), pytest.approx(20.105, abs=1e-3))
+    inv, A = sc.yarn_inv_freq(64, 1e4, 16, 2048)
+    assert inv[16] == pytest.approx(4.230769e-3, rel=1e-6) and pytest.approx(1.277259, rel=1e-6) == A
+    inv, A = sc.yarn_inv_freq(64, 1e4, 16, 2048, truncate=False)
+    assert inv[16] == pytest.approx(3.821215e-3, rel=1e-6)
+    inv, A = sc.yarn_inv_freq(64, 1e4, 40, 4096, mscale=0.707, mscale_all_dim=0.707)
+    assert A == 1.0 and inv[16] == pytest.approx(5.5e-3, rel=0.01)
+    # raw correction dims for other shapes
+    assert sc.yarn_correction_dim(32, 96, 1e4, 2048) == pytest.approx(12.096, abs=1e-3)
+    assert sc.yarn_correction_dim(1, 96, 1e4, 2048) == pytest.approx(30.158, abs=1e-3)
+    assert sc.yarn_correction_dim(32, 128, 1e4, 4096) == pytest.approx(20.945, abs=1e-3)
+    assert sc.yarn_correction_dim(1, 128, 1e4, 4096) == pytest.approx(45.027, abs=1e-3)
+    # the §5.4 table: code weight vs paper gamma
+    w_code = sc.yarn_extrapolation_weight(64, 1e4, 2048)
+    w_paper = sc.yarn_extrapolation_weight(64, 1e4, 2048, ramp="paper")
+    table = {8: (1.000, 1.000), 10: (0.846, 0.559), 12: (0.692, 0.300), 14: (0.538, 0.155),
+             16: (0.385, 0.073), 18: (0.231, 0.027), 20: (0.077, 0.001), 21: (0.0, 0.0)}
+    for i, (code, paper) in table.items():
+        assert w_code[i] == pytest.approx(code, abs=1e-3)
+        assert w_paper[i] == pytest.approx(paper, abs=1e-3)
+    # surprise 2: high clamped to d - 1, so the last pair keeps weight on extrapolation
+    w = sc.yarn_extrapolation_weight(64, 1e4, 131072)
+    assert w[31] == pytest.approx(0.31, abs=0.02)
+
+
+def test_golden_deepseek_and_longrope():
+    assert sc.deepseek_softmax_multiplier(40, 0.707) == pytest.approx(1.589626, rel=1e-6)
+    assert sc.deepseek_softmax_multiplier(40, 1.0) == pytest.approx(1.873854, rel=1e-6)
+    assert sc.longrope_attention_factor(32, 4096) == pytest.approx(1.190238, rel=1e-6)
+    assert sc.get_mscale(0.5) == 1.0 and sc.get_mscale(1.0) == 1.0
+
+
+def test_golden_llama3():
+    theta = sc.inv_freq(128, 5e5)
+    new, A = sc.llama3_inv_freq(128, 5e5, 8, 8192, 1, 4)
+    ratio = theta / new
+    assert A == 1.0
+    assert np.sum(np.isclose(ratio, 1.0)) == 29 and np.sum(np.isclose(ratio, 8.0)) == 29
+    np.testing.assert_allclose(ratio[29:35], [1.2075, 1.5534, 2.0263, 2.6945, 3.6843, 5.2573], atol=1e-4)
+    assert new[63] == pytest.approx(3.068926e-7, rel=1e-6)
+
+
+def test_llama3_is_paper_yarn_without_temperature():
+    """Insight of formulas.md §5.5: Llama 3 == YaRN's paper ramp with alpha = low, beta = high, and A = 1."""
+    for d, b, L, lo, hi in [(128, 5e5, 8192, 1, 4), (64, 1e4, 2048, 2, 8)]:
+        l3, A3 = sc.llama3_inv_freq(d, b, 8, L, lo, hi)
+        ya, Ay = sc.yarn_inv_freq(d, b, 8, L, beta_fast=hi, beta_slow=lo, ramp="paper")
+        np.testing.assert_allclose(l3, ya, rtol=1e-12)
+        assert A3 == 1.0 and Ay > 1.2
+
+
+def test_method_registry_and_shapes():
+    for m in sc.METHODS:
+        inv, A = sc.scaled_inv_freq(m, 64, 1e4, 8, 4096)
+        theta = sc.inv_freq(64, 1e4)
+        assert inv.shape == (32,) and np.all(np.isfinite(inv)) and A >= 1
+        ratio = theta / inv
+        # every method keeps ratios within [1, s·alpha-ish]: never faster than the original
+        assert np.all(ratio >= 1 - 1e-12)
+    assert np.allclose(sc.scaled_inv_freq("linear", 64, 1e4, 8, 4096)[0], sc.inv_freq(64, 1e4) / 8)
+    assert sc.parse_methods("linear, yarn,linear") == ("linear", "yarn")
+    with pytest.raises(ValueError, match="methods"):
+        sc.parse_methods("linear,bogus")
+
+
+def test_unseen_angles_flags_only_slow_pairs_that_grow():
+    theta = sc.inv_freq(64, 1e4)
+    seen, target, flag = sc.unseen_angles(64, 1e4, 8, 4096, theta)     # no scaling: every slow pair flagged
+    assert np.array_equal(flag, seen < 2 * np.pi) and flag.sum() > 0
+    _, _, flag_pi = sc.unseen_angles(64, 1e4, 8, 4096, theta / 8)      # PI: L'·θ/s == L·θ, nothing unseen
+    assert not flag_pi.any()
+    np.testing.assert_allclose(target, 8 * seen)
+
+
+def test_scores_and_entropy():
+    theta = sc.inv_freq(64, 1e4)
+    s = sc.rope_scores(theta, np.arange(5))
+    assert s[0] == pytest.approx(1.0)
+    np.testing.assert_allclose(s, [np.cos(k * theta).mean() for k in range(5)])
+    r = sc.rope_scores(theta, np.arange(3), qk="random", seed=1)
+    assert r[0] == pytest.approx(1.0) and np.all(np.isfinite(r))
+    lengths = np.array([16, 256, 4096])
+    h1 = sc.attention_entropy(theta, lengths, 1.0)
+    h2 = sc.attention_entropy(theta, lengths, 1.6)
+    assert np.all(h1 <= np.log(lengths) + 1e-9) and np.all(h2 < h1)
+    # exact for n <= n_keys: direct softmax entropy
+    n = 16
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((32, 2))
+    k = 0.5 * q + math.sqrt(0.75) * rng.standard_normal((32, 2))
+    h = (q[:, 0] + 1j * q[:, 1]) * np.conj(k[:, 0] + 1j * k[:, 1])
+    z = np.array([np.real(h * np.exp(1j * j * theta)).sum() for j in range(n)]) / 8.0
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    assert h1[0] == pytest.approx(-(p * np.log(p)).sum(), rel=1e-9)
+
+
+def test_speed_per_pair_at_extreme_sizes():
+    t0 = time.perf_counter()
+    for m in sc.METHODS:
+        sc.scaled_inv_freq(m, 256, 1e7, 8, 131072)
+    theta, _ = sc.scaled_inv_freq("yarn", 256, 1e4, 8, 131072)
+    sc.unseen_angles(256, 1e4, 8, 131072, theta)
+    assert time.perf_counter() - t0 < 0.05
+
+
+# ---------------------------------------------------------------- invalid configs and hostile input
+
+
+@pytest.mark.parametrize("cfg,key", [
+    ([1, 2], "config"),
+    ({"head_dim": 64, "rope_scaling": {"type": "yarn", "factor": 4}}, "original_max_position_embeddings"),
+    ({"head_dim": 64, "rope_scaling": {"type": "linear"}}, "rope_scaling.factor"),
+    ({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": "4"}}, "rope_scaling.factor"),
+    ({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 0.5}}, "rope_scaling.factor"),
+    ({"head_dim": 64, "rope_scaling": {"type": "warp", "factor": 2}}, "rope_type"),
+    ({"head_dim": 64, "rope_scaling": {"type": 3}}, "rope_type"),
+    ({"head_dim": 64, "rope_scaling": "yarn"}, "rope_scaling"),
+    ({"head_dim": 63}, "rotary dimension"),
+    ({"head_dim": 64, "partial_rotary_factor": 0.3}, "rotary dimension"),
+    ({"head_dim": 64, "partial_rotary_factor": 2}, "partial_rotary_factor"),
+    ({"rope_theta": 1e4}, "head_dim"),
+    ({"head_dim": 64, "rope_theta": -5}, "rope_theta"),
+    ({"head_dim": 64, "rope_theta": True}, "rope_theta"),
+    ({"head_dim": 64, "rope_parameters": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 1024,
+                                          "truncate": "no"}}, "truncate"),
+    ({"head_dim": 64, "rope_parameters": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 1024,
+                                          "beta_fast": -1}}, "rope_parameters.beta_fast"),
+    ({"head_dim": 64, "rope_parameters": {"rope_type": "llama3", "factor": 8, "original_max_position_embeddings": 8192,
+                                          "low_freq_factor": 4, "high_freq_factor": 4}}, "high_freq_factor"),
+    ({"head_dim": 64, "rope_parameters": {"rope_type": "llama3", "factor": 8,
+                                          "original_max_position_embeddings": 8192}}, "low_freq_factor"),
+    ({"head_dim": 64, "max_position_embeddings": 8192,
+      "rope_parameters": {"rope_type": "longrope", "short_factor": [1.0] * 31, "long_factor": [1.0] * 32,
+                          "original_max_position_embeddings": 4096}}, "short_factor"),
+    ({"head_dim": 64, "max_position_embeddings": 8192,
+      "rope_parameters": {"rope_type": "longrope", "short_factor": [1.0] * 32, "long_factor": [1.0] * 31 + ["x"],
+                          "original_max_position_embeddings": 4096}}, "long_factor[31]"),
+    ({"head_dim": 64, "rope_parameters": {"rope_type": "dynamic", "factor": 2}}, "max_position_embeddings"),
+    ({"head_dim": 64, "rope_parameters": {"full_attention": {"rope_type": "default"},
+                                          "sliding_attention": {"rope_type": "default"}}}, "layer type"),
+    ({"head_dim": 64, "max_position_embeddings": 10**12}, "max_position_embeddings"),
+])
+def test_invalid_configs_name_the_key(cfg, key):
+    with pytest.raises(ValueError, match=key.replace("[", r"\[").replace("]", r"\]")):
+        sc.inv_freq_from_config(cfg)
+
+
+def test_beta_fast_zero_is_read_as_32_with_a_note():
+    base = {"head_dim": 64, "max_position_embeddings": 32768,
+            "rope_scaling": {"type": "yarn", "factor": 8, "original_max_position_embeddings": 4096}}
+    zero = json.loads(json.dumps(base))
+    zero["rope_scaling"]["beta_fast"] = 0
+    np.testing.assert_array_equal(sc.inv_freq_from_config(zero)[0], sc.inv_freq_from_config(base)[0])
+    assert any("beta_fast = 0" in n for n in sc.read_rope_config(zero).notes)
+
+
+@pytest.mark.parametrize("text,words", [
+    ("", "empty"),
+    ("{", "not valid JSON"),
+    ('{"a": 1,}', "line 1"),
+    ("[1, 2]", "JSON object"),
+    ('"hello"', "JSON object"),
+    ('{"rope_theta": NaN}', "NaN"),
+    ('{"rope_theta": Infinity}', "Infinity"),
+    ('{"rope_theta": 1e999}', "too large"),
+    ('{"x": ' + "1" * 5000 + "}", "number"),
+    ("[" * 100000, "nested"),
+    ('{"a": ' + '{"b": ' * 30 + "1" + "}" * 31, "nested"),
+    ("x" * 1_000_000, "limit"),
+])
+def test_parse_config_text_rejects_precisely_and_fast(text, words):
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=words):
+        sc.parse_config_text(text)
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_parse_config_text_brackets_inside_strings_are_not_nesting():
+    cfg = sc.parse_config_text('{"_name_or_path": "' + "[{" * 40 + '\\"x", "head_dim": 64}')
+    assert cfg["head_dim"] == 64
+
+
+_finite = st.floats(allow_nan=True, allow_infinity=True, width=64)
+_anything = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**12), _finite, st.text(max_size=5),
+                      st.lists(st.floats(0.5, 70), max_size=3))
+
+
+def _ok_or_named_value_error(fn, names):
+    try:
+        out = fn()
+    except ValueError as e:
+        assert any(n in str(e) for n in names), str(e)
+        return
+    arrays = out if isinstance(out, tuple) else (out,)
+    for a in arrays:
+        assert np.all(np.isfinite(np.asarray(a, dtype=float)))
+
+
+@settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(method=st.sampled_from(list(sc.METHODS) + ["nope"]), dim=_anything, base=_anything, factor=_anything,
+       L=_anything, bf=_anything, bs=_anything, lo=_anything, hi=_anything, ms=_anything, trunc=st.booleans())
+def test_fuzz_scaled_inv_freq(method, dim, base, factor, L, bf, bs, lo, hi, ms, trunc):
+    names = ("method", "dim", "base", "factor", "original_max_position_embeddings", "beta_fast", "beta_slow",
+             "low_freq_factor", "high_freq_factor", "mscale", "scale", "max_position_embeddings", "seq_len")
+    _ok_or_named_value_error(lambda: sc.scaled_inv_freq(
+        method, dim, base, factor, L, beta_fast=bf, beta_slow=bs, low_freq_factor=lo, high_freq_factor=hi,
+        mscale=ms, mscale_all_dim=ms, truncate=trunc), names)
+
+
+@settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(["default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "su", 7]),
+       spelling=st.sampled_from(["rope_parameters", "rope_scaling"]),
+       values=st.dictionaries(st.sampled_from(["factor", "rope_theta", "original_max_position_embeddings",
+                                               "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+                                               "attention_factor", "truncate", "low_freq_factor",
+                                               "high_freq_factor", "short_factor", "long_factor",
+                                               "partial_rotary_factor"]), _anything, max_size=8),
+       top=st.dictionaries(st.sampled_from(["head_dim", "hidden_size", "num_attention_heads",
+                                            "max_position_embeddings", "rope_theta", "qk_rope_head_dim"]),
+                           _anything, max_size=4),
+       seq=st.one_of(st.none(), st.integers(-5, 10**10)))
+def test_fuzz_inv_freq_from_config(kind, spelling, values, top, seq):
+    cfg = {"head_dim": 64, "max_position_embeddings": 8192, **top, spelling: {"type": kind, **values}}
+    try:
+        inv, A = sc.inv_freq_from_config(cfg, seq)
+    except ValueError as e:
+        assert str(e)
+        return
+    assert np.all(np.isfinite(inv)) and np.all(inv > 0) and math.isfinite(A)
+
+
+@settings(max_examples=150, deadline=2000)
+@given(text=st.one_of(st.text(max_size=200), st.from_regex(r"\{[\"a-z0-9:,\[\]{} .eE+-]{0,80}\}", fullmatch=True)))
+def test_fuzz_parse_config_text(text):
+    try:
+        cfg = sc.parse_config_text(text)
+    except ValueError:
+        return
+    assert isinstance(cfg, dict)
+
+
+@settings(max_examples=150, deadline=2000)
+@given(dim=_anything, base=_anything, L=_anything, bf=_anything, bs=_anything,
+       ramp=st.sampled_from(["code", "paper", "x"]), scale=_anything, m=_anything)
+def test_fuzz_helpers(dim, base, L, bf, bs, ramp, scale, m):
+    names = ("dim", "base", "original_max_position_embeddings", "beta_fast", "beta_slow", "ramp", "scale",
+             "mscale", "factor", "max_position_embeddings", "seq_len")
+    _ok_or_named_value_error(lambda: sc.yarn_extrapolation_weight(dim, base, L, bf, bs, True, ramp), names)
+    _ok_or_named_value_error(lambda: sc.get_mscale(scale, m), names)
+    _ok_or_named_value_error(lambda: sc.dynamic_base(dim, base, scale, L, None), names)
+    _ok_or_named_value_error(lambda: sc.rotations(dim, base, L), names)

@@ -221,6 +221,8 @@ def apply_rope(x: torch.Tensor, positions: torch.Tensor, inv_freq: torch.Tensor 
         raise ValueError("x must be a torch tensor of shape (..., T, dim)")
     if not torch.is_floating_point(x):
         raise ValueError(f"x must be a floating-point tensor; got {x.dtype}")
+    if not torch.isfinite(x).all():
+        raise ValueError("x must hold finite numbers only (no NaN or inf)")
     T, dim = x.shape[-2], x.shape[-1]
     theta = _array("inv_freq", inv_freq, max_len=MAX_DIM // 2, max_abs=1e6)
     if dim % 2 or theta.shape != (dim // 2,):

@@ -172,7 +172,7 @@ def rope_angle_heatmap(*, dim: int = 64, base: float = 10000.0, n_positions: int
                    hovertemplate="position m = %{x}<br>pair i = %{y}<br>m·θ_i mod 2π = %{z:.3f} rad"
                                  "<extra></extra>"),
         go.Scatter(x=_f32(lam[turn]), y=np.nonzero(turn)[0], mode="lines+markers",
-                   line=dict(color="#ffffff", dash="dash", width=1.5), marker=dict(size=4, color="#ffffff"),
+                   line=dict(color=COLORS[1], dash="dash", width=2), marker=dict(size=4, color=COLORS[1]),
                    name="first full turn (m = λ_i)",
                    hovertemplate="pair %{y} completes a turn at m = λ = %{x:.1f}<extra></extra>"),
     ])
@@ -238,8 +238,9 @@ def rope_score_grid(*, dim: int = 64, base: float = 10000.0, n_positions: int = 
         hovertemplate="query m = %{y}<br>key n = %{x}<br>score = %{z:.4f}<extra></extra>"))
     bug = " with q and k swapped (seed 000)" if swap else ""
     fig.update_layout(title=f"Score q_m·k_n, {LAYOUT_NAMES[layout]}{bug}" + _every(step),
-                      xaxis_title="key position n", yaxis=dict(title="query position m", autorange="reversed",
-                                                               scaleanchor="x"))
+                      xaxis=dict(title="key position n", constrain="domain"),
+                      yaxis=dict(title="query position m", autorange="reversed", scaleanchor="x",
+                                 constrain="domain"))
     return fig
 
 
@@ -323,28 +324,30 @@ def rope_pairing(*, dim: int = 16) -> go.Figure:
         for u, v in pairs_:
             mid, rad = (u + v) / 2, (v - u) / 2
             ax += list(mid - rad * np.cos(t)) + [np.nan]
-            ay += list(y0 + sgn * (0.06 + 0.25 * np.sin(t) * min(1.0, rad / max(1, h / 2)))) + [np.nan]
+            ay += list(y0 + sgn * (0.04 + np.sin(t) * (0.1 + 0.2 * min(1.0, rad / max(1, h / 2))))) + [np.nan]
         fig.add_trace(go.Scatter(x=_f32(ax), y=_f32(ay), mode="lines", line=dict(width=1.5, color=COLORS[0]),
                                  name=label, hoverinfo="skip"))
     ch = np.arange(d)
     show_text = d <= 32
     fig.add_trace(go.Scatter(
-        x=ch, y=np.ones(d), mode="markers+text" if show_text else "markers", text=[str(c) for c in ch],
-        textposition="top center", marker=dict(size=10 if d <= 64 else 6, color=ch // 2, colorscale=SEQUENTIAL,
+        x=ch, y=np.ones(d), mode="markers", marker=dict(size=10 if d <= 64 else 6, color=ch // 2, colorscale=SEQUENTIAL,
                                                cmin=0, cmax=max(1, h - 1)),
         customdata=ch // 2, name="interleaved channel",
         hovertemplate="interleaved channel %{x}<br>pair %{customdata}<extra></extra>"))
     fig.add_trace(go.Scatter(
-        x=ch, y=np.zeros(d), mode="markers+text" if show_text else "markers", text=[str(P[c]) for c in ch],
-        textposition="bottom center", marker=dict(size=10 if d <= 64 else 6, color=ch % h, colorscale=SEQUENTIAL,
+        x=ch, y=np.zeros(d), mode="markers", marker=dict(size=10 if d <= 64 else 6, color=ch % h, colorscale=SEQUENTIAL,
                                                   cmin=0, cmax=max(1, h - 1)),
         customdata=np.stack([ch % h, P], axis=1), name="half-split channel",
         hovertemplate="half-split channel %{x}<br>pair %{customdata[0]}<br>holds interleaved channel "
                       "%{customdata[1]}<extra></extra>"))
+    if show_text:
+        fig.add_trace(go.Scatter(x=np.concatenate([ch, ch]), y=np.concatenate([np.full(d, 1.4), np.full(d, -0.45)]),
+                                 mode="text", text=[str(c) for c in ch] + [str(P[c]) for c in ch],
+                                 hoverinfo="skip", name="channel labels"))
     fig.update_layout(
         title=f"Pairs in both layouts, d = {d}: same colour = same pair (labels below: P[j])",
         xaxis=dict(title="channel index", range=[-1, d]), showlegend=False, height=380,
-        yaxis=dict(tickvals=[0, 1], ticktext=["half-split", "interleaved"], range=[-0.55, 1.55],
+        yaxis=dict(tickvals=[0, 1], ticktext=["half-split", "interleaved"], range=[-0.6, 1.55],
                    zeroline=False, showgrid=False))
     return fig
 

@@ -11,6 +11,8 @@ itself is ``posviz.rope.apply_rope``; torch is imported only inside the function
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from posviz._validate import check_choice, check_float, check_int
@@ -190,12 +192,32 @@ def attention(T: int = 128, d: int = 64, base: float = 10000.0, seed: int = 0, m
     """The T×T softmax attention (rows: query m, columns: key n, positions 0..T-1) of seeded q, k.
 
     ``softmax_n(apply_kernel(rope_logits(q, k), mode))``, no causal mask (every key visible), float64.
+    Results are memoised (the figures of one view share them), so the array is read-only.
     """
     mode = check_choice("mode", mode, MODES)
     kern = _check_kernel(alpha1, alpha2, sigma1, sigma2)
+    T = check_int("T", T, 1, MAX_T)
+    d = check_int("d", d, 2, MAX_DIM, even=True)
+    base = check_float("base", base, 1.0, 1e12, lo_open=True)
+    seed = check_int("seed", seed, 0, MAX_SEED)
+    return _attention(T, d, base, seed, mode, kern)
+
+
+@lru_cache(maxsize=16)
+def _attention(T: int, d: int, base: float, seed: int, mode: str, kern: tuple[float, ...]) -> np.ndarray:
+    pos = np.arange(T, dtype=np.float64)
+    out = softmax(apply_kernel(_self_logits(T, d, base, seed), pos, pos, mode, *kern))  # (T, T)
+    out.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=4)
+def _self_logits(T: int, d: int, base: float, seed: int) -> np.ndarray:
     q, k = random_qk(T, d, seed)
-    pos = np.arange(q.shape[0], dtype=np.float64)
-    return softmax(apply_kernel(rope_logits(q, k, pos, pos, base), pos, pos, mode, *kern))  # (T, T)
+    pos = np.arange(T, dtype=np.float64)
+    out = rope_logits(q, k, pos, pos, base)  # (T, T)
+    out.setflags(write=False)
+    return out
 
 
 def mean_by_distance(matrix: np.ndarray) -> np.ndarray:

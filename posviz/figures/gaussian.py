@@ -1,3 +1,294 @@
-"""Figure builders for this lesson (filled in by its issue)."""
+"""Figures of the Gaussian-kernel RoPE lesson: the kernel, attention under the three modes, the shift
+check, and seed 002's pitfalls. All numbers come from ``posviz.gaussian``."""
 
-__all__: list[str] = []
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from posviz import gaussian as gk
+from posviz._validate import check_choice, check_int
+from posviz.figures._registry import figure
+from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
+
+__all__ = ["gaussian_kernel_curve", "gaussian_attention", "gaussian_attention_grid", "gaussian_envelope",
+           "gaussian_shift_check", "gaussian_mixed_layout", "gaussian_seed_broadcast", "gaussian_magnitude_only"]
+
+MODE_COLORS = {"rope": "#7f7f7f", "absolute": COLORS[3], "relative_mul": COLORS[1], "relative_log": COLORS[0]}
+SHORT = {"rope": "plain RoPE", "absolute": "(a) K(m)·K(n)", "relative_mul": "(b) ×K(m−n)",
+         "relative_log": "(c) +log K(|m−n|)"}
+LOG_FLOOR = -6.0  # colour floor of log10 attention weights (the log bias reaches 1e-30)
+SIDE_COMPARE = 200  # displayed side of each attention heatmap: 2 panels × 200² = 80k cells at most
+SIDE_GRID = 100     # four panels × 100² = 40k cells at most
+
+
+def _block_mean(a: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Average a (T, T) matrix over f×f blocks so that it is at most side×side: (z float32, starts, f).
+
+    Block means (not strided samples) keep the diagonal band visible and each row still sums to 1/f·...
+    the mean weight of its block.
+    """
+    T = a.shape[0]
+    f = max(1, math.ceil(T / side))
+    starts = np.arange(0, T, f)
+    sums = np.add.reduceat(np.add.reduceat(a, starts, axis=0), starts, axis=1)  # (B, B)
+    sizes = np.diff(np.append(starts, T)).astype(np.float64)  # (B,)
+    return (sums / np.outer(sizes, sizes)).astype(np.float32), starts, f
+
+
+def _kernel_args(alpha1: float, alpha2: float, sigma1: float, sigma2: float) -> dict[str, float]:
+    return dict(alpha1=alpha1, alpha2=alpha2, sigma1=sigma1, sigma2=sigma2)
+
+
+def _log_weights(a: np.ndarray) -> np.ndarray:
+    return np.log10(np.maximum(a, 10.0 ** LOG_FLOOR)).astype(np.float32)
+
+
+def _shown_note(T: int, f: int, side_shown: int) -> str:
+    return "" if f == 1 else f" (T = {T} shown as {side_shown}×{side_shown} block means of {f}×{f})"
+
+
+@figure("gaussian_kernel_curve")
+def gaussian_kernel_curve(*, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
+                          sigma2: float = 20.0, r_max: int = 0, log_y: bool = False) -> go.Figure:
+    """K(r) with its local (α1, σ1) and global (α2, σ2) terms, σ1 and σ2 marked on the distance axis."""
+    kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
+    gk.gaussian_kernel(0.0, **kern)  # validates before any layout work
+    if r_max <= 0:
+        r_max = int(min(max(math.ceil(3.2 * max(sigma1, sigma2)), 10), 2000))
+    r_max = min(int(r_max), 100_000)
+    r = np.linspace(0.0, r_max, 801)
+    local, wide = gk.kernel_components(r, **kern)
+    total = gk.gaussian_kernel(r, **kern)
+    fig = go.Figure()
+    r32 = r.astype(np.float32)
+    for y, name, color, dash, width in (
+            (local, f"local α1·exp(−r²/2σ1²), σ1 = {sigma1:g}", COLORS[1], "dash", 2),
+            (wide, f"global α2·exp(−r²/2σ2²), σ2 = {sigma2:g}", COLORS[2], "dash", 2),
+            (total, "K(r) = local + global", COLORS[0], "solid", 3)):
+        fig.add_scatter(x=r32, y=y.astype(np.float32), mode="lines", name=name,
+                        line=dict(color=color, dash=dash, width=width),
+                        hovertemplate="r=%{x:.1f}<br>%{y:.4g}<extra>" + name.split(" ")[0] + "</extra>")
+    for s, name, color in ((sigma1, "σ1", COLORS[1]), (sigma2, "σ2", COLORS[2])):
+        if s <= r_max:
+            fig.add_vline(x=s, line_dash="dot", line_color=color,
+                          annotation_text=f"{name} = {s:g}", annotation_position="top right")
+    fig.update_layout(title=f"Multi-scale Gaussian kernel: K(0) = α1 + α2 = {alpha1 + alpha2:g}",
+                      xaxis_title="distance r (tokens)", yaxis_title="K(r)",
+                      legend=dict(orientation="h", y=-0.25))
+    if log_y:
+        fig.update_yaxes(type="log", range=[-6, math.log10(max(alpha1 + alpha2, 1e-6)) + 0.2],
+                         title="K(r) (log scale)")
+    else:
+        fig.update_yaxes(range=[0, (alpha1 + alpha2) * 1.08])
+    return fig
+
+
+def _heatmap(a: np.ndarray, side: int, name: str, show_scale: bool) -> tuple[go.Heatmap, int, int]:
+    z, starts, f = _block_mean(a, side)
+    trace = go.Heatmap(
+        z=_log_weights(z), x=starts, y=starts, coloraxis="coloraxis", name=name, showscale=show_scale,
+        hovertemplate=f"{name}<br>query m=%{{y}}<br>key n=%{{x}}<br>log10 weight=%{{z:.2f}}<extra></extra>")
+    return trace, f, len(starts)
+
+
+def _attention_layout(fig: go.Figure) -> None:
+    fig.update_layout(coloraxis=dict(colorscale=SEQUENTIAL, cmin=LOG_FLOOR, cmax=0,
+                                     colorbar=dict(title="log10 weight")))
+    fig.update_yaxes(autorange="reversed", title_text="query position m")
+    fig.update_xaxes(title_text="key position n")
+
+
+@figure("gaussian_attention")
+def gaussian_attention(*, mode: str = "relative_log", T: int = 128, d: int = 64, base: float = 10000.0,
+                       seed: int = 0, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
+                       sigma2: float = 20.0) -> go.Figure:
+    """Softmax attention (T × T) of seeded q, k: plain RoPE beside the chosen mode, log colour scale."""
+    kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
+    modes = ("rope",) if check_choice("mode", mode, gk.MODES) == "rope" else ("rope", mode)
+    fig = make_subplots(rows=1, cols=len(modes), subplot_titles=[gk.MODE_LABELS[m] for m in modes],
+                        horizontal_spacing=0.08)
+    for col, m in enumerate(modes, start=1):
+        a = gk.attention(T, d, base, seed, m, **kern)
+        trace, f, shown = _heatmap(a, SIDE_COMPARE, SHORT[m], col == 1)
+        fig.add_trace(trace, row=1, col=col)
+    _attention_layout(fig)
+    fig.update_layout(title=f"Attention after softmax, T = {T}, d = {d}{_shown_note(T, f, shown)}")
+    return fig
+
+
+@figure("gaussian_attention_grid")
+def gaussian_attention_grid(*, T: int = 128, d: int = 64, base: float = 10000.0, seed: int = 0,
+                            alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
+                            sigma2: float = 20.0) -> go.Figure:
+    """The four attention matrices side by side: plain RoPE and modes (a), (b), (c)."""
+    kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
+    fig = make_subplots(rows=1, cols=4, subplot_titles=[SHORT[m] for m in gk.MODES], horizontal_spacing=0.04)
+    for col, m in enumerate(gk.MODES, start=1):
+        trace, f, shown = _heatmap(gk.attention(T, d, base, seed, m, **kern), SIDE_GRID, SHORT[m], col == 1)
+        fig.add_trace(trace, row=1, col=col)
+    _attention_layout(fig)
+    fig.update_yaxes(title_text="", col=2)
+    fig.update_yaxes(title_text="", col=3)
+    fig.update_yaxes(title_text="", col=4)
+    fig.update_xaxes(title_text="key n")
+    fig.update_layout(title=f"All four side by side{_shown_note(T, f, shown)}", height=380)
+    return fig
+
+
+@figure("gaussian_envelope")
+def gaussian_envelope(*, T: int = 128, d: int = 64, base: float = 10000.0, seed: int = 0,
+                      alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0, sigma2: float = 20.0,
+                      queries: tuple[int, ...] = (10, 40, 100)) -> go.Figure:
+    """Left: what each mode multiplies at distance Δ = m − n. Right: mean attention weight at distance |m − n|."""
+    kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
+    T = check_int("T", T, 2, gk.MAX_T)
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12, subplot_titles=[
+        "factor on the score at distance Δ", "mean attention weight at distance |m − n|"])
+    delta = np.arange(T, dtype=np.float64)
+    k = gk.gaussian_kernel(delta, **kern).astype(np.float32)
+    fig.add_scatter(x=delta, y=np.ones(T, np.float32), name="plain RoPE: ×1", mode="lines",
+                    line=dict(color=MODE_COLORS["rope"]), row=1, col=1,
+                    hovertemplate="Δ=%{x}<br>factor=%{y:.4g}<extra>plain RoPE</extra>")
+    fig.add_scatter(x=delta, y=k, name="(b), (c): K(Δ), the same for every query", mode="lines",
+                    line=dict(color=MODE_COLORS["relative_log"], width=3), row=1, col=1,
+                    hovertemplate="Δ=%{x}<br>K(Δ)=%{y:.4g}<extra>(b) ×logit, (c) ×weight</extra>")
+    for i, m in enumerate(queries[:6]):
+        m = check_int("queries", m, 0, 10**6)
+        dd = delta[delta <= m]
+        fac = (gk.gaussian_kernel(float(m), **kern) * gk.gaussian_kernel(m - dd, **kern)).astype(np.float32)
+        fig.add_scatter(x=dd, y=fac, mode="lines", name=f"(a): K(m)·K(m−Δ), query m = {m}", row=1, col=1,
+                        line=dict(color=MODE_COLORS["absolute"], dash=("dash", "dot", "dashdot")[i % 3]),
+                        hovertemplate=f"m={m}<br>Δ=%{{x}}<br>factor=%{{y:.4g}}<extra>(a)</extra>")
+    for mode in gk.MODES:
+        prof = gk.mean_by_distance(gk.attention(T, d, base, seed, mode, **kern)).astype(np.float32)
+        fig.add_scatter(x=delta, y=prof, mode="lines", name=f"mean weight, {SHORT[mode]}", row=1, col=2,
+                        line=dict(color=MODE_COLORS[mode], width=2 if mode != "rope" else 1.5),
+                        hovertemplate="|m−n|=%{x}<br>mean weight=%{y:.3g}<extra>" + SHORT[mode] + "</extra>")
+    fig.update_xaxes(title_text="distance Δ = m − n (tokens)", row=1, col=1)
+    fig.update_xaxes(title_text="distance |m − n| (tokens)", row=1, col=2)
+    fig.update_yaxes(title_text="factor", row=1, col=1)
+    fig.update_yaxes(title_text="mean weight (log)", type="log", exponentformat="power", row=1, col=2)
+    fig.update_layout(title="The envelope: what multiplies the score, and where attention goes",
+                      legend=dict(orientation="h", y=-0.3), height=480)
+    return fig
+
+
+@figure("gaussian_shift_check")
+def gaussian_shift_check(*, m: int = 3, n: int = 0, shift: int = 37, d: int = 64, base: float = 10000.0,
+                         seed: int = 0, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
+                         sigma2: float = 20.0) -> go.Figure:
+    """One (q, k) pair's logit at (m, n) and at (m + c, n + c) under each mode: only (a) changes."""
+    res = gk.shift_check(m, n, shift, d, base, seed, **_kernel_args(alpha1, alpha2, sigma1, sigma2))
+    labels = [SHORT[mode] for mode in gk.MODES]
+    fig = go.Figure()
+    for tag, pos, color in (("before", (m, n), COLORS[4]), ("after", (m + shift, n + shift), COLORS[3])):
+        vals = np.array([res[mode][tag] for mode in gk.MODES], dtype=np.float32)
+        fig.add_bar(x=labels, y=vals, name=f"at (m, n) = {pos}", marker_color=color,
+                    text=[f"{v:.4g}" for v in vals], textposition="outside",
+                    hovertemplate="%{x}<br>logit=%{y:.5g}<extra>" + f"(m, n) = {pos}" + "</extra>")
+    fig.add_hline(y=0, line_color="gray", line_width=1)
+    fig.update_layout(barmode="group", xaxis_title="mode", yaxis_title="logit (score before softmax)",
+                      title=f"Same q and k, same distance m − n = {m - n}, both positions shifted by {shift}")
+    return fig
+
+
+@figure("gaussian_mixed_layout")
+def gaussian_mixed_layout(*, layout: str = "mixed", T: int = 24, d: int = 8, base: float = 10000.0,
+                          seed: int = 0) -> go.Figure:
+    """Scores of one fixed q and k at every pair of positions, with seed 002's rotation code."""
+    T = check_int("T", T, 4, 128)  # a picture of diagonals: 128² cells at most
+    s = gk.seed002_score_grid(T, d, base, seed, layout)  # (T, T)
+    spread = gk.toeplitz_error(s)
+    lim = float(np.abs(s).max()) or 1.0
+    pos = np.arange(T)
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.14,
+                        subplot_titles=["score q_m·k_n", "score at a fixed distance Δ along the sequence"])
+    fig.add_heatmap(z=s.astype(np.float32), x=pos, y=pos, zmin=-lim, zmax=lim, zmid=0, colorscale=DIVERGING,
+                    meta="diverging", colorbar=dict(title="q·k", x=0.47), row=1, col=1,
+                    hovertemplate="query m=%{y}<br>key n=%{x}<br>score=%{z:.3f}<extra></extra>")
+    for i, delta in enumerate((0, 3)):
+        m = pos[delta:]
+        fig.add_scatter(x=m, y=s[m, m - delta].astype(np.float32), mode="lines+markers", row=1, col=2,
+                        name=f"Δ = m − n = {delta}", line=dict(color=COLORS[i]),
+                        hovertemplate=f"Δ={delta}<br>m=%{{x}}<br>score=%{{y:.3f}}<extra></extra>")
+    what = "cat(freqs, freqs) + interleaved rotate" if layout == "mixed" else "each angle repeated per pair"
+    fig.update_yaxes(autorange="reversed", title_text="query position m", row=1, col=1)
+    fig.update_xaxes(title_text="key position n", row=1, col=1)
+    fig.update_xaxes(title_text="query position m", row=1, col=2)
+    fig.update_yaxes(title_text="score", row=1, col=2)
+    fig.update_layout(title=f"{layout}: {what}; largest spread along a diagonal = {spread:.3g}",
+                      legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+@figure("gaussian_seed_broadcast")
+def gaussian_seed_broadcast(*, version: str = "seed", T: int = 64, D: int = 64, alpha1: float = 0.7,
+                            alpha2: float = 0.3, sigma1: float = 5.0, sigma2: float = 20.0) -> go.Figure:
+    """The factor each (token, channel) of x gets: seed 002's ``K_r * x`` against per-position K(t)."""
+    kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
+    version = check_choice("version", version, ("seed", "fixed"))
+    T, D = check_int("T", T, 1, 256), check_int("D", D, 1, 256)  # 256² cells at most
+    if version == "seed":
+        scale, error = gk.seed002_broadcast(T, D, **kern)
+    else:
+        scale, error = gk.intended_scale(T, D, **kern), None
+    fig = go.Figure()
+    if scale is None:
+        fig.add_annotation(text=f"RuntimeError: {error}", x=0.5, y=0.5, xref="paper", yref="paper",
+                           showarrow=False, font=dict(color=COLORS[3]))
+        fig.update_layout(title=f"seed 002's K_r * x with T = {T}, D = {D}: it does not run",
+                          xaxis_visible=False, yaxis_visible=False)
+        return fig
+    fig.add_heatmap(z=scale.astype(np.float32), x=np.arange(scale.shape[1]), y=np.arange(scale.shape[0]),
+                    colorscale=SEQUENTIAL, zmin=0, colorbar=dict(title="factor"),
+                    hovertemplate="token t=%{y}<br>channel c=%{x}<br>factor=%{z:.4f}<extra></extra>")
+    title = ("seed 002 (T = D): K varies along channels, one factor per FEATURE" if version == "seed"
+             else "intended: K(t) per token, the same for all its channels")
+    fig.update_layout(title=title, xaxis_title="channel c", yaxis_title="token position t",
+                      yaxis_autorange="reversed")
+    return fig
+
+
+@figure("gaussian_magnitude_only")
+def gaussian_magnitude_only(*, pair: int = 2, n_positions: int = 40, d: int = 64, base: float = 10000.0,
+                            seed: int = 0, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
+                            sigma2: float = 20.0) -> go.Figure:
+    """One pair of q rotated by plain RoPE and by K(m)·R_m: same angles, only the length shrinks."""
+    s = gk.spiral(pair, n_positions, d, base, seed, **_kernel_args(alpha1, alpha2, sigma1, sigma2))
+    fig = make_subplots(rows=1, cols=3, column_widths=[0.36, 0.32, 0.32], horizontal_spacing=0.08,
+                        subplot_titles=["the pair in its plane", "angle against position",
+                                        "length against position"])
+    m = s["m"].astype(np.float32)
+    rays = min(8, len(m))
+    ray_x = np.column_stack([np.zeros(rays), s["rope"][:rays, 0], np.full(rays, np.nan)]).ravel()
+    ray_y = np.column_stack([np.zeros(rays), s["rope"][:rays, 1], np.full(rays, np.nan)]).ravel()
+    fig.add_scatter(x=ray_x.astype(np.float32), y=ray_y.astype(np.float32), mode="lines", row=1, col=1,
+                    name=f"rays of m = 0..{rays - 1}", line=dict(color="#bbbbbb", width=1), hoverinfo="skip")
+    for key, name, color, mode in (("rope", "R_m q (plain RoPE)", MODE_COLORS["rope"], "markers"),
+                                   ("kernel", "K(m)·R_m q (seed 002)", MODE_COLORS["absolute"], "lines+markers")):
+        xy = s[key].astype(np.float32)
+        fig.add_scatter(x=xy[:, 0], y=xy[:, 1], mode=mode, name=name, row=1, col=1,
+                        line=dict(color=color), marker=dict(size=6, color=color), customdata=m,
+                        hovertemplate="m=%{customdata}<br>(%{x:.3f}, %{y:.3f})<extra>" + name + "</extra>")
+    for key, name, color, dash, width in (("rope", "plain RoPE", MODE_COLORS["rope"], "solid", 5),
+                                          ("kernel", "K(m)·R_m", MODE_COLORS["absolute"], "dot", 2)):
+        ang = np.unwrap(s[f"angle_{key}"]).astype(np.float32)
+        fig.add_scatter(x=m, y=ang, mode="lines", name=f"angle, {name}", row=1, col=2,
+                        line=dict(color=color, dash=dash, width=width),
+                        hovertemplate="m=%{x}<br>angle=%{y:.3f} rad<extra>" + name + "</extra>")
+        fig.add_scatter(x=m, y=s[f"radius_{key}"].astype(np.float32), mode="lines", name=f"length, {name}",
+                        row=1, col=3, line=dict(color=color, dash="dash" if key == "kernel" else "solid"),
+                        hovertemplate="m=%{x}<br>length=%{y:.3f}<extra>" + name + "</extra>")
+    fig.update_xaxes(title_text="component 2i", row=1, col=1)
+    fig.update_yaxes(title_text="component 2i+1", scaleanchor="x", row=1, col=1)
+    fig.update_xaxes(title_text="position m", row=1, col=2)
+    fig.update_xaxes(title_text="position m", row=1, col=3)
+    fig.update_yaxes(title_text="angle (rad, unwrapped)", row=1, col=2)
+    fig.update_yaxes(title_text="length", rangemode="tozero", row=1, col=3)
+    fig.update_layout(title=f"Pair {pair}: the kernel shrinks the length; the angle still grows by "
+                            f"θ_{pair} per token", legend=dict(orientation="h", y=-0.25))
+    return fig

@@ -1,3 +1,350 @@
-"""Figure builders for this lesson (filled in by its issue)."""
+"""Figure builders for the CoPE lesson: tokens and gates, positions, interpolation, attention, pitfalls.
 
-__all__: list[str] = []
+Every builder calls ``posviz.cope.cope_lesson`` (cached) and draws its arrays. Token labels come from user
+text, so they are always passed through ``html.escape`` before they reach plotly (plotly renders a small
+HTML subset in titles, tick labels, annotations and hover labels).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
+from plotly.subplots import make_subplots
+
+from posviz import cope
+from posviz._validate import check_choice
+from posviz.figures._registry import figure
+from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
+
+__all__ = ["cope_tokens", "cope_gates_positions", "cope_query_positions", "cope_interpolation",
+           "cope_embedding_table", "cope_attention", "cope_positions_map", "cope_position_bounds",
+           "cope_gqa_shapes"]
+
+_CHIP_SCALE = [[0.0, "#f1f2f7"], [1.0, COLORS[0]]]
+_MAX_TICKS = 32
+
+
+def _esc(label: str) -> str:
+    return html.escape(label, quote=False)
+
+
+def _ticks(labels: tuple[str, ...]) -> dict:
+    """Axis settings that label index positions with escaped tokens (every k-th one when crowded)."""
+    T = len(labels)
+    step = max(1, math.ceil(T / _MAX_TICKS))
+    idx = list(range(0, T, step))
+    return dict(tickmode="array", tickvals=idx, ticktext=[f"{_esc(labels[k])} ·{k}" for k in idx],
+                tickfont=dict(size=10))
+
+
+def _lesson(**kw: object) -> cope.Lesson:
+    return cope.cope_lesson(**kw)  # type: ignore[arg-type]
+
+
+def _f32(a: np.ndarray) -> np.ndarray:
+    return np.asarray(a, dtype=np.float32)
+
+
+@figure("cope_tokens")
+def cope_tokens(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale: float = 10.0,
+                bias: float = 0.0, causal: bool = True, npos_max: int = 0, query: int = -1) -> go.Figure:
+    """The tokens as chips, shaded by the gate g_ij of the chosen query, with each key's position p_ij.
+
+    A dark chip counts (g ≈ 1), a pale one is skipped (g ≈ 0); the number under a chip is how many counted
+    tokens lie between it and the query. Greyed chips are in the query's future (masked).
+    """
+    L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max)
+    i = cope.pick_index(query, L.T)
+    labels = L.tokens.labels
+    width, row, x0 = 64.0, 0, 0.0
+    boxes = []  # (x0, x1, row)
+    for lab in labels:
+        w = 1.2 + 0.62 * min(len(lab), 24)
+        if x0 + w > width and x0 > 0:
+            row, x0 = row + 1, 0.0
+        boxes.append((x0, x0 + w, row))
+        x0 += w + 0.5
+    g, p = L.gates[i], L.positions[i]
+    future = np.arange(L.T) > i
+    fills = sample_colorscale(_CHIP_SCALE, np.clip(g, 0, 1).tolist())
+    fig = go.Figure()
+    for j, (a, b, r) in enumerate(boxes):
+        fig.add_shape(type="rect", x0=a, x1=b, y0=-r * 2 - 0.8, y1=-r * 2 + 0.2,
+                      fillcolor="#d9dbe3" if future[j] and causal else fills[j],
+                      line=dict(color=COLORS[3] if j == i else "#9aa0b4", width=3 if j == i else 1),
+                      opacity=0.45 if future[j] and causal else 1.0, layer="below")
+    xs = np.array([(a + b) / 2 for a, b, _ in boxes])
+    ys = np.array([-r * 2 - 0.3 for _, _, r in boxes])
+    dark = (g > 0.55) & ~(future & causal)
+    custom = np.stack([np.arange(L.T), g, p], axis=1).astype(np.float32)
+    fig.add_trace(go.Scatter(
+        x=_f32(xs), y=_f32(ys), mode="text", text=[_esc(s) for s in labels], name="token",
+        textfont=dict(color=["#ffffff" if d else "#1f2330" for d in dark], size=13),
+        customdata=custom, hovertemplate="key j = %{customdata[0]}<br>token %{text}<br>"
+                                         "gate g_ij = %{customdata[1]:.3f}<br>position p_ij = "
+                                         "%{customdata[2]:.2f}<extra></extra>"))
+    shown = ~(future & causal)
+    fig.add_trace(go.Scatter(
+        x=_f32(xs[shown]), y=_f32(ys[shown] - 0.85), mode="text", name="p_ij",
+        text=[f"{v:.1f}" for v in p[shown]], textfont=dict(size=10, color=COLORS[2]), hoverinfo="skip"))
+    rows = boxes[-1][2] + 1
+    note = f" (first {cope.MAX_TOKENS} tokens)" if L.tokens.truncated else ""
+    fig.update_layout(
+        title=f"Tokens{note}: shade = gate g_ij for query i = {i}, green number = position p_ij",
+        showlegend=False, height=120 + 62 * rows, margin=dict(l=10, r=10, t=50, b=10),
+        xaxis=dict(visible=False, range=[-0.5, width + 0.5]),
+        yaxis=dict(visible=False, range=[-rows * 2 - 0.4, 0.6]))
+    return fig
+
+
+@figure("cope_gates_positions")
+def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale: float = 10.0,
+                         bias: float = 0.0, causal: bool = True, npos_max: int = 0, seed: int = 0,
+                         d_head: int = 16) -> go.Figure:
+    """Gates g_ij, CoPE positions p_ij and the token distance i − j, query (rows) × key (columns).
+
+    Blank cells are masked (future keys under the causal mask); cells changed by the clamp to
+    npos_max − 1 carry an ×. With every gate at 1 the middle panel is the right one plus 1.
+    """
+    L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max, seed=seed,
+                d_head=d_head)
+    T = L.T
+    idx = np.arange(T)
+    future = L.distance < 0
+    hide = future if causal else np.zeros_like(future)
+    gates = np.where(hide, np.nan, L.gates)  # masked gates left blank, so the causal mask is visible
+    pos = np.where(hide, np.nan, L.positions)
+    dist = np.where(future, np.nan, L.distance)
+    fig = make_subplots(rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.075,
+                        subplot_titles=("gates g_ij = σ(z_ij)", f"positions p_ij (npos_max = {L.npos_max})",
+                                        "token distance i − j"))
+    hover = "query i = %{y}<br>key j = %{x}<br>%{fullData.name} = %{z:.3f}<extra></extra>"
+    bars = [dict(title="g", x=0.285), dict(title="p", x=0.64), dict(title="i − j", x=1.0)]
+    tops = [1.0, max(float(L.positions.max()), 1.0), max(T - 1.0, 1.0)]
+    for c, (z, name) in enumerate(((gates, "g_ij"), (pos, "p_ij"), (dist, "i − j")), start=1):
+        fig.add_trace(go.Heatmap(z=_f32(z), x=idx, y=idx, colorscale=SEQUENTIAL, zmin=0, zmax=tops[c - 1],
+                                 colorbar=dict(thickness=10, len=0.8, **bars[c - 1]), name=name,
+                                 hovertemplate=hover), 1, c)
+    ci, cj = np.nonzero(L.clamped)
+    fig.add_trace(go.Scatter(x=cj.astype(np.int32), y=ci.astype(np.int32), mode="markers",
+                             name=f"clamped to npos_max − 1 = {L.npos_max - 1}",
+                             marker=dict(symbol="x-thin", size=7, line=dict(width=2, color=COLORS[3])),
+                             hovertemplate="clamped: query %{y}, key %{x}<extra></extra>"), 1, 2)
+    ticks = _ticks(L.tokens.labels)
+    for c in (1, 2, 3):
+        fig.update_xaxes(title_text="key j (token)", **ticks, row=1, col=c)
+        fig.update_yaxes(autorange="reversed", row=1, col=c)
+    fig.update_yaxes(title_text="query i (token)", **ticks, row=1, col=1)
+    fig.update_layout(height=520, showlegend=bool(len(ci)), legend=dict(orientation="h", y=-0.35),
+                      title=f"Which tokens count, and the positions they produce (T = {T}, rule: {rule})")
+    return fig
+
+
+@figure("cope_query_positions")
+def cope_query_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale: float = 10.0,
+                         bias: float = 0.0, causal: bool = True, npos_max: int = 0, seed: int = 0,
+                         d_head: int = 16, query: int = -1) -> go.Figure:
+    """For one query i: the CoPE position p_ij of every key, beside i − j + 1 (what counting all gives).
+
+    Bars are coloured by the key's gate; the dashed line is the relative position of plain counting; the
+    dotted line is the largest position the table holds, npos_max − 1.
+    """
+    L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max, seed=seed,
+                d_head=d_head)
+    i = cope.pick_index(query, L.T)
+    keys = np.arange(L.T)
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=keys, y=_f32(L.positions[i]), name="CoPE position p_ij",
+                         marker=dict(color=_f32(L.gates[i]), colorscale=SEQUENTIAL, cmin=0, cmax=1,
+                                     colorbar=dict(title="gate g_ij")),
+                         customdata=_f32(L.gates[i]),
+                         hovertemplate="key j = %{x}<br>p_ij = %{y:.3f}<br>g_ij = %{customdata:.3f}"
+                                       "<extra></extra>"))
+    rel = np.where(keys <= i, i - keys + 1, np.nan)
+    fig.add_trace(go.Scatter(x=keys, y=_f32(rel), mode="lines+markers", name="i − j + 1 (count everything)",
+                             line=dict(dash="dash", color=COLORS[1]), marker=dict(size=5)))
+    fig.add_hline(y=L.npos_max - 1, line=dict(dash="dot", color=COLORS[3]),
+                  annotation_text=f"npos_max − 1 = {L.npos_max - 1}", annotation_position="top left")
+    fig.update_layout(title=f"Positions seen from query i = {i} ({_esc(L.tokens.labels[i])})",
+                      xaxis=dict(title="key j (token)", **_ticks(L.tokens.labels)),
+                      yaxis=dict(title="position (counted tokens)", rangemode="tozero"),
+                      legend=dict(orientation="h", y=1.12, x=0), height=430)
+    return fig
+
+
+@figure("cope_interpolation")
+def cope_interpolation(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale: float = 10.0,
+                       bias: float = 0.0, causal: bool = True, npos_max: int = 0, seed: int = 0,
+                       d_head: int = 16, emb: str = "random", target: int = 2, strength: float = 6.0,
+                       query: int = -1, key: int = 0) -> go.Figure:
+    """The integer logits z_i[p] = q_i·e[p] of one query, and the interpolated logit at a fractional p_ij.
+
+    The star sits on the straight line between z_i[⌊p⌋] and z_i[⌈p⌉], a fraction w = p − ⌊p⌋ of the way.
+    """
+    L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max, seed=seed,
+                d_head=d_head, emb=emb, target=target, strength=strength)
+    i = cope.pick_index(query, L.T)
+    j = cope.pick_index(key, L.T)
+    d = cope.interpolation_detail(L, i, j)
+    ps = np.arange(L.npos_max)
+    fig = go.Figure()
+    fig.add_vrect(x0=d["floor"], x1=max(d["ceil"], d["floor"] + 1e-3), fillcolor=COLORS[4], opacity=0.18,
+                  line_width=0)
+    fig.add_trace(go.Scatter(x=ps, y=_f32(L.z_int[i]), mode="lines+markers", name="z_i[p] = q_i·e[p]",
+                             line=dict(color=COLORS[0]),
+                             hovertemplate="p = %{x}<br>z_i[p] = %{y:.3f}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[d["floor"], d["ceil"]], y=[d["z_floor"], d["z_ceil"]], mode="markers",
+                             name="⌊p⌋ and ⌈p⌉", marker=dict(size=12, color=COLORS[1], symbol="circle-open",
+                                                             line=dict(width=3))))
+    fig.add_trace(go.Scatter(x=[d["p"]], y=[d["logit"]], mode="markers", name="interpolated pos_ij",
+                             marker=dict(size=16, color=COLORS[3], symbol="star"),
+                             hovertemplate="p_ij = %{x:.3f}<br>pos_ij = %{y:.3f}<extra></extra>"))
+    fig.update_layout(
+        title=(f"Query i = {i}, key j = {j}: p = {d['p']:.3f}, w = {d['w']:.3f} → "
+               f"pos_ij = {d['w']:.3f}×({d['z_ceil']:.2f}) + {1 - d['w']:.3f}×({d['z_floor']:.2f}) = {d['logit']:.3f}"),
+        xaxis=dict(title="integer position p (embedding e[p])", dtick=1 if L.npos_max <= 24 else None),
+        yaxis=dict(title="position logit"), legend=dict(orientation="h", y=-0.2), height=430)
+    return fig
+
+
+@figure("cope_embedding_table")
+def cope_embedding_table(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale: float = 10.0,
+                         bias: float = 0.0, causal: bool = True, npos_max: int = 0, seed: int = 0,
+                         d_head: int = 16, emb: str = "random", query: int = -1, key: int = 0) -> go.Figure:
+    """The position embedding table e (d_h × npos_max): one column per integer position.
+
+    The outlined columns are e[⌊p_ij⌋] and e[⌈p_ij⌉], the two embeddings the chosen (i, j) mixes.
+    """
+    L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max, seed=seed,
+                d_head=d_head, emb=emb)
+    i, j = cope.pick_index(query, L.T), cope.pick_index(key, L.T)
+    d = cope.interpolation_detail(L, i, j)
+    e = L.pos_emb
+    lim = float(np.abs(e).max()) or 1.0
+    fig = go.Figure(go.Heatmap(z=_f32(e), x=np.arange(e.shape[1]), y=np.arange(e.shape[0]),
+                               colorscale=DIVERGING, zmid=0, zmin=-lim, zmax=lim, meta="diverging",
+                               colorbar=dict(title="e[p]_c"),
+                               hovertemplate="position p = %{x}<br>channel c = %{y}<br>value = %{z:.3f}"
+                                             "<extra></extra>"))
+    for col in sorted({d["floor"], d["ceil"]}):
+        fig.add_shape(type="rect", x0=col - 0.5, x1=col + 0.5, y0=-0.5, y1=e.shape[0] - 0.5,
+                      line=dict(color=COLORS[1], width=3))
+    kind = "seeded random N(0, 1)" if emb == "random" else "sinusoidal"
+    fig.update_layout(title=f"Embedding table e, {kind} (upstream: learned, starts at 0)",
+                      xaxis=dict(title="integer position p"), yaxis=dict(title="channel c", autorange="reversed"),
+                      height=380)
+    return fig
+
+
+@figure("cope_attention")
+def cope_attention(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale: float = 10.0,
+                   bias: float = 0.0, causal: bool = True, npos_max: int = 0, seed: int = 0, d_head: int = 16,
+                   emb: str = "random", target: int = 2, strength: float = 6.0, nodiv: bool = False,
+                   query: int = -1) -> go.Figure:
+    """Attention of one query over the keys, without and with the CoPE term.
+
+    Without it the toy head sees no position at all; with it, keys whose CoPE position is near p* gain
+    weight, wherever they are in tokens.
+    """
+    L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max, seed=seed,
+                d_head=d_head, emb=emb, target=target, strength=strength, nodiv=nodiv)
+    i = cope.pick_index(query, L.T)
+    keys = np.arange(i + 1)
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=keys, y=_f32(L.attn_plain[i, : i + 1]), name="softmax(q·k/√d) (no position)",
+                         marker_color=COLORS[7], hovertemplate="key j = %{x}<br>weight = %{y:.3f}<extra></extra>"))
+    label = "softmax(q·k/√d + pos) (nodiv)" if nodiv else "softmax((q·k + pos)/√d) (CoPE)"
+    fig.add_trace(go.Bar(x=keys, y=_f32(L.attn_cope[i, : i + 1]), name=label, marker_color=COLORS[1],
+                         customdata=_f32(L.positions[i, : i + 1]),
+                         hovertemplate="key j = %{x}<br>weight = %{y:.3f}<br>p_ij = %{customdata:.2f}"
+                                       "<extra></extra>"))
+    fig.update_layout(barmode="group", height=430,
+                      title=f"Attention of query i = {i}; the query looks for CoPE position p* = {L.target}",
+                      xaxis=dict(title="key j (token)", **_ticks(L.tokens.labels[: i + 1])),
+                      yaxis=dict(title="attention weight", range=[0, 1.02]),
+                      legend=dict(orientation="h", y=1.12, x=0))
+    return fig
+
+
+@figure("cope_positions_map")
+def cope_positions_map(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale: float = 10.0,
+                       bias: float = 0.0, causal: bool = True, npos_max: int = 0) -> go.Figure:
+    """One positions heatmap p_ij, with the future (j > i) outlined and clamped cells marked.
+
+    Without the causal mask on the gates the upper triangle fills in: positions count future tokens.
+    """
+    L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max)
+    T = L.T
+    idx = np.arange(T)
+    fig = go.Figure(go.Heatmap(z=_f32(L.positions), x=idx, y=idx, colorscale=SEQUENTIAL, zmin=0,
+                               colorbar=dict(title="p_ij"), name="p_ij",
+                               hovertemplate="query i = %{y}<br>key j = %{x}<br>p_ij = %{z:.3f}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[-0.5, T - 0.5, T - 0.5, -0.5], y=[-0.5, -0.5, T - 0.5, -0.5], mode="lines",
+                             fill="toself", fillcolor="rgba(0,0,0,0)", line=dict(color=COLORS[3], dash="dot"),
+                             name="future keys (j > i)", hoverinfo="skip"))
+    ci, cj = np.nonzero(L.clamped)
+    fig.add_trace(go.Scatter(x=cj.astype(np.int32), y=ci.astype(np.int32), mode="markers",
+                             name=f"clamped to npos_max − 1 = {L.npos_max - 1}",
+                             marker=dict(symbol="x-thin", size=9, line=dict(width=2, color=COLORS[3]))))
+    leak = float(np.triu(L.positions, 1).max()) if T > 1 else 0.0
+    fig.update_layout(
+        title=(f"p_ij with causal gates {'on' if causal else 'off'}, npos_max = {L.npos_max}: "
+               f"largest future position {leak:.2f}, {len(ci)} clamped cell(s)"),
+        xaxis=dict(title="key j (token)", constrain="domain", **_ticks(L.tokens.labels)),
+        yaxis=dict(title="query i (token)", autorange="reversed", **_ticks(L.tokens.labels)),
+        legend=dict(orientation="h", y=-0.3), height=480)
+    return fig
+
+
+@figure("cope_position_bounds")
+def cope_position_bounds(*, text: str = cope.DEFAULT_TEXT, rule: str = "all", scale: float = 40.0,
+                         bias: float = 0.0, claim: str = "true") -> go.Figure:
+    """The largest position of each query (key j = 0) against a bound: seed 000's i, or the true i + 1.
+
+    The query's own gate counts, so p_ij can reach i − j + 1; with every gate at 1, p_i0 = i + 1 and the
+    claimed bound i is broken on every row.
+    """
+    claim = check_choice("claim", claim, ("true", "seed"))
+    L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=True, npos_max=cope.MAX_TOKENS + 1)
+    T = L.T
+    qi = np.arange(T)
+    top = L.positions[:, 0]  # (T,) p_i0 = max_j p_ij under the causal mask
+    bound = qi.astype(float) if claim == "seed" else qi + 1.0
+    over = top > bound + 1e-9
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=qi, y=_f32(top), name="p_i0 = largest position of query i",
+                         marker_color=[COLORS[3] if o else COLORS[2] for o in over],
+                         hovertemplate="query i = %{x}<br>p_i0 = %{y:.3f}<extra></extra>"))
+    name = "seed 000's bound: p ≤ i" if claim == "seed" else "true bound: p_ij ≤ i − j + 1 (= i + 1 at j = 0)"
+    fig.add_trace(go.Scatter(x=qi, y=_f32(bound), mode="lines+markers", name=name,
+                             line=dict(color=COLORS[1], dash="dash")))
+    fig.update_layout(title=f"{int(over.sum())} of {T} queries exceed the bound",
+                      xaxis=dict(title="query i (token)", **_ticks(L.tokens.labels)),
+                      yaxis=dict(title="position", rangemode="tozero"),
+                      legend=dict(orientation="h", y=1.12, x=0), height=400)
+    return fig
+
+
+@figure("cope_gqa_shapes")
+def cope_gqa_shapes(*, layout: str = "fixed", num_heads: int = 8, num_kv_heads: int = 2) -> go.Figure:
+    """Shapes through grouped-query attention's projections: the fixed layout, or seed 000's head swap.
+
+    d_model = 64, d_h = 64/num_heads, T = 4; the red row is the error torch raises.
+    """
+    rows = cope.gqa_shapes(64, num_heads, num_kv_heads, layout)
+    failed = ["RuntimeError" in shape for _, shape in rows]
+    fill = ["#fde2dd" if f else "rgba(0,0,0,0)" for f in failed]
+    fig = go.Figure(go.Table(
+        columnwidth=[1.1, 1.9],
+        header=dict(values=["step", "result"], align="left", font=dict(size=13)),
+        cells=dict(values=[[_esc(s) for s, _ in rows], [_esc(r) for _, r in rows]], align="left",
+                   fill_color=[fill, fill], height=26, font=dict(size=12))))
+    who = "fixed: query → num_heads·d_h, key/value → num_kv_heads·d_h" if layout == "fixed" else \
+        "seed 000: query and key head counts swapped"
+    fig.update_layout(title=f"{who} (heads {num_heads}, kv heads {num_kv_heads})",
+                      height=90 + 30 * len(rows), margin=dict(l=10, r=10, t=50, b=10))
+    return fig

@@ -42,7 +42,7 @@ def _stride(n: int, cap: int) -> int:
 
 
 def _every(stride: int, what: str = "position") -> str:
-    return "" if stride == 1 else f" (every {stride}th {what} shown)"
+    return "" if stride == 1 else f" (1 {what} in {stride} shown)"
 
 
 def _pair_subset(n_pairs: int, pairs: str) -> np.ndarray:

@@ -428,9 +428,20 @@ def rope2d_offset_gap(height: int, width: int, dim: int, query_a: tuple[int, int
     for name, q in (("query_a", query_a), ("query_b", query_b)):
         if not isinstance(q, (tuple, list)) or len(q) != 2:
             raise ValueError(f"{name} must be a (row, col) pair; got {q!r}"[:120])
-    (ra, ca), (rb, cb) = query_a, query_b
-    sa = rope2d_scores(height, width, dim, ra, ca, kind, base, seed, head, content)
-    sb = rope2d_scores(height, width, dim, rb, cb, kind, base, seed, head, content)
+    sa = rope2d_scores(height, width, dim, query_a[0], query_a[1], kind, base, seed, head, content)
+    sb = rope2d_scores(height, width, dim, query_b[0], query_b[1], kind, base, seed, head, content)
+    return shared_offset_gap(sa, sb, query_a, query_b)
+
+
+def shared_offset_gap(scores_a: np.ndarray, scores_b: np.ndarray, query_a: tuple[int, int],
+                      query_b: tuple[int, int]) -> float:
+    """Largest difference between two (H, W) score maps compared at equal offsets from their queries."""
+    sa, sb = np.asarray(scores_a, dtype=np.float64), np.asarray(scores_b, dtype=np.float64)
+    if sa.ndim != 2 or sa.shape != sb.shape:
+        raise ValueError(f"scores_a and scores_b must be (H, W) maps of one shape; got {sa.shape}, {sb.shape}")
+    height, width = sa.shape
+    ra, ca = (check_int("query_a", v, 0, n - 1) for v, n in zip(query_a, (height, width)))
+    rb, cb = (check_int("query_b", v, 0, n - 1) for v, n in zip(query_b, (height, width)))
     dy0, dy1 = max(-ra, -rb), min(height - 1 - ra, height - 1 - rb)
     dx0, dx1 = max(-ca, -cb), min(width - 1 - ca, width - 1 - cb)
     wa = sa[ra + dy0:ra + dy1 + 1, ca + dx0:ca + dx1 + 1]

@@ -1,3 +1,362 @@
-"""Figure builders for this lesson (filled in by its issue)."""
+"""Figures of the 2D lesson: sin/cos on a patch grid, patch similarity, MAE's halves, resizing, 2-D RoPE.
 
-__all__: list[str] = []
+Every heatmap is drawn like an image: row 0 at the top, column 0 on the left, one cell per patch. The
+numbers come from :mod:`posviz.sinusoidal` and :mod:`posviz.rope2d`; nothing is recomputed here. The
+largest map is 64×64 patches per panel (a few thousand cells), so no downsampling is needed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from posviz import rope2d
+from posviz._validate import check_choice, check_int
+from posviz.figures._registry import figure
+from posviz.sinusoidal import sinusoidal_2d
+from posviz.theme import COLORS, CYCLIC, DIVERGING, SEQUENTIAL
+
+__all__ = ["patch_channel", "patch_channels", "patch_similarity_modes", "mae_axis_response",
+           "resize_channel", "resize_error_map", "rope2d_two_queries", "mixed_rope_directions",
+           "flux_angles", "flux_scores"]
+
+MODE_LABEL = {"concat": "concat (row | column)", "add": "add (row + column)",
+              "mae": "MAE (column | row)"}
+PATCH_HOVER = "row %{y}, column %{x}<br>%{customdata}: %{z:.4f}<extra></extra>"
+
+
+def _f32(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def _image_heatmap(z: np.ndarray, name: str, *, diverging: bool = True, zmin: float | None = None,
+                   zmax: float | None = None, x: np.ndarray | None = None, y: np.ndarray | None = None,
+                   colorscale: object = None, showscale: bool = True, hover: str | None = None,
+                   colorbar_x: float | None = None) -> go.Heatmap:
+    """One patch-grid heatmap, float32, with names in its hover text."""
+    trace = go.Heatmap(
+        z=_f32(z), x=x if x is not None else np.arange(z.shape[1]), y=y if y is not None else np.arange(z.shape[0]),
+        name=name, hovertemplate=hover or f"row %{{y}}, column %{{x}}<br>{name}: %{{z:.4f}}<extra></extra>",
+        colorscale=colorscale or (DIVERGING if diverging else SEQUENTIAL), zmin=zmin, zmax=zmax,
+        showscale=showscale,
+    )
+    if diverging and colorscale is None:
+        trace.update(meta="diverging", zmid=0)
+    if colorbar_x is not None:
+        trace.update(colorbar=dict(x=colorbar_x, len=0.9))
+    return trace
+
+
+def _image_axes(fig: go.Figure, n: int = 1, x_title: str = "column c (patch)",
+                y_title: str = "row r (patch)") -> None:
+    """Image orientation (row 0 on top), square patches, axis titles on every panel."""
+    for i in range(1, n + 1):
+        suffix = "" if i == 1 else str(i)
+        fig.layout[f"yaxis{suffix}"].update(autorange="reversed", scaleanchor=f"x{suffix}", scaleratio=1,
+                                            title_text=y_title if i == 1 else None, constrain="domain")
+        fig.layout[f"xaxis{suffix}"].update(title_text=x_title, constrain="domain")
+
+
+def _channel_label(info: dict[str, np.ndarray], ch: int) -> str:
+    axis = {"row+column": "row and column"}.get(str(info["axis"][ch]), str(info["axis"][ch]))
+    w = float(info["omega"][ch])
+    return f"ch {ch}: {info['fn'][ch]}, {axis}, ω={w:.3g}, λ={2 * np.pi / w:.3g} patches"
+
+
+# ---------------------------------------------------------------------------------------------------
+# 1. The patch grid
+# ---------------------------------------------------------------------------------------------------
+
+@figure("patch_channel")
+def patch_channel(*, height: int = 14, width: int = 14, d_model: int = 64, base: float = 10000.0,
+                  combine: str = "mae", channel: int = 0) -> go.Figure:
+    """One channel of the 2-D sin/cos encoding drawn as an H×W image: stripes along the axis it follows."""
+    pe = sinusoidal_2d(height, width, d_model, base, combine)  # (H, W, d)
+    channel = check_int("channel", channel, 0, d_model - 1)
+    info = rope2d.sincos_2d_channel_info(d_model, base, combine)
+    lim = 2.0 if combine == "add" else 1.0
+    fig = go.Figure(_image_heatmap(pe[:, :, channel], f"PE channel {channel}", zmin=-lim, zmax=lim))
+    _image_axes(fig)
+    fig.update_layout(title=f"{MODE_LABEL[combine]}, {_channel_label(info, channel)}")
+    return fig
+
+
+@figure("patch_channels")
+def patch_channels(*, height: int = 14, width: int = 14, d_model: int = 64, base: float = 10000.0,
+                   combine: str = "mae", first: int = 0, n_channels: int = 16) -> go.Figure:
+    """Small multiples: channels first … first+n−1 (at most 16) each as an H×W image, labelled by axis."""
+    pe = sinusoidal_2d(height, width, d_model, base, combine)  # (H, W, d)
+    info = rope2d.sincos_2d_channel_info(d_model, base, combine)
+    first = check_int("first", first, 0, d_model - 1)
+    n_channels = check_int("n_channels", n_channels, 1, 16)
+    chans = list(range(first, min(first + n_channels, d_model)))
+    cols = min(4, len(chans))
+    rows = -(-len(chans) // cols)
+    titles = [f"ch {c}: {info['fn'][c]} {info['axis'][c]}" for c in chans]
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.04,
+                        vertical_spacing=0.08 if rows > 1 else 0.1)
+    lim = 2.0 if combine == "add" else 1.0
+    for i, c in enumerate(chans):
+        fig.add_trace(_image_heatmap(pe[:, :, c], f"channel {c}", zmin=-lim, zmax=lim, showscale=(i == 0)),
+                      row=i // cols + 1, col=i % cols + 1)
+    fig.update_yaxes(autorange="reversed", showticklabels=False)
+    fig.update_xaxes(showticklabels=False)
+    fig.update_layout(title=f"Channels {chans[0]}–{chans[-1]} of {d_model} as {height}×{width} images, "
+                            f"{MODE_LABEL[combine]} (row 0 at the top)",
+                      height=max(320, 230 * rows))
+    fig.update_annotations(font_size=12)
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------------
+# 2. Patch similarity and the add-mode collision
+# ---------------------------------------------------------------------------------------------------
+
+@figure("patch_similarity_modes")
+def patch_similarity_modes(*, height: int = 14, width: int = 14, d_model: int = 64, base: float = 10000.0,
+                           row: int = 2, col: int = 9) -> go.Figure:
+    """Cosine similarity of patch (row, col) to every patch, for concat, add and MAE side by side."""
+    modes = ("concat", "add", "mae")
+    sims = {m: rope2d.patch_similarity(height, width, d_model, base, m, row, col) for m in modes}
+    fig = make_subplots(rows=1, cols=3, subplot_titles=[MODE_LABEL[m] for m in modes],
+                        horizontal_spacing=0.06)
+    for i, m in enumerate(modes):
+        fig.add_trace(_image_heatmap(sims[m], f"cos similarity to ({row}, {col})", zmin=-1, zmax=1,
+                                     showscale=(i == 2)), row=1, col=i + 1)
+        fig.add_trace(go.Scatter(x=[col], y=[row], mode="markers", name="query patch", showlegend=(i == 0),
+                                 marker=dict(symbol="star", size=14, color=COLORS[1], line=dict(width=1)),
+                                 hovertemplate=f"query patch (row {row}, column {col})<extra></extra>"),
+                      row=1, col=i + 1)
+        if row != col and col < height and row < width:
+            s = float(sims[m][col, row])
+            fig.add_trace(go.Scatter(
+                x=[row], y=[col], mode="markers+text", name="transposed patch (col, row)", showlegend=(i == 0),
+                text=[f"{s:.3f}"], textposition="bottom center",
+                marker=dict(symbol="circle-open", size=14, color=COLORS[3], line=dict(width=3)),
+                hovertemplate=f"transposed patch (row {col}, column {row})<br>similarity {s:.4f}<extra></extra>"),
+                row=1, col=i + 1)
+    _image_axes(fig, 3)
+    fig.update_layout(title=f"Which patches look like patch (row {row}, column {col})? "
+                            f"cos similarity of encodings, D = {d_model}",
+                      legend=dict(orientation="h", y=-0.18))
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------------
+# 3. MAE's naming quirk
+# ---------------------------------------------------------------------------------------------------
+
+@figure("mae_axis_response")
+def mae_axis_response(*, height: int = 14, width: int = 14, d_model: int = 64, base: float = 10000.0,
+                      combine: str = "mae") -> go.Figure:
+    """Per channel, how much the encoding changes for one step along a row vs one step down a column."""
+    resp = rope2d.axis_response(height, width, d_model, base, combine)  # (2, d)
+    ch = np.arange(d_model)
+    fig = go.Figure([
+        go.Bar(x=ch, y=_f32(resp[0]), name="one step along a row (column c → c+1)", marker_color=COLORS[0],
+               hovertemplate="channel %{x}<br>along a row: RMS change %{y:.3f}<extra></extra>"),
+        go.Bar(x=ch, y=_f32(resp[1]), name="one step down a column (row r → r+1)", marker_color=COLORS[1],
+               hovertemplate="channel %{x}<br>down a column: RMS change %{y:.3f}<extra></extra>"),
+    ])
+    half = d_model / 2 - 0.5
+    if combine in ("mae", "concat"):
+        names = (("first half: MAE's code calls it emb_h", "second half: emb_w") if combine == "mae"
+                 else ("first half: row (seed 003's x)", "second half: column"))
+        fig.add_vline(x=half, line_dash="dash", line_color="#888888")
+        for x, text in ((d_model / 4 - 0.5, names[0]), (3 * d_model / 4 - 0.5, names[1])):
+            fig.add_annotation(x=x, y=1.04, yref="paper", text=text, showarrow=False)
+    fig.update_layout(barmode="group", bargap=0.05,
+                      title=f"Which channels move when you move? {MODE_LABEL[combine]}, D = {d_model}",
+                      xaxis_title="channel index", yaxis_title="RMS change per step",
+                      legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------------
+# 4. Resolution change: bicubic resize vs recomputing
+# ---------------------------------------------------------------------------------------------------
+
+RECOMPUTE_LABEL = {"scaled": "formula at the same fractional positions",
+                   "integer": "formula recomputed on the new grid"}
+
+
+@figure("resize_channel")
+def resize_channel(*, old_size: int = 14, new_size: int = 20, d_model: int = 64, base: float = 10000.0,
+                   combine: str = "mae", channel: int = 0, recompute: str = "scaled") -> go.Figure:
+    """One channel after resizing the trained grid: bicubic interpolation, the formula, and their gap."""
+    interp, exact = rope2d.resize_sincos_2d(old_size, old_size, new_size, new_size, d_model, base, combine,
+                                            recompute)
+    channel = check_int("channel", channel, 0, d_model - 1)
+    lim = 2.0 if combine == "add" else 1.0
+    a, b = interp[:, :, channel], exact[:, :, channel]
+    gap = float(np.abs(a - b).max())
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07, subplot_titles=[
+        f"bicubic resize {old_size}→{new_size}", RECOMPUTE_LABEL[recompute], f"difference (max |·| {gap:.3f})"])
+    fig.add_trace(_image_heatmap(a, "interpolated", zmin=-lim, zmax=lim, showscale=False), row=1, col=1)
+    fig.add_trace(_image_heatmap(b, "formula", zmin=-lim, zmax=lim, colorbar_x=0.63), row=1, col=2)
+    dl = max(gap, 1e-6)
+    fig.add_trace(_image_heatmap(a - b, "interpolated − formula", zmin=-dl, zmax=dl, colorbar_x=1.0),
+                  row=1, col=3)
+    _image_axes(fig, 3, x_title="column (new grid)", y_title="row (new grid)")
+    info = rope2d.sincos_2d_channel_info(d_model, base, combine)
+    fig.update_layout(title=f"{old_size}×{old_size} grid used at {new_size}×{new_size}: "
+                            f"{_channel_label(info, channel)}")
+    return fig
+
+
+@figure("resize_error_map")
+def resize_error_map(*, old_size: int = 14, new_size: int = 20, d_model: int = 64, base: float = 10000.0,
+                     combine: str = "mae", recompute: str = "scaled") -> go.Figure:
+    """Where and in which channels the bicubic resize departs from the formula."""
+    per_patch, per_channel = rope2d.resize_error(old_size, old_size, new_size, new_size, d_model, base, combine,
+                                                 recompute)
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55], horizontal_spacing=0.14, subplot_titles=[
+        "relative error per patch |interp − formula| / |formula|", "RMS error per channel"])
+    fig.add_trace(_image_heatmap(per_patch, "relative error", diverging=False, zmin=0,
+                                 colorbar_x=0.40), row=1, col=1)
+    info = rope2d.sincos_2d_channel_info(d_model, base, combine)
+    fig.add_trace(go.Scatter(
+        x=np.arange(d_model), y=_f32(per_channel), mode="lines+markers", name="RMS error",
+        marker=dict(size=4, color=COLORS[0]), line=dict(color=COLORS[0]),
+        customdata=np.stack([info["axis"], info["fn"], np.char.mod("%.3g", 2 * np.pi / info["omega"])], axis=1),
+        hovertemplate="channel %{x} (%{customdata[1]} of %{customdata[0]}, λ = %{customdata[2]} patches)"
+                      "<br>RMS error %{y:.4f}<extra></extra>"), row=1, col=2)
+    fig.update_yaxes(autorange="reversed", scaleanchor="x", scaleratio=1, title_text="row (new grid)",
+                     constrain="domain", row=1, col=1)
+    fig.update_xaxes(title_text="column (new grid)", constrain="domain", row=1, col=1)
+    fig.update_xaxes(title_text="channel index", row=1, col=2)
+    fig.update_yaxes(title_text="RMS of interp − formula", row=1, col=2)
+    fig.update_layout(title=f"Bicubic {old_size}×{old_size} → {new_size}×{new_size} vs "
+                            f"{RECOMPUTE_LABEL[recompute]}, {MODE_LABEL[combine]}, D = {d_model}",
+                      showlegend=False)
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------------
+# 5. RoPE in 2-D
+# ---------------------------------------------------------------------------------------------------
+
+@figure("rope2d_two_queries")
+def rope2d_two_queries(*, height: int = 14, width: int = 14, dim: int = 64, kind: str = "axial",
+                       base: float = 100.0, seed: int = 0, head: int = 0, content: str = "ones",
+                       row_a: int = 3, col_a: int = 3, row_b: int = 9, col_b: int = 10,
+                       by_offset: bool = False) -> go.Figure:
+    """2-D RoPE score of two query patches against every key patch, side by side (axial or mixed).
+
+    With ``by_offset`` the axes are the offset (dx, dy) from each query, so equal offsets line up.
+    """
+    queries = ((row_a, col_a), (row_b, col_b))
+    maps = [rope2d.rope2d_scores(height, width, dim, r, c, kind, base, seed, head, content) for r, c in queries]
+    gap = rope2d.shared_offset_gap(maps[0], maps[1], queries[0], queries[1])
+    lo = float(min(m.min() for m in maps))
+    hi = float(max(m.max() for m in maps))
+    lim = max(abs(lo), abs(hi), 1e-9)
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.08, shared_xaxes=by_offset, shared_yaxes=by_offset,
+                        subplot_titles=[f"query A at (row {r}, column {c})" for r, c in queries[:1]] +
+                                       [f"query B at (row {r}, column {c})" for r, c in queries[1:]])
+    for i, ((r, c), m) in enumerate(zip(queries, maps)):
+        x = np.arange(width) - (c if by_offset else 0)
+        y = np.arange(height) - (r if by_offset else 0)
+        hover = (f"dx %{{x}}, dy %{{y}}<br>score with query {'AB'[i]}: %{{z:.4f}}<extra></extra>" if by_offset
+                 else f"key row %{{y}}, column %{{x}}<br>score with query {'AB'[i]}: %{{z:.4f}}<extra></extra>")
+        fig.add_trace(_image_heatmap(m, f"score, query {'AB'[i]}", zmin=-lim, zmax=lim, x=x, y=y,
+                                     showscale=(i == 1), hover=hover), row=1, col=i + 1)
+        qx, qy = (0, 0) if by_offset else (c, r)
+        fig.add_trace(go.Scatter(x=[qx], y=[qy], mode="markers", name=f"query {'AB'[i]}", showlegend=False,
+                                 marker=dict(symbol="star", size=14, color=COLORS[1], line=dict(width=1)),
+                                 hovertemplate=f"query {'AB'[i]} (row {r}, column {c})<extra></extra>"),
+                      row=1, col=i + 1)
+    if by_offset:
+        _image_axes(fig, 2, x_title="dx = key column − query column", y_title="dy = key row − query row")
+    else:
+        _image_axes(fig, 2, x_title="key column x", y_title="key row y")
+    what = {"axial": f"axial RoPE (base {base:g})",
+            "mixed": f"RoPE-Mixed init (base {base:g}, head {head}, seed {seed})"}[kind]
+    fig.update_layout(title=f"{what}, head dim {dim}: same offset → same score "
+                            f"(largest gap over shared offsets {gap:.1e})")
+    return fig
+
+
+@figure("mixed_rope_directions")
+def mixed_rope_directions(*, dim: int = 64, num_heads: int = 4, base: float = 10.0, seed: int = 0) -> go.Figure:
+    """RoPE-Mixed frequency vectors (f_x[k], f_y[k]) of every pair, one colour per head."""
+    freqs = rope2d.mixed_rope_freqs(dim, num_heads, base, seed)  # (heads, 2, dim/2)
+    fig = go.Figure()
+    for h in range(freqs.shape[0]):
+        fx, fy = freqs[h]
+        fig.add_trace(go.Scatter(
+            x=_f32(fx), y=_f32(fy), mode="markers", name=f"head {h}",
+            marker=dict(size=7, color=COLORS[h % len(COLORS)]), customdata=np.arange(len(fx)),
+            hovertemplate=f"head {h}, pair %{{customdata}}<br>f_x %{{x:.4f}}, f_y %{{y:.4f}}<extra></extra>"))
+    fig.update_xaxes(title_text="f_x (radians per column step)", zeroline=True)
+    fig.update_yaxes(title_text="f_y (radians per row step)", scaleanchor="x", scaleratio=1, zeroline=True)
+    fig.update_layout(title=f"RoPE-Mixed at initialisation: each head turns along a random direction φ "
+                            f"and its right angle (seed {seed})")
+    return fig
+
+
+def _flux_token_labels(height: int, width: int, n_text: int) -> np.ndarray:
+    labels = [f"text {i} (0,0,0)" for i in range(n_text)]
+    labels += [f"patch ({r},{c})" for r in range(height) for c in range(width)]
+    return np.array(labels)
+
+
+@figure("flux_angles")
+def flux_angles(*, height: int = 6, width: int = 6, n_text: int = 8) -> go.Figure:
+    """FLUX.1 rotation angle (mod 2π) of each of the 64 pairs for every token: text rows are all zero."""
+    height = check_int("height", height, 1, 32)
+    width = check_int("width", width, 1, 32)
+    n_text = check_int("n_text", n_text, 0, 64)
+    ids = rope2d.flux_ids(height, width, n_text)
+    ang = np.mod(rope2d.flux_rope_angles(ids), 2 * np.pi)  # (N, 64)
+    labels = _flux_token_labels(height, width, n_text)
+    fig = go.Figure(go.Heatmap(
+        z=_f32(ang), x=np.arange(ang.shape[1]), y=labels, colorscale=CYCLIC, zmin=0, zmax=2 * np.pi,
+        name="angle", colorbar=dict(title="angle (rad)", tickvals=[0, np.pi, 2 * np.pi], ticktext=["0", "π", "2π"]),
+        hovertemplate="%{y}, pair %{x}<br>angle %{z:.3f} rad<extra></extra>"))
+    for x, text in ((-0.5, "axis 0 (16 ch)"), (7.5, "axis 1: row (56 ch)"), (35.5, "axis 2: column (56 ch)")):
+        fig.add_vline(x=x, line_color="#888888", line_dash="dot")
+        fig.add_annotation(x=x + 0.5, y=1.02, yref="paper", text=text, showarrow=False, xanchor="left")
+    if n_text:
+        fig.add_hline(y=n_text - 0.5, line_color=COLORS[3], line_width=2)
+        fig.add_annotation(x=64, y=labels[(n_text - 1) // 2], text="text tokens: angle 0, no rotation",
+                           showarrow=False, xanchor="left", font=dict(color=COLORS[3]))
+    fig.update_yaxes(autorange="reversed", type="category", title_text="token (text first, then patches row by row)",
+                     nticks=min(len(labels), 40))
+    fig.update_xaxes(title_text="rotary pair index k")
+    fig.update_layout(title=f"FLUX.1 RoPE angles, axes (16, 56, 56): {n_text} text tokens + "
+                            f"{height}×{width} patches", margin=dict(r=230))
+    return fig
+
+
+@figure("flux_scores")
+def flux_scores(*, height: int = 6, width: int = 6, n_text: int = 8, query: str = "patch", row: int = 2,
+                col: int = 3, text_index: int = 0, content: str = "ones") -> go.Figure:
+    """FLUX.1 RoPE score of one query token against every text token and every image patch."""
+    height = check_int("height", height, 1, 64)
+    width = check_int("width", width, 1, 64)
+    n_text = check_int("n_text", n_text, 0, 512)
+    query = check_choice("query", query, ("patch", "text"))
+    if query == "text" and n_text:
+        ti = check_int("text_index", text_index, 0, n_text - 1)
+        qi, qname = ti, f"text token {ti}"
+    else:
+        r, c = check_int("row", row, 0, height - 1), check_int("col", col, 0, width - 1)
+        qi, qname = n_text + r * width + c, f"patch (row {r}, column {c})"
+    s = rope2d.flux_rope_scores(height, width, n_text, qi, content)  # (N,)
+    lim = float(max(np.abs(s).max(), 1e-9))
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.3, 0.7], horizontal_spacing=0.12,
+                        subplot_titles=["against text tokens (ids 0,0,0)", "against image patches (0, row, col)"])
+    fig.add_trace(go.Bar(x=np.arange(n_text), y=_f32(s[:n_text]), name="text keys", marker_color=COLORS[3],
+                         hovertemplate="text token %{x}<br>score %{y:.4f}<extra></extra>"), row=1, col=1)
+    fig.add_trace(_image_heatmap(s[n_text:].reshape(height, width), "score", zmin=-lim, zmax=lim,
+                                 hover="patch row %{y}, column %{x}<br>score %{z:.4f}<extra></extra>"),
+                  row=1, col=2)
+    fig.update_xaxes(title_text="text token index", row=1, col=1)
+    fig.update_yaxes(title_text="score", range=[-lim * 1.05, lim * 1.05], row=1, col=1)
+    fig.update_yaxes(autorange="reversed", scaleanchor="x2", scaleratio=1, title_text="patch row",
+                     constrain="domain", row=1, col=2)
+    fig.update_xaxes(title_text="patch column", constrain="domain", row=1, col=2)
+    fig.update_layout(title=f"FLUX.1 RoPE: query = {qname}; every text token scores the same", showlegend=False)
+    return fig

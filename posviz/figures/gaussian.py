@@ -215,12 +215,13 @@ def gaussian_mixed_layout(*, layout: str = "mixed", T: int = 24, d: int = 8, bas
         fig.add_scatter(x=m, y=s[m, m - delta].astype(np.float32), mode="lines+markers", row=1, col=2,
                         name=f"Δ = m − n = {delta}", line=dict(color=COLORS[i]),
                         hovertemplate=f"Δ={delta}<br>m=%{{x}}<br>score=%{{y:.3f}}<extra></extra>")
+    shown = f"{spread:.3g}" if spread > 1e-9 else "0 (up to rounding)"
     what = "cat(freqs, freqs) + interleaved rotate" if layout == "mixed" else "each angle repeated per pair"
     fig.update_yaxes(autorange="reversed", title_text="query position m", row=1, col=1)
     fig.update_xaxes(title_text="key position n", row=1, col=1)
     fig.update_xaxes(title_text="query position m", row=1, col=2)
     fig.update_yaxes(title_text="score", row=1, col=2)
-    fig.update_layout(title=f"{layout}: {what}; largest spread along a diagonal = {spread:.3g}",
+    fig.update_layout(title=f"{layout}: {what}; largest spread along a diagonal = {shown}",
                       legend=dict(orientation="h", y=-0.2))
     return fig
 

@@ -191,6 +191,22 @@ def attention_demo(text: str = DEFAULT_TEXT, d_model: int = 16, seed: int = 0, p
     return AttentionDemo(tokens, order, x, out, a)
 
 
+def row_gap(values: np.ndarray, i: int, j: int) -> float:
+    """``max_c |values[i, c] − values[j, c]|``: how far apart two output rows are (0 = identical)."""
+    arr = _as_codes(values)
+    i = check_int("i", i, 0, arr.shape[0] - 1)
+    j = check_int("j", j, 0, arr.shape[0] - 1)
+    return float(np.abs(arr[i] - arr[j]).max())
+
+
+def equivariance_gap(text: str = DEFAULT_TEXT, d_model: int = 16, seed: int = 0, positions: str = "none",
+                     shuffle: int = 1, base: float = 10000.0) -> float:
+    """``max |attn(P·x) − P·attn(x)|`` for the shuffle ``P``: 0 without positions, > 0 once PE is added."""
+    plain = attention_demo(text, d_model, seed, positions, 0, base)
+    shuffled = attention_demo(text, d_model, seed, positions, shuffle, base)
+    return float(np.abs(shuffled.out - plain.out[shuffled.order]).max())
+
+
 # ---------------------------------------------------------------------------------------------------
 # candidate position codes
 
@@ -240,6 +256,31 @@ def sinusoid_pair(n_positions: int, wavelength: float) -> np.ndarray:
     wavelength = check_float("wavelength", wavelength, 1e-3, 1e12)
     angle = 2 * np.pi * np.arange(n_positions, dtype=np.float64) / wavelength  # (N,)
     return np.stack([np.sin(angle), np.cos(angle)], axis=1)  # (N, 2)
+
+
+def bit_pairs(n_positions: int, n_bits: int) -> np.ndarray:
+    """(sin, cos) pairs at the bits' wavelengths 2**(j+1), j = 0 .. n_bits−1, shape (N, 2·n_bits)."""
+    n_bits = check_int("n_bits", n_bits, 1, MAX_BITS)
+    return np.hstack([sinusoid_pair(n_positions, 2.0 ** (j + 1)) for j in range(n_bits)])  # (N, 2n)
+
+
+def measured_flip_periods(codes: np.ndarray) -> np.ndarray:
+    """For each column, the distance between its value changes if it is always the same, else −1;
+    0 if the column never changes. Shape (d,)."""
+    arr = _as_codes(codes)
+    out = np.zeros(arr.shape[1], dtype=np.int64)
+    for c in range(arr.shape[1]):
+        changes = np.flatnonzero(np.diff(arr[:, c])) + 1  # positions where column c changed
+        if len(changes) == 0:
+            continue
+        gaps = np.diff(np.r_[0, changes])
+        out[c] = gaps[0] if np.all(gaps == gaps[0]) else -1
+    return out
+
+
+def distinct_codes(codes: np.ndarray) -> int:
+    """How many different rows (codes) ``codes`` holds: equal to N when every position is unique."""
+    return int(np.unique(_as_codes(codes), axis=0).shape[0])
 
 
 def flip_period(bit: int) -> int:

@@ -1,0 +1,221 @@
+"""RoPE figures: the plotted numbers, the animation's frames and controls, and payload sizes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from posviz import rope, theme
+from posviz.figures import FIGURES, build
+from posviz.figures import rope as rf
+
+NAMES = sorted(rf.__all__)
+LARGEST = dict(dim=256, base=1e7, n_positions=8192, max_delta=8192, m_max=8192.0, n_frames=rf.MAX_FRAMES,
+               max_offset=8192, max_position=100_000_000, n_samples=4096)
+
+
+def _largest(name: str) -> dict:
+    return {k: v for k, v in LARGEST.items() if k in FIGURES[name].defaults()}
+
+
+def _size(fig) -> int:
+    return len(theme.style(fig).to_json())
+
+
+def test_every_builder_is_registered():
+    assert sorted(n for n in FIGURES if n.startswith("rope_")) == NAMES
+    assert FIGURES["rope_clock"].animated
+    assert not any(FIGURES[n].animated for n in NAMES if n != "rope_clock")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_json_size_limits(name):
+    small = _size(build(name))
+    big = _size(build(name, **_largest(name)))
+    assert small < 500_000, small
+    assert big < 2_000_000, big
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_builds_at_smallest_and_dark_theme(name):
+    params = {k: v for k, v in dict(dim=2, n_positions=1, max_delta=1, m_max=1.0, max_offset=1,
+                                    max_position=10, n_samples=1).items() if k in FIGURES[name].defaults()}
+    fig = theme.style(build(name, **params), "dark", presenter=True)
+    for trace in fig.data:
+        if getattr(trace, "meta", None) == "diverging":
+            assert trace.colorscale[0][1] == theme.diverging("dark")[0][1]
+
+
+# ---------------------------------------------------------------------------- the clock
+
+def test_clock_frames_controls_and_payload():
+    fig = build("rope_clock", dim=256, n_frames=rf.MAX_FRAMES, m_max=8192.0)
+    assert len(fig.frames) == rf.MAX_FRAMES >= 30
+    assert _size(fig) < 1_000_000
+    steps = fig.layout.sliders[0].steps
+    assert len(steps) == rf.MAX_FRAMES
+    assert [s.args[0][0] for s in steps] == [f.name for f in fig.frames]
+    play, pause = fig.layout.updatemenus[0].buttons
+    assert play.method == "animate" and play.args[1]["frame"]["redraw"] is False
+    assert list(pause.args[0]) == [None]
+    assert set(fig.frames[0].traces) == {2, 3, 4}
+    assert len(fig.data[3].x) == 128  # one tip per pair: all pairs as small multiples
+
+
+def test_clock_hands_follow_the_rotation():
+    dim, base, m_max, n = 8, 100.0, 30.0, 31
+    fig = build("rope_clock", dim=dim, base=base, m_max=m_max, n_frames=n, preset="ones")
+    theta = rope.inv_freq(dim, base)
+    cx = np.asarray(fig.data[1].x, dtype=np.float64)  # circle centres, from the label trace
+    cy = np.asarray(fig.data[1].y, dtype=np.float64) + 1.45
+    tips_x, tips_y = np.asarray(fig.data[3].x), np.asarray(fig.data[3].y)  # frame 0: all hands at 45°
+    np.testing.assert_allclose(tips_x - cx, math.cos(math.pi / 4), atol=1e-5)
+    np.testing.assert_allclose(tips_y - cy, math.sin(math.pi / 4), atol=1e-5)
+    last = fig.frames[-1].data[1]
+    expected = np.pi / 4 + m_max * theta
+    np.testing.assert_allclose(np.asarray(last.x) - cx, np.cos(expected), atol=1e-5)
+    np.testing.assert_allclose(np.asarray(last.y) - cy, np.sin(expected), atol=1e-5)
+    hands = np.asarray(fig.frames[-1].data[0].x, dtype=np.float64).reshape(-1, 3)
+    np.testing.assert_allclose(hands[:, 0], cx, atol=1e-5)  # each hand starts at its circle's centre
+    np.testing.assert_allclose(last.customdata, m_max * theta, rtol=1e-6)
+    # wrapped marking: pairs with m_max·θ >= 2π are coloured 1
+    assert np.asarray(last.marker.color).tolist() == (m_max * theta >= 2 * np.pi).astype(float).tolist()
+    assert np.asarray(fig.frames[0].data[1].marker.color).sum() == 0
+    assert "of 4 pairs have completed a full turn" in fig.frames[-1].data[2].text[0]
+
+
+def test_clock_layout_and_subsets():
+    q, _ = rope.sample_qk(8, 3)
+    for layout in ("interleaved", "half"):
+        fig = build("rope_clock", dim=8, preset="random", seed=3, layout=layout)
+        u, v = rope.pair_channels(8, layout)[2]
+        tip = np.array([fig.data[3].x[2] - fig.data[1].x[2], fig.data[3].y[2] - fig.data[1].y[2] - 1.45])
+        np.testing.assert_allclose(tip, np.array([q[u], q[v]]) / math.hypot(q[u], q[v]), atol=1e-6)
+    assert len(build("rope_clock", dim=256, pairs="ends").data[3].x) == 16
+    assert len(build("rope_clock", dim=256, pairs="stride4").data[3].x) == 32
+
+
+# ---------------------------------------------------------------------------- tables
+
+def test_angle_heatmap_values_and_stride():
+    fig = build("rope_angle_heatmap", dim=16, base=100.0, n_positions=50)
+    hm = fig.data[0]
+    z = np.asarray(hm.z)
+    assert z.shape == (8, 50)
+    assert hm.colorscale == build("rope_angle_heatmap").data[0].colorscale
+    assert hm.zmin == 0 and hm.zmax == pytest.approx(2 * math.pi)
+    assert z[1, 7] == pytest.approx((7 * 100 ** (-2 / 16)) % (2 * math.pi), abs=1e-5)
+    assert z[0, 7] == pytest.approx(7 % (2 * math.pi), abs=1e-5)
+    big = build("rope_angle_heatmap", dim=256, n_positions=8192)
+    zb = np.asarray(big.data[0].z)
+    assert zb.size <= rf.MAX_HEATMAP_CELLS and "shown" in big.layout.title.text
+    step = big.data[0].x[1] - big.data[0].x[0]
+    assert zb[0, 1] == pytest.approx(step % (2 * math.pi), abs=1e-4)
+
+
+def test_cos_sin_tables_in_both_layouts():
+    fig = build("rope_cos_sin_tables", dim=8, base=10.0, n_positions=5)
+    assert [t.type for t in fig.data] == ["heatmap"] * 4
+    il_cos, il_sin, half_cos, _ = (np.asarray(t.z) for t in fig.data)
+    theta = rope.inv_freq(8, 10.0)
+    for i in range(4):
+        assert il_cos[3, 2 * i] == pytest.approx(math.cos(3 * theta[i]), abs=1e-6)
+        assert il_cos[3, 2 * i + 1] == pytest.approx(math.cos(3 * theta[i]), abs=1e-6)
+        assert il_sin[3, 2 * i + 1] == pytest.approx(math.sin(3 * theta[i]), abs=1e-6)
+        assert half_cos[3, i] == half_cos[3, i + 4] == pytest.approx(math.cos(3 * theta[i]), abs=1e-6)
+    big = build("rope_cos_sin_tables", dim=256, n_positions=8192)
+    assert sum(np.asarray(t.z).size for t in big.data) <= rf.MAX_HEATMAP_CELLS
+    assert "first" in big.layout.title.text
+
+
+# ---------------------------------------------------------------------------- scores
+
+def test_score_grid_diagonals_mixed_and_swap():
+    good = np.asarray(build("rope_score_grid", dim=16, n_positions=40).data[0].z, dtype=np.float64)
+    for off in (-5, 0, 9):
+        assert np.ptp(np.diagonal(good, off)) < 1e-4
+    mixed = np.asarray(build("rope_score_grid", dim=16, n_positions=40, layout="mixed").data[0].z)
+    assert np.ptp(np.diagonal(mixed, -3)) > 0.1
+    swapped = np.asarray(build("rope_score_grid", dim=16, n_positions=40, swap=True).data[0].z)
+    np.testing.assert_allclose(swapped, good.T, atol=1e-5)
+    q, k = rope.sample_qk(16, 0)
+    assert good[5, 2] == pytest.approx(rope.score(q, k, 5, 2), abs=1e-4)
+    big = build("rope_score_grid", n_positions=8192)
+    assert np.asarray(big.data[0].z).shape == (rf.MAX_GRID_POSITIONS, rf.MAX_GRID_POSITIONS)
+    assert big.data[0].meta == "diverging" and big.data[0].zmid == 0
+
+
+def test_rope_tells_left_from_right_sinusoidal_does_not():
+    fig = build("rope_vs_sinusoidal", dim=32, max_offset=20)
+    x = np.asarray(fig.data[0].x)
+    rope_y, mirror, sin_y = (np.asarray(t.y, dtype=np.float64) for t in fig.data)
+    assert x[0] == -20 and x[-1] == 20
+    np.testing.assert_allclose(sin_y, sin_y[::-1], atol=1e-4)
+    np.testing.assert_allclose(mirror, rope_y[::-1], atol=1e-4)
+    assert np.abs(rope_y - rope_y[::-1]).max() > 0.5
+    assert sin_y[20] == pytest.approx(16.0)
+
+
+def test_norms_layouts():
+    fig = build("rope_norms", dim=16, n_positions=100)
+    il, half, mixed = (np.asarray(t.y, dtype=np.float64) for t in fig.data)
+    assert np.abs(il - 1).max() < 1e-6 and np.abs(half - 1).max() < 1e-6
+    assert np.abs(mixed - 1).max() > 1e-2
+
+
+def test_pairing_diagram_shows_the_permutation():
+    fig = build("rope_pairing", dim=8)
+    perm = fig.data[0]
+    x = np.asarray(perm.x, dtype=np.float64).reshape(-1, 3)
+    assert x[:, 0].tolist() == rope.deinterleave_permutation(8).tolist()  # top end: interleaved channel P[j]
+    assert x[:, 1].tolist() == list(range(8))  # bottom end: half-split channel j
+    half = next(t for t in fig.data if t.name == "half-split channel")
+    assert np.asarray(half.customdata)[:, 0].tolist() == [0, 1, 2, 3, 0, 1, 2, 3]
+
+
+def test_decay_curves():
+    fig = build("rope_decay", dim=128, max_delta=2000)
+    b, c, r = (np.asarray(t.y, dtype=np.float64) for t in fig.data)
+    assert b[0] == pytest.approx(32.5) and b[1] == pytest.approx(31.54, abs=0.01)
+    assert b[100] == pytest.approx(10.23, abs=0.01)
+    assert c[0] == pytest.approx(64) and c.min() == pytest.approx(-1.82, abs=0.01)
+    assert np.abs(r).max() < 5 * math.sqrt(128 / 512)
+    assert "-1.82" in fig.layout.annotations[0].text
+
+
+def test_frequency_ladder_and_claim():
+    plain = build("rope_frequency_ladder", dim=16, n_positions=100)
+    claim = build("rope_frequency_ladder", dim=16, n_positions=100, show_claim=True)
+    assert len(claim.data) == len(plain.data) + 1
+    theta = np.asarray(plain.data[0].y)
+    assert theta[0] == 1.0 and (np.diff(theta) < 0).all()
+    np.testing.assert_allclose(np.asarray(claim.data[1].y), theta[::-1])
+    colors = list(plain.data[1].marker.color)
+    lam = rope.wavelengths(16)
+    assert [c == rf.COLORS[3] for c in colors] == (lam > 100).tolist()
+
+
+def test_float32_error_curve():
+    fig = build("rope_float32_error", dim=128, max_position=1_000_000)
+    x, y = np.asarray(fig.data[0].x, dtype=np.float64), np.asarray(fig.data[0].y, dtype=np.float64)
+    assert x[0] == 1 and x[-1] == pytest.approx(1e6)
+    assert y[x <= 100].max() < 1e-5
+    assert y[(x > 5e4) & (x < 2e5)].max() > 2e-3
+
+
+@pytest.mark.parametrize("name,params,word", [
+    ("rope_clock", dict(n_frames=10), "n_frames"),
+    ("rope_clock", dict(pairs="some"), "pairs"),
+    ("rope_clock", dict(m_max=float("nan")), "m_max"),
+    ("rope_clock", dict(dim=7), "dim"),
+    ("rope_angle_heatmap", dict(n_positions=0), "n_positions"),
+    ("rope_score_grid", dict(layout="diagonal"), "layout"),
+    ("rope_decay", dict(max_delta=10**6), "max_delta"),
+    ("rope_float32_error", dict(base=0.5), "base"),
+    ("rope_pairing", dict(dim=-2), "dim"),
+])
+def test_bad_parameters_name_themselves(name, params, word):
+    with pytest.raises(ValueError, match=word):
+        build(name, **params)

@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import threading
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
@@ -85,7 +86,8 @@ def image_bytes(fig: go.Figure, fmt: str, opts: ExportOptions) -> bytes:
     """Render a styled figure to PNG, SVG or PDF bytes with the shared kaleido browser."""
     if fmt not in IMAGE_FORMATS:
         raise ValueError(f"fmt must be one of {', '.join(IMAGE_FORMATS)}; got {fmt!r}")
-    with _LOCK:
+    with _LOCK, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The kopts argument is ignored")
         _ensure_server()
         return pio.to_image(fig, format=fmt, width=opts.width, height=opts.height, scale=opts.scale,
                             validate=False)

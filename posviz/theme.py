@@ -40,7 +40,7 @@ def _template(bg: str, plot: str, text: str, grid: str, zero: str, size: int, di
     return go.layout.Template(
         layout=dict(
             font=dict(family=FONT, size=size, color=text),
-            title=dict(font=dict(size=size + 4), x=0.0, xanchor="left"),
+            title=dict(font=dict(size=size + 4), x=0.0, xanchor="left", xref="paper"),
             paper_bgcolor=bg, plot_bgcolor=plot, colorway=COLORS,
             xaxis=axis, yaxis=axis,
             colorscale=dict(diverging=diverging, sequential=SEQUENTIAL, sequentialminus=SEQUENTIAL),

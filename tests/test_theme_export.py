@@ -1,0 +1,123 @@
+"""Themes and exports: right colours (never Streamlit's placeholders), right sizes, valid files."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import imageio.v3 as iio
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from posviz import export
+from posviz.figures import FIGURES, build
+from posviz.theme import style
+from tests.browser.conftest import _need_browser
+
+
+def test_style_ignores_streamlit_default_template():
+    import plotly.io as pio
+    import streamlit  # noqa: F401  (sets pio.templates.default to its placeholder template)
+
+    assert pio.templates.default == "streamlit"
+    fig = style(build("sinusoidal_waves"), "light")
+    html = export.html_bytes(fig)
+    assert b"#000001" not in html and b"posviz" not in html[:0]
+    assert fig.layout.template.layout.paper_bgcolor == "#ffffff"
+    assert style(build("sinusoidal_waves"), "dark").layout.template.layout.paper_bgcolor == "#0f1117"
+
+
+def test_presenter_mode_enlarges_fonts_and_lines():
+    normal = style(build("sinusoidal_waves"), "light")
+    big = style(build("sinusoidal_waves"), "light", presenter=True)
+    assert big.layout.font.size > (normal.layout.font.size or normal.layout.template.layout.font.size)
+    assert big.data[0].line.width >= 2 * (normal.data[0].line.width or 2)
+
+
+def test_csv_and_json_hold_the_plotted_numbers():
+    fig = build("sinusoidal_heatmap", n_positions=8, d_model=4)
+    rows = export.csv_bytes(fig).decode().splitlines()
+    assert rows[0] == "trace,x,y,z" and len(rows) == 1 + 8 * 4
+    assert rows[2].endswith(",1.0")  # PE(0, 1) = cos 0
+    data = json.loads(export.json_bytes(fig, "sinusoidal_heatmap", {"d_model": 4}))
+    assert data["params"] == {"d_model": 4}
+    assert np.asarray(data["traces"][0]["z"]).shape == (8, 4)
+
+
+def test_html_is_self_contained():
+    html = export.html_bytes(style(build("sinusoidal_dot_by_offset"), "light")).decode()
+    assert '<script src="https://cdn.plot.ly' not in html and "<script src=" not in html
+    assert len(html) > 1_000_000  # plotly.js is inline
+
+
+def test_unknown_format_and_bad_options_raise():
+    with pytest.raises(ValueError, match="format"):
+        export.export_figure("sinusoidal_waves", {}, "bmp")
+    with pytest.raises(ValueError, match="width"):
+        export.ExportOptions(width=5)
+    with pytest.raises(ValueError, match="gif"):
+        export.export_figure("sinusoidal_waves", {}, "gif")
+
+
+@pytest.fixture(scope="module")
+def kaleido_ready():
+    _need_browser()
+
+
+def _not_blank_not_black(png: bytes) -> np.ndarray:
+    img = iio.imread(png, extension=".png")[..., :3].astype(float)
+    assert img.std() > 5, "blank image"
+    assert img.mean() > 60, "black image"
+    return img
+
+
+def test_png_has_requested_size_and_colours(kaleido_ready):
+    opts = export.ExportOptions(width=1200, height=675, scale=2)
+    png = export.export_figure("sinusoidal_waves", {}, "png", opts)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    img = _not_blank_not_black(png)
+    assert img.shape[:2] == (1350, 2400)
+    # the first trace's colour (posviz indigo #4f46e5) is present, not Streamlit's placeholder black
+    indigo = np.all(np.abs(img - np.array([79, 70, 229])) < 30, axis=2)
+    assert indigo.sum() > 500
+
+
+def test_svg_and_pdf_are_valid(kaleido_ready):
+    svg = export.export_figure("sinusoidal_heatmap", {"n_positions": 16, "d_model": 8}, "svg")
+    assert svg.lstrip().startswith(b"<svg") and b"#000001" not in svg
+    assert b'width="1200"' in svg and b'height="675"' in svg
+    pdf = export.export_figure("sinusoidal_waves", {}, "pdf")
+    assert pdf.startswith(b"%PDF-")
+
+
+def test_dark_and_transparent_exports(kaleido_ready):
+    dark = export.export_figure("sinusoidal_waves", {}, "png", export.ExportOptions(theme="dark", width=400,
+                                                                                    height=300))
+    img = iio.imread(dark, extension=".png")[..., :3]
+    assert img[5, 5].tolist() == [15, 17, 23]  # the dark background
+    clear = export.export_figure("sinusoidal_waves", {}, "png", export.ExportOptions(transparent=True, width=400,
+                                                                                     height=300))
+    assert iio.imread(clear, extension=".png")[5, 5, 3] == 0  # alpha 0 in a corner
+
+
+def test_gif_and_mp4_of_an_animated_figure(kaleido_ready):
+    fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 0], mode="markers"),
+                    frames=[go.Frame(data=[go.Scatter(x=[0, 1], y=[i, -i])], name=str(i)) for i in range(5)])
+    fig.update_layout(yaxis_range=[-5, 5])
+    style(fig, "light")
+    opts = export.ExportOptions(width=320, height=240, fps=5)
+    gif = export.render(fig, "gif", opts)
+    assert gif[:6] in (b"GIF89a", b"GIF87a")
+    frames = iio.imread(io.BytesIO(gif), extension=".gif", index=None)
+    assert frames.shape[0] == 5 and frames.shape[1:3] == (240, 320)
+    assert not np.array_equal(frames[0], frames[4])  # the marker moved
+    mp4 = export.render(fig, "mp4", opts)
+    assert mp4[4:8] == b"ftyp"
+
+
+def test_every_registered_figure_builds_at_defaults_under_budget():
+    for name, spec in FIGURES.items():
+        fig = spec.builder()
+        assert isinstance(fig, go.Figure), name
+        assert len(fig.to_json()) < 1_000_000, name

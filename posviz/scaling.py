@@ -682,3 +682,50 @@ def parse_config_text(text: object, max_chars: int = MAX_CONFIG_CHARS) -> dict:
     if not isinstance(value, dict):
         raise ValueError(f"config text must be a JSON object {{...}}; got a JSON {type(value).__name__}")
     return value
+
+
+# --------------------------------------------------------------------------------------------------
+# Seed 000's bugs, kept here (and only here) so the pitfall callouts can draw the wrong beside the right
+
+
+def seed000_yarn_bounds(dim: int, base: float, original_max_position_embeddings: int, beta_fast: float = 32.0,
+                        beta_slow: float = 1.0) -> tuple[float, float]:
+    """WRONG on purpose (seed 000 lines 104-105): floor/ceil of the numerator *before* dividing by 2 ln b,
+    which leaves non-integer ramp ends (d = 64, L = 2048: 8.034 and 20.140 instead of 8 and 21)."""
+    dim = check_int("dim", dim, 2, MAX_DIM, even=True)
+    base = check_float("base", base, 1.0, MAX_BASE, lo_open=True)
+    L = check_int("original_max_position_embeddings", original_max_position_embeddings, 1, MAX_LENGTH)
+    beta_fast = check_float("beta_fast", beta_fast, 0.0, 1e6, lo_open=True)
+    beta_slow = check_float("beta_slow", beta_slow, 0.0, 1e6, lo_open=True)
+    low = math.floor(dim * math.log(L / (beta_fast * 2 * math.pi))) / (2 * math.log(base))
+    high = math.ceil(dim * math.log(L / (beta_slow * 2 * math.pi))) / (2 * math.log(base))
+    return float(max(low, 0)), float(min(high, dim - 1))
+
+
+def seed000_yarn_inv_freq(dim: int, base: float, factor: float,
+                          original_max_position_embeddings: int, beta_fast: float = 32.0,
+                          beta_slow: float = 1.0) -> np.ndarray:
+    """WRONG on purpose: YaRN frequencies with ``seed000_yarn_bounds`` (no low == high guard either)."""
+    factor = _factor(factor)
+    low, high = seed000_yarn_bounds(dim, base, original_max_position_embeddings, beta_fast, beta_slow)
+    if high <= low:
+        high = low + 0.001
+    w = 1.0 - np.clip((pair_index(dim) - low) / (high - low), 0.0, 1.0)
+    theta = inv_freq(dim, base)
+    return theta * w + theta / factor * (1.0 - w)
+
+
+def seed000_logit_multiplier(factor: float, mscale: float = 0.707) -> float:
+    """WRONG on purpose (seed 000 line 110): cos/sin scaled by ``(0.1 ln s + 1)·0.707``, so the logits get
+    its square (0.815 at s = 16) instead of ``(0.1 ln s + 1)**2`` (1.631)."""
+    return (get_mscale(factor) * check_float("mscale", mscale, -1e3, 1e3)) ** 2
+
+
+def inverted_yarn_inv_freq(dim: int, base: float, factor: float, original_max_position_embeddings: int,
+                           beta_fast: float = 32.0, beta_slow: float = 1.0) -> np.ndarray:
+    """WRONG on purpose: YaRN with the bands swapped (high frequencies interpolated, low ones kept), the
+    reading several write-ups give (reference/peers.md 6-B)."""
+    factor = _factor(factor)
+    w = yarn_extrapolation_weight(dim, base, original_max_position_embeddings, beta_fast, beta_slow)
+    theta = inv_freq(dim, base)
+    return theta * (1.0 - w) + theta / factor * w

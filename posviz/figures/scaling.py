@@ -1,3 +1,520 @@
-"""Figure builders for this lesson (filled in by its issue)."""
+"""Figures of the context-extension lesson: per-pair wavelengths, scales, unseen angles, YaRN's ramp,
+attention temperature, dynamic NTK, scores past L, a config.json viewer and the seed/field pitfalls.
+Every number comes from ``posviz.scaling``; all curves are per pair (d/2 points), so L' never costs."""
 
-__all__: list[str] = []
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from posviz import presets as ps
+from posviz import scaling as sc
+from posviz._validate import check_choice, check_float, check_int
+from posviz.figures._registry import figure
+from posviz.rope import inv_freq
+from posviz.theme import COLORS
+
+__all__ = ["scaling_wavelengths", "scaling_ratio", "scaling_unseen", "scaling_yarn_ramp", "scaling_temperature",
+           "scaling_entropy", "scaling_dynamic", "scaling_score", "scaling_config", "scaling_pitfall"]
+
+METHOD_COLORS = {"default": "#8a8f9c", "linear": COLORS[1], "ntk": COLORS[2], "dynamic": COLORS[4],
+                 "yarn": COLORS[0], "llama3": COLORS[3], "longrope": COLORS[5]}
+DEFAULT_METHODS = "default,linear,ntk,yarn,llama3"
+MAX_SCORE_POINTS = 2000
+PITFALLS = ("floor_ceil", "mscale", "linear", "inverted_bands", "beta_fast_zero", "llama3_temperature")
+VARIANTS = ("wrong", "right")
+
+
+def _f32(a: np.ndarray) -> np.ndarray:
+    return np.asarray(a, dtype=np.float32)
+
+
+def _opt(x: float) -> float | None:
+    """Slider value 0 means "not set" (as transformers' falsy mscale/mscale_all_dim)."""
+    return None if not x else float(x)
+
+
+def _common(dim: int, base: float, factor: float, original_len: int) -> tuple[int, float, float, int, int]:
+    dim = check_int("dim", dim, 4, 1024, even=True)
+    base = check_float("base", base, 1.0, sc.MAX_BASE, lo_open=True)
+    factor = check_float("factor", factor, 1.0, 1024.0)
+    L = check_int("original_len", original_len, 16, 10**7)
+    return dim, base, factor, L, int(round(factor * L))
+
+
+def _compute(methods: str, dim: int, base: float, factor: float, L: int, beta_fast: float, beta_slow: float,
+             low_freq_factor: float, high_freq_factor: float, mscale: float, mscale_all_dim: float,
+             truncate: bool) -> dict[str, tuple[np.ndarray, float]]:
+    out = {}
+    for m in sc.parse_methods(methods):
+        out[m] = sc.scaled_inv_freq(m, dim, base, factor, L, beta_fast=beta_fast, beta_slow=beta_slow,
+                                    low_freq_factor=low_freq_factor, high_freq_factor=high_freq_factor,
+                                    mscale=_opt(mscale), mscale_all_dim=_opt(mscale_all_dim), truncate=truncate)
+    return out
+
+
+def _label(m: str) -> str:
+    return sc.METHODS[m].label if m in sc.METHODS else m
+
+
+def _shade_long_wavelengths(fig: go.Figure, lam: np.ndarray, L: int, **where: int) -> None:
+    """Shade the pairs whose original wavelength exceeds L (they never finish a turn in training)."""
+    idx = np.nonzero(lam > L)[0]
+    if idx.size:
+        fig.add_vrect(x0=idx[0] - 0.5, x1=lam.size - 0.5, fillcolor="#d55e00", opacity=0.08, line_width=0,
+                      annotation_text="λ_i > L", annotation_position="top left", **where)
+
+
+@figure("scaling_wavelengths")
+def scaling_wavelengths(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float = 10000.0,
+                        factor: float = 8.0, original_len: int = 4096, beta_fast: float = 32.0,
+                        beta_slow: float = 1.0, low_freq_factor: float = 1.0, high_freq_factor: float = 4.0,
+                        mscale: float = 0.0, mscale_all_dim: float = 0.0, truncate: bool = True) -> go.Figure:
+    """Wavelength 2π/θ'_i and frequency θ'_i against pair i for each method, with L and L' and the
+    pairs whose wavelength exceeds L shaded."""
+    dim, base, factor, L, Lp = _common(dim, base, factor, original_len)
+    res = _compute(methods, dim, base, factor, L, beta_fast, beta_slow, low_freq_factor, high_freq_factor,
+                   mscale, mscale_all_dim, truncate)
+    i = np.arange(dim // 2)
+    lam0 = 2 * np.pi / inv_freq(dim, base)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        subplot_titles=("wavelength λ'_i = 2π/θ'_i (tokens)", "frequency θ'_i (rad/token)"))
+    for m, (theta, _) in res.items():
+        color = METHOD_COLORS[m]
+        fig.add_scatter(x=i, y=_f32(2 * np.pi / theta), mode="lines+markers", name=_label(m), legendgroup=m,
+                        line=dict(color=color, width=2), marker=dict(size=4),
+                        hovertemplate="pair %{x}<br>λ' = %{y:.4g} tokens<extra>" + _label(m) + "</extra>",
+                        row=1, col=1)
+        fig.add_scatter(x=i, y=_f32(theta), mode="lines", name=_label(m), legendgroup=m, showlegend=False,
+                        line=dict(color=color, width=2),
+                        hovertemplate="pair %{x}<br>θ' = %{y:.4g} rad/token<extra>" + _label(m) + "</extra>",
+                        row=2, col=1)
+    fig.add_hline(y=L, line_dash="dash", line_color="#555", annotation_text=f"L = {L:,}", row=1, col=1)
+    fig.add_hline(y=Lp, line_dash="dot", line_color="#555", annotation_text=f"L' = {Lp:,}", row=1, col=1)
+    _shade_long_wavelengths(fig, lam0, L, row="all", col=1)
+    fig.update_yaxes(type="log", row=1, col=1, title_text="λ' (tokens)")
+    fig.update_yaxes(type="log", row=2, col=1, title_text="θ' (rad/token)")
+    fig.update_xaxes(title_text="pair index i", row=2, col=1)
+    fig.update_layout(title=f"Per-pair wavelengths, d = {dim}, b = {base:g}, s = {factor:g}", height=620,
+                      hovermode="x unified")
+    return fig
+
+
+@figure("scaling_ratio")
+def scaling_ratio(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float = 10000.0, factor: float = 8.0,
+                  original_len: int = 4096, beta_fast: float = 32.0, beta_slow: float = 1.0,
+                  low_freq_factor: float = 1.0, high_freq_factor: float = 4.0, mscale: float = 0.0,
+                  mscale_all_dim: float = 0.0, truncate: bool = True) -> go.Figure:
+    """Per-pair scale θ_i/θ'_i (1 = untouched, s = fully interpolated) for each method, with YaRN's ramp
+    ends and Llama 3's band edges marked."""
+    dim, base, factor, L, _ = _common(dim, base, factor, original_len)
+    res = _compute(methods, dim, base, factor, L, beta_fast, beta_slow, low_freq_factor, high_freq_factor,
+                   mscale, mscale_all_dim, truncate)
+    theta0 = inv_freq(dim, base)
+    i = np.arange(dim // 2)
+    fig = go.Figure()
+    for m, (theta, A) in res.items():
+        name = _label(m) + (f" (A = {A:.3f})" if A != 1 else "")
+        fig.add_scatter(x=i, y=_f32(theta0 / theta), mode="lines+markers", name=name,
+                        line=dict(color=METHOD_COLORS[m], width=2), marker=dict(size=4),
+                        hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra>" + _label(m) + "</extra>")
+    fig.add_hline(y=factor, line_dash="dot", line_color="#555", annotation_text=f"s = {factor:g}")
+    if "yarn" in res:
+        low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
+        for x, txt in ((low, f"YaRN low = {low:.3g}"), (high, f"YaRN high = {high:.3g}")):
+            if x <= dim // 2 - 1:
+                fig.add_vline(x=x, line_dash="dash", line_color=METHOD_COLORS["yarn"], annotation_text=txt,
+                              annotation_position="bottom right")
+    if "llama3" in res and high_freq_factor > low_freq_factor:
+        lam = 2 * np.pi / theta0
+        lo_edge = np.searchsorted(lam, L / high_freq_factor)
+        hi_edge = np.searchsorted(lam, L / low_freq_factor, side="right")
+        if hi_edge > lo_edge:
+            fig.add_vrect(x0=lo_edge - 0.5, x1=hi_edge - 0.5, fillcolor=METHOD_COLORS["llama3"], opacity=0.1,
+                          line_width=0, annotation_text="Llama 3 blend band", annotation_position="top left")
+    fig.update_yaxes(type="log", title_text="θ_i / θ'_i  (1 = untouched, s = interpolated)")
+    fig.update_xaxes(title_text="pair index i (fast → slow)")
+    fig.update_layout(title=f"How much each pair is slowed down (s = {factor:g}, L = {L:,})",
+                      hovermode="x unified")
+    return fig
+
+
+@figure("scaling_unseen")
+def scaling_unseen(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float = 10000.0,
+                   factor: float = 8.0, original_len: int = 4096, beta_fast: float = 32.0, beta_slow: float = 1.0,
+                   low_freq_factor: float = 1.0, high_freq_factor: float = 4.0, mscale: float = 0.0,
+                   mscale_all_dim: float = 0.0, truncate: bool = True) -> go.Figure:
+    """Largest angle per pair in training (L·θ_i) against at the target (L'·θ'_i); pairs that reach angles
+    never seen in training are flagged."""
+    dim, base, factor, L, Lp = _common(dim, base, factor, original_len)
+    res = _compute(methods, dim, base, factor, L, beta_fast, beta_slow, low_freq_factor, high_freq_factor,
+                   mscale, mscale_all_dim, truncate)
+    i = np.arange(dim // 2)
+    fig = go.Figure()
+    counts = []
+    seen = None
+    for m, (theta, _) in res.items():
+        seen, target, flag = sc.unseen_angles(dim, base, factor, L, theta)
+        counts.append(f"{_label(m)}: {int(flag.sum())}")
+        fig.add_scatter(x=i, y=_f32(target), mode="lines", name=f"{_label(m)}: L'·θ'_i",
+                        line=dict(color=METHOD_COLORS[m], width=2), legendgroup=m,
+                        hovertemplate="pair %{x}<br>L'·θ' = %{y:.4g} rad<extra>" + _label(m) + "</extra>")
+        if flag.any():
+            fig.add_scatter(x=i[flag], y=_f32(target[flag]), mode="markers", legendgroup=m,
+                            name=f"{_label(m)}: unseen angles ({int(flag.sum())} pairs)",
+                            marker=dict(symbol="x", size=9, color=METHOD_COLORS[m]),
+                            hovertemplate="pair %{x} reaches %{y:.4g} rad, never seen in training"
+                                          "<extra>" + _label(m) + "</extra>")
+    fig.add_scatter(x=i, y=_f32(seen), mode="lines", name="training: L·θ_i", line=dict(color="#222", dash="dash",
+                    width=3), hovertemplate="pair %{x}<br>L·θ = %{y:.4g} rad<extra>training</extra>")
+    fig.add_hline(y=2 * np.pi, line_dash="dot", line_color="#555", annotation_text="2π: one full turn")
+    fig.update_yaxes(type="log", title_text="largest angle reached (rad)")
+    fig.update_xaxes(title_text="pair index i")
+    fig.update_layout(title=f"Unseen angles at L' = {Lp:,}: flagged pairs " + "; ".join(counts), height=520)
+    return fig
+
+
+@figure("scaling_yarn_ramp")
+def scaling_yarn_ramp(*, dim: int = 128, base: float = 10000.0, original_len: int = 4096, beta_fast: float = 32.0,
+                      beta_slow: float = 1.0, truncate: bool = True, ramp: str = "code") -> go.Figure:
+    """YaRN's extrapolation weight against pair index and against r = L/λ, the code's ramp (linear in i)
+    and the paper's γ(r) (linear in r)."""
+    ramp = check_choice("ramp", ramp, sc.RAMPS)
+    dim = check_int("dim", dim, 4, 1024, even=True)
+    L = check_int("original_len", original_len, 16, 10**7)
+    i = np.arange(dim // 2)
+    r = sc.rotations(dim, base, L)
+    curves = {k: sc.yarn_extrapolation_weight(dim, base, L, beta_fast, beta_slow, truncate, k)
+              for k in sc.RAMPS if k == "code" or beta_fast > beta_slow}
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("against pair index i", "against r_i = L/λ_i (log)"))
+    for k, w in curves.items():
+        chosen = k == ramp
+        name = "code ramp (linear in i; what implementations compute)" if k == "code" else \
+            "paper ramp γ(r) (linear in r; YaRN Eq. 18)"
+        style = dict(color=COLORS[0] if k == "code" else COLORS[1], width=3 if chosen else 1.5,
+                     dash="solid" if chosen else "dot")
+        for col, x in ((1, i), (2, r)):
+            fig.add_scatter(x=_f32(x), y=_f32(w), mode="lines+markers" if chosen else "lines", name=name,
+                            legendgroup=k, showlegend=col == 1, line=style, marker=dict(size=5),
+                            customdata=np.stack([i, r], axis=1).astype(np.float32),
+                            hovertemplate="pair %{customdata[0]:.0f}, r = %{customdata[1]:.3g}<br>"
+                                          "weight on θ_i = %{y:.3f}<extra>" + k + "</extra>", row=1, col=2 if col == 2
+                            else 1)
+    low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
+    for x, txt in ((low, f"low = {low:.3g}"), (high, f"high = {high:.3g}")):
+        if x <= dim // 2 - 1:
+            fig.add_vline(x=x, line_dash="dash", line_color=COLORS[0], annotation_text=txt, row=1, col=1)
+    for x, txt in ((beta_slow, f"β_slow = α = {beta_slow:g}"), (beta_fast, f"β_fast = β = {beta_fast:g}")):
+        fig.add_vline(x=x, line_dash="dash", line_color=COLORS[1], annotation_text=txt, row=1, col=2)
+    fig.update_xaxes(title_text="pair index i", row=1, col=1)
+    fig.update_xaxes(title_text="rotations in L: r = L/λ", type="log", row=1, col=2)
+    fig.update_yaxes(title_text="weight w_i on θ_i (1 = untouched)", range=[-0.05, 1.05])
+    fig.update_layout(title=f"YaRN ramp ({ramp} shown bold), d = {dim}, L = {L:,}", height=460)
+    return fig
+
+
+@figure("scaling_temperature")
+def scaling_temperature(*, factor: float = 8.0, mscale: float = 0.0, mscale_all_dim: float = 0.0) -> go.Figure:
+    """YaRN's temperature against s: cos/sin factor A = 0.1 ln s + 1, the logit multiplier A², DeepSeek's
+    ratio and its softmax multiplier get_mscale(s, mscale_all_dim)²."""
+    factor = check_float("factor", factor, 1.0, 1024.0)
+    s = np.geomspace(1.0, max(128.0, factor), 200)
+    A = np.array([sc.get_mscale(x) for x in s])
+    fig = go.Figure()
+    curves = [("YaRN cos/sin factor A = 0.1 ln s + 1", A, COLORS[0], "solid"),
+              ("YaRN logit multiplier A²", A**2, COLORS[0], "dash")]
+    if mscale and mscale_all_dim:
+        ratio = np.array([sc.yarn_attention_factor(x, mscale, mscale_all_dim) for x in s])
+        curves.append((f"DeepSeek cos/sin factor (mscale {mscale:g} / mscale_all_dim {mscale_all_dim:g})", ratio,
+                       COLORS[3], "solid"))
+    if mscale_all_dim:
+        soft = np.array([sc.deepseek_softmax_multiplier(x, mscale_all_dim) for x in s])
+        curves.append((f"DeepSeek softmax multiplier (0.1·{mscale_all_dim:g}·ln s + 1)²", soft, COLORS[3], "dash"))
+    for name, y, color, dash in curves:
+        fig.add_scatter(x=_f32(s), y=_f32(y), mode="lines", name=name, line=dict(color=color, dash=dash, width=2.5),
+                        hovertemplate="s = %{x:.3g}<br>%{y:.4f}<extra></extra>")
+    here = sc.get_mscale(factor)
+    fig.add_scatter(x=[factor, factor], y=[here, here**2], mode="markers+text", name=f"s = {factor:g}",
+                    text=[f"A = {here:.3f}", f"A² = {here**2:.3f}"], textposition="top left",
+                    marker=dict(size=11, color=COLORS[0]))
+    fig.update_xaxes(type="log", title_text="scale s = L'/L")
+    fig.update_yaxes(title_text="multiplier")
+    fig.update_layout(title="Attention temperature: what multiplies cos/sin and the logits")
+    return fig
+
+
+@figure("scaling_entropy")
+def scaling_entropy(*, dim: int = 128, base: float = 10000.0, factor: float = 8.0, original_len: int = 4096,
+                    beta_fast: float = 32.0, beta_slow: float = 1.0, truncate: bool = True, mscale: float = 0.0,
+                    mscale_all_dim: float = 0.0, seed: int = 0) -> go.Figure:
+    """Softmax entropy of one query against context length under YaRN, with and without its temperature
+    (logits × A²), and plain RoPE; ln n is the uniform-attention ceiling."""
+    dim, base, factor, L, Lp = _common(dim, base, factor, original_len)
+    theta, A = sc.yarn_inv_freq(dim, base, factor, L, beta_fast, beta_slow, _opt(mscale), _opt(mscale_all_dim),
+                                None, truncate)
+    lengths = np.unique(np.geomspace(16, Lp, 24).astype(np.int64)).astype(np.float64)
+    n_keys = 512
+    fig = go.Figure()
+    fig.add_scatter(x=_f32(lengths), y=_f32(np.log(lengths)), mode="lines", name="ln n (uniform attention)",
+                    line=dict(color="#999", dash="dot"))
+    for name, th, mult, color, dash in (
+            ("plain RoPE (no scaling)", inv_freq(dim, base), 1.0, METHOD_COLORS["default"], "solid"),
+            ("YaRN frequencies, no temperature", theta, 1.0, COLORS[0], "dash"),
+            (f"YaRN with temperature (logits × A² = {A * A:.3f})", theta, A * A, COLORS[0], "solid")):
+        h = sc.attention_entropy(th, lengths, mult, n_keys=n_keys, seed=seed)
+        fig.add_scatter(x=_f32(lengths), y=_f32(h), mode="lines+markers", name=name,
+                        line=dict(color=color, dash=dash, width=2.5), marker=dict(size=5),
+                        hovertemplate="n = %{x:,.0f}<br>H = %{y:.3f} nats<extra></extra>")
+    fig.add_vline(x=L, line_dash="dash", line_color="#555", annotation_text=f"L = {L:,}")
+    fig.update_xaxes(type="log", title_text="context length n (keys at distances 0..n−1)")
+    fig.update_yaxes(title_text="softmax entropy H (nats)")
+    fig.update_layout(title=f"Attention entropy vs length (seeded q, k; {n_keys} sampled keys per length)")
+    return fig
+
+
+@figure("scaling_dynamic", animated=True)
+def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.0, original_len: int = 4096,
+                    n_frames: int = 30) -> go.Figure:
+    """Dynamic NTK: the effective base as the sequence grows (transformers' formula with factor s, and the
+    plain l/L version), with a current-length scrubber that plays in the browser."""
+    dim, base, factor, L, Lp = _common(dim, base, factor, original_len)
+    n_frames = check_int("n_frames", n_frames, 2, 60)
+    grid = np.geomspace(max(1, L // 4), max(2 * Lp, 2 * L), 120)
+    hf = np.array([sc.dynamic_base(dim, base, factor, L, int(g)) for g in grid])
+    plain = np.array([sc.dynamic_base(dim, base, 1.0, L, int(g)) for g in grid])
+    i = np.arange(dim // 2)
+    theta0 = inv_freq(dim, base)
+    steps = np.unique(np.geomspace(L, max(2 * Lp, 2 * L), n_frames).astype(np.int64))
+
+    def state(length: int) -> list[go.Scatter]:
+        b_hf = sc.dynamic_base(dim, base, factor, L, int(length))
+        b_pl = sc.dynamic_base(dim, base, 1.0, L, int(length))
+        r_hf = theta0 / sc.dynamic_inv_freq(dim, base, factor, L, int(length))[0]
+        r_pl = theta0 / sc.dynamic_inv_freq(dim, base, 1.0, L, int(length))[0]
+        return [go.Scatter(x=[length, length], y=[b_hf, b_pl]),
+                go.Scatter(x=i, y=_f32(r_hf)), go.Scatter(x=i, y=_f32(r_pl))]
+
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("effective base b' vs current length l",
+                                                        "per-pair scale θ/θ' at the current length"))
+    fig.add_scatter(x=_f32(grid), y=_f32(hf), mode="lines", name=f"transformers 'dynamic', factor s = {factor:g}",
+                    line=dict(color=METHOD_COLORS["dynamic"], width=2.5), row=1, col=1)
+    fig.add_scatter(x=_f32(grid), y=_f32(plain), mode="lines", name="α = max(1, l/L) (factor 1)",
+                    line=dict(color=COLORS[2], width=2.5, dash="dash"), row=1, col=1)
+    first = state(int(steps[0]))
+    fig.add_scatter(x=first[0].x, y=first[0].y, mode="markers", name="current length l",
+                    marker=dict(size=12, color="#222"), row=1, col=1)
+    fig.add_scatter(x=i, y=first[1].y, mode="lines+markers", name="θ/θ', factor s", showlegend=False,
+                    line=dict(color=METHOD_COLORS["dynamic"], width=2.5), marker=dict(size=4), row=1, col=2)
+    fig.add_scatter(x=i, y=first[2].y, mode="lines+markers", name="θ/θ', factor 1", showlegend=False,
+                    line=dict(color=COLORS[2], width=2.5, dash="dash"), marker=dict(size=4), row=1, col=2)
+    fig.add_vline(x=L, line_dash="dot", line_color="#555", annotation_text=f"L = {L:,}", row=1, col=1)
+    fig.add_vline(x=Lp, line_dash="dot", line_color="#555", annotation_text=f"L' = {Lp:,}", row=1, col=1)
+    frames = []
+    for length in steps:
+        tr = state(int(length))
+        frames.append(go.Frame(name=str(int(length)), traces=[2, 3, 4],
+                               data=[go.Scatter(x=tr[0].x, y=tr[0].y), go.Scatter(y=tr[1].y),
+                                     go.Scatter(y=tr[2].y)]))
+    fig.frames = frames
+    anim = dict(frame=dict(duration=150, redraw=False), transition=dict(duration=0), mode="immediate")
+    fig.update_layout(
+        title=f"Dynamic NTK: the base moves with the sequence (d = {dim}, L = {L:,}, s = {factor:g})", height=500,
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.18, xanchor="left", showactive=False,
+                          buttons=[dict(label="▶ Play", method="animate", args=[None, dict(anim, fromcurrent=True)]),
+                                   dict(label="❚❚ Pause", method="animate",
+                                        args=[[None], dict(anim, frame=dict(duration=0, redraw=False))])])],
+        sliders=[dict(active=0, x=0.12, y=-0.12, len=0.88, currentvalue=dict(prefix="current length l = "),
+                      steps=[dict(label=f"{int(n):,}", method="animate",
+                                  args=[[str(int(n))], dict(anim, frame=dict(duration=0, redraw=False))])
+                             for n in steps])])
+    fig.update_xaxes(type="log", title_text="current length l (tokens)", row=1, col=1)
+    fig.update_yaxes(type="log", title_text="effective base b'", row=1, col=1)
+    fig.update_xaxes(title_text="pair index i", row=1, col=2)
+    fig.update_yaxes(type="log", title_text="θ_i / θ'_i", range=[-0.05, math.log10(max(4.0, factor * factor * 2))],
+                     row=1, col=2)
+    return fig
+
+
+@figure("scaling_score")
+def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, base: float = 10000.0,
+                  factor: float = 8.0, original_len: int = 4096, beta_fast: float = 32.0, beta_slow: float = 1.0,
+                  low_freq_factor: float = 1.0, high_freq_factor: float = 4.0, truncate: bool = True,
+                  qk: str = "ones", seed: int = 0) -> go.Figure:
+    """Attention score (normalised to 1 at distance 0) against relative distance: every token up to 128, and
+    sampled out to L' with L marked. PI stretches the curve, NTK and YaRN keep the fast wiggles."""
+    dim, base, factor, L, Lp = _common(dim, base, factor, original_len)
+    res = _compute(methods, dim, base, factor, L, beta_fast, beta_slow, low_freq_factor, high_freq_factor,
+                   0.0, 0.0, truncate)
+    near = np.arange(129, dtype=np.float64)
+    far_n = min(MAX_SCORE_POINTS, Lp + 1)
+    far = np.linspace(0.0, float(Lp), far_n)
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.4, 0.6],
+                        subplot_titles=("near: Δ = 0..128, every token",
+                                        f"far: Δ = 0..L' = {Lp:,}, {far_n:,} samples"))
+    for m, (theta, _) in res.items():
+        for col, x in ((1, near), (2, far)):
+            y = sc.rope_scores(theta, x, qk, seed)
+            fig.add_scatter(x=_f32(x), y=_f32(y), mode="lines", name=_label(m), legendgroup=m, showlegend=col == 1,
+                            line=dict(color=METHOD_COLORS[m], width=2 if col == 1 else 1),
+                            hovertemplate="Δ = %{x:,.0f}<br>score = %{y:.3f}<extra>" + _label(m) + "</extra>",
+                            row=1, col=col)
+    fig.add_vline(x=L, line_dash="dash", line_color="#555", annotation_text=f"L = {L:,}", row=1, col=2)
+    fig.update_xaxes(title_text="relative distance Δ = m − n (tokens)")
+    fig.update_yaxes(title_text="score / score at Δ = 0", row=1, col=1)
+    who = "q = k = all ones" if qk == "ones" else f"seeded random q, k (seed {seed})"
+    fig.update_layout(title=f"Attention score vs distance ({who})", height=460)
+    return fig
+
+
+@figure("scaling_config")
+def scaling_config(*, preset: str = "Llama 3.1 8B", config_json: str = "", seq_len: int = 0) -> go.Figure:
+    """A model's RoPE as its config.json says: per-pair wavelengths before/after scaling (with L and the
+    target length) and the per-pair scale, at a short and at the target length."""
+    if config_json.strip():
+        cfg = sc.parse_config_text(config_json)
+        title_name = "pasted config.json"
+    else:
+        cfg = ps.get_preset(preset).config
+        title_name = preset
+    rc = sc.read_rope_config(cfg)
+    target = sc.config_target_length(rc) if seq_len <= 0 else check_int("seq_len", seq_len, 1, sc.MAX_LENGTH)
+    theta0 = inv_freq(rc.dim, rc.base)
+    short, A = sc.inv_freq_from_config(cfg, None)
+    long, _ = sc.inv_freq_from_config(cfg, target)
+    L = rc.params.get("original_max_position_embeddings") or rc.max_position_embeddings
+    i = np.arange(rc.dim // 2)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("wavelength per pair (tokens)", "per-pair scale θ_i/θ'_i"))
+    fig.add_scatter(x=i, y=_f32(2 * np.pi / theta0), mode="lines", name="original RoPE",
+                    line=dict(color=METHOD_COLORS["default"], width=2, dash="dash"), row=1, col=1)
+    color = METHOD_COLORS.get(rc.rope_type, COLORS[0])
+    differs = not np.allclose(short, long)
+    fig.add_scatter(x=i, y=_f32(2 * np.pi / long), mode="lines+markers",
+                    name=f"{rc.rope_type} at length {target:,}", line=dict(color=color, width=2.5),
+                    marker=dict(size=4), row=1, col=1)
+    fig.add_scatter(x=i, y=_f32(theta0 / long), mode="lines+markers", name=f"scale at {target:,}",
+                    showlegend=False, line=dict(color=color, width=2.5), marker=dict(size=4), row=1, col=2)
+    if differs:
+        fig.add_scatter(x=i, y=_f32(theta0 / short), mode="lines", name=f"{rc.rope_type} at short lengths",
+                        line=dict(color=color, width=1.5, dash="dot"), row=1, col=2)
+    if L:
+        fig.add_hline(y=L, line_dash="dash", line_color="#555", annotation_text=f"L = {L:,}", row=1, col=1)
+    if target != L:
+        fig.add_hline(y=target, line_dash="dot", line_color="#555", annotation_text=f"target {target:,}",
+                      row=1, col=1)
+    fig.update_yaxes(type="log", row=1, col=1, title_text="λ (tokens)")
+    fig.update_yaxes(type="log", row=1, col=2, title_text="θ/θ'")
+    fig.update_xaxes(title_text="pair index i")
+    fig.update_layout(title=f"{title_name}: {rc.rope_type}, d = {rc.dim}, b = {rc.base:g}, cos/sin × {A:.4g}",
+                      height=440)
+    return fig
+
+
+def _ratio_trace(fig: go.Figure, theta0: np.ndarray, theta: np.ndarray, name: str, color: str,
+                 dash: str = "solid", width: float = 2.5, **where: int) -> None:
+    fig.add_scatter(x=np.arange(theta0.size), y=_f32(theta0 / theta), mode="lines+markers", name=name,
+                    line=dict(color=color, dash=dash, width=width), marker=dict(size=4),
+                    hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra></extra>", **where)
+
+
+@figure("scaling_pitfall")
+def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: int = 64, base: float = 10000.0,
+                    factor: float = 16.0, original_len: int = 2048) -> go.Figure:
+    """One pitfall of seed 000 or of the field, drawn either the wrong way or the right way."""
+    case = check_choice("case", case, PITFALLS)
+    variant = check_choice("variant", variant, VARIANTS)
+    dim, base, factor, L, _ = _common(dim, base, factor, original_len)
+    theta0 = inv_freq(dim, base)
+    wrong = variant == "wrong"
+    fig = go.Figure()
+    xlab, ylab, title = "pair index i", "θ_i / θ'_i", ""
+    if case == "floor_ceil":
+        right, _ = sc.yarn_inv_freq(dim, base, factor, L)
+        low, high = sc.yarn_correction_range(dim, base, L)
+        if wrong:
+            bad = sc.seed000_yarn_inv_freq(dim, base, factor, L)
+            wl, wh = sc.seed000_yarn_bounds(dim, base, L)
+            _ratio_trace(fig, theta0, bad, f"seed 000: low, high = {wl:.3f}, {wh:.3f}", COLORS[3])
+            _ratio_trace(fig, theta0, right, "correct (for reference)", "#999", "dot", 1.5)
+            err = float(np.max(np.abs(bad / right - 1)))
+            title = f"floor/ceil before the division: ramp ends {wl:.3f}, {wh:.3f}; inv_freq off by up to {err:.0%}"
+        else:
+            _ratio_trace(fig, theta0, right, f"floor/ceil of the whole quotient: low, high = {low:g}, {high:g}",
+                         COLORS[2])
+            title = f"Correct YaRN ramp ends: integers {low:g} and {high:g}"
+    elif case == "mscale":
+        s = np.geomspace(1, 128, 120)
+        xlab, ylab = "scale s", "attention logits multiplied by"
+        right = np.array([sc.get_mscale(x) ** 2 for x in s])
+        if wrong:
+            bad = np.array([sc.seed000_logit_multiplier(x) for x in s])
+            fig.add_scatter(x=_f32(s), y=_f32(bad), mode="lines", name="seed 000: cos/sin × 0.707·(0.1 ln s + 1)",
+                            line=dict(color=COLORS[3], width=3))
+            fig.add_scatter(x=_f32(s), y=_f32(right), mode="lines", name="correct (for reference)",
+                            line=dict(color="#999", dash="dot"))
+            title = f"mscale 0.707 used as a multiplier: logits × {sc.seed000_logit_multiplier(factor):.3f} at " \
+                    f"s = {factor:g} (should be × {sc.get_mscale(factor) ** 2:.3f})"
+        else:
+            ds = np.array([sc.deepseek_softmax_multiplier(x, 0.707) for x in s])
+            fig.add_scatter(x=_f32(s), y=_f32(right), mode="lines", name="YaRN: (0.1 ln s + 1)²",
+                            line=dict(color=COLORS[2], width=3))
+            fig.add_scatter(x=_f32(s), y=_f32(ds), mode="lines", name="DeepSeek-V2: (0.1·0.707·ln s + 1)² on the "
+                            "softmax scale, cos/sin × 1", line=dict(color=COLORS[0], width=3, dash="dash"))
+            title = "0.707 is a coefficient inside get_mscale (DeepSeek), never a cos/sin multiplier"
+        fig.update_xaxes(type="log")
+    elif case == "linear":
+        if wrong:
+            _ratio_trace(fig, theta0, theta0, "seed 000 'linear': no scale parameter, plain RoPE", COLORS[3])
+            title = "The 'linear' function that never scales: every pair untouched"
+        else:
+            _ratio_trace(fig, theta0, sc.linear_inv_freq(dim, base, factor)[0], f"PI: θ/s, s = {factor:g}",
+                         COLORS[2])
+            title = f"Position Interpolation: every pair slowed by s = {factor:g}"
+        fig.add_hline(y=factor, line_dash="dot", line_color="#555", annotation_text=f"s = {factor:g}")
+    elif case == "inverted_bands":
+        right, _ = sc.yarn_inv_freq(dim, base, factor, L)
+        if wrong:
+            _ratio_trace(fig, theta0, sc.inverted_yarn_inv_freq(dim, base, factor, L),
+                         "inverted: fast pairs interpolated, slow pairs kept", COLORS[3])
+            title = "Inverted bands: the slow pairs that go out of distribution are left alone"
+        else:
+            _ratio_trace(fig, theta0, right, "YaRN: fast pairs (short λ) kept, slow pairs (λ > L) ÷ s", COLORS[2])
+            title = "High frequency = short wavelength = small i: kept; low frequency: interpolated"
+        fig.add_hline(y=factor, line_dash="dot", line_color="#555", annotation_text=f"s = {factor:g}")
+    elif case == "beta_fast_zero":
+        ref, _ = sc.yarn_inv_freq(dim, base, factor, L, 32, 1)
+        if wrong:
+            cfg = {"head_dim": dim, "rope_theta": base, "max_position_embeddings": int(factor * L),
+                   "rope_scaling": {"type": "yarn", "factor": factor, "original_max_position_embeddings": L,
+                                    "beta_fast": 0}}
+            got, _ = sc.inv_freq_from_config(cfg)
+            _ratio_trace(fig, theta0, got, "config says beta_fast: 0 (as transformers reads it)", COLORS[3])
+            _ratio_trace(fig, theta0, ref, "beta_fast = 32", "#999", "dot", 1.5)
+            title = "beta_fast = 0 silently means 32: the two curves are the same"
+        else:
+            mine, _ = sc.yarn_inv_freq(dim, base, factor, L, 8, 1)
+            _ratio_trace(fig, theta0, mine, "beta_fast = 8 written explicitly", COLORS[2])
+            _ratio_trace(fig, theta0, ref, "beta_fast = 32", "#999", "dot", 1.5)
+            title = "Write the value you mean: beta_fast = 8 moves the ramp's start"
+    else:  # llama3_temperature
+        l3, a3 = sc.llama3_inv_freq(dim, base, factor, L, 1.0, 4.0)
+        if wrong:
+            ya, ay = sc.yarn_inv_freq(dim, base, factor, L)
+            _ratio_trace(fig, theta0, ya, f"'Llama 3 is YaRN': code ramp β 32/1, logits × {ay * ay:.3f}",
+                         COLORS[3])
+            _ratio_trace(fig, theta0, l3, "actual Llama 3 (for reference)", "#999", "dot", 1.5)
+            title = "Llama 3 is not YaRN with its defaults: different ramp, and YaRN adds a temperature"
+        else:
+            yp, ayp = sc.yarn_inv_freq(dim, base, factor, L, 4.0, 1.0, ramp="paper")
+            _ratio_trace(fig, theta0, l3, f"Llama 3 (low 1, high 4), cos/sin × {a3:g}", COLORS[2])
+            _ratio_trace(fig, theta0, yp, f"YaRN paper ramp α = 1, β = 4 (it would add × {ayp:.3f})", COLORS[0],
+                         "dash", 2)
+            title = "Llama 3 = NTK-by-parts (ramp linear in r, α = 1, β = 4) without temperature"
+    if case != "mscale":
+        fig.update_yaxes(type="log")
+    fig.update_xaxes(title_text=xlab)
+    fig.update_yaxes(title_text=ylab)
+    fig.update_layout(title=("✗ " if wrong else "✓ ") + title, height=400, legend=dict(orientation="h", y=-0.25))
+    return fig

@@ -1,0 +1,220 @@
+"""Figures of the context-extension lesson: data, not just that they ran; JSON size limits."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import plotly.io as pio
+import pytest
+
+from posviz import scaling as sc
+from posviz import theme
+from posviz.figures import FIGURES, build
+from posviz.figures import scaling as fs
+from posviz.rope import inv_freq
+from posviz.theme import style
+
+NAMES = ["scaling_wavelengths", "scaling_ratio", "scaling_unseen", "scaling_yarn_ramp", "scaling_temperature",
+         "scaling_entropy", "scaling_dynamic", "scaling_score", "scaling_config", "scaling_pitfall"]
+EXTREME = dict(dim=256, base=1e7, factor=128.0, original_len=131072)
+KB = 1024
+
+
+def _params(name: str, **values) -> dict:
+    known = FIGURES[name].defaults()
+    return {k: v for k, v in values.items() if k in known}
+
+
+def _size(fig) -> int:
+    return len(pio.to_json(fig, validate=False))
+
+
+def _arr(v) -> np.ndarray:
+    return np.asarray(v, dtype=float)
+
+
+def _by_name(fig, start: str):
+    return [t for t in fig.data if t.name and t.name.startswith(start)]
+
+
+def test_all_registered_and_exported():
+    assert set(NAMES) <= set(FIGURES)
+    assert {FIGURES[n].builder.__name__ for n in NAMES} == set(fs.__all__)
+    assert FIGURES["scaling_dynamic"].animated
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_defaults_small_and_finite(name):
+    fig = build(name)
+    assert _size(fig) < 500 * KB
+    assert fig.layout.template.layout.font.family != theme.FONT  # no posviz template baked in
+    assert style(fig, "dark").layout.template.layout.paper_bgcolor == "#0f1117"
+    for t in fig.data:
+        if t.y is not None and len(t.y) and not isinstance(t.y[0], str):
+            assert np.all(np.isfinite(_arr(t.y))), (name, t.name)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_extremes_small_and_fast(name):
+    t0 = time.perf_counter()
+    fig = build(name, **_params(name, **EXTREME))
+    assert time.perf_counter() - t0 < 2.0
+    assert _size(fig) < 2048 * KB
+
+
+def test_wavelengths_data():
+    fig = build("scaling_wavelengths", methods="default,linear,ntk", dim=64, base=1e4, factor=8, original_len=2048)
+    lam0 = 2 * np.pi / inv_freq(64, 1e4)
+    wl = {t.name: _arr(t.y) for t in fig.data if t.yaxis in (None, "y")}
+    np.testing.assert_allclose(wl["RoPE (no scaling)"], lam0, rtol=1e-6)
+    np.testing.assert_allclose(wl["PI / linear"], 8 * lam0, rtol=1e-6)
+    ntk = wl["NTK-aware (static)"]
+    assert ntk[0] == pytest.approx(lam0[0], rel=1e-6) and ntk[-1] == pytest.approx(8 * lam0[-1], rel=1e-6)
+    freq = [t for t in fig.data if t.yaxis == "y2"]
+    assert len(freq) == 3 and np.allclose(_arr(freq[0].y), inv_freq(64, 1e4), rtol=1e-6)
+    # L and L' lines and the shaded region of pairs with wavelength > L
+    ys = sorted(s.y0 for s in fig.layout.shapes if s.type == "line")
+    assert 2048 in ys and 16384 in ys
+    rect = [s for s in fig.layout.shapes if s.type == "rect"]
+    first_long = int(np.nonzero(lam0 > 2048)[0][0])
+    assert rect and rect[0].x0 == first_long - 0.5
+
+
+def test_ratio_marks_yarn_and_llama3():
+    fig = build("scaling_ratio", methods="linear,yarn,llama3", dim=64, base=1e4, factor=16, original_len=2048)
+    lin = _arr(_by_name(fig, "PI")[0].y)
+    assert np.allclose(lin, 16)
+    yarn = _arr(_by_name(fig, "YaRN")[0].y)
+    assert yarn[:8] == pytest.approx(np.ones(8)) and yarn[21:] == pytest.approx(16 * np.ones(11), rel=1e-6)
+    assert "A = 1.277" in _by_name(fig, "YaRN")[0].name
+    vlines = sorted(s.x0 for s in fig.layout.shapes if s.type == "line" and s.x0 == s.x1)
+    assert vlines == [8.0, 21.0]
+    assert any(s.type == "rect" for s in fig.layout.shapes)  # Llama 3 blend band
+
+
+def test_unseen_flags_match_math():
+    fig = build("scaling_unseen", methods="default,linear,yarn", dim=64, base=1e4, factor=8, original_len=4096)
+    flagged_default = _by_name(fig, "RoPE (no scaling): unseen")
+    theta = inv_freq(64, 1e4)
+    _, _, flag = sc.unseen_angles(64, 1e4, 8, 4096, theta)
+    assert flagged_default and np.array_equal(_arr(flagged_default[0].x), np.nonzero(flag)[0])
+    assert not _by_name(fig, "PI / linear: unseen")  # PI never leaves the training arc
+    train = _by_name(fig, "training")[0]
+    np.testing.assert_allclose(_arr(train.y), 4096 * theta, rtol=1e-6)
+
+
+def test_yarn_ramp_code_vs_paper():
+    code = build("scaling_yarn_ramp", dim=64, base=1e4, original_len=2048, ramp="code")
+    ys = {t.legendgroup: _arr(t.y) for t in code.data}
+    np.testing.assert_allclose(ys["code"], sc.yarn_extrapolation_weight(64, 1e4, 2048), rtol=1e-6)
+    np.testing.assert_allclose(ys["paper"], sc.yarn_extrapolation_weight(64, 1e4, 2048, ramp="paper"), rtol=1e-5)
+    assert code.data[0].line.width == 3 and "code" in code.layout.title.text
+    paper = build("scaling_yarn_ramp", ramp="paper")
+    widths = {t.legendgroup: t.line.width for t in paper.data}
+    assert widths["paper"] == 3 and widths["code"] == 1.5
+    # r axis is the rotation count
+    r_trace = [t for t in code.data if t.xaxis == "x2"][0]
+    np.testing.assert_allclose(_arr(r_trace.x), sc.rotations(64, 1e4, 2048), rtol=1e-6)
+
+
+def test_temperature_curves():
+    fig = build("scaling_temperature", factor=40, mscale=0.707, mscale_all_dim=0.707)
+    names = [t.name for t in fig.data]
+    assert len(fig.data) == 5 and any("DeepSeek softmax" in n for n in names)
+    ds = [t for t in fig.data if t.name.startswith("DeepSeek cos/sin")][0]
+    assert np.allclose(_arr(ds.y), 1.0)
+    marker = fig.data[-1]
+    assert _arr(marker.y)[0] == pytest.approx(0.1 * math.log(40) + 1, rel=1e-6)
+    assert len(build("scaling_temperature").data) == 3  # without DeepSeek settings
+
+
+def test_entropy_ordering():
+    fig = build("scaling_entropy", dim=64, factor=16, original_len=1024)
+    ceil, plain, no_t, with_t = (_arr(t.y) for t in fig.data)
+    x = _arr(fig.data[0].x)
+    assert x[0] == 16 and x[-1] == pytest.approx(16384, rel=1e-3)
+    assert np.all(with_t < no_t) and np.all(no_t <= ceil + 1e-6)
+
+
+def test_dynamic_frames_and_scrubber():
+    fig = build("scaling_dynamic", dim=64, base=1e4, factor=4, original_len=2048, n_frames=12)
+    assert 2 <= len(fig.frames) <= 12 and len(fig.layout.sliders[0].steps) == len(fig.frames)
+    last = fig.frames[-1]
+    length = int(last.name)
+    b_hf, b_plain = _arr(last.data[0].y)
+    assert b_hf == pytest.approx(sc.dynamic_base(64, 1e4, 4, 2048, length), rel=1e-9)
+    assert b_plain == pytest.approx(sc.dynamic_base(64, 1e4, 1, 2048, length), rel=1e-9)
+    first = fig.frames[0]
+    assert int(first.name) == 2048 and np.allclose(_arr(first.data[1].y), 1.0)  # nothing moves at l = L
+    play = fig.layout.updatemenus[0].buttons[0]
+    assert play.args[1]["frame"]["redraw"] is False
+
+
+def test_score_near_and_far():
+    fig = build("scaling_score", methods="default,linear", dim=64, factor=4, original_len=1024)
+    near = [t for t in fig.data if t.xaxis in (None, "x")]
+    far = [t for t in fig.data if t.xaxis == "x2"]
+    assert len(near) == len(far) == 2
+    theta = inv_freq(64, 1e4)
+    np.testing.assert_allclose(_arr(near[0].y), np.cos(np.outer(np.arange(129), theta)).mean(1), atol=1e-6)
+    # PI stretches the curve: its score at 4Δ equals plain RoPE's at Δ
+    np.testing.assert_allclose(_arr(near[1].y)[::4], _arr(near[0].y)[:33], atol=1e-6)
+    assert _arr(far[0].x)[-1] == 4096 and len(far[0].x) == 2000
+    rnd = build("scaling_score", qk="random", seed=3)
+    assert "seed 3" in rnd.layout.title.text
+
+
+def test_config_figure_from_preset_and_text():
+    fig = build("scaling_config", preset="Phi-3 mini 128k (Apr 2024)")
+    assert "longrope" in fig.layout.title.text and "1.19" in fig.layout.title.text
+    short = [t for t in fig.data if t.name and "short" in t.name]
+    assert short and len(short[0].y) == 48  # LongRoPE differs between short and long lengths
+    text = '{"head_dim": 64, "rope_theta": 10000, "rope_scaling": {"type": "linear", "factor": 4}}'
+    fig = build("scaling_config", config_json=text)
+    scale = [t for t in fig.data if t.name and t.name.startswith("scale at")][0]
+    assert np.allclose(_arr(scale.y), 4.0) and "pasted" in fig.layout.title.text
+    with pytest.raises(ValueError, match="not valid JSON"):
+        build("scaling_config", config_json="{oops")
+
+
+@pytest.mark.parametrize("case", fs.PITFALLS)
+def test_pitfalls_wrong_differs_from_right(case):
+    wrong = build("scaling_pitfall", case=case, variant="wrong")
+    right = build("scaling_pitfall", case=case, variant="right")
+    assert wrong.layout.title.text.startswith("✗") and right.layout.title.text.startswith("✓")
+    w0, r0 = _arr(wrong.data[0].y), _arr(right.data[0].y)
+    if case == "beta_fast_zero":
+        np.testing.assert_allclose(w0, _arr(wrong.data[1].y))          # 0 read as 32: identical
+        assert not np.allclose(r0, _arr(right.data[1].y))              # an explicit value moves the ramp
+    elif case == "llama3_temperature":
+        np.testing.assert_allclose(r0, _arr(right.data[1].y), rtol=1e-6)  # Llama 3 == paper ramp
+        assert not np.allclose(w0, r0)
+    else:
+        assert not np.allclose(w0, r0)
+
+
+def test_pitfall_numbers():
+    fc = build("scaling_pitfall", case="floor_ceil", variant="wrong")
+    assert "8.034, 20.140" in fc.layout.title.text and "45%" in fc.layout.title.text
+    ms = build("scaling_pitfall", case="mscale", variant="wrong")
+    assert "0.815" in ms.layout.title.text and "1.631" in ms.layout.title.text
+    lin = build("scaling_pitfall", case="linear", variant="wrong")
+    assert np.allclose(_arr(lin.data[0].y), 1.0)
+
+
+@pytest.mark.parametrize("name,bad,word", [
+    ("scaling_wavelengths", dict(methods="warp"), "methods"),
+    ("scaling_wavelengths", dict(dim=7), "dim"),
+    ("scaling_ratio", dict(factor=0.5), "factor"),
+    ("scaling_yarn_ramp", dict(ramp="sideways"), "ramp"),
+    ("scaling_dynamic", dict(n_frames=1000), "n_frames"),
+    ("scaling_score", dict(qk="zeros"), "qk"),
+    ("scaling_pitfall", dict(case="nope"), "case"),
+    ("scaling_config", dict(preset="GPT-5"), "name"),
+    ("scaling_ratio", dict(methods="llama3", high_freq_factor=1.0, low_freq_factor=1.0), "high_freq_factor"),
+])
+def test_bad_parameters_raise_value_error(name, bad, word):
+    with pytest.raises(ValueError, match=word):
+        build(name, **bad)

@@ -55,7 +55,7 @@ def _spans(ps: list[int]) -> str:
         if b != a + 1:
             spans.append(f"{start}" if start == a else f"{start}–{a}")
             start = b
-    return ", ".join(spans[:3]) + (", …" if len(spans) > 3 else "")
+    return ", ".join(spans[:2]) + (", …" if len(spans) > 2 else "")
 
 
 def _corner_labels(points: np.ndarray) -> dict[tuple[float, float], str]:
@@ -278,8 +278,10 @@ def intro_trajectory(*, n_positions: int = 32, bit: int = 2, n_bits: int = 6, d_
     fig.update_xaxes(title_text="sin(2πp/λ)", row=1, col=2)
     fig.update_yaxes(title_text="second coordinate", row=1, col=1)
     fig.update_yaxes(title_text="cos(2πp/λ)", row=1, col=2)
-    for col in (1, 2):
-        fig.update_yaxes(scaleanchor=f"x{'' if col == 1 else col}", scaleratio=1, row=1, col=col)
+    fig.update_xaxes(range=[-0.45, 1.45], row=1, col=1)
+    fig.update_yaxes(range=[-0.45, 1.45], row=1, col=1)
+    fig.update_xaxes(range=[-1.3, 1.3], row=1, col=2)
+    fig.update_yaxes(range=[-1.3, 1.3], row=1, col=2)
     fig.update_xaxes(title_text="position p (tokens)", row=1, col=3)
     fig.update_yaxes(title_text="step length", rangemode="tozero", row=1, col=3)
     fig.update_layout(title=dict(text=f"Binary jumps, sinusoids glide: {n_positions} positions"),

@@ -1,0 +1,68 @@
+"""Browser tests of the RoPE page: the clock plays client-side, sliders redraw, links restore a view."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import chart_traces, error_elements, move_slider, open_page
+
+pytestmark = pytest.mark.browser
+
+WATCH_RERUNS = """() => {
+    const app = document.querySelector('[data-testid=stApp]');
+    window.__posvizRuns = 0;
+    new MutationObserver(() => {
+        if (app.getAttribute('data-test-script-state') === 'running') window.__posvizRuns += 1;
+    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    document.querySelectorAll('.js-plotly-plot')[0].__posvizMark = 'same-node';
+}"""
+
+
+def tips(page) -> list[float]:
+    return chart_traces(page, 0)[3]["x"]
+
+
+def test_page_loads_and_play_animates_without_rerun(page, app_url):
+    open_page(page, app_url, "RoPE")
+    assert error_elements(page) == []
+    start = tips(page)
+    assert len(start) == 32  # d = 64 -> 32 clock hands
+    page.evaluate(WATCH_RERUNS)
+    clock = page.locator(".js-plotly-plot").first
+    clock.locator("g.updatemenu-button", has_text="Play").first.click(force=True)
+    page.wait_for_function(
+        "(x0) => { const t = document.querySelectorAll('.js-plotly-plot')[0]._fullData[3].x;"
+        " return Math.abs(t[0] - x0) > 1e-3; }", arg=start[0], timeout=15_000)
+    page.wait_for_timeout(600)
+    mid = tips(page)
+    assert mid != start
+    active = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0].layout.sliders[0].active")
+    assert active > 0  # the position slider follows the animation
+    state = page.evaluate("() => [window.__posvizRuns, document.querySelectorAll('.js-plotly-plot')[0]"
+                          ".__posvizMark]")
+    assert state == [0, "same-node"]  # no script rerun, the chart was not remounted
+    clock.locator("g.updatemenu-button", has_text="Pause").first.click(force=True)
+    page.wait_for_timeout(300)
+    paused = tips(page)
+    page.wait_for_timeout(600)
+    assert tips(page) == paused
+
+
+def test_slider_move_redraws(page, app_url):
+    open_page(page, app_url, "RoPE")
+    before = chart_traces(page, 1)[0]["z"]
+    move_slider(page, "head dim d", 2)  # 64 -> 68
+    assert "d=68" in page.url
+    assert len(tips(page)) == 34
+    after = chart_traces(page, 1)[0]["z"]
+    assert len(after) == 34 != len(before)
+    assert error_elements(page) == []
+
+
+def test_shared_link_restores_view(page, app_url):
+    open_page(page, app_url, "RoPE", d=16, n=64, layout="half", base=100)
+    assert len(tips(page)) == 8
+    z = chart_traces(page, 1)[0]["z"]
+    assert (len(z), len(z[0])) == (8, 64)
+    assert z[1][1] == pytest.approx(100 ** (-2 / 16), abs=1e-5)  # angle of pair 1 at m = 1
+    assert error_elements(page) == []

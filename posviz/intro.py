@@ -193,7 +193,7 @@ def attention_demo(text: str = DEFAULT_TEXT, d_model: int = 16, seed: int = 0, p
 
 def row_gap(values: np.ndarray, i: int, j: int) -> float:
     """``max_c |values[i, c] − values[j, c]|``: how far apart two output rows are (0 = identical)."""
-    arr = _as_codes(values)
+    arr = _as_codes(values, "values", min_rows=1)
     i = check_int("i", i, 0, arr.shape[0] - 1)
     j = check_int("j", j, 0, arr.shape[0] - 1)
     return float(np.abs(arr[i] - arr[j]).max())
@@ -308,17 +308,17 @@ def position_codes(scheme: str, n_positions: int, d_model: int = 16, base: float
     return (binary_encoding if scheme == "binary" else smooth_bits)(n_positions, d_model)
 
 
-def _as_codes(codes: np.ndarray) -> np.ndarray:
+def _as_codes(codes: np.ndarray, name: str = "codes", min_rows: int = 2) -> np.ndarray:
     try:
         arr = np.asarray(codes, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError("codes must be a 2-D array of finite numbers") from None
+        raise ValueError(f"{name} must be a 2-D array of finite numbers") from None
     if arr.ndim != 2:
-        raise ValueError(f"codes must be a 2-D array (positions, dims); got {arr.ndim} dimension(s)")
-    check_int("codes.shape[0]", arr.shape[0], 2, 1 << 16)
-    check_int("codes.shape[1]", arr.shape[1], 1, 4096)
+        raise ValueError(f"{name} must be a 2-D array (rows, columns); got {arr.ndim} dimension(s)")
+    check_int(f"{name}.shape[0]", arr.shape[0], min_rows, 1 << 16)
+    check_int(f"{name}.shape[1]", arr.shape[1], 1, 4096)
     if not np.all(np.isfinite(arr)) or np.max(np.abs(arr)) > 1e12:
-        raise ValueError("codes must hold finite numbers with |value| <= 1e12")
+        raise ValueError(f"{name} must hold finite numbers with |value| <= 1e12")
     return arr
 
 
@@ -330,7 +330,7 @@ def step_lengths(codes: np.ndarray) -> np.ndarray:
 
 def norm_ratio(codes: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
     """``‖code(p)‖ / ‖embedding(p)‖`` row by row, shape (N,): how loud the position is next to the word."""
-    c, e = _as_codes(codes), _as_codes(embeddings)
+    c, e = _as_codes(codes, min_rows=1), _as_codes(embeddings, "embeddings", min_rows=1)
     if c.shape != e.shape:
         raise ValueError(f"embeddings must have the shape of codes {c.shape}; got {e.shape}")
     return np.linalg.norm(c, axis=1) / np.maximum(np.linalg.norm(e, axis=1), 1e-300)

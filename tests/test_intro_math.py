@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -251,6 +252,35 @@ def test_repeated_sentence_cycles_the_words():
     assert emb.shape == (7, 4)
 
 
+def test_row_gap_and_equivariance_gap():
+    out = np.array([[1.0, 2.0], [1.0, 2.5], [0.0, 0.0]])
+    assert intro.row_gap(out, 0, 1) == 0.5 and intro.row_gap(out, 1, 1) == 0.0
+    with pytest.raises(ValueError, match="j"):
+        intro.row_gap(out, 0, 3)
+    assert intro.equivariance_gap(shuffle=3) < 1e-12
+    assert intro.equivariance_gap(shuffle=0, positions="sinusoidal") == 0.0
+    assert intro.equivariance_gap(shuffle=3, positions="sinusoidal") > 1e-3
+
+
+def test_bit_pairs_are_sin_cos_at_the_bit_wavelengths():
+    pairs = intro.bit_pairs(32, 4)
+    assert pairs.shape == (32, 8)
+    for j in range(4):
+        p = np.arange(32)
+        np.testing.assert_allclose(pairs[:, 2 * j], np.sin(2 * np.pi * p / 2 ** (j + 1)), atol=1e-12)
+        np.testing.assert_allclose(pairs[:, 2 * j + 1], np.cos(2 * np.pi * p / 2 ** (j + 1)), atol=1e-12)
+
+
+def test_measured_flip_periods_and_distinct_codes():
+    np.testing.assert_array_equal(intro.measured_flip_periods(intro.binary_encoding(64, 8)),
+                                  [1, 2, 4, 8, 16, 32, 0, 0])
+    irregular = np.array([[0.0], [1.0], [1.0], [0.0], [1.0]])  # changes at 1, 3, 4: gaps 1, 2, 1
+    np.testing.assert_array_equal(intro.measured_flip_periods(irregular), [-1])
+    assert intro.distinct_codes(intro.binary_encoding(64, 6)) == 64
+    assert intro.distinct_codes(intro.binary_encoding(64, 4)) == 16
+    assert intro.distinct_codes(sinusoidal_table(500, 2)) == 500  # pair 0 alone never repeats
+
+
 # --- the five properties table -----------------------------------------------------------------------
 
 def test_properties_table_is_complete_and_links_real_pages():
@@ -331,6 +361,11 @@ def _finite(value: object) -> bool:
     return bool(np.all(np.isfinite(np.asarray(value, dtype=np.float64))))
 
 
+def _names_one(message: str, names: tuple[str, ...]) -> bool:
+    """The message starts with (or otherwise names, as a whole word) one of the parameters."""
+    return any(re.search(rf"(?<![\w.]){re.escape(n)}\b", message) for n in names)
+
+
 FUZZED = {
     intro.tokenize: ("text", "max_tokens"),
     intro.count_words: ("text",),
@@ -346,6 +381,8 @@ FUZZED = {
     intro.flip_period: ("bit",),
     intro.position_codes: ("scheme", "n_positions", "d_model", "base"),
     intro.repeated_sentence: ("text", "n_positions", "d_model", "seed"),
+    intro.equivariance_gap: ("text", "d_model", "seed", "positions", "shuffle", "base"),
+    intro.bit_pairs: ("n_positions", "n_bits"),
 }
 
 
@@ -358,7 +395,7 @@ def test_fuzz_public_functions(fn, data):
     try:
         result = fn(**kwargs)
     except ValueError as err:
-        assert any(n in str(err) for n in names), str(err)
+        assert _names_one(str(err), names), str(err)
         return
     assert _finite(result)
 
@@ -369,10 +406,13 @@ def test_fuzz_public_functions(fn, data):
 def test_fuzz_array_functions(x, seed, k):
     for fn, kwargs, names in ((intro.self_attention, dict(x=x, seed=seed), ("x", "seed")),
                               (intro.step_lengths, dict(codes=x), ("codes",)),
-                              (intro.linear_shift_residual, dict(codes=x, k=k), ("codes", "k"))):
+                              (intro.linear_shift_residual, dict(codes=x, k=k), ("codes", "k")),
+                              (intro.measured_flip_periods, dict(codes=x), ("codes",)),
+                              (intro.distinct_codes, dict(codes=x), ("codes",)),
+                              (intro.row_gap, dict(values=x, i=seed, j=k), ("values", "i", "j"))):
         try:
             result = fn(**kwargs)
         except ValueError as err:
-            assert any(n in str(err) for n in names), str(err)
+            assert _names_one(str(err), names), str(err)
             continue
         assert _finite(result)

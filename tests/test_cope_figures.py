@@ -25,7 +25,10 @@ def arr(v):
     if isinstance(v, dict) and "bdata" in v:
         import base64
         a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-        return a.reshape(v["shape"]) if "shape" in v else a
+        shape = v.get("shape")
+        if isinstance(shape, str):
+            shape = tuple(int(n) for n in shape.split(","))
+        return a.reshape(shape) if shape else a
     return np.asarray(v, dtype=float)
 
 

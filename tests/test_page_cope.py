@@ -1,0 +1,199 @@
+"""AppTest of the CoPE page: defaults, examples, extremes, garbage URLs, hostile text, pitfalls, speed."""
+
+from __future__ import annotations
+
+import html
+import time
+
+import numpy as np
+import pytest
+
+from posviz import cope
+from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, warnings_text
+from tests.test_cope_figures import arr
+
+PAGE = "pages/7_CoPE.py"
+HOSTILE = "<b>x</b> **bold** <script>alert(1)</script> [a](javascript:x) 🙂👍🏽 数数 مرحبا $x$"
+PARAMS = ["example", "text", "rule", "scale", "bias", "causal", "npos_max", "seed", "d_head", "i", "j", "emb",
+          "target", "strength", "nodiv"]
+
+
+def chart(at, title_start):
+    for spec in chart_specs(at):
+        title = spec["layout"].get("title", {}).get("text", "")
+        if title.startswith(title_start):
+            return spec
+    raise AssertionError(f"no chart titled {title_start!r}")
+
+
+def texts(at):
+    return [t.value for t in at.text]
+
+
+def markdown_blob(at):
+    return "\n".join(str(m.value) for m in at.markdown) + "\n".join(str(c.value) for c in at.caption)
+
+
+def test_defaults():
+    at = run_page(PAGE)
+    assert_clean(at)
+    specs = chart_specs(at)
+    assert len(specs) == 6
+    assert texts(at)[0] == cope.DEFAULT_TEXT
+    tokens = chart(at, "Tokens")
+    assert tokens["data"][0]["text"][:3] == ["CoPE", "count", "##s"]
+    heat = chart(at, "Which tokens count")
+    L = cope.cope_lesson()
+    p = arr(heat["data"][1]["z"])
+    np.testing.assert_allclose(p[-1], L.positions[-1], rtol=1e-6)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["tokens T"] == str(L.T) and metrics["npos_max P"] == str(L.T + 1)
+    assert not at.info  # no cap, no empty-text notice
+
+
+@pytest.mark.parametrize("example", ["sentences", "list", "code"])
+def test_examples(example):
+    at = run_page(PAGE, {"example": example})
+    assert_clean(at)
+    assert texts(at)[0] == cope.EXAMPLES[example]
+    labels = chart(at, "Tokens")["data"][0]["text"]
+    assert labels == [html.escape(s, quote=False) for s in cope.tokenize(cope.EXAMPLES[example]).labels]
+
+
+def test_hostile_text_from_the_url_is_shown_as_text():
+    at = run_page(PAGE, {"text": HOSTILE})
+    assert_clean(at)
+    assert HOSTILE in texts(at)
+    assert "<b>" not in markdown_blob(at) and "<script" not in markdown_blob(at)
+    for spec in chart_specs(at):
+        blob = str(spec)
+        assert "<b>x" not in blob and "<script" not in blob
+    labels = chart(at, "Tokens")["data"][0]["text"]
+    assert "&lt;" in labels and "🙂" in labels and "数数" in labels
+
+
+def test_hostile_text_typed_into_the_box():
+    at = run_page(PAGE)
+    at.text_area(key="cope.text").input("<b>x</b>").run()
+    assert_clean(at)
+    assert "<b>x</b>" in texts(at)
+    labels = chart(at, "Tokens")["data"][0]["text"]
+    assert labels == ["&lt;", "b", "&gt;", "x", "&lt;", "/", "b", "&gt;"]
+    assert at.query_params["text"] == "<b>x</b>"  # the link keeps it, still shown only as text
+
+
+def test_empty_text_falls_back_to_the_example_and_says_so():
+    at = run_page(PAGE, {"text": "   "})
+    assert_clean(at)
+    assert any("empty" in i.value for i in at.info)
+    assert chart(at, "Tokens")["data"][0]["text"][0] == "CoPE"
+
+
+def test_long_text_is_capped_and_said():
+    at = run_page(PAGE, {"text": "count " * 150})
+    assert_clean(at)
+    assert any(f"first {cope.MAX_TOKENS} tokens" in i.value for i in at.info)
+    assert len(chart(at, "Tokens")["data"][0]["text"]) == cope.MAX_TOKENS
+
+
+def test_count_everything_is_relative_position():
+    at = run_page(PAGE, {"rule": "all", "scale": "40"})
+    assert_clean(at)
+    assert any("relative position" in m.value and "holds" in m.value for m in at.markdown)
+    p = arr(chart(at, "Which tokens count")["data"][1]["z"])
+    T = p.shape[0]
+    assert p[T - 1, 0] == T
+
+
+def test_clamp_is_visible():
+    at = run_page(PAGE, {"rule": "all", "scale": "40", "npos_max": "3"})
+    assert_clean(at)
+    heat = chart(at, "Which tokens count")
+    assert len(arr(heat["data"][3]["x"])) > 0
+    assert arr(heat["data"][1]["z"])[-1, 0] == 2
+    assert any("clamped" in c.value for c in at.caption)
+
+
+def test_query_index_is_clamped_and_said():
+    at = run_page(PAGE, {"i": "63", "j": "40"})
+    assert_clean(at)
+    T = cope.cope_lesson().T
+    assert any(f"clamped to {T - 1}" in c.value for c in at.caption)
+    assert chart(at, "Positions seen from query").get("layout")["title"]["text"].startswith(
+        f"Positions seen from query i = {T - 1}")
+
+
+@pytest.mark.parametrize("high", [False, True])
+def test_every_control_at_an_extreme(high):
+    lo = {"example": "typed", "text": "a", "rule": "all", "scale": "0", "bias": "-10", "causal": "0",
+          "npos_max": "0", "seed": "0", "d_head": "4", "i": "-1", "j": "0", "emb": "random", "target": "0",
+          "strength": "0", "nodiv": "0"}
+    hi = {"example": "code", "text": "x" * 1000, "rule": "constant", "scale": "40", "bias": "10",
+          "causal": "1", "npos_max": "65", "seed": "999", "d_head": "64", "i": "63", "j": "63",
+          "emb": "sinusoidal", "target": "64", "strength": "20", "nodiv": "1"}
+    at = run_page(PAGE, hi if high else lo)
+    assert_clean(at)
+    assert not warnings_text(at)
+    assert len(chart_specs(at)) == 6
+
+
+@pytest.mark.parametrize("name", PARAMS)
+def test_garbage_in_every_parameter_warns_and_falls_back(name):
+    at = run_page(PAGE, {name: "x" * 1001 if name == "text" else GARBAGE[0]})
+    assert_clean(at)
+    assert f"`{name}`" in warnings_text(at)
+    assert len(chart_specs(at)) == 6
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e309", "", "<script>alert(1)</script>"])
+def test_garbage_values(value):
+    query = dict.fromkeys(("scale", "npos_max", "d_head", "emb", "causal"), value)
+    at = run_page(PAGE, query)
+    assert_clean(at)
+    for name in query:
+        assert f"`{name}`" in warnings_text(at)
+    assert "<script" not in markdown_blob(at)
+
+
+@pytest.mark.parametrize("key", ["leak", "table_size", "bounds", "gqa", "nodiv"])
+def test_pitfall_toggles_show_wrong_and_right(key):
+    at = run_page(PAGE)
+    at.toggle(key=f"cope.pitfall.{key}").set_value(True).run()
+    assert_clean(at)
+    specs = chart_specs(at)
+    assert len(specs) == 8
+    wrong, right = specs[-2], specs[-1]
+    if key == "leak":
+        assert np.triu(arr(wrong["data"][0]["z"]), 1).max() > 0
+        assert np.triu(arr(right["data"][0]["z"]), 1).max() == 0
+    elif key == "table_size":
+        assert "1 clamped" in wrong["layout"]["title"]["text"]
+        assert "0 clamped" in right["layout"]["title"]["text"]
+    elif key == "bounds":
+        T = cope.cope_lesson().T
+        assert wrong["layout"]["title"]["text"].startswith(f"{T} of {T}")
+        assert right["layout"]["title"]["text"].startswith(f"0 of {T}")
+    elif key == "gqa":
+        assert wrong["data"][0]["cells"]["values"][1][-1].startswith("RuntimeError")
+        assert right["data"][0]["cells"]["values"][1][-1] == "(1, 8, 4, 4)"
+    else:
+        assert "nodiv" in wrong["data"][1]["name"] and "nodiv" not in right["data"][1]["name"]
+
+
+def test_leak_toggle_on_the_main_control():
+    at = run_page(PAGE, {"causal": "0"})
+    assert_clean(at)
+    p = arr(chart(at, "Which tokens count")["data"][1]["z"])
+    assert np.triu(p, 1).max() > 0
+
+
+def test_slider_rerun_is_fast_at_64_tokens():
+    at = run_page(PAGE, {"text": "word " * 64, "rule": "attention"})
+    assert_clean(at)
+    slider = at.slider(key="cope.scale")
+    t0 = time.perf_counter()
+    slider.set_value(12.5).run()
+    elapsed = time.perf_counter() - t0
+    assert_clean(at)
+    assert elapsed < 2.0
+    assert at.query_params["scale"] in ("12.5", ["12.5"])

@@ -1,0 +1,174 @@
+"""AppTest of pages/5_Context_extension.py: every part, extremes, garbage URLs, presets, the paste box."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from posviz import presets
+from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, warnings_text
+
+PAGE = "pages/5_Context_extension.py"
+PARTS = ["pairs", "yarn", "dynamic", "scores", "models", "pitfalls"]
+CHARTS = {"pairs": 3, "yarn": 3, "dynamic": 1, "scores": 1, "models": 1, "pitfalls": 0}
+EXTREME_HI = {"d": "256", "base": "10000000", "s": "128", "L": "131072", "beta_fast": "128", "beta_slow": "8",
+              "truncate": "0", "mscale": "2", "mscale_all_dim": "2", "low_freq_factor": "4",
+              "high_freq_factor": "32", "methods": "default,linear,ntk,dynamic,yarn,llama3"}
+EXTREME_LO = {"d": "8", "base": "10", "s": "1", "L": "256", "beta_fast": "1", "beta_slow": "0.25",
+              "mscale": "0", "mscale_all_dim": "0", "low_freq_factor": "0.25", "high_freq_factor": "1",
+              "methods": "yarn"}
+KEY = "context_extension"
+
+
+def _texts(at) -> str:
+    return "\n".join(str(t.value) for t in at.text)
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_defaults_every_part(part):
+    at = run_page(PAGE, {"part": part})
+    assert_clean(at)
+    assert not warnings_text(at)
+    specs = chart_specs(at)
+    assert len(specs) == CHARTS[part]
+    for spec in specs:
+        assert spec["data"], part
+
+
+def test_default_wavelength_chart_data():
+    at = run_page(PAGE)
+    assert_clean(at)
+    wl = chart_specs(at)[0]
+    names = [t["name"] for t in wl["data"] if t.get("showlegend", True) is not False]
+    assert names == ["RoPE (no scaling)", "PI / linear", "NTK-aware (static)", "YaRN", "Llama 3"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["L' = s·L"] == "32,768" and metrics["YaRN low, high"] == "20, 46"
+
+
+@pytest.mark.parametrize("extreme", [EXTREME_HI, EXTREME_LO])
+@pytest.mark.parametrize("part", ["pairs", "yarn", "dynamic", "scores"])
+def test_controls_at_extremes(extreme, part):
+    at = run_page(PAGE, {**extreme, "part": part})
+    assert_clean(at)
+    assert "invalid value" not in warnings_text(at)
+    assert len(chart_specs(at)) == CHARTS[part]
+
+
+def test_extreme_sizes_reach_the_chart():
+    at = run_page(PAGE, {**EXTREME_HI, "part": "pairs"})
+    wl = chart_specs(at)[0]
+    assert wl["layout"]["title"]["text"].startswith("Per-pair wavelengths, d = 256, b = 1e+07, s = 128")
+    assert {m.label: m.value for m in at.metric}["L' = s·L"] == "16,777,216"
+    assert "Llama 3 needs" not in warnings_text(at)
+
+
+def test_llama3_band_order_is_repaired_with_a_warning():
+    at = run_page(PAGE, {"low_freq_factor": "4", "high_freq_factor": "2"})
+    assert_clean(at)
+    assert "high_freq_factor = low_freq_factor + 1" in warnings_text(at)
+
+
+SIDEBAR = ["d", "base", "s", "L", "beta_fast", "beta_slow", "truncate", "mscale", "mscale_all_dim",
+           "low_freq_factor", "high_freq_factor", "methods", "part"]
+
+
+@pytest.mark.parametrize("junk", ["abc", "nan", "inf", "-1", "1e309", "", "<script>alert(1)</script>"])
+def test_garbage_in_every_query_parameter(junk):
+    at = run_page(PAGE, dict.fromkeys(SIDEBAR, junk))
+    assert_clean(at)
+    warn = warnings_text(at)
+    for name in SIDEBAR:
+        assert f"URL parameter `{name}` had an invalid value" in warn, (name, junk)
+    assert "<script>" not in warn
+    assert len(chart_specs(at)) == CHARTS["pairs"]  # every control fell back: the default view
+
+
+def test_garbage_list_from_utils_on_part_specific_controls():
+    for name, part in (("ramp", "yarn"), ("qk", "scores"), ("preset", "models")):
+        for junk in GARBAGE:
+            at = run_page(PAGE, {"part": part, name: junk})
+            assert_clean(at)
+            assert f"`{name}`" in warnings_text(at)
+
+
+def test_slider_move_changes_the_chart():
+    at = run_page(PAGE)
+    before = chart_specs(at)[0]
+    at.slider(key=f"{KEY}.d").set_value(64).run()
+    assert_clean(at)
+    after = chart_specs(at)[0]
+    assert "d = 64" in after["layout"]["title"]["text"] and before["layout"]["title"]["text"] != \
+        after["layout"]["title"]["text"]
+
+
+@pytest.mark.parametrize("name", presets.preset_names())
+def test_every_preset(name):
+    at = run_page(PAGE, {"part": "models", "preset": name})
+    assert_clean(at)
+    spec = chart_specs(at)[0]
+    assert spec["layout"]["title"]["text"].startswith(name)
+    frame = at.dataframe[0].value
+    read = dict(zip(frame["key"], frame["value"], strict=True))
+    assert read["rope_type"] in spec["layout"]["title"]["text"]
+    assert any("no pair turns faster" in m.value and "holds" in m.value for m in at.markdown)
+
+
+def _paste(text: str):
+    at = run_page(PAGE, {"part": "models"})
+    at.text_area(key=f"{KEY}.config_text").set_value(text).run()
+    return at
+
+
+def test_paste_a_real_config():
+    cfg = {"hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 131072,
+           "rope_theta": 500000.0, "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                                    "original_max_position_embeddings": 8192,
+                                                    "rope_type": "llama3"}}
+    at = _paste(json.dumps(cfg, indent=2))
+    assert_clean(at)
+    assert not warnings_text(at)
+    spec = chart_specs(at)[0]
+    assert spec["layout"]["title"]["text"].startswith("pasted config.json: llama3, d = 128")
+    frame = at.dataframe[0].value
+    read = dict(zip(frame["key"], frame["value"], strict=True))
+    assert read["rotary dim d"] == "128" and read["factor"] == "8.0" and read["low_freq_factor"] == "1.0"
+
+
+@pytest.mark.parametrize("text,reason", [
+    ('{"rope_theta": 10000,', "not valid JSON"),
+    ('{"head_dim": 64, "rope_scaling": {"type": "yarn", "factor": 4}}', "original_max_position_embeddings"),
+    ('{"head_dim": "sixty-four"}', "head_dim"),
+    ('{"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 1e300}}', "factor"),
+    ('{"head_dim": 64, "rope_theta": 1e999}', "too large"),
+    ('{"head_dim": 64, "rope_scaling": {"type": "<script>alert(1)</script>", "factor": 2}}', "rope_type"),
+    ("[" * 5000 + "]" * 5000, "nested"),
+    ('{"pad": "' + "x" * 1_000_000 + '"}', "limit"),
+    ("[1, 2, 3]", "JSON object"),
+])
+def test_paste_bad_configs_get_a_precise_plain_text_message(text, reason):
+    at = _paste(text)
+    assert_clean(at)
+    assert "could not be read" in warnings_text(at)
+    shown = _texts(at)
+    assert reason in shown
+    assert "<script>" not in warnings_text(at)
+    # falls back to the preset's chart
+    assert chart_specs(at)[0]["layout"]["title"]["text"].startswith("Llama 3.1 8B")
+
+
+@pytest.mark.parametrize("key", ["floor_ceil", "mscale", "linear", "inverted", "beta_fast_zero", "llama3"])
+def test_pitfall_toggles_show_wrong_beside_right(key):
+    at = run_page(PAGE, {"part": "pitfalls"})
+    at.toggle(key=f"{KEY}.pitfall.{key}").set_value(True).run()
+    assert_clean(at)
+    specs = chart_specs(at)
+    assert len(specs) == 2
+    wrong, right = (s["layout"]["title"]["text"] for s in specs)
+    assert wrong.startswith("✗") and right.startswith("✓")
+
+
+def test_pitfalls_page_check_holds():
+    at = run_page(PAGE, {"part": "pitfalls", "d": "96", "s": "16", "L": "2048"})
+    assert_clean(at)
+    assert any("Llama 3 = YaRN paper ramp" in m.value and "holds" in m.value for m in at.markdown)

@@ -17,6 +17,7 @@ numpy everywhere, torch only inside the functions that rotate or resize tensors.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -129,21 +130,62 @@ def sincos_2d_channel_info(d_model: int, base: float = 10000.0,
     return {"axis": np.repeat(np.array(axes), half), "fn": np.tile(fn_half, 2), "omega": np.tile(om_half, 2)}
 
 
+def separable_parts(rows: np.ndarray, cols: np.ndarray, d_model: int, base: float = 10000.0,
+                    combine: str = "concat") -> tuple[np.ndarray, np.ndarray]:
+    """The 2-D code split into a row part and a column part: ``PE(r, c) = A[r] + B[c]``, shapes (R, d), (C, d).
+
+    Every combine mode is a sum of a function of the row and a function of the column (in disjoint channels
+    for "concat" and "mae", in the same channels for "add"), so ``A[r] = PE(r, 0) − PE(0, 0)`` and
+    ``B[c] = PE(0, c)`` rebuild the whole table from :func:`sincos_2d_at` (hence from the one formula)
+    at O((R + C)·d) cost instead of O(R·C·d). Coordinates may be fractional.
+    """
+    zero = np.zeros(1)
+    down = sincos_2d_at(rows, zero, d_model, base, combine)[:, 0]  # (R, d): PE(r, 0)
+    across = sincos_2d_at(zero, cols, d_model, base, combine)[0]  # (C, d): PE(0, c)
+    origin = sincos_2d_at(zero, zero, d_model, base, combine)[0, 0]  # (d,): PE(0, 0)
+    return down - origin, across
+
+
+def _grid_parts(height: int, width: int, d_model: int, base: float, combine: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`separable_parts` on the integer grid, read off :func:`~posviz.sinusoidal.sinusoidal_2d` itself."""
+    down = sinusoidal_2d(height, 1, d_model, base, combine)[:, 0]  # (H, d): PE(r, 0)
+    across = sinusoidal_2d(1, width, d_model, base, combine)[0]  # (W, d): PE(0, c)
+    return down - across[0], across
+
+
+def sincos_2d_channels(height: int, width: int, d_model: int, base: float = 10000.0, combine: str = "concat",
+                       first: int = 0, count: int = 1) -> np.ndarray:
+    """Channels ``first … first+count−1`` of :func:`~posviz.sinusoidal.sinusoidal_2d` as images, (H, W, n).
+
+    Built from the separable parts (:func:`separable_parts`), so a 64×64 grid at D = 1024 costs a few
+    1-D tables, not the full 32 MB table. ``count`` is clipped at the last channel.
+    """
+    height, width, d_model, combine = _check_sincos(height, width, d_model, combine)
+    first = check_int("first", first, 0, d_model - 1)
+    count = check_int("count", count, 1, MAX_D)
+    ch = slice(first, min(first + count, d_model))
+    A, B = _grid_parts(height, width, d_model, _check_base(base), combine)
+    return A[:, None, ch] + B[None, :, ch]  # (H, W, n)
+
+
 def patch_similarity(height: int, width: int, d_model: int, base: float = 10000.0, combine: str = "concat",
                      row: int = 0, col: int = 0) -> np.ndarray:
     """Cosine similarity between the encoding of patch (row, col) and that of every patch, shape (H, W).
 
-    ``cos(PE(r, c), PE(r', c')) = PE(r, c)·PE(r', c') / (|PE(r, c)| |PE(r', c')|)``, from
-    :func:`~posviz.sinusoidal.sinusoidal_2d`. H·W values, never an (H·W)² matrix.
+    ``cos(PE(r, c), PE(r', c')) = PE(r, c)·PE(r', c') / (|PE(r, c)| |PE(r', c')|)`` for the code of
+    :func:`~posviz.sinusoidal.sinusoidal_2d`, evaluated through its separable parts
+    ``PE(r', c') = A[r'] + B[c']``: dot products and norms are sums of (H, W) outer terms and one
+    (H, d)·(d, W) product. H·W values, never an (H·W)² matrix.
     """
     height, width, d_model, combine = _check_sincos(height, width, d_model, combine)
     row = check_int("row", row, 0, height - 1)
     col = check_int("col", col, 0, width - 1)
-    pe = sinusoidal_2d(height, width, d_model, _check_base(base), combine)  # (H, W, d)
-    q = pe[row, col]  # (d,)
-    norms = np.linalg.norm(pe, axis=2)  # (H, W)
-    denom = np.maximum(norms * np.linalg.norm(q), 1e-300)
-    return np.clip(pe @ q / denom, -1.0, 1.0)  # (H, W)
+    A, B = _grid_parts(height, width, d_model, _check_base(base), combine)  # (H, d), (W, d)
+    q = A[row] + B[col]  # (d,)
+    dots = (A @ q)[:, None] + (B @ q)[None, :]  # (H, W)
+    sq = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] + 2 * A @ B.T  # (H, W): |A[r] + B[c]|²
+    denom = np.sqrt(np.maximum(sq, 0.0)) * np.linalg.norm(q)
+    return np.clip(dots / np.maximum(denom, 1e-300), -1.0, 1.0)  # (H, W)
 
 
 def transpose_gap(d_model: int, base: float = 10000.0, combine: str = "add", row: int = 2,
@@ -166,17 +208,53 @@ def axis_response(height: int, width: int, d_model: int, base: float = 10000.0,
 
     Row 0: RMS over the grid of ``PE(r, c+1) − PE(r, c)`` (moving along a row, i.e. the column index
     changes); row 1: RMS of ``PE(r+1, c) − PE(r, c)``. A direction with no step (width or height 1) gives
-    zeros. In MAE's layout only the first half responds to moving along a row (mae issue 18).
+    zeros. Since ``PE(r, c) = A[r] + B[c]``, a step along a row is ``B[c+1] − B[c]`` on every row, so the
+    RMS over the grid is the RMS over the W − 1 steps. In MAE's layout only the first half responds to
+    moving along a row (mae issue 18).
     """
     height, width, d_model, combine = _check_sincos(height, width, d_model, combine)
-    pe = sinusoidal_2d(height, width, d_model, _check_base(base), combine)  # (H, W, d)
-    along_row = np.diff(pe, axis=1)  # (H, W-1, d)
-    down_col = np.diff(pe, axis=0)  # (H-1, W, d)
+    A, B = _grid_parts(height, width, d_model, _check_base(base), combine)
 
-    def rms(a: np.ndarray) -> np.ndarray:
-        return np.sqrt((a ** 2).mean(axis=(0, 1))) if a.size else np.zeros(d_model)
+    def rms(steps: np.ndarray) -> np.ndarray:
+        return np.sqrt((steps ** 2).mean(axis=0)) if len(steps) else np.zeros(d_model)
 
-    return np.stack([rms(along_row), rms(down_col)])  # (2, d)
+    return np.stack([rms(np.diff(B, axis=0)), rms(np.diff(A, axis=0))])  # (2, d)
+
+
+def _bicubic_1d(part: np.ndarray, size: int) -> np.ndarray:
+    """Resize an (n, d) table along n with torch's bicubic (align_corners=False) as an (n×1) image."""
+    import torch
+
+    img = torch.from_numpy(np.ascontiguousarray(part.T))[None, :, :, None]  # (1, d, n, 1)
+    out = torch.nn.functional.interpolate(img, size=(size, 1), mode="bicubic", align_corners=False)
+    return out[0, :, :, 0].numpy().T  # (size, d)
+
+
+def resize_parts(old_height: int, old_width: int, new_height: int, new_width: int, d_model: int,
+                 base: float = 10000.0, combine: str = "mae",
+                 recompute: str = "scaled") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Separable parts ``(A_interp, B_interp, A_exact, B_exact)`` of :func:`resize_sincos_2d`.
+
+    ``interp(i, j) = A_interp[i] + B_interp[j]``, ``exact(i, j) = A_exact[i] + B_exact[j]``, shapes
+    (H', d) and (W', d). Bicubic resizing is linear and its 4×4 weights are a product of 1-D weights that
+    sum to 1, so resizing ``A[r] + B[c]`` as a whole equals resizing A down the rows and B along the
+    columns (tested against the full-table ``interpolate`` to 1e-12).
+    """
+    recompute = check_choice("recompute", recompute, ("scaled", "integer"))
+    old_height, old_width, d_model, combine = _check_sincos(old_height, old_width, d_model, combine)
+    new_height = check_int("new_height", new_height, 1, MAX_GRID)
+    new_width = check_int("new_width", new_width, 1, MAX_GRID)
+    _check_sincos(new_height, new_width, d_model, combine)
+    base = _check_base(base)
+    A, B = _grid_parts(old_height, old_width, d_model, base, combine)  # (H, d), (W, d)
+    Ai, Bi = _bicubic_1d(A, new_height), _bicubic_1d(B, new_width)  # (H', d), (W', d)
+    if recompute == "integer":
+        rows, cols = np.arange(new_height, dtype=np.float64), np.arange(new_width, dtype=np.float64)
+    else:  # the fractional old-grid coordinates that align_corners=False samples
+        rows = (np.arange(new_height) + 0.5) * old_height / new_height - 0.5
+        cols = (np.arange(new_width) + 0.5) * old_width / new_width - 0.5
+    Ae, Be = separable_parts(rows, cols, d_model, base, combine)
+    return Ai, Bi, Ae, Be
 
 
 def resize_sincos_2d(old_height: int, old_width: int, new_height: int, new_width: int, d_model: int,
@@ -189,28 +267,21 @@ def resize_sincos_2d(old_height: int, old_width: int, new_height: int, new_width
     evaluated either at the same fractional coordinates the resize samples, ``(j + 0.5)·old/new − 0.5``
     (``recompute="scaled"``: isolates the interpolation error), or at the new integer grid
     (``"integer"``: ``sinusoidal_2d(new_h, new_w)``, what a fixed sin/cos model can simply do). Both
-    (new_h, new_w, d), float64.
+    (new_h, new_w, d), float64, assembled from :func:`resize_parts`.
     """
-    import torch
+    Ai, Bi, Ae, Be = resize_parts(old_height, old_width, new_height, new_width, d_model, base, combine,
+                                  recompute)
+    return Ai[:, None, :] + Bi[None, :, :], Ae[:, None, :] + Be[None, :, :]  # (H', W', d) each
 
-    recompute = check_choice("recompute", recompute, ("scaled", "integer"))
-    old_height, old_width, d_model, combine = _check_sincos(old_height, old_width, d_model, combine)
-    new_height = check_int("new_height", new_height, 1, MAX_GRID)
-    new_width = check_int("new_width", new_width, 1, MAX_GRID)
-    _check_sincos(new_height, new_width, d_model, combine)
-    base = _check_base(base)
-    trained = sinusoidal_2d(old_height, old_width, d_model, base, combine)  # (H, W, d)
-    t = torch.from_numpy(np.ascontiguousarray(trained.transpose(2, 0, 1)))[None]  # (1, d, H, W)
-    resized = torch.nn.functional.interpolate(t, size=(new_height, new_width), mode="bicubic",
-                                              align_corners=False)  # (1, d, H', W')
-    interp = resized[0].numpy().transpose(1, 2, 0)  # (H', W', d)
-    if recompute == "integer":
-        exact = sinusoidal_2d(new_height, new_width, d_model, base, combine)
-    else:
-        rows = (np.arange(new_height) + 0.5) * old_height / new_height - 0.5
-        cols = (np.arange(new_width) + 0.5) * old_width / new_width - 0.5
-        exact = sincos_2d_at(rows, cols, d_model, base, combine)
-    return np.ascontiguousarray(interp), exact
+
+def resize_channel_maps(old_height: int, old_width: int, new_height: int, new_width: int, d_model: int,
+                        base: float = 10000.0, combine: str = "mae", recompute: str = "scaled",
+                        channel: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """One channel of :func:`resize_sincos_2d`: (interpolated, recomputed), each (H', W')."""
+    Ai, Bi, Ae, Be = resize_parts(old_height, old_width, new_height, new_width, d_model, base, combine,
+                                  recompute)
+    k = check_int("channel", channel, 0, Ai.shape[1] - 1)
+    return Ai[:, None, k] + Bi[None, :, k], Ae[:, None, k] + Be[None, :, k]
 
 
 def resize_error(old_height: int, old_width: int, new_height: int, new_width: int, d_model: int,
@@ -219,14 +290,19 @@ def resize_error(old_height: int, old_width: int, new_height: int, new_width: in
     """Where the bicubic resize departs from the formula: (per patch (H', W'), per channel (d,)).
 
     Per patch: ``|interp − exact| / |exact|`` (relative L2 over channels); per channel: RMS over patches of
-    ``interp − exact``. See :func:`resize_sincos_2d` for the two arrays and the ``recompute`` choices.
+    ``interp − exact``. With ``interp − exact = a[i] + b[j]`` (separable parts) both come from (H', W')
+    outer sums and one matrix product, never an (H', W', d) array.
     """
-    interp, exact = resize_sincos_2d(old_height, old_width, new_height, new_width, d_model, base, combine,
-                                     recompute)
-    diff = interp - exact  # (H', W', d)
-    per_patch = np.linalg.norm(diff, axis=2) / np.maximum(np.linalg.norm(exact, axis=2), 1e-12)  # (H', W')
-    per_channel = np.sqrt((diff ** 2).mean(axis=(0, 1)))  # (d,)
-    return per_patch, per_channel
+    Ai, Bi, Ae, Be = resize_parts(old_height, old_width, new_height, new_width, d_model, base, combine,
+                                  recompute)
+    a, b = Ai - Ae, Bi - Be  # (H', d), (W', d)
+
+    def sq_norms(x: np.ndarray, y: np.ndarray) -> np.ndarray:  # |x[i] + y[j]|² for every (i, j)
+        return np.maximum((x * x).sum(1)[:, None] + (y * y).sum(1)[None, :] + 2 * x @ y.T, 0.0)
+
+    per_patch = np.sqrt(sq_norms(a, b)) / np.maximum(np.sqrt(sq_norms(Ae, Be)), 1e-12)  # (H', W')
+    per_channel = np.sqrt(np.maximum((a * a).mean(0) + (b * b).mean(0) + 2 * a.mean(0) * b.mean(0), 0.0))
+    return per_patch, per_channel  # (H', W'), (d,)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -344,16 +420,29 @@ def rope_nd_rotate(x: torch.Tensor, coords: np.ndarray, freqs: np.ndarray) -> to
     """Rotate x (..., T, dim) so pair k at token t turns by ``Σ_a coords[t, a]·freqs[a, k]``.
 
     One :func:`posviz.rope.apply_rope` (interleaved pairs) per axis a with positions ``coords[:, a]`` and
-    frequencies ``freqs[a]``: two rotations of the same plane add their angles, so the order does not
-    matter. Axial, mixed and FLUX RoPE are all this with different (coords, freqs).
+    frequencies ``freqs[a]``, restricted to the pairs that axis turns (axial and FLUX give each axis its own
+    block): two rotations of the same plane add their angles, so the order does not matter. Axial, mixed
+    and FLUX RoPE are all this with different (coords, freqs).
     """
     coords = np.asarray(coords, dtype=np.float64)
     freqs = np.asarray(freqs, dtype=np.float64)
     if coords.ndim != 2 or freqs.ndim != 2 or coords.shape[1] != freqs.shape[0]:
         raise ValueError(f"coords (T, A) and freqs (A, dim/2) must agree on A; "
                          f"got {coords.shape}, {freqs.shape}")
+    if x.shape[-1] != 2 * freqs.shape[1]:
+        raise ValueError(f"x must have dim = 2·freqs.shape[1] = {2 * freqs.shape[1]} channels; got {x.shape[-1]}")
     for a in range(freqs.shape[0]):
-        x = apply_rope(x, coords[:, a], freqs[a], layout="interleaved")
+        pairs = np.flatnonzero(freqs[a])  # the pairs axis a turns
+        if len(pairs) == 0:
+            continue
+        if len(pairs) == freqs.shape[1]:
+            x = apply_rope(x, coords[:, a], freqs[a], layout="interleaved")
+            continue
+        import torch
+
+        ch = torch.from_numpy(np.stack([2 * pairs, 2 * pairs + 1], axis=1).reshape(-1))  # (2·n,)
+        x = x.clone()
+        x[..., ch] = apply_rope(x[..., ch], coords[:, a], freqs[a, pairs], layout="interleaved")
     return x
 
 
@@ -407,12 +496,17 @@ def rope2d_scores(height: int, width: int, dim: int, query_row: int, query_col: 
     height, width, dim = _check_grid(height, width, dim, "dim", hi=512)
     query_row = check_int("query_row", query_row, 0, height - 1)
     query_col = check_int("query_col", query_col, 0, width - 1)
-    base = DEFAULT_BASE[kind] if base is None else base
-    if kind == "axial":
-        freqs = axial_rope_freqs(dim, base)
-    else:
-        head = check_int("head", head, 0, 63)
-        freqs = mixed_rope_freqs(dim, head + 1, base, seed)[head]
+    base = _check_base(DEFAULT_BASE[kind] if base is None else base)
+    seed = check_int("seed", seed, 0, 2**32 - 1)
+    head = check_int("head", head, 0, 63)
+    content = check_choice("content", content, CONTENTS)
+    return _rope2d_scores(kind, height, width, dim, query_row, query_col, base, seed, head, content).copy()
+
+
+@functools.lru_cache(maxsize=16)  # validated primitives only; a page draws the same maps for a figure and a check
+def _rope2d_scores(kind: str, height: int, width: int, dim: int, query_row: int, query_col: int, base: float,
+                   seed: int, head: int, content: str) -> np.ndarray:
+    freqs = axial_rope_freqs(dim, base) if kind == "axial" else mixed_rope_freqs(dim, head + 1, base, seed)[head]
     scores = rope_nd_scores(grid_coords(height, width), freqs, query_row * width + query_col, content, seed)
     return scores.reshape(height, width)  # (H, W)
 

@@ -187,7 +187,34 @@ def test_resize_uses_bicubic_align_corners_false():
     np.testing.assert_allclose(exact[:, :, 0],
                                np.sin((np.arange(8) + 0.5) * 5 / 8 - 0.5)[None, :].repeat(9, 0), atol=1e-12)
     _, integer = r2.resize_sincos_2d(6, 5, 9, 8, 8, 10000.0, "mae", "integer")
-    np.testing.assert_array_equal(integer, sinusoidal_2d(9, 8, 8, combine="mae"))
+    np.testing.assert_allclose(integer, sinusoidal_2d(9, 8, 8, combine="mae"), atol=1e-12)
+
+
+@pytest.mark.parametrize("combine", ["concat", "add", "mae"])
+@pytest.mark.parametrize(("old", "new"), [((14, 14), (20, 20)), ((7, 12), (16, 5)), ((1, 6), (3, 9))])
+def test_separable_resize_equals_full_table_interpolate(combine, old, new):
+    """What a ViT does: resize the whole (1, D, H, W) table at once. Our separable shortcut must agree."""
+    D = 32
+    trained = torch.from_numpy(sinusoidal_2d(*old, D, 10000.0, combine).transpose(2, 0, 1).copy())[None]
+    full = torch.nn.functional.interpolate(trained, size=new, mode="bicubic", align_corners=False)
+    ours, _ = r2.resize_sincos_2d(*old, *new, D, 10000.0, combine)
+    np.testing.assert_allclose(ours, full[0].numpy().transpose(1, 2, 0), atol=1e-12)
+    per_patch, per_channel = r2.resize_error(*old, *new, D, 10000.0, combine, "integer")
+    interp, exact = r2.resize_sincos_2d(*old, *new, D, 10000.0, combine, "integer")
+    diff = interp - exact
+    np.testing.assert_allclose(per_patch, np.linalg.norm(diff, axis=2) / np.linalg.norm(exact, axis=2), atol=1e-9)
+    np.testing.assert_allclose(per_channel, np.sqrt((diff ** 2).mean(axis=(0, 1))), atol=1e-9)
+    a, e = r2.resize_channel_maps(*old, *new, D, 10000.0, combine, "integer", channel=5)
+    np.testing.assert_allclose(a, interp[:, :, 5], atol=1e-12)
+    np.testing.assert_allclose(e, exact[:, :, 5], atol=1e-12)
+
+
+@pytest.mark.parametrize("combine", ["concat", "add", "mae"])
+def test_separable_parts_and_channels(combine):
+    A, B = r2.separable_parts(np.arange(5.0), np.arange(7.0), 16, 100.0, combine)
+    np.testing.assert_allclose(A[:, None] + B[None], sinusoidal_2d(5, 7, 16, 100.0, combine), atol=1e-12)
+    np.testing.assert_allclose(r2.sincos_2d_channels(5, 7, 16, 100.0, combine, 10, 20),
+                               sinusoidal_2d(5, 7, 16, 100.0, combine)[:, :, 10:], atol=1e-12)
 
 
 def test_resize_error_is_large_for_fast_channels_and_small_for_slow_ones():

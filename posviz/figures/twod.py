@@ -14,7 +14,6 @@ from plotly.subplots import make_subplots
 from posviz import rope2d
 from posviz._validate import check_choice, check_int
 from posviz.figures._registry import figure
-from posviz.sinusoidal import sinusoidal_2d
 from posviz.theme import COLORS, CYCLIC, DIVERGING, SEQUENTIAL
 
 __all__ = ["patch_channel", "patch_channels", "patch_similarity_modes", "mae_axis_response",
@@ -72,11 +71,11 @@ def _channel_label(info: dict[str, np.ndarray], ch: int) -> str:
 def patch_channel(*, height: int = 14, width: int = 14, d_model: int = 64, base: float = 10000.0,
                   combine: str = "mae", channel: int = 0) -> go.Figure:
     """One channel of the 2-D sin/cos encoding drawn as an H×W image: stripes along the axis it follows."""
-    pe = sinusoidal_2d(height, width, d_model, base, combine)  # (H, W, d)
-    channel = check_int("channel", channel, 0, d_model - 1)
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
+    channel = check_int("channel", channel, 0, d_model - 1)
+    img = rope2d.sincos_2d_channels(height, width, d_model, base, combine, channel, 1)[:, :, 0]  # (H, W)
     lim = 2.0 if combine == "add" else 1.0
-    fig = go.Figure(_image_heatmap(pe[:, :, channel], f"PE channel {channel}", zmin=-lim, zmax=lim))
+    fig = go.Figure(_image_heatmap(img, f"PE channel {channel}", zmin=-lim, zmax=lim))
     _image_axes(fig)
     fig.update_layout(title=f"{MODE_LABEL[combine]}, {_channel_label(info, channel)}")
     return fig
@@ -86,11 +85,11 @@ def patch_channel(*, height: int = 14, width: int = 14, d_model: int = 64, base:
 def patch_channels(*, height: int = 14, width: int = 14, d_model: int = 64, base: float = 10000.0,
                    combine: str = "mae", first: int = 0, n_channels: int = 16) -> go.Figure:
     """Small multiples: channels first … first+n−1 (at most 16) each as an H×W image, labelled by axis."""
-    pe = sinusoidal_2d(height, width, d_model, base, combine)  # (H, W, d)
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
     first = check_int("first", first, 0, d_model - 1)
     n_channels = check_int("n_channels", n_channels, 1, 16)
-    chans = list(range(first, min(first + n_channels, d_model)))
+    pe = rope2d.sincos_2d_channels(height, width, d_model, base, combine, first, n_channels)  # (H, W, n)
+    chans = list(range(first, first + pe.shape[2]))
     cols = min(4, len(chans))
     rows = -(-len(chans) // cols)
     titles = [f"ch {c}: {info['fn'][c]} {info['axis'][c]}" for c in chans]
@@ -98,7 +97,7 @@ def patch_channels(*, height: int = 14, width: int = 14, d_model: int = 64, base
                         vertical_spacing=0.08 if rows > 1 else 0.1)
     lim = 2.0 if combine == "add" else 1.0
     for i, c in enumerate(chans):
-        fig.add_trace(_image_heatmap(pe[:, :, c], f"channel {c}", zmin=-lim, zmax=lim, showscale=(i == 0)),
+        fig.add_trace(_image_heatmap(pe[:, :, i], f"channel {c}", zmin=-lim, zmax=lim, showscale=(i == 0)),
                       row=i // cols + 1, col=i % cols + 1)
     fig.update_yaxes(autorange="reversed", showticklabels=False)
     fig.update_xaxes(showticklabels=False)
@@ -185,11 +184,10 @@ RECOMPUTE_LABEL = {"scaled": "formula at the same fractional positions",
 def resize_channel(*, old_size: int = 14, new_size: int = 20, d_model: int = 64, base: float = 10000.0,
                    combine: str = "mae", channel: int = 0, recompute: str = "scaled") -> go.Figure:
     """One channel after resizing the trained grid: bicubic interpolation, the formula, and their gap."""
-    interp, exact = rope2d.resize_sincos_2d(old_size, old_size, new_size, new_size, d_model, base, combine,
-                                            recompute)
     channel = check_int("channel", channel, 0, d_model - 1)
+    a, b = rope2d.resize_channel_maps(old_size, old_size, new_size, new_size, d_model, base, combine, recompute,
+                                      channel)  # (H', W') each
     lim = 2.0 if combine == "add" else 1.0
-    a, b = interp[:, :, channel], exact[:, :, channel]
     gap = float(np.abs(a - b).max())
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07, subplot_titles=[
         f"bicubic resize {old_size}→{new_size}", RECOMPUTE_LABEL[recompute], f"difference (max |·| {gap:.3f})"])

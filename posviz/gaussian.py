@@ -200,13 +200,14 @@ def attention(T: int = 128, d: int = 64, base: float = 10000.0, seed: int = 0, m
     d = check_int("d", d, 2, MAX_DIM, even=True)
     base = check_float("base", base, 1.0, 1e12, lo_open=True)
     seed = check_int("seed", seed, 0, MAX_SEED)
-    return _attention(T, d, base, seed, mode, kern)
+    return _attention(T, d, base, seed, mode, kern if mode != "rope" else ())  # plain RoPE ignores K
 
 
 @lru_cache(maxsize=16)
 def _attention(T: int, d: int, base: float, seed: int, mode: str, kern: tuple[float, ...]) -> np.ndarray:
     pos = np.arange(T, dtype=np.float64)
-    out = softmax(apply_kernel(_self_logits(T, d, base, seed), pos, pos, mode, *kern))  # (T, T)
+    logits = _self_logits(T, d, base, seed)  # (T, T)
+    out = softmax(apply_kernel(logits, pos, pos, mode, *kern) if kern else logits)  # (T, T)
     out.setflags(write=False)
     return out
 

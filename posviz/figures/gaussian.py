@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from posviz import gaussian as gk
 from posviz._validate import check_choice, check_int
@@ -51,6 +50,40 @@ def _shown_note(T: int, f: int, side_shown: int) -> str:
     return "" if f == 1 else f" (T = {T} shown as {side_shown}×{side_shown} block means of {f}×{f})"
 
 
+def _row(titles: list[str], gap: float, widths: list[float] | None = None) -> dict:
+    """Layout dict of a one-row grid of subplots (x, y), (x2, y2), ... with titles above each.
+
+    Built as a plain dict: plotly's ``make_subplots`` and ``update_xaxes`` cost ~0.3 s per figure in
+    property validation, which a slider move would pay on every rerun.
+    """
+    n = len(titles)
+    widths = widths or [1.0 / n] * n
+    scale = (1.0 - gap * (n - 1)) / sum(widths)
+    layout: dict = {"annotations": []}
+    left = 0.0
+    for i, (title, w) in enumerate(zip(titles, widths), start=1):
+        right = left + w * scale
+        sfx = "" if i == 1 else str(i)
+        layout[f"xaxis{sfx}"] = {"domain": [left, right], "anchor": f"y{sfx}"}
+        layout[f"yaxis{sfx}"] = {"domain": [0.0, 1.0], "anchor": f"x{sfx}"}
+        layout["annotations"].append({"text": title, "x": (left + right) / 2, "y": 1.0, "xref": "paper",
+                                      "yref": "paper", "xanchor": "center", "yanchor": "bottom",
+                                      "showarrow": False, "font": {"size": 15}})
+        left = right + gap
+    return layout
+
+
+def _axes(layout: dict, col: int, *, x: dict | None = None, y: dict | None = None) -> None:
+    sfx = "" if col == 1 else str(col)
+    layout[f"xaxis{sfx}"].update(x or {})
+    layout[f"yaxis{sfx}"].update(y or {})
+
+
+def _on(col: int) -> dict:
+    """Trace keywords placing it on subplot ``col``."""
+    return {} if col == 1 else {"xaxis": f"x{col}", "yaxis": f"y{col}"}
+
+
 @figure("gaussian_kernel_curve")
 def gaussian_kernel_curve(*, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
                           sigma2: float = 20.0, r_max: int = 0, log_y: bool = False) -> go.Figure:
@@ -87,19 +120,20 @@ def gaussian_kernel_curve(*, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: f
     return fig
 
 
-def _heatmap(a: np.ndarray, side: int, name: str, show_scale: bool) -> tuple[go.Heatmap, int, int]:
+def _heatmap(a: np.ndarray, side: int, name: str, col: int) -> tuple[dict, int, int]:
     z, starts, f = _block_mean(a, side)
-    trace = go.Heatmap(
-        z=_log_weights(z), x=starts, y=starts, coloraxis="coloraxis", name=name, showscale=show_scale,
+    trace = dict(
+        type="heatmap", z=_log_weights(z), x=starts, y=starts, coloraxis="coloraxis", name=name, **_on(col),
         hovertemplate=f"{name}<br>query m=%{{y}}<br>key n=%{{x}}<br>log10 weight=%{{z:.2f}}<extra></extra>")
     return trace, f, len(starts)
 
 
-def _attention_layout(fig: go.Figure) -> None:
-    fig.update_layout(coloraxis=dict(colorscale=SEQUENTIAL, cmin=LOG_FLOOR, cmax=0,
-                                     colorbar=dict(title="log10 weight")))
-    fig.update_yaxes(autorange="reversed", title_text="query position m")
-    fig.update_xaxes(title_text="key position n")
+def _attention_figure(traces: list[dict], layout: dict, key_title: str) -> go.Figure:
+    layout["coloraxis"] = dict(colorscale=SEQUENTIAL, cmin=LOG_FLOOR, cmax=0, colorbar=dict(title="log10 weight"))
+    for col in range(1, len(traces) + 1):
+        _axes(layout, col, x=dict(title=dict(text=key_title)), y=dict(autorange="reversed"))
+    _axes(layout, 1, y=dict(title=dict(text="query position m")))
+    return go.Figure(data=traces, layout=layout)
 
 
 @figure("gaussian_attention")
@@ -109,15 +143,13 @@ def gaussian_attention(*, mode: str = "relative_log", T: int = 128, d: int = 64,
     """Softmax attention (T × T) of seeded q, k: plain RoPE beside the chosen mode, log colour scale."""
     kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
     modes = ("rope",) if check_choice("mode", mode, gk.MODES) == "rope" else ("rope", mode)
-    fig = make_subplots(rows=1, cols=len(modes), subplot_titles=[gk.MODE_LABELS[m] for m in modes],
-                        horizontal_spacing=0.08)
+    layout = _row([gk.MODE_LABELS[m] for m in modes], gap=0.08)
+    traces = []
     for col, m in enumerate(modes, start=1):
-        a = gk.attention(T, d, base, seed, m, **kern)
-        trace, f, shown = _heatmap(a, SIDE_COMPARE, SHORT[m], col == 1)
-        fig.add_trace(trace, row=1, col=col)
-    _attention_layout(fig)
-    fig.update_layout(title=f"Attention after softmax, T = {T}, d = {d}{_shown_note(T, f, shown)}")
-    return fig
+        trace, f, shown = _heatmap(gk.attention(T, d, base, seed, m, **kern), SIDE_COMPARE, SHORT[m], col)
+        traces.append(trace)
+    layout["title"] = dict(text=f"Attention after softmax, T = {T}, d = {d}{_shown_note(T, f, shown)}")
+    return _attention_figure(traces, layout, "key position n")
 
 
 @figure("gaussian_attention_grid")
@@ -126,17 +158,14 @@ def gaussian_attention_grid(*, T: int = 128, d: int = 64, base: float = 10000.0,
                             sigma2: float = 20.0) -> go.Figure:
     """The four attention matrices side by side: plain RoPE and modes (a), (b), (c)."""
     kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
-    fig = make_subplots(rows=1, cols=4, subplot_titles=[SHORT[m] for m in gk.MODES], horizontal_spacing=0.04)
+    layout = _row([SHORT[m] for m in gk.MODES], gap=0.04)
+    traces = []
     for col, m in enumerate(gk.MODES, start=1):
-        trace, f, shown = _heatmap(gk.attention(T, d, base, seed, m, **kern), SIDE_GRID, SHORT[m], col == 1)
-        fig.add_trace(trace, row=1, col=col)
-    _attention_layout(fig)
-    fig.update_yaxes(title_text="", col=2)
-    fig.update_yaxes(title_text="", col=3)
-    fig.update_yaxes(title_text="", col=4)
-    fig.update_xaxes(title_text="key n")
-    fig.update_layout(title=f"All four side by side{_shown_note(T, f, shown)}", height=380)
-    return fig
+        trace, f, shown = _heatmap(gk.attention(T, d, base, seed, m, **kern), SIDE_GRID, SHORT[m], col)
+        traces.append(trace)
+    layout["title"] = dict(text=f"All four side by side{_shown_note(T, f, shown)}")
+    layout["height"] = 380
+    return _attention_figure(traces, layout, "key n")
 
 
 @figure("gaussian_envelope")
@@ -146,35 +175,34 @@ def gaussian_envelope(*, T: int = 128, d: int = 64, base: float = 10000.0, seed:
     """Left: what each mode multiplies at distance Δ = m − n. Right: mean attention weight at distance |m − n|."""
     kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
     T = check_int("T", T, 2, gk.MAX_T)
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12, subplot_titles=[
-        "factor on the score at distance Δ", "mean attention weight at distance |m − n|"])
+    layout = _row(["factor on the score at distance Δ", "mean attention weight at distance |m − n|"], gap=0.12)
     delta = np.arange(T, dtype=np.float64)
     k = gk.gaussian_kernel(delta, **kern).astype(np.float32)
-    fig.add_scatter(x=delta, y=np.ones(T, np.float32), name="plain RoPE: ×1", mode="lines",
-                    line=dict(color=MODE_COLORS["rope"]), row=1, col=1,
-                    hovertemplate="Δ=%{x}<br>factor=%{y:.4g}<extra>plain RoPE</extra>")
-    fig.add_scatter(x=delta, y=k, name="(b), (c): K(Δ), the same for every query", mode="lines",
-                    line=dict(color=MODE_COLORS["relative_log"], width=3), row=1, col=1,
-                    hovertemplate="Δ=%{x}<br>K(Δ)=%{y:.4g}<extra>(b) ×logit, (c) ×weight</extra>")
+    traces = [
+        dict(type="scatter", x=delta, y=np.ones(T, np.float32), name="plain RoPE: ×1", mode="lines",
+             line=dict(color=MODE_COLORS["rope"]), hovertemplate="Δ=%{x}<br>factor=%{y:.4g}<extra>plain RoPE</extra>"),
+        dict(type="scatter", x=delta, y=k, name="(b), (c): K(Δ), the same for every query", mode="lines",
+             line=dict(color=MODE_COLORS["relative_log"], width=3),
+             hovertemplate="Δ=%{x}<br>K(Δ)=%{y:.4g}<extra>(b) ×logit, (c) ×weight</extra>"),
+    ]
     for i, m in enumerate(queries[:6]):
         m = check_int("queries", m, 0, 10**6)
         dd = delta[delta <= m]
         fac = (gk.gaussian_kernel(float(m), **kern) * gk.gaussian_kernel(m - dd, **kern)).astype(np.float32)
-        fig.add_scatter(x=dd, y=fac, mode="lines", name=f"(a): K(m)·K(m−Δ), query m = {m}", row=1, col=1,
-                        line=dict(color=MODE_COLORS["absolute"], dash=("dash", "dot", "dashdot")[i % 3]),
-                        hovertemplate=f"m={m}<br>Δ=%{{x}}<br>factor=%{{y:.4g}}<extra>(a)</extra>")
+        traces.append(dict(type="scatter", x=dd, y=fac, mode="lines", name=f"(a): K(m)·K(m−Δ), query m = {m}",
+                           line=dict(color=MODE_COLORS["absolute"], dash=("dash", "dot", "dashdot")[i % 3]),
+                           hovertemplate=f"m={m}<br>Δ=%{{x}}<br>factor=%{{y:.4g}}<extra>(a)</extra>"))
     for mode in gk.MODES:
         prof = gk.mean_by_distance(gk.attention(T, d, base, seed, mode, **kern)).astype(np.float32)
-        fig.add_scatter(x=delta, y=prof, mode="lines", name=f"mean weight, {SHORT[mode]}", row=1, col=2,
-                        line=dict(color=MODE_COLORS[mode], width=2 if mode != "rope" else 1.5),
-                        hovertemplate="|m−n|=%{x}<br>mean weight=%{y:.3g}<extra>" + SHORT[mode] + "</extra>")
-    fig.update_xaxes(title_text="distance Δ = m − n (tokens)", row=1, col=1)
-    fig.update_xaxes(title_text="distance |m − n| (tokens)", row=1, col=2)
-    fig.update_yaxes(title_text="factor", row=1, col=1)
-    fig.update_yaxes(title_text="mean weight (log)", type="log", exponentformat="power", row=1, col=2)
-    fig.update_layout(title="The envelope: what multiplies the score, and where attention goes",
-                      legend=dict(orientation="h", y=-0.3), height=480)
-    return fig
+        traces.append(dict(type="scatter", x=delta, y=prof, mode="lines", name=f"mean weight, {SHORT[mode]}",
+                           line=dict(color=MODE_COLORS[mode], width=2 if mode != "rope" else 1.5), **_on(2),
+                           hovertemplate="|m−n|=%{x}<br>mean weight=%{y:.3g}<extra>" + SHORT[mode] + "</extra>"))
+    _axes(layout, 1, x=dict(title=dict(text="distance Δ = m − n (tokens)")), y=dict(title=dict(text="factor")))
+    _axes(layout, 2, x=dict(title=dict(text="distance |m − n| (tokens)")),
+          y=dict(title=dict(text="mean weight (log)"), type="log", exponentformat="power"))
+    layout.update(title=dict(text="The envelope: what multiplies the score, and where attention goes"),
+                  legend=dict(orientation="h", y=-0.3), height=480)
+    return go.Figure(data=traces, layout=layout)
 
 
 @figure("gaussian_shift_check")
@@ -205,25 +233,24 @@ def gaussian_mixed_layout(*, layout: str = "mixed", T: int = 24, d: int = 8, bas
     spread = gk.toeplitz_error(s)
     lim = float(np.abs(s).max()) or 1.0
     pos = np.arange(T)
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.14,
-                        subplot_titles=["score q_m·k_n", "score at a fixed distance Δ along the sequence"])
-    fig.add_heatmap(z=s.astype(np.float32), x=pos, y=pos, zmin=-lim, zmax=lim, zmid=0, colorscale=DIVERGING,
-                    meta="diverging", colorbar=dict(title="q·k", x=0.47), row=1, col=1,
-                    hovertemplate="query m=%{y}<br>key n=%{x}<br>score=%{z:.3f}<extra></extra>")
+    grid = _row(["score q_m·k_n", "score at a fixed distance Δ along the sequence"], gap=0.14,
+                widths=[0.55, 0.45])
+    traces = [dict(type="heatmap", z=s.astype(np.float32), x=pos, y=pos, zmin=-lim, zmax=lim, zmid=0,
+                   colorscale=DIVERGING, meta="diverging", colorbar=dict(title=dict(text="q·k"), x=0.47),
+                   hovertemplate="query m=%{y}<br>key n=%{x}<br>score=%{z:.3f}<extra></extra>")]
     for i, delta in enumerate((0, 3)):
         m = pos[delta:]
-        fig.add_scatter(x=m, y=s[m, m - delta].astype(np.float32), mode="lines+markers", row=1, col=2,
-                        name=f"Δ = m − n = {delta}", line=dict(color=COLORS[i]),
-                        hovertemplate=f"Δ={delta}<br>m=%{{x}}<br>score=%{{y:.3f}}<extra></extra>")
+        traces.append(dict(type="scatter", x=m, y=s[m, m - delta].astype(np.float32), mode="lines+markers",
+                           name=f"Δ = m − n = {delta}", line=dict(color=COLORS[i]), **_on(2),
+                           hovertemplate=f"Δ={delta}<br>m=%{{x}}<br>score=%{{y:.3f}}<extra></extra>"))
     shown = f"{spread:.3g}" if spread > 1e-9 else "0 (up to rounding)"
     what = "cat(freqs, freqs) + interleaved rotate" if layout == "mixed" else "each angle repeated per pair"
-    fig.update_yaxes(autorange="reversed", title_text="query position m", row=1, col=1)
-    fig.update_xaxes(title_text="key position n", row=1, col=1)
-    fig.update_xaxes(title_text="query position m", row=1, col=2)
-    fig.update_yaxes(title_text="score", row=1, col=2)
-    fig.update_layout(title=f"{layout}: {what}; largest spread along a diagonal = {shown}",
-                      legend=dict(orientation="h", y=-0.2))
-    return fig
+    _axes(grid, 1, x=dict(title=dict(text="key position n")),
+          y=dict(title=dict(text="query position m"), autorange="reversed"))
+    _axes(grid, 2, x=dict(title=dict(text="query position m")), y=dict(title=dict(text="score")))
+    grid.update(title=dict(text=f"{layout}: {what}; largest spread along a diagonal = {shown}"),
+                legend=dict(orientation="h", y=-0.2))
+    return go.Figure(data=traces, layout=grid)
 
 
 @figure("gaussian_seed_broadcast")
@@ -260,36 +287,34 @@ def gaussian_magnitude_only(*, pair: int = 2, n_positions: int = 40, d: int = 64
                             sigma2: float = 20.0) -> go.Figure:
     """One pair of q rotated by plain RoPE and by K(m)·R_m: same angles, only the length shrinks."""
     s = gk.spiral(pair, n_positions, d, base, seed, **_kernel_args(alpha1, alpha2, sigma1, sigma2))
-    fig = make_subplots(rows=1, cols=3, column_widths=[0.36, 0.32, 0.32], horizontal_spacing=0.08,
-                        subplot_titles=["the pair in its plane", "angle against position",
-                                        "length against position"])
+    layout = _row(["the pair in its plane", "angle against position", "length against position"], gap=0.08,
+                  widths=[0.36, 0.32, 0.32])
     m = s["m"].astype(np.float32)
     rays = min(8, len(m))
     ray_x = np.column_stack([np.zeros(rays), s["rope"][:rays, 0], np.full(rays, np.nan)]).ravel()
     ray_y = np.column_stack([np.zeros(rays), s["rope"][:rays, 1], np.full(rays, np.nan)]).ravel()
-    fig.add_scatter(x=ray_x.astype(np.float32), y=ray_y.astype(np.float32), mode="lines", row=1, col=1,
-                    name=f"rays of m = 0..{rays - 1}", line=dict(color="#bbbbbb", width=1), hoverinfo="skip")
+    traces = [dict(type="scatter", x=ray_x.astype(np.float32), y=ray_y.astype(np.float32), mode="lines",
+                   name=f"rays of m = 0..{rays - 1}", line=dict(color="#bbbbbb", width=1), hoverinfo="skip")]
     for key, name, color, mode in (("rope", "R_m q (plain RoPE)", MODE_COLORS["rope"], "markers"),
                                    ("kernel", "K(m)·R_m q (seed 002)", MODE_COLORS["absolute"], "lines+markers")):
         xy = s[key].astype(np.float32)
-        fig.add_scatter(x=xy[:, 0], y=xy[:, 1], mode=mode, name=name, row=1, col=1,
-                        line=dict(color=color), marker=dict(size=6, color=color), customdata=m,
-                        hovertemplate="m=%{customdata}<br>(%{x:.3f}, %{y:.3f})<extra>" + name + "</extra>")
+        traces.append(dict(type="scatter", x=xy[:, 0], y=xy[:, 1], mode=mode, name=name,
+                           line=dict(color=color), marker=dict(size=6, color=color), customdata=m,
+                           hovertemplate="m=%{customdata}<br>(%{x:.3f}, %{y:.3f})<extra>" + name + "</extra>"))
     for key, name, color, dash, width in (("rope", "plain RoPE", MODE_COLORS["rope"], "solid", 5),
                                           ("kernel", "K(m)·R_m", MODE_COLORS["absolute"], "dot", 2)):
         ang = np.unwrap(s[f"angle_{key}"]).astype(np.float32)
-        fig.add_scatter(x=m, y=ang, mode="lines", name=f"angle, {name}", row=1, col=2,
-                        line=dict(color=color, dash=dash, width=width),
-                        hovertemplate="m=%{x}<br>angle=%{y:.3f} rad<extra>" + name + "</extra>")
-        fig.add_scatter(x=m, y=s[f"radius_{key}"].astype(np.float32), mode="lines", name=f"length, {name}",
-                        row=1, col=3, line=dict(color=color, dash="dash" if key == "kernel" else "solid"),
-                        hovertemplate="m=%{x}<br>length=%{y:.3f}<extra>" + name + "</extra>")
-    fig.update_xaxes(title_text="component 2i", row=1, col=1)
-    fig.update_yaxes(title_text="component 2i+1", scaleanchor="x", row=1, col=1)
-    fig.update_xaxes(title_text="position m", row=1, col=2)
-    fig.update_xaxes(title_text="position m", row=1, col=3)
-    fig.update_yaxes(title_text="angle (rad, unwrapped)", row=1, col=2)
-    fig.update_yaxes(title_text="length", rangemode="tozero", row=1, col=3)
-    fig.update_layout(title=f"Pair {pair}: the kernel shrinks the length; the angle still grows by "
-                            f"θ_{pair} per token", legend=dict(orientation="h", y=-0.25))
-    return fig
+        traces.append(dict(type="scatter", x=m, y=ang, mode="lines", name=f"angle, {name}", **_on(2),
+                           line=dict(color=color, dash=dash, width=width),
+                           hovertemplate="m=%{x}<br>angle=%{y:.3f} rad<extra>" + name + "</extra>"))
+        traces.append(dict(type="scatter", x=m, y=s[f"radius_{key}"].astype(np.float32), mode="lines",
+                           name=f"length, {name}", **_on(3),
+                           line=dict(color=color, dash="dash" if key == "kernel" else "solid"),
+                           hovertemplate="m=%{x}<br>length=%{y:.3f}<extra>" + name + "</extra>"))
+    _axes(layout, 1, x=dict(title=dict(text="component 2i")),
+          y=dict(title=dict(text="component 2i+1"), scaleanchor="x"))
+    _axes(layout, 2, x=dict(title=dict(text="position m")), y=dict(title=dict(text="angle (rad, unwrapped)")))
+    _axes(layout, 3, x=dict(title=dict(text="position m")), y=dict(title=dict(text="length"), rangemode="tozero"))
+    layout.update(title=dict(text=f"Pair {pair}: the kernel shrinks the length; the angle still grows by "
+                                  f"θ_{pair} per token"), legend=dict(orientation="h", y=-0.25))
+    return go.Figure(data=traces, layout=layout)

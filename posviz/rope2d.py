@@ -461,11 +461,12 @@ def rope_nd_scores(coords: np.ndarray, freqs: np.ndarray, query_index: int, cont
     """Score ``R(a_q) q · R(a_t) k`` of the query token against every token t, shape (T,), float64.
 
     ``content="ones"``: q = k = (1, …, 1)/√dim, so the score is the mean over pairs of ``cos(a_q − a_t)``
-    (1 at the query itself); ``"random"``: seeded Gaussian q and k (a generic head). Either way the score
-    depends on the two tokens only through the angle gaps ``a_q − a_t``.
+    (1 at the query itself); ``"random"``: seeded Gaussian q and k (a generic head). Computed in the
+    relative form RoPE is built for, ``Σ_k Re[q̃_k conj(k̃_k) e^{i(a_q,k − a_t,k)}]`` with the pairs as
+    complex numbers (numpy, one (T, dim/2) cos/sin table): the score sees the two tokens only through
+    the angle gaps. Tested equal to rotating with :func:`rope_nd_rotate` (``apply_rope``) and taking the
+    dot product.
     """
-    import torch
-
     content = check_choice("content", content, CONTENTS)
     seed = check_int("seed", seed, 0, 2**32 - 1)
     coords = np.asarray(coords, dtype=np.float64)
@@ -475,12 +476,15 @@ def rope_nd_scores(coords: np.ndarray, freqs: np.ndarray, query_index: int, cont
                          f"got {coords.shape}, {freqs.shape}")
     if not (np.isfinite(coords).all() and np.isfinite(freqs).all()):
         raise ValueError("coords and freqs must be finite")
+    if coords.shape[0] * freqs.shape[1] > MAX_ELEMENTS:
+        raise ValueError(f"coords: {coords.shape[0]} tokens × {freqs.shape[1]} pairs exceeds {MAX_ELEMENTS}")
     T, dim = coords.shape[0], 2 * freqs.shape[1]
     query_index = check_int("query_index", query_index, 0, T - 1)
     q, k = _content(dim, content, seed)
-    q_rot = rope_nd_rotate(torch.from_numpy(q[None, :].copy()), coords[query_index:query_index + 1], freqs)
-    k_rot = rope_nd_rotate(torch.from_numpy(np.tile(k, (T, 1))), coords, freqs)  # (T, dim)
-    return (k_rot @ q_rot[0]).numpy()  # (T,)
+    w = (q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2])  # (dim/2,) q̃·conj(k̃)
+    angles = coords @ freqs  # (T, dim/2)
+    gap = angles[query_index] - angles  # (T, dim/2): a_q − a_t
+    return np.cos(gap) @ w.real - np.sin(gap) @ w.imag  # (T,)
 
 
 def rope2d_scores(height: int, width: int, dim: int, query_row: int, query_col: int, kind: str = "axial",

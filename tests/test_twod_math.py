@@ -279,6 +279,23 @@ def test_scores_against_complex_numbers():
         np.testing.assert_allclose(got.reshape(-1), ref, atol=1e-12)
 
 
+@pytest.mark.parametrize("kind", ["axial", "mixed", "flux"])
+@pytest.mark.parametrize("content", ["ones", "random"])
+def test_scores_equal_rotating_with_apply_rope_then_dot(kind, content):
+    if kind == "flux":
+        coords, freqs = r2.flux_ids(5, 6, 3), r2.flux_rope_freqs()
+    else:
+        coords = r2.grid_coords(5, 6)
+        freqs = r2.axial_rope_freqs(32) if kind == "axial" else r2.mixed_rope_freqs(32, 2, 10.0, 4)[1]
+    q, k = r2._content(2 * freqs.shape[1], content, 9)
+    T = len(coords)
+    q_rot = r2.rope_nd_rotate(torch.tensor(np.tile(q, (T, 1))), coords, freqs)  # every token's query
+    k_rot = r2.rope_nd_rotate(torch.tensor(np.tile(k, (T, 1))), coords, freqs)
+    for t0 in (0, 7, T - 1):
+        ref = (k_rot @ q_rot[t0]).numpy()
+        np.testing.assert_allclose(r2.rope_nd_scores(coords, freqs, t0, content, 9), ref, atol=1e-12)
+
+
 @FAST
 @given(kind=st.sampled_from(["axial", "mixed"]), H=st.integers(2, 9), W=st.integers(2, 9),
        dim=st.sampled_from([4, 8, 16, 32]), base=st.floats(1.5, 1e4), seed=st.integers(0, 99),

@@ -1,0 +1,72 @@
+"""Browser tests of the CoPE page against a real streamlit server."""
+
+from __future__ import annotations
+
+import pytest
+
+from posviz import cope
+from tests.browser.conftest import chart_traces, error_elements, move_slider, open_page, wait_idle
+
+pytestmark = pytest.mark.browser
+
+CHIPS, HEAT, BARS = 0, 1, 2
+
+
+def chip_labels(page) -> list[str]:
+    """The token labels of the chips chart, as plotly.js holds them."""
+    return page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0]._fullData[0].text")
+
+
+def test_page_loads_with_tokens_and_positions(page, app_url):
+    open_page(page, app_url, "CoPE")
+    assert error_elements(page) == []
+    L = cope.cope_lesson()
+    assert chip_labels(page)[:3] == ["CoPE", "count", "##s"]
+    heat = chart_traces(page, HEAT)
+    assert [t["type"] for t in heat[:3]] == ["heatmap"] * 3
+    p = heat[1]["z"]
+    assert len(p) == L.T and p[-1][0] == pytest.approx(L.positions[-1, 0], abs=1e-4)
+
+
+def test_slider_move_redraws_positions(page, app_url):
+    open_page(page, app_url, "CoPE")
+    before = chart_traces(page, HEAT)[1]["z"]
+    move_slider(page, "npos_max P (0 = T + 1)", 3)  # 0 -> 3: positions clamp at 2
+    after = chart_traces(page, HEAT)[1]["z"]
+    top = lambda z: max(v for row in z for v in row if v is not None)  # noqa: E731
+    assert top(before) == pytest.approx(4.0, abs=1e-3) and top(after) == pytest.approx(2.0)
+    assert "npos_max=3" in page.url
+    assert error_elements(page) == []
+
+
+def test_shared_link_restores_view(page, app_url):
+    open_page(page, app_url, "CoPE", rule="all", scale=40, i=5, example="list")
+    labels = chip_labels(page)
+    assert labels == list(cope.tokenize(cope.EXAMPLES["list"]).labels)
+    bars = chart_traces(page, BARS)
+    assert bars[0]["y"][:6] == [6, 5, 4, 3, 2, 1]  # count everything: p_5j = 5 - j + 1
+    assert error_elements(page) == []
+
+
+def test_hostile_text_is_shown_literally(page, app_url):
+    open_page(page, app_url, "CoPE", text="<b>x</b> **y** 🙂")
+    assert error_elements(page) == []
+    shown = page.get_by_test_id("stText").all_inner_texts()
+    assert "<b>x</b> **y** 🙂" in shown
+    assert page.locator("b:text-is('x'), strong:text-is('y')").count() == 0
+    assert chip_labels(page)[:4] == ["&lt;", "b", "&gt;", "x"]
+    # plotly drew the escaped label as the characters "<", never as markup
+    svg_text = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')[0]"
+                             ".querySelectorAll('text')].map(t => t.textContent)")
+    assert "<" in svg_text and ">" in svg_text
+    bold = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0]"
+                         ".querySelectorAll('tspan[style*=bold]').length")
+    assert bold == 0
+    # typed into the box: still text
+    box = page.get_by_role("textbox", name="your text")
+    box.fill("<i>z</i> # not a heading")
+    box.press("Control+Enter")
+    wait_idle(page)
+    assert "<i>z</i> # not a heading" in page.get_by_test_id("stText").all_inner_texts()
+    assert page.locator("i:text-is('z'), h1:text-is('not a heading')").count() == 0
+    assert error_elements(page) == []

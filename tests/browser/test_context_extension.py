@@ -1,0 +1,64 @@
+"""Browser tests of the Context extension page against a real streamlit server."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.browser.conftest import chart_traces, error_elements, move_slider, open_page, wait_idle
+
+pytestmark = pytest.mark.browser
+NAME = "Context_extension"
+
+
+def test_page_loads_with_exact_wavelengths(page, app_url):
+    open_page(page, app_url, NAME)
+    assert error_elements(page) == []
+    traces = chart_traces(page, 0)
+    rope = next(t for t in traces if t["name"] == "RoPE (no scaling)")
+    assert len(rope["y"]) == 64  # d = 128 -> 64 pairs
+    assert rope["y"][0] == pytest.approx(2 * math.pi, rel=1e-6)
+    assert rope["y"][-1] == pytest.approx(2 * math.pi * 10000 ** (126 / 128), rel=1e-5)
+    pi = next(t for t in traces if t["name"] == "PI / linear")
+    assert pi["y"][0] == pytest.approx(8 * 2 * math.pi, rel=1e-6)
+
+
+def test_slider_move_redraws_the_chart(page, app_url):
+    open_page(page, app_url, NAME)
+    before = chart_traces(page, 0)[0]["y"]
+    move_slider(page, "rotary dim d", -1)  # one step of 2: 128 -> 126
+    after = chart_traces(page, 0)[0]["y"]
+    assert len(before) == 64 and len(after) == 63
+    assert "d=126" in page.url
+
+
+def test_dynamic_scrubber_plays_in_the_browser(page, app_url):
+    open_page(page, app_url, NAME, part="dynamic")
+    start = chart_traces(page, 0)[2]["x"]
+    page.locator(".updatemenu-button").first.click()  # Play
+    page.wait_for_timeout(1500)
+    assert page.locator("[data-testid=stApp][data-test-script-state=notRunning]").count() == 1
+    later = chart_traces(page, 0)[2]["x"]
+    assert later[0] > start[0]  # the current-length marker moved without a server round trip
+    assert error_elements(page) == []
+
+
+def test_shared_link_restores_a_preset_view(page, app_url):
+    open_page(page, app_url, NAME, part="models", preset="DeepSeek-V3")
+    title = page.locator(".js-plotly-plot .gtitle").first.text_content()
+    assert title.startswith("DeepSeek-V3: yarn, d = 64")
+    assert len(chart_traces(page, 0)[1]["y"]) == 32  # qk_rope_head_dim 64 -> 32 pairs
+    assert error_elements(page) == []
+
+
+def test_pasted_garbage_gets_a_plain_message(page, app_url):
+    open_page(page, app_url, NAME, part="models")
+    box = page.get_by_role("textbox", name="Paste your config.json")
+    box.fill('{"head_dim": 64, "rope_scaling": {"type": "<img src=x onerror=alert(1)>"}}')
+    box.press("Control+Enter")
+    wait_idle(page)
+    assert error_elements(page) == []
+    assert page.locator("img[src=x]").count() == 0
+    shown = page.locator("[data-testid=stText]").all_inner_texts()
+    assert any("rope_type must be one of" in t and "<img" in t for t in shown), shown

@@ -1,8 +1,9 @@
-"""AppTest of the RoPE page: defaults, controls at their extremes, pitfall toggles, hostile URLs."""
+"""AppTest of the RoPE page: every part at defaults, controls at their extremes, pitfall toggles, hostile URLs."""
 
 from __future__ import annotations
 
 import base64
+import time
 
 import numpy as np
 import pytest
@@ -11,7 +12,9 @@ from posviz import rope
 from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, warnings_text
 
 PAGE = "pages/4_RoPE.py"
-PARAMS = ["d", "base", "n", "layout", "seed", "m_max", "frames", "preset", "pairs", "m", "kpos", "c", "max_delta"]
+GLOBAL = ["d", "base", "n", "layout", "seed", "m", "kpos", "c", "part"]
+CLOCK = ["m_max", "frames", "preset", "pairs"]
+PARTS = {"clock": 1, "tables": 2, "relative": 2, "layouts": 2, "decay": 1, "pitfalls": 1}
 
 
 def arr(v) -> np.ndarray:
@@ -22,27 +25,44 @@ def arr(v) -> np.ndarray:
     return np.asarray(v, dtype=np.float64)
 
 
-def titles(at) -> list[str]:
-    return [s["layout"]["title"]["text"] for s in chart_specs(at)]
+def title(spec: dict) -> str:
+    return str(spec["layout"]["title"]["text"])
 
 
 def metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-def test_defaults():
-    at = run_page(PAGE)
+def checks(at) -> list[str]:
+    return [md.value for md in at.markdown if md.value.startswith(("✅", "❌"))]
+
+
+@pytest.mark.parametrize("part,count", sorted(PARTS.items()))
+def test_every_part_at_defaults(part, count):
+    at = run_page(PAGE, query={"part": part} if part != "clock" else None)
     assert_clean(at)
+    assert warnings_text(at) == ""
     specs = chart_specs(at)
-    assert len(specs) == 9
-    clock = specs[0]
+    assert len(specs) == count
+    assert all(c.startswith("✅") for c in checks(at))
+
+
+def test_clock_defaults():
+    at = run_page(PAGE)
+    clock = chart_specs(at)[0]
     assert len(clock["frames"]) == 49
     assert len(arr(clock["data"][3]["x"])) == 32  # d = 64 -> 32 hands
     assert clock["layout"]["updatemenus"][0]["buttons"][0]["args"][1]["frame"]["redraw"] is False
-    assert "Angle" in specs[1]["layout"]["title"]["text"]
-    grid = arr(specs[3]["data"][0]["z"])
+    assert [s["label"] for s in clock["layout"]["sliders"][0]["steps"]][:3] == ["0", "1", "2"]
+
+
+def test_relative_part_numbers_and_grid():
+    at = run_page(PAGE, query={"part": "relative"})
+    grid_spec, vs_spec = chart_specs(at)
+    grid = arr(grid_spec["data"][0]["z"])
     assert grid.shape == (256, 256)
     assert np.ptp(np.diagonal(grid, -3)) < 1e-3
+    assert "Left or right" in title(vs_spec)
     m = metrics(at)
     q, k = rope.sample_qk(64, 0)
     assert float(m["q_m·k_n"]) == pytest.approx(rope.score(q, k, 5, 2), rel=1e-5)
@@ -50,36 +70,59 @@ def test_defaults():
     assert m["‖q‖"] == m["‖R_m q‖"]
     assert m["RoPE score at Δ = m − n"] != m["RoPE score at −Δ"]
     assert m["sinusoidal PE·PE at Δ"] == m["sinusoidal PE·PE at −Δ"]
-    checks = [md.value for md in at.markdown if md.value.startswith(("✅", "❌"))]
-    assert len(checks) == 2 and all(c.startswith("✅") for c in checks)
-    assert warnings_text(at) == ""
+    assert len(checks(at)) == 1
+
+
+def test_layouts_part_check_and_pairing():
+    at = run_page(PAGE, query={"part": "layouts", "d": "8"})
+    assert_clean(at)
+    pairing = chart_specs(at)[0]
+    perm = arr(pairing["data"][0]["x"]).reshape(-1, 3)
+    assert perm[:, 0].tolist() == [0, 2, 4, 6, 1, 3, 5, 7]
+    assert checks(at)[0].startswith("✅ **Permuting q and k by P")
 
 
 def test_smallest_settings():
-    at = run_page(PAGE, query=dict(d="2", base="10", n="8", m_max="1", frames="30", m="0", kpos="0", c="0",
-                                   max_delta="16", layout="half", preset="random", pairs="ends", seed="9999"))
-    assert_clean(at)
-    assert warnings_text(at) == ""
-    specs = chart_specs(at)
-    assert len(specs[0]["frames"]) == 30
-    assert len(arr(specs[0]["data"][3]["x"])) == 1
-    assert arr(specs[1]["data"][0]["z"]).shape == (1, 8)
-    assert "half-split" in specs[3]["layout"]["title"]["text"]
+    query = dict(d="2", base="10", n="8", m_max="1", frames="30", m="0", kpos="0", c="0", max_delta="16",
+                 layout="half", preset="random", pairs="ends", seed="9999")
+    for part in PARTS:
+        at = run_page(PAGE, query={**query, "part": part})
+        assert_clean(at)
+        assert warnings_text(at) == ""
+        specs = chart_specs(at)
+        if part == "clock":
+            assert len(specs[0]["frames"]) == 30
+            assert len(arr(specs[0]["data"][3]["x"])) == 1
+        if part == "tables":
+            assert arr(specs[0]["data"][0]["z"]).shape == (1, 8)
+        if part == "relative":
+            assert "half-split" in title(specs[0])
 
 
-def test_largest_settings_cap_and_say_so():
-    at = run_page(PAGE, query=dict(d="256", base="1e+07", n="8192", m_max="8192", frames="72", m="8192",
-                                   kpos="8192", c="8192", max_delta="8192", pairs="stride4"))
-    assert_clean(at)
-    assert warnings_text(at) == ""
-    info = " ".join(i.value for i in at.info)
-    assert "strobe" in info and "1 position in 32" in info
-    specs = chart_specs(at)
-    assert len(arr(specs[0]["data"][3]["x"])) == 32
-    assert arr(specs[3]["data"][0]["z"]).shape == (256, 256)
-    assert "shown" in specs[1]["layout"]["title"]["text"]
-    sizes = [len(str(s)) for s in specs]
-    assert max(sizes) < 2_000_000
+def test_largest_settings_cap_say_so_and_stay_fast():
+    query = dict(d="256", base="1e+07", n="8192", m_max="8192", frames="72", m="8192", kpos="8192", c="8192",
+                 max_delta="8192", pairs="stride4")
+    for part in PARTS:
+        t0 = time.perf_counter()
+        at = run_page(PAGE, query={**query, "part": part})
+        assert time.perf_counter() - t0 < 10  # generous: AppTest start-up plus a cold cache on a shared box
+        assert_clean(at)
+        assert warnings_text(at) == ""
+        specs = chart_specs(at)
+        info = " ".join(i.value for i in at.info)
+        assert max(len(str(s)) for s in specs) < 2_000_000
+        if part == "clock":
+            assert "strobe" in info
+            assert len(arr(specs[0]["data"][3]["x"])) == 32
+        if part == "relative":
+            assert "1 position in 32" in info
+            assert arr(specs[0]["data"][0]["z"]).shape == (256, 256)
+        if part == "tables":
+            assert "shown" in title(specs[0])
+    # a warm rerun at the largest settings stays under 2 s
+    t0 = time.perf_counter()
+    at.run()
+    assert time.perf_counter() - t0 < 2.0
 
 
 def test_slider_change_redraws():
@@ -88,34 +131,43 @@ def test_slider_change_redraws():
     assert_clean(at)
     specs = chart_specs(at)
     assert len(arr(specs[0]["data"][3]["x"])) == 64
-    assert at.query_params["d"] == ["128"] or at.query_params["d"] == "128"
 
 
-@pytest.mark.parametrize("toggle,wrong_word", [("mixed", "mixed"), ("swap", "swapped"), ("freq", "claim")])
-def test_pitfall_toggles_show_wrong_and_right(toggle, wrong_word):
+def test_part_switch():
     at = run_page(PAGE)
+    at.radio(key="rope.part").set_value("decay").run()
+    assert_clean(at)
+    specs = chart_specs(at)
+    assert "decay" in title(specs[0])
+    b = arr(specs[0]["data"][0]["y"])
+    assert b[0] == pytest.approx(16.5)  # B(0) = (d/2 + 1)/2 at d = 64
+
+
+@pytest.mark.parametrize("part,toggle,wrong_word", [("layouts", "mixed", "mixed"), ("pitfalls", "swap", "swapped"),
+                                                     ("pitfalls", "freq", "claim")])
+def test_pitfall_toggles_show_wrong_and_right(part, toggle, wrong_word):
+    at = run_page(PAGE, query={"part": part})
     before = len(chart_specs(at))
     at.toggle(key=f"rope.pitfall.{toggle}").set_value(True).run()
     assert_clean(at)
     specs = chart_specs(at)
     assert len(specs) == before + 2
-    joined = " ".join(str(s["layout"]["title"]["text"]) + " ".join(str(t.get("name")) for t in s["data"])
-                      for s in specs)
+    joined = " ".join(title(s) + " ".join(str(t.get("name")) for t in s["data"]) for s in specs)
     assert wrong_word in joined
     if toggle == "mixed":
-        wrong = next(s for s in specs if "mixed" in s["layout"]["title"]["text"])
+        wrong = next(s for s in specs if "mixed" in title(s))
         assert np.ptp(np.diagonal(arr(wrong["data"][0]["z"]), -3)) > 0.1
         m = [x.value for x in at.metric if x.label.startswith("‖R_m q‖/")]
         assert len(m) == 2 and m[0] != m[1]
     if toggle == "swap":
-        grids = [arr(s["data"][0]["z"]) for s in specs if "Score" in s["layout"]["title"]["text"]
-                 and "(1 position" not in s["layout"]["title"]["text"]]
-        swapped = next(arr(s["data"][0]["z"]) for s in specs if "swapped" in s["layout"]["title"]["text"])
-        assert any(g.shape == swapped.shape and np.allclose(g.T, swapped, atol=1e-4) for g in grids)
+        swapped = next(arr(s["data"][0]["z"]) for s in specs if "swapped" in title(s))
+        right = next(arr(s["data"][0]["z"]) for s in specs
+                     if title(s).startswith("Score") and "swapped" not in title(s))
+        np.testing.assert_allclose(right.T, swapped, atol=1e-4)
 
 
 def test_float32_pitfall_numbers():
-    at = run_page(PAGE, query=dict(d="128"))
+    at = run_page(PAGE, query=dict(d="128", part="pitfalls"))
     at.toggle(key="rope.pitfall.f32").set_value(True).run()
     assert_clean(at)
     m = metrics(at)
@@ -124,13 +176,21 @@ def test_float32_pitfall_numbers():
 
 @pytest.mark.parametrize("garbage", GARBAGE)
 def test_garbage_in_every_query_parameter(garbage):
-    at = run_page(PAGE, query=dict.fromkeys(PARAMS, garbage))
+    at = run_page(PAGE, query=dict.fromkeys(GLOBAL + CLOCK, garbage))
     assert_clean(at)
     text = warnings_text(at)
-    for name in PARAMS:
+    for name in GLOBAL + CLOCK:
         assert f"`{name}`" in text, (name, text)
     assert "default" in text
-    assert len(chart_specs(at)) == 9
-    assert len(arr(chart_specs(at)[0]["data"][3]["x"])) == 32  # fell back to d = 64
+    specs = chart_specs(at)
+    assert len(specs) == 1 and len(arr(specs[0]["data"][3]["x"])) == 32  # clock part, d = 64
     rendered = " ".join(md.value for md in at.markdown)
     assert "<script>" not in rendered
+
+
+@pytest.mark.parametrize("garbage", ["abc", "nan", "1e309", "<script>alert(1)</script>", "-1", "15"])
+def test_garbage_in_decay_control(garbage):
+    at = run_page(PAGE, query={"part": "decay", "max_delta": garbage})
+    assert_clean(at)
+    assert "`max_delta`" in warnings_text(at) and "1024" in warnings_text(at)
+    assert len(arr(chart_specs(at)[0]["data"][0]["y"])) == 1025

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from posviz import rope, theme
@@ -62,6 +64,14 @@ def test_clock_frames_controls_and_payload():
     assert list(pause.args[0]) == [None]
     assert set(fig.frames[0].traces) == {2, 3, 4}
     assert len(fig.data[3].x) == 128  # one tip per pair: all pairs as small multiples
+    go.Figure(fig.to_plotly_json())  # built without validation for speed: every attribute must be valid
+
+
+def test_clock_builds_fast():
+    build("rope_clock", dim=66)
+    t0 = time.perf_counter()
+    theme.style(build("rope_clock", dim=256, n_frames=rf.MAX_FRAMES, m_max=512.0)).to_json()
+    assert time.perf_counter() - t0 < 1.0
 
 
 def test_clock_hands_follow_the_rotation():

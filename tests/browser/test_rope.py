@@ -50,19 +50,19 @@ def test_page_loads_and_play_animates_without_rerun(page, app_url):
 
 def test_slider_move_redraws(page, app_url):
     open_page(page, app_url, "RoPE")
-    before = chart_traces(page, 1)[0]["z"]
+    before = chart_traces(page, 0)[2]["x"]
     move_slider(page, "head dim d", 2)  # 64 -> 68
     assert "d=68" in page.url
     assert len(tips(page)) == 34
-    after = chart_traces(page, 1)[0]["z"]
-    assert len(after) == 34 != len(before)
+    after = chart_traces(page, 0)[2]["x"]
+    assert len(after) == 3 * 34 != len(before)
     assert error_elements(page) == []
 
 
 def test_shared_link_restores_view(page, app_url):
-    open_page(page, app_url, "RoPE", d=16, n=64, layout="half", base=100)
-    assert len(tips(page)) == 8
-    z = chart_traces(page, 1)[0]["z"]
+    open_page(page, app_url, "RoPE", d=16, n=64, layout="half", base=100, part="tables")
+    z = chart_traces(page, 0)[0]["z"]
     assert (len(z), len(z[0])) == (8, 64)
     assert z[1][1] == pytest.approx(100 ** (-2 / 16), abs=1e-5)  # angle of pair 1 at m = 1
+    assert len(chart_traces(page, 1)) == 4  # cos/sin tables in both layouts
     assert error_elements(page) == []

@@ -36,7 +36,7 @@ _PALETTES = {
 
 def _template(bg: str, plot: str, text: str, grid: str, zero: str, size: int, diverging: list) -> go.layout.Template:
     axis = dict(gridcolor=grid, zerolinecolor=zero, linecolor=zero, ticks="outside", tickcolor=zero,
-                title=dict(standoff=8), automargin=True)
+                title=dict(standoff=8))
     return go.layout.Template(
         layout=dict(
             font=dict(family=FONT, size=size, color=text),
@@ -46,7 +46,7 @@ def _template(bg: str, plot: str, text: str, grid: str, zero: str, size: int, di
             colorscale=dict(diverging=diverging, sequential=SEQUENTIAL, sequentialminus=SEQUENTIAL),
             legend=dict(bgcolor="rgba(0,0,0,0)"),
             hoverlabel=dict(font=dict(family=FONT)),
-            margin=dict(l=60, r=30, t=60, b=55),
+            margin=dict(l=72, r=30, t=64, b=60),  # fixed margins: automargin costs extra redraw passes
             polar=dict(bgcolor=plot, angularaxis=dict(gridcolor=grid, linecolor=zero),
                        radialaxis=dict(gridcolor=grid, linecolor=zero)),
         ),

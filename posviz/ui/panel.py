@@ -97,13 +97,23 @@ def figure_panel(name: str, params: Mapping[str, object] | None = None, *, capti
     st.caption(caption)
     if latex:
         st.latex(latex)
-    left, right = st.columns([3, 2])
-    with left.expander("Show the code"):
+    _extras(name, params, tuple(code), f"{ctx.slug}.{key}")
+    return fig
+
+
+EXTRAS = {"code": "Show the code", "export": "Export / copy as code"}
+
+
+@st.fragment
+def _extras(name: str, params: dict[str, object], code: tuple[Callable, ...], key: str) -> None:
+    """The source and the export buttons, drawn only when asked for (a fragment: no page rerun)."""
+    choice = st.pills("more", list(EXTRAS), format_func=EXTRAS.__getitem__, key=f"{key}.extras",
+                      label_visibility="collapsed")
+    if choice == "code":
         for fn in (FIGURES[name].builder, *code):
             st.code(_source(fn), language="python")
-    with right.popover("Export / copy as code", use_container_width=True):
-        _export_buttons(name, params, key=f"{ctx.slug}.{key}")
-    return fig
+    elif choice == "export":
+        _export_buttons(name, params, key)
 
 
 def _export_buttons(name: str, params: dict[str, object], key: str) -> None:

@@ -193,12 +193,13 @@ def test_trajectory_binary_jumps_between_corners_and_sinusoid_glides():
     np.testing.assert_allclose(sb, [math.sqrt(_trailing_ones(p) + 1) for p in range(31)], rtol=1e-6)
     assert np.ptp(ss) < 1e-5 and np.ptp(sb) > 1
     labels = {a.text for a in fig.layout.annotations if a.text.startswith("p = ")}
-    assert labels == {"p = 0–3, 16–19", "p = 4–7, 20–23", "p = 8–11, 24–27", "p = 12–15, 28–31"}
+    assert labels == {"p = 0–3,<br>16–19", "p = 4–7,<br>20–23", "p = 8–11,<br>24–27", "p = 12–15,<br>28–31"}
     longer = fig_intro.intro_trajectory(n_positions=64, bit=2, n_bits=6)
     labels = {a.text for a in longer.layout.annotations if a.text.startswith("p = ")}
-    assert "p = 0–3, 16–19, …" in labels  # long lists are cut, so corner labels never overlap
+    assert "p = 0–3,<br>16–19, …" in labels  # long lists are cut, so corner labels never overlap
     ranges = (longer.layout.xaxis.range, longer.layout.yaxis.range, longer.layout.xaxis2.range)
-    assert [tuple(r) for r in ranges] == [(-0.45, 1.45), (-0.45, 1.45), (-1.3, 1.3)]
+    assert [tuple(r) for r in ranges] == [(-0.5, 1.5), (-0.5, 1.5), (-1.3, 1.3)]
+    assert longer.layout.yaxis.scaleanchor == "x" and longer.layout.yaxis2.scaleanchor == "x2"
     with pytest.raises(ValueError, match="bit"):
         fig_intro.intro_trajectory(n_bits=6, bit=5)
 

@@ -63,7 +63,7 @@ def _corner_labels(points: np.ndarray) -> dict[tuple[float, float], str]:
     where: dict[tuple[float, float], list[int]] = {}
     for p, (x, y) in enumerate(points):
         where.setdefault((float(x), float(y)), []).append(p)
-    return {xy: "p = " + _spans(ps) for xy, ps in where.items()}
+    return {xy: "p = " + _spans(ps).replace(", ", ",<br>", 1) for xy, ps in where.items()}
 
 
 @figure("intro_attention")
@@ -263,8 +263,8 @@ def intro_trajectory(*, n_positions: int = 32, bit: int = 2, n_bits: int = 6, d_
             customdata=p, hovertemplate=f"{name}<br>position %{{customdata}}<br>(%{{x:.3f}}, %{{y:.3f}})"
                                         "<extra></extra>"), row=1, col=col)
     for (cx, cy), label in _corner_labels(two_bits).items():
-        fig.add_annotation(x=cx, y=cy, text=label, showarrow=False, yshift=14 if cy > 0.5 else -14,
-                           font=dict(size=11), row=1, col=1)
+        fig.add_annotation(x=cx, y=cy, text=label, showarrow=False, yanchor="bottom" if cy > 0.5 else "top",
+                           yshift=6 if cy > 0.5 else -6, font=dict(size=11), row=1, col=1)
     steps_b = intro.step_lengths(bits) if n_positions > 1 else np.zeros(0)
     steps_s = intro.step_lengths(sin_codes) if n_positions > 1 else np.zeros(0)
     fig.add_trace(go.Scatter(x=p[:-1], y=_f32(steps_b), mode="lines+markers", line=dict(color=COLORS[3]),
@@ -278,10 +278,10 @@ def intro_trajectory(*, n_positions: int = 32, bit: int = 2, n_bits: int = 6, d_
     fig.update_xaxes(title_text="sin(2πp/λ)", row=1, col=2)
     fig.update_yaxes(title_text="second coordinate", row=1, col=1)
     fig.update_yaxes(title_text="cos(2πp/λ)", row=1, col=2)
-    fig.update_xaxes(range=[-0.45, 1.45], row=1, col=1)
-    fig.update_yaxes(range=[-0.45, 1.45], row=1, col=1)
-    fig.update_xaxes(range=[-1.3, 1.3], row=1, col=2)
-    fig.update_yaxes(range=[-1.3, 1.3], row=1, col=2)
+    for col, lim in ((1, (-0.5, 1.5)), (2, (-1.3, 1.3))):  # square panels: a circle looks round
+        fig.update_xaxes(range=list(lim), constrain="domain", row=1, col=col)
+        fig.update_yaxes(range=list(lim), scaleanchor="x" if col == 1 else "x2", scaleratio=1, constrain="domain",
+                         row=1, col=col)
     fig.update_xaxes(title_text="position p (tokens)", row=1, col=3)
     fig.update_yaxes(title_text="step length", rangemode="tozero", row=1, col=3)
     fig.update_layout(title=dict(text=f"Binary jumps, sinusoids glide: {n_positions} positions"),

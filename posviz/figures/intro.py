@@ -143,7 +143,7 @@ def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 6
     for name, values, color in variants:
         lo, hi = _f32(values.min(axis=1)), _f32(values.max(axis=1))
         fig.add_trace(go.Scatter(x=p, y=lo, mode="lines", line=dict(color=color, width=1), showlegend=False,
-                                 legendgroup=name, hoverinfo="skip"))
+                                 name=f"{name}: min over channels", legendgroup=name, hoverinfo="skip"))
         fig.add_trace(go.Scatter(
             x=p, y=hi, mode="lines", line=dict(color=color, width=1), fill="tonexty", name=name,
             legendgroup=name, customdata=np.stack([lo, words], axis=1),

@@ -163,7 +163,7 @@ ui.pitfall(
 def broadcast_wrong() -> None:
     st.markdown("The seed's own demo, x of shape (2, 128, 64) and K_r of shape (128,):")
     st.code("K_r * ((x * cos) + (rotate_half(x) * sin))\nRuntimeError: " + broadcast_error(
-        alpha1, alpha2, p.sigma1, p.sigma2), language=None)
+        alpha1, alpha2, p.sigma1, p.sigma2), language=None, wrap_lines=True)
     ui.figure_panel("gaussian_seed_broadcast", {"version": "seed", "T": 64, "D": 64, **kern}, key="bc_wrong",
                     caption="With T = D = 64 it runs without a word, but token t's channel c is scaled by "
                             "K(c): every token gets the same treatment, and position plays no part.",

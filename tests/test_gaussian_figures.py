@@ -139,8 +139,8 @@ def test_shift_check_bars():
 
 def test_mixed_layout_figure():
     wrong, right = fg.gaussian_mixed_layout(layout="mixed"), fg.gaussian_mixed_layout(layout="interleaved")
-    assert right.layout.title.text.endswith("spread along a diagonal = 0 (up to rounding)")
-    assert wrong.layout.title.text.endswith("spread along a diagonal = 1.76")
+    assert right.layout.title.text.endswith("<br>largest spread along a diagonal = 0 (up to rounding)")
+    assert wrong.layout.title.text.endswith("<br>largest spread along a diagonal = 1.76")
     for fig, flat in ((wrong, False), (right, True)):
         line = values(fig.data[2].y)  # Δ = 3
         assert bool(np.ptp(line) < 1e-6) == flat

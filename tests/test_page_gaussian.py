@@ -134,10 +134,11 @@ def test_pitfall_toggles_show_wrong_and_right():
     assert_clean(at)
     got = titles(at)
     assert len(got) == n_before + 4
-    assert any(t.startswith("mixed: cat(freqs, freqs)") and not t.endswith("(up to rounding)") for t in got)
+    assert any(t.startswith("mixed: seed 002: cat(freqs, freqs)") and not t.endswith("(up to rounding)")
+               for t in got)
     assert any(t.startswith("interleaved:") and t.endswith("0 (up to rounding)") for t in got)
-    assert any("one factor per FEATURE" in t for t in got)
-    assert any(t.startswith("intended: K(t) per token") for t in got)
+    assert any(t == "seed 002, T = D: one factor per FEATURE" for t in got)
+    assert any(t == "intended: one factor K(t) per token" for t in got)
     codes = "\n".join(c.value for c in at.code)
     assert "RuntimeError: The size of tensor a (128) must match the size of tensor b (64)" in codes
 

@@ -233,23 +233,25 @@ def gaussian_mixed_layout(*, layout: str = "mixed", T: int = 24, d: int = 8, bas
     spread = gk.toeplitz_error(s)
     lim = float(np.abs(s).max()) or 1.0
     pos = np.arange(T)
-    grid = _row(["score q_m·k_n", "score at a fixed distance Δ along the sequence"], gap=0.14,
-                widths=[0.55, 0.45])
     traces = [dict(type="heatmap", z=s.astype(np.float32), x=pos, y=pos, zmin=-lim, zmax=lim, zmid=0,
-                   colorscale=DIVERGING, meta="diverging", colorbar=dict(title=dict(text="q·k"), x=0.47),
+                   colorscale=DIVERGING, meta="diverging",
+                   colorbar=dict(title=dict(text="q·k"), y=0.71, len=0.58),
                    hovertemplate="query m=%{y}<br>key n=%{x}<br>score=%{z:.3f}<extra></extra>")]
     for i, delta in enumerate((0, 3)):
         m = pos[delta:]
         traces.append(dict(type="scatter", x=m, y=s[m, m - delta].astype(np.float32), mode="lines+markers",
-                           name=f"Δ = m − n = {delta}", line=dict(color=COLORS[i]), **_on(2),
+                           name=f"score at Δ = m − n = {delta}", line=dict(color=COLORS[i]), **_on(2),
                            hovertemplate=f"Δ={delta}<br>m=%{{x}}<br>score=%{{y:.3f}}<extra></extra>"))
     shown = f"{spread:.3g}" if spread > 1e-9 else "0 (up to rounding)"
-    what = "cat(freqs, freqs) + interleaved rotate" if layout == "mixed" else "each angle repeated per pair"
-    _axes(grid, 1, x=dict(title=dict(text="key position n")),
-          y=dict(title=dict(text="query position m"), autorange="reversed"))
-    _axes(grid, 2, x=dict(title=dict(text="query position m")), y=dict(title=dict(text="score")))
-    grid.update(title=dict(text=f"{layout}: {what}; largest spread along a diagonal = {shown}"),
-                legend=dict(orientation="h", y=-0.2))
+    what = "seed 002: cat(freqs, freqs) + interleaved rotate" if layout == "mixed" else "angles repeated per pair"
+    # two stacked panels (the figure is usually shown in half a page): the scores, then two diagonals
+    grid = dict(
+        xaxis=dict(domain=[0, 1], anchor="y", title=dict(text="key position n")),
+        yaxis=dict(domain=[0.42, 1], anchor="x", autorange="reversed", title=dict(text="query position m")),
+        xaxis2=dict(domain=[0, 1], anchor="y2", title=dict(text="query position m (key n = m − Δ)")),
+        yaxis2=dict(domain=[0, 0.27], anchor="x2", title=dict(text="score")),
+        title=dict(text=f"{layout}: {what}<br>largest spread along a diagonal = {shown}"),
+        legend=dict(orientation="h", x=0, y=-0.12, yanchor="top"), height=760, margin=dict(t=90, b=90))
     return go.Figure(data=traces, layout=grid)
 
 
@@ -268,14 +270,14 @@ def gaussian_seed_broadcast(*, version: str = "seed", T: int = 64, D: int = 64, 
     if scale is None:
         fig.add_annotation(text=f"RuntimeError: {error}", x=0.5, y=0.5, xref="paper", yref="paper",
                            showarrow=False, font=dict(color=COLORS[3]))
-        fig.update_layout(title=f"seed 002's K_r * x with T = {T}, D = {D}: it does not run",
+        fig.update_layout(title=f"seed 002, T = {T}, D = {D}: it does not run",
                           xaxis_visible=False, yaxis_visible=False)
         return fig
     fig.add_heatmap(z=scale.astype(np.float32), x=np.arange(scale.shape[1]), y=np.arange(scale.shape[0]),
                     colorscale=SEQUENTIAL, zmin=0, colorbar=dict(title="factor"),
                     hovertemplate="token t=%{y}<br>channel c=%{x}<br>factor=%{z:.4f}<extra></extra>")
-    title = ("seed 002 (T = D): K varies along channels, one factor per FEATURE" if version == "seed"
-             else "intended: K(t) per token, the same for all its channels")
+    title = ("seed 002, T = D: one factor per FEATURE" if version == "seed"
+             else "intended: one factor K(t) per token")
     fig.update_layout(title=title, xaxis_title="channel c", yaxis_title="token position t",
                       yaxis_autorange="reversed")
     return fig

@@ -60,12 +60,60 @@ def _label(m: str) -> str:
     return sc.METHODS[m].label if m in sc.METHODS else m
 
 
-def _shade_long_wavelengths(fig: go.Figure, lam: np.ndarray, L: int, **where: int) -> None:
+class _Marks:
+    """Reference lines, bands and their labels, added to a figure in one layout update.
+
+    plotly's add_hline/add_vline/add_vrect are slow on subplots and place their labels wrongly on log axes
+    (annotations take log10 coordinates there, shapes take data coordinates), so we build them here.
+    """
+
+    def __init__(self) -> None:
+        self.shapes: list[dict] = []
+        self.notes: list[dict] = []
+
+    @staticmethod
+    def _ax(n: int) -> str:
+        return "" if n == 1 else str(n)
+
+    def hline(self, y: float, text: str, *, axis: int = 1, log: bool = False, dash: str = "dash",
+              color: str = "#888") -> None:
+        a = self._ax(axis)
+        self.shapes.append(dict(type="line", xref=f"x{a} domain", x0=0, x1=1, yref=f"y{a}", y0=y, y1=y,
+                                line=dict(dash=dash, color=color, width=1.5)))
+        self.notes.append(dict(xref=f"x{a} domain", x=0.01, yref=f"y{a}", y=math.log10(y) if log else y,
+                               text=text, showarrow=False, xanchor="left", yanchor="bottom",
+                               font=dict(color=color, size=12)))
+
+    def vline(self, x: float, text: str, *, axis: int = 1, log: bool = False, dash: str = "dash",
+              color: str = "#888", top: bool = True) -> None:
+        a = self._ax(axis)
+        self.shapes.append(dict(type="line", yref=f"y{a} domain", y0=0, y1=1, xref=f"x{a}", x0=x, x1=x,
+                                line=dict(dash=dash, color=color, width=1.5)))
+        self.notes.append(dict(yref=f"y{a} domain", y=0.99 if top else 0.01, xref=f"x{a}",
+                               x=math.log10(x) if log else x, text=text, showarrow=False, xanchor="left",
+                               yanchor="top" if top else "bottom", font=dict(color=color, size=12)))
+
+    def vrect(self, x0: float, x1: float, text: str, *, axis: int = 1, color: str = "#d55e00",
+              opacity: float = 0.08) -> None:
+        a = self._ax(axis)
+        self.shapes.append(dict(type="rect", yref=f"y{a} domain", y0=0, y1=1, xref=f"x{a}", x0=x0, x1=x1,
+                                fillcolor=color, opacity=opacity, line=dict(width=0), layer="below"))
+        if text:
+            self.notes.append(dict(yref=f"y{a} domain", y=0.99, xref=f"x{a}", x=x0, text=text, showarrow=False,
+                                   xanchor="left", yanchor="top", font=dict(color=color, size=12)))
+
+    def apply(self, fig: go.Figure) -> None:
+        fig.update_layout(shapes=list(fig.layout.shapes) + self.shapes,
+                          annotations=list(fig.layout.annotations) + self.notes)
+
+
+def _shade_long_wavelengths(marks: _Marks, lam: np.ndarray, L: int, axes: tuple[int, ...] = (1,)) -> None:
     """Shade the pairs whose original wavelength exceeds L (they never finish a turn in training)."""
     idx = np.nonzero(lam > L)[0]
     if idx.size:
-        fig.add_vrect(x0=idx[0] - 0.5, x1=lam.size - 0.5, fillcolor="#d55e00", opacity=0.08, line_width=0,
-                      annotation_text="λ_i > L", annotation_position="top left", **where)
+        for k, a in enumerate(axes):
+            marks.vrect(idx[0] - 0.5, lam.size - 0.5, "λ_i > L: never a full turn in training" if k == 0 else "",
+                        axis=a)
 
 
 @figure("scaling_wavelengths")
@@ -92,9 +140,11 @@ def scaling_wavelengths(*, methods: str = DEFAULT_METHODS, dim: int = 128, base:
                         line=dict(color=color, width=2),
                         hovertemplate="pair %{x}<br>θ' = %{y:.4g} rad/token<extra>" + _label(m) + "</extra>",
                         row=2, col=1)
-    fig.add_hline(y=L, line_dash="dash", line_color="#555", annotation_text=f"L = {L:,}", row=1, col=1)
-    fig.add_hline(y=Lp, line_dash="dot", line_color="#555", annotation_text=f"L' = {Lp:,}", row=1, col=1)
-    _shade_long_wavelengths(fig, lam0, L, row="all", col=1)
+    marks = _Marks()
+    marks.hline(L, f"L = {L:,}", log=True)
+    marks.hline(Lp, f"L' = {Lp:,}", log=True, dash="dot")
+    _shade_long_wavelengths(marks, lam0, L, axes=(1, 2))
+    marks.apply(fig)
     fig.update_yaxes(type="log", row=1, col=1, title_text="λ' (tokens)")
     fig.update_yaxes(type="log", row=2, col=1, title_text="θ' (rad/token)")
     fig.update_xaxes(title_text="pair index i", row=2, col=1)
@@ -121,20 +171,21 @@ def scaling_ratio(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float
         fig.add_scatter(x=i, y=_f32(theta0 / theta), mode="lines+markers", name=name,
                         line=dict(color=METHOD_COLORS[m], width=2), marker=dict(size=4),
                         hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra>" + _label(m) + "</extra>")
-    fig.add_hline(y=factor, line_dash="dot", line_color="#555", annotation_text=f"s = {factor:g}")
+    marks = _Marks()
+    marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
     if "yarn" in res:
         low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
         for x, txt in ((low, f"YaRN low = {low:.3g}"), (high, f"YaRN high = {high:.3g}")):
             if x <= dim // 2 - 1:
-                fig.add_vline(x=x, line_dash="dash", line_color=METHOD_COLORS["yarn"], annotation_text=txt,
-                              annotation_position="bottom right")
+                marks.vline(x, txt, color=METHOD_COLORS["yarn"], top=False)
     if "llama3" in res and high_freq_factor > low_freq_factor:
         lam = 2 * np.pi / theta0
         lo_edge = np.searchsorted(lam, L / high_freq_factor)
         hi_edge = np.searchsorted(lam, L / low_freq_factor, side="right")
         if hi_edge > lo_edge:
-            fig.add_vrect(x0=lo_edge - 0.5, x1=hi_edge - 0.5, fillcolor=METHOD_COLORS["llama3"], opacity=0.1,
-                          line_width=0, annotation_text="Llama 3 blend band", annotation_position="top left")
+            marks.vrect(lo_edge - 0.5, hi_edge - 0.5, "Llama 3 blend band", color=METHOD_COLORS["llama3"],
+                        opacity=0.1)
+    marks.apply(fig)
     fig.update_yaxes(type="log", title_text="θ_i / θ'_i  (1 = untouched, s = interpolated)")
     fig.update_xaxes(title_text="pair index i (fast → slow)")
     fig.update_layout(title=f"How much each pair is slowed down (s = {factor:g}, L = {L:,})",
@@ -154,11 +205,9 @@ def scaling_unseen(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: floa
                    mscale, mscale_all_dim, truncate)
     i = np.arange(dim // 2)
     fig = go.Figure()
-    counts = []
     seen = None
     for m, (theta, _) in res.items():
         seen, target, flag = sc.unseen_angles(dim, base, factor, L, theta)
-        counts.append(f"{_label(m)}: {int(flag.sum())}")
         fig.add_scatter(x=i, y=_f32(target), mode="lines", name=f"{_label(m)}: L'·θ'_i",
                         line=dict(color=METHOD_COLORS[m], width=2), legendgroup=m,
                         hovertemplate="pair %{x}<br>L'·θ' = %{y:.4g} rad<extra>" + _label(m) + "</extra>")
@@ -168,12 +217,14 @@ def scaling_unseen(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: floa
                             marker=dict(symbol="x", size=9, color=METHOD_COLORS[m]),
                             hovertemplate="pair %{x} reaches %{y:.4g} rad, never seen in training"
                                           "<extra>" + _label(m) + "</extra>")
-    fig.add_scatter(x=i, y=_f32(seen), mode="lines", name="training: L·θ_i", line=dict(color="#222", dash="dash",
+    fig.add_scatter(x=i, y=_f32(seen), mode="lines", name="training: L·θ_i", line=dict(color="#8c8c8c", dash="dash",
                     width=3), hovertemplate="pair %{x}<br>L·θ = %{y:.4g} rad<extra>training</extra>")
-    fig.add_hline(y=2 * np.pi, line_dash="dot", line_color="#555", annotation_text="2π: one full turn")
+    marks = _Marks()
+    marks.hline(2 * np.pi, "2π: one full turn", log=True, dash="dot")
+    marks.apply(fig)
     fig.update_yaxes(type="log", title_text="largest angle reached (rad)")
     fig.update_xaxes(title_text="pair index i")
-    fig.update_layout(title=f"Unseen angles at L' = {Lp:,}: flagged pairs " + "; ".join(counts), height=520)
+    fig.update_layout(title=f"Unseen angles at L' = {Lp:,} (× = beyond every angle seen in training)", height=520)
     return fig
 
 
@@ -204,11 +255,14 @@ def scaling_yarn_ramp(*, dim: int = 128, base: float = 10000.0, original_len: in
                                           "weight on θ_i = %{y:.3f}<extra>" + k + "</extra>", row=1, col=2 if col == 2
                             else 1)
     low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
+    marks = _Marks()
     for x, txt in ((low, f"low = {low:.3g}"), (high, f"high = {high:.3g}")):
         if x <= dim // 2 - 1:
-            fig.add_vline(x=x, line_dash="dash", line_color=COLORS[0], annotation_text=txt, row=1, col=1)
-    for x, txt in ((beta_slow, f"β_slow = α = {beta_slow:g}"), (beta_fast, f"β_fast = β = {beta_fast:g}")):
-        fig.add_vline(x=x, line_dash="dash", line_color=COLORS[1], annotation_text=txt, row=1, col=2)
+            marks.vline(x, txt, color=COLORS[0])
+    for x, txt, top in ((beta_slow, f"β_slow = α = {beta_slow:g}", True),
+                        (beta_fast, f"β_fast = β = {beta_fast:g}", False)):
+        marks.vline(x, txt, axis=2, log=True, color=COLORS[1], top=top)
+    marks.apply(fig)
     fig.update_xaxes(title_text="pair index i", row=1, col=1)
     fig.update_xaxes(title_text="rotations in L: r = L/λ", type="log", row=1, col=2)
     fig.update_yaxes(title_text="weight w_i on θ_i (1 = untouched)", range=[-0.05, 1.05])
@@ -268,7 +322,9 @@ def scaling_entropy(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
         fig.add_scatter(x=_f32(lengths), y=_f32(h), mode="lines+markers", name=name,
                         line=dict(color=color, dash=dash, width=2.5), marker=dict(size=5),
                         hovertemplate="n = %{x:,.0f}<br>H = %{y:.3f} nats<extra></extra>")
-    fig.add_vline(x=L, line_dash="dash", line_color="#555", annotation_text=f"L = {L:,}")
+    marks = _Marks()
+    marks.vline(L, f"L = {L:,}", log=True)
+    marks.apply(fig)
     fig.update_xaxes(type="log", title_text="context length n (keys at distances 0..n−1)")
     fig.update_yaxes(title_text="softmax entropy H (nats)")
     fig.update_layout(title=f"Attention entropy vs length (seeded q, k; {n_keys} sampled keys per length)")
@@ -305,13 +361,15 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
                     line=dict(color=COLORS[2], width=2.5, dash="dash"), row=1, col=1)
     first = state(int(steps[0]))
     fig.add_scatter(x=first[0].x, y=first[0].y, mode="markers", name="current length l",
-                    marker=dict(size=12, color="#222"), row=1, col=1)
+                    marker=dict(size=12, color="#8c8c8c"), row=1, col=1)
     fig.add_scatter(x=i, y=first[1].y, mode="lines+markers", name="θ/θ', factor s", showlegend=False,
                     line=dict(color=METHOD_COLORS["dynamic"], width=2.5), marker=dict(size=4), row=1, col=2)
     fig.add_scatter(x=i, y=first[2].y, mode="lines+markers", name="θ/θ', factor 1", showlegend=False,
                     line=dict(color=COLORS[2], width=2.5, dash="dash"), marker=dict(size=4), row=1, col=2)
-    fig.add_vline(x=L, line_dash="dot", line_color="#555", annotation_text=f"L = {L:,}", row=1, col=1)
-    fig.add_vline(x=Lp, line_dash="dot", line_color="#555", annotation_text=f"L' = {Lp:,}", row=1, col=1)
+    marks = _Marks()
+    marks.vline(L, f"L = {L:,}", log=True, dash="dot")
+    marks.vline(Lp, f"L' = {Lp:,}", log=True, dash="dot", top=False)
+    marks.apply(fig)
     frames = []
     for length in steps:
         tr = state(int(length))
@@ -361,7 +419,9 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
                             line=dict(color=METHOD_COLORS[m], width=2 if col == 1 else 1),
                             hovertemplate="Δ = %{x:,.0f}<br>score = %{y:.3f}<extra>" + _label(m) + "</extra>",
                             row=1, col=col)
-    fig.add_vline(x=L, line_dash="dash", line_color="#555", annotation_text=f"L = {L:,}", row=1, col=2)
+    marks = _Marks()
+    marks.vline(L, f"L = {L:,}", axis=2)
+    marks.apply(fig)
     fig.update_xaxes(title_text="relative distance Δ = m − n (tokens)")
     fig.update_yaxes(title_text="score / score at Δ = 0", row=1, col=1)
     who = "q = k = all ones" if qk == "ones" else f"seeded random q, k (seed {seed})"
@@ -399,11 +459,12 @@ def scaling_config(*, preset: str = "Llama 3.1 8B", config_json: str = "", seq_l
     if differs:
         fig.add_scatter(x=i, y=_f32(theta0 / short), mode="lines", name=f"{rc.rope_type} at short lengths",
                         line=dict(color=color, width=1.5, dash="dot"), row=1, col=2)
+    marks = _Marks()
     if L:
-        fig.add_hline(y=L, line_dash="dash", line_color="#555", annotation_text=f"L = {L:,}", row=1, col=1)
+        marks.hline(L, f"L = {L:,}", log=True)
     if target != L:
-        fig.add_hline(y=target, line_dash="dot", line_color="#555", annotation_text=f"target {target:,}",
-                      row=1, col=1)
+        marks.hline(target, f"target {target:,}", log=True, dash="dot")
+    marks.apply(fig)
     fig.update_yaxes(type="log", row=1, col=1, title_text="λ (tokens)")
     fig.update_yaxes(type="log", row=1, col=2, title_text="θ/θ'")
     fig.update_xaxes(title_text="pair index i")
@@ -472,7 +533,9 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
             _ratio_trace(fig, theta0, sc.linear_inv_freq(dim, base, factor)[0], f"PI: θ/s, s = {factor:g}",
                          COLORS[2])
             title = f"Position Interpolation: every pair slowed by s = {factor:g}"
-        fig.add_hline(y=factor, line_dash="dot", line_color="#555", annotation_text=f"s = {factor:g}")
+        marks = _Marks()
+        marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
+        marks.apply(fig)
     elif case == "inverted_bands":
         right, _ = sc.yarn_inv_freq(dim, base, factor, L)
         if wrong:
@@ -482,7 +545,9 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
         else:
             _ratio_trace(fig, theta0, right, "YaRN: fast pairs (short λ) kept, slow pairs (λ > L) ÷ s", COLORS[2])
             title = "High frequency = short wavelength = small i: kept; low frequency: interpolated"
-        fig.add_hline(y=factor, line_dash="dot", line_color="#555", annotation_text=f"s = {factor:g}")
+        marks = _Marks()
+        marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
+        marks.apply(fig)
     elif case == "beta_fast_zero":
         ref, _ = sc.yarn_inv_freq(dim, base, factor, L, 32, 1)
         if wrong:

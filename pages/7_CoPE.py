@@ -100,7 +100,8 @@ ui.figure_panel(
 lower = L.distance >= 0
 top_ok = bool((L.positions_raw[lower] <= L.distance[lower] + 1 + 1e-9).all())
 ui.check("p_ij ≤ i − j + 1 for every key j ≤ i", top_ok,
-         f"largest p_ij − (i − j + 1) = {float((L.positions_raw - L.distance - 1)[lower].max()):.3g}")
+         f"max over the triangle of p_ij − (i − j + 1) = {float((L.positions_raw - L.distance - 1)[lower].max()):.3g}"
+         " (never above 0)")
 if g.rule == "all":
     gap = float(abs(L.positions_raw - (L.distance + 1))[lower].max())
     ui.check("count everything: p_ij = i − j + 1 (CoPE becomes relative position)", gap < 1e-9,
@@ -129,8 +130,8 @@ with left:
         caption="A position like 2.4 has no embedding of its own. CoPE computes the logits of the integer "
                 "positions once per query, z_i[p] = q_i·e[p], and takes the point on the straight line "
                 "between ⌊p⌋ and ⌈p⌉. When the gates are exactly 0 or 1, p is an integer and w = 0.",
-        latex=r"\mathrm{pos}_{ij} = w\,z_i[\lceil p_{ij}\rceil] + (1-w)\,z_i[\lfloor p_{ij}\rfloor],\quad "
-              r"w = p_{ij}-\lfloor p_{ij}\rfloor,\quad z_i[p] = q_i^\top e[p]",
+        latex=r"\begin{gathered}\mathrm{pos}_{ij} = w\,z_i[\lceil p_{ij}\rceil] + (1-w)\,z_i[\lfloor p_{ij}"
+              r"\rfloor] \\ w = p_{ij}-\lfloor p_{ij}\rfloor,\qquad z_i[p] = q_i^\top e[p]\end{gathered}",
         code=[cope.interpolate, cope.position_logits],
     )
 with right:
@@ -142,8 +143,8 @@ with right:
         code=[cope.embedding_table],
     )
 d = cope.interpolation_detail(L, i, j)
-ui.numbers({"p_ij": d["p"], "⌊p⌋": int(d["floor"]), "⌈p⌉": int(d["ceil"]), "w": d["w"],
-            "z_i[⌊p⌋]": d["z_floor"], "z_i[⌈p⌉]": d["z_ceil"], "pos_ij": d["logit"]}, fmt="{:.4g}")
+ui.numbers({"p_ij": f"{d['p']:.3f}", "⌊p⌋": int(d["floor"]), "⌈p⌉": int(d["ceil"]), "w": f"{d['w']:.3f}",
+            "z_i[⌊p⌋]": f"{d['z_floor']:.3f}", "z_i[⌈p⌉]": f"{d['z_ceil']:.3f}", "pos_ij": f"{d['logit']:.3f}"})
 
 # ---------------------------------------------------------------------------------------------------
 st.header("4. Attention with and without CoPE")

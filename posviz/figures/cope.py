@@ -136,11 +136,13 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
                              hovertemplate="clamped: query %{y}, key %{x}<extra></extra>"), 1, 2)
     ticks = _ticks(L.tokens.labels)
     for c in (1, 2, 3):
-        fig.update_xaxes(title_text="key j (token)", **ticks, row=1, col=c)
+        fig.update_xaxes(tickangle=-90, **ticks, row=1, col=c)
         fig.update_yaxes(autorange="reversed", row=1, col=c)
     fig.update_yaxes(title_text="query i (token)", **ticks, row=1, col=1)
-    fig.update_layout(height=520, showlegend=bool(len(ci)), legend=dict(orientation="h", y=-0.35),
-                      title=f"Which tokens count, and the positions they produce (T = {T}, rule: {rule})")
+    fig.update_layout(height=600, showlegend=bool(len(ci)), legend=dict(orientation="h", y=1.08, x=0.3),
+                      margin=dict(t=110, b=95),
+                      title=f"Which tokens count, and the positions they produce (T = {T}, rule: {rule})"
+                            "<br><sup>rows: query i · columns: key j</sup>")
     return fig
 
 
@@ -204,7 +206,7 @@ def cope_interpolation(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences"
                              marker=dict(size=16, color=COLORS[3], symbol="star"),
                              hovertemplate="p_ij = %{x:.3f}<br>pos_ij = %{y:.3f}<extra></extra>"))
     fig.update_layout(
-        title=(f"Query i = {i}, key j = {j}: p = {d['p']:.3f}, w = {d['w']:.3f} → "
+        title=(f"Query i = {i}, key j = {j}: p = {d['p']:.3f}, w = {d['w']:.3f}<br>"
                f"pos_ij = {d['w']:.3f}×({d['z_ceil']:.2f}) + {1 - d['w']:.3f}×({d['z_floor']:.2f}) = {d['logit']:.3f}"),
         xaxis=dict(title="integer position p (embedding e[p])", dtick=1 if L.npos_max <= 24 else None),
         yaxis=dict(title="position logit"), legend=dict(orientation="h", y=-0.2), height=430)
@@ -234,7 +236,7 @@ def cope_embedding_table(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
         fig.add_shape(type="rect", x0=col - 0.5, x1=col + 0.5, y0=-0.5, y1=e.shape[0] - 0.5,
                       line=dict(color=COLORS[1], width=3))
     kind = "seeded random N(0, 1)" if emb == "random" else "sinusoidal"
-    fig.update_layout(title=f"Embedding table e, {kind} (upstream: learned, starts at 0)",
+    fig.update_layout(title=f"Embedding table e, {kind}<br><sup>upstream: learned, starts at 0</sup>",
                       xaxis=dict(title="integer position p"), yaxis=dict(title="channel c", autorange="reversed"),
                       height=380)
     return fig

@@ -43,6 +43,12 @@ def binary_numbers(n: int, bits: int, d: int) -> dict[str, object]:
     }
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def repeat_numbers(d: int) -> tuple[int, float, float, float]:
+    k, dist, step = intro.closest_repeat(intro.MAX_OFFSET, d)
+    return k, dist, step, float(sn.wavelengths(d)[-1])
+
+
 def link(path: str, label: str) -> None:
     """st.page_link, or the page's name when this script runs on its own (no app navigation around it)."""
     try:
@@ -275,6 +281,32 @@ st.markdown(
 )
 ui.numbers(nums["residual"], fmt="{:.2g}")
 link("pages/2_Sinusoidal.py", "Sinusoidal lesson: the full table, and the rotation M_k that shifts it")
+
+ui.pitfall(
+    "10,000 is neither a wavelength nor a length limit (seed 004)",
+    "Seed 004 calls 10,000 the *base wavelength*, and the original English post adds in a footnote that it bounds "
+    "the context length at about 63,000 tokens (2π·10,000). In the formula, 10,000 is the **base** b of "
+    "the frequencies ω_i = b^(−2i/d): wavelengths run from 2π (pair 0) to 2π·b^((d−2)/d) (the last pair). "
+    "Only the slowest pair returns to its start after one such wavelength; the other pairs are elsewhere "
+    "at that moment, so the whole code does not repeat. Toggle to compare the slowest pair alone with the "
+    "whole code, for every offset up to 200,000 tokens.",
+    key="wavelength",
+    wrong=lambda: ui.figure_panel(
+        "intro_wavelength_limit", dict(d_model=a.d, pairs="slowest"), key="limit_wrong",
+        caption="The slowest pair alone: its distance drops to almost 0 after one wavelength, and again "
+                "after every multiple of it.",
+        code=[intro.offset_distances, intro.distance_profile]),
+    right=lambda: ui.figure_panel(
+        "intro_wavelength_limit", dict(d_model=a.d, pairs="all"), key="limit_right",
+        caption="All pairs together: no offset brings the code back to where it started.",
+        latex=r"\lVert PE(p+k) - PE(p)\rVert^2 = \sum_i \big(2 - 2\cos k\omega_i\big)",
+        code=[intro.offset_distances, intro.distance_profile]),
+)
+k_best, d_best, d_step, slowest = repeat_numbers(a.d)
+ui.check(f"d = {a.d}, b = 10,000: no offset k up to 200,000 gives a code closer to PE(p) than PE(p + 1) is",
+         d_best >= d_step,
+         f"closest repeat at k = {k_best:,}: distance {d_best:.3g}; next token: {d_step:.3g}; slowest "
+         f"wavelength ≈ {slowest:,.0f} tokens")
 
 # ----------------------------------------------------------------------------------------------------
 st.header("6. The five properties")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from posviz._validate import check_choice, check_float, check_int
-from posviz.sinusoidal import sinusoidal_table
+from posviz.sinusoidal import frequencies, sinusoidal_table
 
 DEFAULT_TEXT = "The dog chased another dog"
 MAX_TOKENS = 24          # words kept from the sentence; the rest are dropped (the page says so)
@@ -33,10 +33,12 @@ MAX_POSITIONS = 1024     # positions in the integer / normalised / binary / sinu
 MAX_BITS = 12            # bits of the binary code (2**12 = 4096 distinct codes)
 MAX_SHUFFLE = 1000       # shuffle seeds
 MAX_SEED = 10_000        # weight / embedding seeds
+MAX_OFFSET = 200_000     # offsets scanned by offset_distances (the "length limit" pitfall)
 MAX_ABS_INPUT = 1e6      # largest |x| accepted by self_attention (keeps scores finite)
 EMBED_STD = 0.5          # spread of the seeded embedding entries, "values near 0"
 
 POSITION_SCHEMES = ("none", "sinusoidal")
+PAIR_SETS = ("all", "slowest")
 CODE_SCHEMES = ("integer", "normalised", "binary", "smooth", "sinusoidal")
 
 _WORD = re.compile(r"\w+")
@@ -355,6 +357,51 @@ def linear_shift_residual(codes: np.ndarray, k: int = 1) -> float:
     if denom == 0.0:
         return 0.0
     return float(np.sqrt(np.mean(resid**2)) / denom)
+
+
+def offset_distances(max_offset: int, d_model: int = 16, base: float = 10000.0, pairs: str = "all") -> np.ndarray:
+    """``‖PE(p+k) − PE(p)‖`` for k = 1 .. max_offset, shape (max_offset,); the same for every p.
+
+    Per (sin, cos) pair the squared distance is ``2 − 2cos(kω_i)`` (the pair turns by kω_i on the unit
+    circle), so ``‖PE(p+k) − PE(p)‖² = Σ_i (2 − 2cos kω_i)`` (reference/formulas.md §2). ``pairs="slowest"``
+    keeps only the last pair, the one whose wavelength 2π·base^((d−2)/d) is sometimes taken for a limit.
+    """
+    max_offset = check_int("max_offset", max_offset, 1, MAX_OFFSET)
+    d_model = check_int("d_model", d_model, 2, MAX_DIM, even=True)
+    pairs = check_choice("pairs", pairs, PAIR_SETS)
+    w = frequencies(d_model, check_float("base", base, 1.0, 1e12, lo_open=True))
+    if pairs == "slowest":
+        w = w[-1:]
+    out = np.empty(max_offset)
+    for start in range(0, max_offset, 25_000):  # chunks keep the (k, d/2) angle block near 6 MB
+        k = np.arange(start + 1, min(start + 25_000, max_offset) + 1, dtype=np.float64)
+        sq = np.sum(2.0 - 2.0 * np.cos(k[:, None] * w[None, :]), axis=1)  # (chunk,)
+        out[start:start + len(k)] = np.sqrt(np.maximum(sq, 0.0))
+    return out
+
+
+def closest_repeat(max_offset: int = MAX_OFFSET, d_model: int = 16, base: float = 10000.0,
+                   pairs: str = "all") -> tuple[int, float, float]:
+    """The offset k in 2 .. max_offset whose code comes closest to PE(p), that distance, and ‖PE(p+1) − PE(p)‖."""
+    max_offset = check_int("max_offset", max_offset, 2, MAX_OFFSET)
+    dist = offset_distances(max_offset, d_model, base, pairs)  # dist[k-1] = distance at offset k
+    best = int(np.argmin(dist[1:])) + 2
+    return best, float(dist[best - 1]), float(dist[0])
+
+
+def distance_profile(max_offset: int = MAX_OFFSET, d_model: int = 16, base: float = 10000.0,
+                     pairs: str = "all", n_bins: int = 240) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``offset_distances`` summarised for plotting: log-spaced bins of k and the smallest distance in each.
+
+    Returns ``(k_lo, k_hi, d_min)``, each (B,) with B <= n_bins: every integer offset is looked at, so a
+    near-repeat anywhere in 1 .. max_offset shows up as a dip.
+    """
+    n_bins = check_int("n_bins", n_bins, 1, 10_000)
+    dist = offset_distances(max_offset, d_model, base, pairs)  # (K,)
+    edges = np.unique(np.round(np.geomspace(1, max_offset + 1, n_bins + 1)).astype(np.int64))  # (B+1,)
+    lo, hi = edges[:-1], edges[1:] - 1
+    mins = np.minimum.reduceat(dist, lo - 1)  # (B,): min over k in [lo, next lo)
+    return lo, hi, mins
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from posviz.figures import FIGURES, build
 from posviz.figures import intro as fig_intro
 
 NAMES = ["intro_attention", "intro_shuffle", "intro_integer_ranges", "intro_normalised", "intro_binary",
-         "intro_binary_vs_sinusoid", "intro_trajectory"]
+         "intro_binary_vs_sinusoid", "intro_trajectory", "intro_wavelength_limit"]
 LONG_TEXT = " ".join(f"word{i}" for i in range(40))
 
 # the largest values the page's controls allow (pages/1_From_integers_to_sinusoids.py)
@@ -27,6 +27,7 @@ EXTREMES = {
     "intro_normalised": [dict(short=1000, long=1000, position=999), dict(short=2, long=2, position=0)],
     "intro_binary": [dict(n_positions=1024, n_bits=12), dict(n_positions=8, n_bits=2)],
     "intro_binary_vs_sinusoid": [dict(n_positions=1024, n_bits=12, bit=11), dict(n_positions=8, n_bits=2, bit=0)],
+    "intro_wavelength_limit": [dict(d_model=64, pairs="all"), dict(d_model=4, pairs="slowest")],
     "intro_trajectory": [dict(n_positions=1024, n_bits=12, bit=10, d_model=64),
                          dict(n_positions=8, n_bits=2, bit=0, d_model=4)],
 }
@@ -202,6 +203,21 @@ def test_trajectory_binary_jumps_between_corners_and_sinusoid_glides():
     assert longer.layout.yaxis.scaleanchor == "x" and longer.layout.yaxis2.scaleanchor == "x2"
     with pytest.raises(ValueError, match="bit"):
         fig_intro.intro_trajectory(n_bits=6, bit=5)
+
+
+def test_wavelength_limit_dips_only_for_the_slowest_pair():
+    slow = fig_intro.intro_wavelength_limit(d_model=16, pairs="slowest")
+    full = fig_intro.intro_wavelength_limit(d_model=16, pairs="all")
+    (ts,), (tf,) = slow.data, full.data
+    ys, yf = np.asarray(ts.y, dtype=float), np.asarray(tf.y, dtype=float)
+    assert ys.min() < 1e-3 and yf.min() == pytest.approx(yf[0], rel=1e-6)  # k = 1 is the closest, for all pairs
+    _, _, mins = intro.distance_profile(intro.MAX_OFFSET, 16, 10000.0, "all")
+    np.testing.assert_allclose(yf, mins, rtol=1e-6)
+    assert full.layout.xaxis.type == "log"
+    wavelength = 2 * math.pi * 10000 ** (14 / 16)
+    assert full.layout.shapes[-1].x0 == pytest.approx(wavelength)
+    assert any("19,869" in a.text for a in full.layout.annotations)
+    assert any(a.x == pytest.approx(math.log10(wavelength)) for a in full.layout.annotations)
 
 
 def test_builders_are_deterministic():

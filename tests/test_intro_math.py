@@ -281,6 +281,39 @@ def test_measured_flip_periods_and_distinct_codes():
     assert intro.distinct_codes(sinusoidal_table(500, 2)) == 500  # pair 0 alone never repeats
 
 
+@pytest.mark.parametrize(("d", "base"), [(2, 10000.0), (16, 10000.0), (8, 100.0)])
+def test_offset_distances_match_table_differences(d, base):
+    table = sinusoidal_table(400, d, base)
+    dist = intro.offset_distances(300, d, base)
+    for k in (1, 7, 150, 300):
+        for p in (0, 13, 99):
+            assert dist[k - 1] == pytest.approx(np.linalg.norm(table[p + k] - table[p]), abs=1e-9)
+    slow = intro.offset_distances(300, d, base, "slowest")
+    np.testing.assert_allclose(slow, np.linalg.norm(table[1:301, -2:] - table[0, -2:], axis=1), atol=1e-9)
+
+
+def test_distance_profile_bins_cover_every_offset_and_keep_the_minimum():
+    lo, hi, mins = intro.distance_profile(5000, 16, n_bins=50)
+    assert lo[0] == 1 and hi[-1] == 5000
+    np.testing.assert_array_equal(lo[1:], hi[:-1] + 1)  # contiguous, no gaps or overlaps
+    dist = intro.offset_distances(5000, 16)
+    for a, b, m in zip(lo, hi, mins):
+        assert m == dist[a - 1:b].min()
+
+
+def test_the_slowest_wavelength_is_not_a_repeat_of_the_whole_code():
+    # the slowest pair alone comes back after ~ its wavelength (19,869 tokens for d = 16) ...
+    k, d_slow, _ = intro.closest_repeat(intro.MAX_OFFSET, 16, pairs="slowest")
+    wavelength = 2 * math.pi * 10000 ** (14 / 16)
+    assert d_slow < 1e-3 and abs(k / wavelength - round(k / wavelength)) < 0.01
+    # ... the whole code never comes closer than the next token, within 200,000 tokens
+    k, d_all, d_step = intro.closest_repeat(intro.MAX_OFFSET, 16)
+    assert d_all > d_step == pytest.approx(intro.offset_distances(1, 16)[0])
+    # with only two pairs, near-repeats do happen (an honest limit of tiny d)
+    k, d_tiny, d_step = intro.closest_repeat(intro.MAX_OFFSET, 4)
+    assert d_tiny < 0.01 < d_step
+
+
 # --- the five properties table -----------------------------------------------------------------------
 
 def test_properties_table_is_complete_and_links_real_pages():
@@ -383,6 +416,8 @@ FUZZED = {
     intro.repeated_sentence: ("text", "n_positions", "d_model", "seed"),
     intro.equivariance_gap: ("text", "d_model", "seed", "positions", "shuffle", "base"),
     intro.bit_pairs: ("n_positions", "n_bits"),
+    intro.offset_distances: ("max_offset", "d_model", "base", "pairs"),
+    intro.closest_repeat: ("max_offset", "d_model", "base", "pairs"),
 }
 
 

@@ -47,7 +47,7 @@ def test_defaults_render_every_figure_and_every_check_holds_as_expected():
     assert titles[0].startswith("Self-attention outputs") and "Binary code of p" in titles[4]
     assert _heatmap_rows(specs[0]) == ["0: the", "1: dog", "2: chased", "3: another", "4: dog"]
     checks = _checks(at)
-    assert len(checks) == 9
+    assert len(checks) == 10
     by_label = {c.split("**")[1]: c for c in checks}
     assert by_label["Without positions, np.allclose(output[1], output[4])"].startswith("✅")
     assert by_label["With sinusoidal PE, output[1] and output[4] differ"].startswith("✅")
@@ -67,6 +67,23 @@ def test_defaults_render_every_figure_and_every_check_holds_as_expected():
     assert float(metrics["binary bits"]) > 0.2 and float(metrics["Vaswani sinusoids, d = 16"]) < 1e-9
     assert len(at.table) == 1
     assert not warnings_text(at) and not _infos(at)
+
+
+def test_wavelength_pitfall_shows_slowest_pair_beside_whole_code():
+    at = run_page(PAGE)
+    assert len(chart_specs(at)) == 7
+    check = [c for c in _checks(at) if "no offset k up to 200,000" in c]
+    assert len(check) == 1 and check[0].startswith("✅") and "slowest wavelength ≈ 19,869 tokens" in check[0]
+    at.toggle(key=f"{SLUG}.pitfall.wavelength").set_value(True).run()
+    assert_clean(at)
+    specs = chart_specs(at)
+    assert len(specs) == 9
+    titles = [s["layout"]["title"]["text"] for s in specs]
+    assert any(t.endswith("slowest pair only") for t in titles) and any(t.endswith("all 8 pairs") for t in titles)
+    # d = 4: only two pairs, and a near-repeat really exists: the check says so
+    at = run_page(PAGE, query={"d": "4"})
+    check = [c for c in _checks(at) if "no offset k up to 200,000" in c]
+    assert check[0].startswith("❌") and "k = 84,823" in check[0]
 
 
 def test_dog_numbers_table_shows_identical_rows_without_positions():

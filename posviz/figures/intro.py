@@ -12,11 +12,12 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from posviz import intro
+from posviz import sinusoidal as sn
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
 __all__ = ["intro_attention", "intro_shuffle", "intro_integer_ranges", "intro_normalised", "intro_binary",
-           "intro_binary_vs_sinusoid", "intro_trajectory"]
+           "intro_binary_vs_sinusoid", "intro_trajectory", "intro_wavelength_limit"]
 
 def _f32(a: np.ndarray) -> np.ndarray:
     return np.asarray(a, dtype=np.float32)
@@ -286,4 +287,36 @@ def intro_trajectory(*, n_positions: int = 32, bit: int = 2, n_bits: int = 6, d_
     fig.update_yaxes(title_text="step length", rangemode="tozero", row=1, col=3)
     fig.update_layout(title=dict(text=f"Binary jumps, sinusoids glide: {n_positions} positions"),
                       legend=dict(orientation="h", y=-0.22), height=440)
+    return fig
+
+
+@figure("intro_wavelength_limit")
+def intro_wavelength_limit(*, d_model: int = 16, base: float = 10000.0, pairs: str = "all") -> go.Figure:
+    """How close the code of p + k comes to the code of p, for every offset k up to 200,000.
+
+    Each point is the smallest ‖PE(p+k) − PE(p)‖ among the integer offsets of one log-spaced bin (the
+    distance does not depend on p). ``pairs="slowest"`` looks at the slowest pair alone: it comes back to
+    its start after one wavelength 2π·base^((d−2)/d). The whole code does not.
+    """
+    lo, hi, mins = intro.distance_profile(intro.MAX_OFFSET, d_model, base, pairs)
+    slowest = float(sn.wavelengths(d_model, base)[-1])
+    color = COLORS[0] if pairs == "all" else COLORS[3]
+    label = f"all {d_model // 2} pairs" if pairs == "all" else "slowest pair only"
+    fig = go.Figure(go.Scatter(
+        x=np.sqrt(lo * hi.astype(np.float64)), y=_f32(mins), mode="lines+markers", marker=dict(size=4),
+        line=dict(color=color), name=label, customdata=np.stack([lo, hi], axis=1),
+        hovertemplate=f"{label}<br>offsets k = %{{customdata[0]}} … %{{customdata[1]}}<br>"
+                      "smallest distance %{y:.4g}<extra></extra>"))
+    fig.add_hline(y=float(mins[0]), line=dict(dash="dot", color="gray"),
+                  annotation_text="distance to the next token (k = 1)", annotation_position="top left")
+    if slowest <= intro.MAX_OFFSET:
+        fig.add_vline(x=slowest, line=dict(dash="dash", color=COLORS[1]))
+        # on a log axis an annotation's x is given as log10(x) (add_vline's own annotation lands off-chart)
+        fig.add_annotation(x=float(np.log10(slowest)), y=1.0, yref="paper", xanchor="right", yanchor="top",
+                           text=f"slowest wavelength<br>2π·b^((d−2)/d) ≈ {slowest:,.0f}", showarrow=False,
+                           font=dict(color=COLORS[1]))
+    fig.update_layout(
+        title=dict(text=f"Closest repeat of a position's code, d = {d_model}, b = {base:g}: {label}"),
+        xaxis=dict(type="log", title_text="offset k (tokens, log scale)"),
+        yaxis=dict(title_text="min ‖PE(p+k) − PE(p)‖ in the bin", rangemode="tozero"), showlegend=False)
     return fig

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import math
 import time
 
@@ -9,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from posviz import rope, theme
+from posviz import export, rope, theme
 from posviz.figures import FIGURES, build
 from posviz.figures import rope as rf
 
@@ -20,6 +21,13 @@ LARGEST = dict(dim=256, base=1e7, n_positions=8192, max_delta=8192, m_max=8192.0
 
 def _largest(name: str) -> dict:
     return {k: v for k, v in LARGEST.items() if k in FIGURES[name].defaults()}
+
+
+def arr(v) -> np.ndarray:
+    """A numpy array, or plotly's typed-array dict {dtype, bdata}, as numpy."""
+    if isinstance(v, dict) and "bdata" in v:
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+    return np.asarray(v)
 
 
 def _size(fig) -> int:
@@ -65,6 +73,9 @@ def test_clock_frames_controls_and_payload():
     assert set(fig.frames[0].traces) == {2, 3, 4}
     assert len(fig.data[3].x) == 128  # one tip per pair: all pairs as small multiples
     go.Figure(fig.to_plotly_json())  # built without validation for speed: every attribute must be valid
+    stills = list(export.frame_figures(fig))  # what the GIF/MP4 export renders
+    assert len(stills) == rf.MAX_FRAMES
+    assert arr(stills[-1].data[3].x).tolist() == arr(fig.frames[-1].data[1].x).tolist()
 
 
 def test_clock_builds_fast():
@@ -85,14 +96,14 @@ def test_clock_hands_follow_the_rotation():
     np.testing.assert_allclose(tips_y - cy, math.sin(math.pi / 4), atol=1e-5)
     last = fig.frames[-1].data[1]
     expected = np.pi / 4 + m_max * theta
-    np.testing.assert_allclose(np.asarray(last.x) - cx, np.cos(expected), atol=1e-5)
-    np.testing.assert_allclose(np.asarray(last.y) - cy, np.sin(expected), atol=1e-5)
-    hands = np.asarray(fig.frames[-1].data[0].x, dtype=np.float64).reshape(-1, 3)
+    np.testing.assert_allclose(arr(last.x) - cx, np.cos(expected), atol=1e-5)
+    np.testing.assert_allclose(arr(last.y) - cy, np.sin(expected), atol=1e-5)
+    hands = arr(fig.frames[-1].data[0].x).astype(np.float64).reshape(-1, 3)
     np.testing.assert_allclose(hands[:, 0], cx, atol=1e-5)  # each hand starts at its circle's centre
-    np.testing.assert_allclose(last.customdata, m_max * theta, rtol=1e-6)
+    np.testing.assert_allclose(arr(last.customdata), m_max * theta, rtol=1e-6)
     # wrapped marking: pairs with m_max·θ >= 2π are coloured 1
-    assert np.asarray(last.marker.color).tolist() == (m_max * theta >= 2 * np.pi).astype(float).tolist()
-    assert np.asarray(fig.frames[0].data[1].marker.color).sum() == 0
+    assert arr(last.marker.color).tolist() == (m_max * theta >= 2 * np.pi).astype(float).tolist()
+    assert arr(fig.frames[0].data[1].marker.color).sum() == 0
     assert "of 4 pairs have completed a full turn" in fig.frames[-1].data[2].text[0]
 
 

@@ -7,6 +7,7 @@ and say so in their title.
 
 from __future__ import annotations
 
+import base64
 import math
 
 import numpy as np
@@ -34,6 +35,11 @@ _PI_TICKS = dict(tickvals=[0, math.pi / 2, math.pi, 3 * math.pi / 2, 2 * math.pi
 
 def _f32(a: object) -> np.ndarray:
     return np.asarray(a, dtype=np.float32)
+
+
+def _typed(a: object) -> dict:
+    """A float32 array in plotly's typed-array JSON form (what plotly.py sends for numpy arrays)."""
+    return {"dtype": "f4", "bdata": base64.b64encode(np.asarray(a, dtype="<f4").tobytes()).decode("ascii")}
 
 
 def _stride(n: int, cap: int) -> int:
@@ -105,10 +111,10 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_f
 
     def frame_traces(f: int) -> list[dict]:
         hx, hy = hands(f)
-        wrapped = _f32(np.abs(ang[f]) >= rope.TWO_PI)
-        return [dict(type="scatter", x=hx, y=hy),
-                dict(type="scatter", x=_f32(cx + uv[f, :, 0]), y=_f32(cy + uv[f, :, 1]), customdata=_f32(ang[f]),
-                     marker=dict(color=wrapped)),
+        wrapped = np.abs(ang[f]) >= rope.TWO_PI
+        return [dict(type="scatter", x=_typed(hx), y=_typed(hy)),
+                dict(type="scatter", x=_typed(cx + uv[f, :, 0]), y=_typed(cy + uv[f, :, 1]),
+                     customdata=_typed(ang[f]), marker=dict(color=_typed(wrapped))),
                 dict(type="scatter", text=[status(f)])]
 
     top = 1.4
@@ -129,8 +135,9 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_f
         dict(type="scatter", x=[-1.0], y=[top], mode="text", text=[status(0)], textposition="middle right",
              hoverinfo="skip", name="status"),
     ]
-    # Frames are plain dicts and the figure skips plotly's per-attribute validation: with up to 72 frames
-    # that validation alone took ~0.4 s per build. The trace dicts above are checked by the tests.
+    # Frames are plain dicts with arrays already in plotly's typed-array form, and the figure skips
+    # plotly's validation: with numpy arrays, validation and serialisation cost ~0.5 ms per array, about
+    # 0.3 s per build and 60 ms per rerun for 300 arrays. The tests validate the dicts instead.
     frames = [dict(data=frame_traces(f), traces=[2, 3, 4], name=str(f)) for f in range(n_frames)]
     play = dict(frame=dict(duration=90, redraw=False), fromcurrent=True, transition=dict(duration=0))
     pause = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))

@@ -152,3 +152,9 @@ def move_slider(page: object, label: str, steps: int = 1) -> None:
     for _ in range(abs(steps)):
         slider.press(key)
     wait_idle(page)
+
+
+def open_export(page: object, chart: int = 0) -> None:
+    """Open the "Export / copy as code" view of chart ``chart`` and wait for its download buttons."""
+    page.get_by_role("radio", name="Export / copy as code").nth(chart).click()
+    page.get_by_role("button", name="PNG").first.wait_for()

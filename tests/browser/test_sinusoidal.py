@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import chart_traces, error_elements, move_slider, open_page, wait_idle
+from tests.browser.conftest import chart_traces, error_elements, move_slider, open_export, open_page, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -45,3 +45,42 @@ def test_bad_url_value_warns_and_falls_back(page, app_url):
     assert page.locator("b:text('x')").count() == 0
     z = chart_traces(page, 0)[0]["z"]
     assert len(z[0]) == 128
+
+
+def test_download_png_and_svg_from_the_app(page, app_url, tmp_path):
+    import imageio.v3 as iio
+
+    open_page(page, app_url, "Sinusoidal", d=32)
+    open_export(page, 0)
+    with page.expect_download(timeout=90_000) as info:
+        page.get_by_role("button", name="PNG").first.click()
+    png = tmp_path / "fig.png"
+    info.value.save_as(png)
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    img = iio.imread(data, extension=".png")[..., :3].astype(float)
+    assert img.shape[:2] == (1350, 2400)  # blog preset 1200×675 at the default scale 2
+    assert img.std() > 5 and img.mean() > 60
+    with page.expect_download(timeout=90_000) as info:
+        page.get_by_role("button", name="SVG").first.click()
+    svg = tmp_path / "fig.svg"
+    info.value.save_as(svg)
+    text = svg.read_text()
+    assert text.lstrip().startswith("<svg") and "#000001" not in text
+    assert info.value.suggested_filename == "sinusoidal_heatmap.svg"
+
+
+def test_share_box_link_restores_the_view(page, browser, app_url):
+    open_page(page, app_url, "Sinusoidal")
+    move_slider(page, "model dimension d_model", -4)  # 128 -> 120
+    link = page.locator("[data-testid=stSidebar] [data-testid=stCode]").first.inner_text().strip()
+    assert "d=120" in link
+    other = browser.new_page()
+    try:
+        other.goto(link)
+        wait_idle(other)
+        assert len(chart_traces(other, 0)[0]["z"][0]) == 120
+        slider_text = other.locator("[data-testid=stSlider]").nth(1).inner_text()
+        assert "120" in slider_text, slider_text
+    finally:
+        other.close()

@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from posviz import presets as ps
 from posviz import scaling as sc
@@ -102,9 +101,63 @@ class _Marks:
             self.notes.append(dict(yref=f"y{a} domain", y=0.99, xref=f"x{a}", x=x0, text=text, showarrow=False,
                                    xanchor="left", yanchor="top", font=dict(color=color, size=12)))
 
-    def apply(self, fig: go.Figure) -> None:
-        fig.update_layout(shapes=list(fig.layout.shapes) + self.shapes,
-                          annotations=list(fig.layout.annotations) + self.notes)
+
+
+class _Fig:
+    """A light subplot grid: traces and axes collected as plain data, one ``go.Figure`` at the end.
+
+    ``make_subplots`` + ``add_scatter(row=, col=)`` + ``add_hline`` cost ~10x more than building the
+    figure in one go, and these figures are rebuilt on every slider move.
+    """
+
+    def __init__(self, rows: int = 1, cols: int = 1, titles: tuple[str, ...] = (), *, shared_x: bool = False,
+                 widths: tuple[float, ...] = (), hspace: float = 0.1, vspace: float = 0.1) -> None:
+        self.rows, self.cols = rows, cols
+        self.traces: list[dict] = []
+        self.layout: dict = {}
+        self.marks = _Marks()
+        w = np.asarray(widths or [1.0] * cols, dtype=float)
+        w = w / w.sum() * (1 - hspace * (cols - 1))
+        h = (1 - vspace * (rows - 1)) / rows
+        titles_ann = []
+        for r in range(rows):
+            y1 = 1 - r * (h + vspace)
+            for c in range(cols):
+                n = r * cols + c + 1
+                x0 = float(w[:c].sum() + hspace * c)
+                a = "" if n == 1 else str(n)
+                self.layout[f"xaxis{a}"] = dict(domain=[x0, x0 + float(w[c])], anchor=f"y{a}")
+                self.layout[f"yaxis{a}"] = dict(domain=[max(0.0, y1 - h), y1], anchor=f"x{a}")
+                if shared_x and r < rows - 1:
+                    last = "" if rows * cols == 1 else str((rows - 1) * cols + c + 1)
+                    self.layout[f"xaxis{a}"].update(matches=f"x{last}", showticklabels=False)
+                if n <= len(titles) and titles[n - 1]:
+                    titles_ann.append(dict(text=titles[n - 1], x=x0 + float(w[c]) / 2, y=y1, xref="paper",
+                                           yref="paper", xanchor="center", yanchor="bottom", showarrow=False,
+                                           font=dict(size=14)))
+        self.titles = titles_ann
+
+    def n(self, row: int, col: int) -> int:
+        return (row - 1) * self.cols + col
+
+    def add(self, row: int = 1, col: int = 1, **kw: object) -> None:
+        a = "" if self.n(row, col) == 1 else str(self.n(row, col))
+        self.traces.append(dict(type="scatter", xaxis=f"x{a}", yaxis=f"y{a}", **kw))
+
+    def axis(self, letter: str, row: int = 1, col: int = 1, *, title: str | None = None, log: bool = False,
+             **kw: object) -> None:
+        n = self.n(row, col)
+        ax = self.layout[f"{letter}axis{'' if n == 1 else n}"]
+        if title is not None:
+            ax["title"] = dict(text=title)
+        if log:
+            ax["type"] = "log"
+        ax.update(kw)
+
+    def build(self, **layout: object) -> go.Figure:
+        notes = self.titles + self.marks.notes
+        return go.Figure(self.traces, layout=dict(self.layout, shapes=self.marks.shapes, annotations=notes,
+                                                  **layout))
 
 
 def _shade_long_wavelengths(marks: _Marks, lam: np.ndarray, L: int, axes: tuple[int, ...] = (1,)) -> None:
@@ -128,29 +181,24 @@ def scaling_wavelengths(*, methods: str = DEFAULT_METHODS, dim: int = 128, base:
                    mscale, mscale_all_dim, truncate)
     i = np.arange(dim // 2)
     lam0 = 2 * np.pi / inv_freq(dim, base)
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        subplot_titles=("wavelength λ'_i = 2π/θ'_i (tokens)", "frequency θ'_i (rad/token)"))
+    f = _Fig(2, 1, ("wavelength λ'_i = 2π/θ'_i (tokens)", "frequency θ'_i (rad/token)"), shared_x=True,
+             vspace=0.1)
     for m, (theta, _) in res.items():
         color = METHOD_COLORS[m]
-        fig.add_scatter(x=i, y=_f32(2 * np.pi / theta), mode="lines+markers", name=_label(m), legendgroup=m,
-                        line=dict(color=color, width=2), marker=dict(size=4),
-                        hovertemplate="pair %{x}<br>λ' = %{y:.4g} tokens<extra>" + _label(m) + "</extra>",
-                        row=1, col=1)
-        fig.add_scatter(x=i, y=_f32(theta), mode="lines", name=_label(m), legendgroup=m, showlegend=False,
-                        line=dict(color=color, width=2),
-                        hovertemplate="pair %{x}<br>θ' = %{y:.4g} rad/token<extra>" + _label(m) + "</extra>",
-                        row=2, col=1)
-    marks = _Marks()
-    marks.hline(L, f"L = {L:,}", log=True)
-    marks.hline(Lp, f"L' = {Lp:,}", log=True, dash="dot")
-    _shade_long_wavelengths(marks, lam0, L, axes=(1, 2))
-    marks.apply(fig)
-    fig.update_yaxes(type="log", row=1, col=1, title_text="λ' (tokens)")
-    fig.update_yaxes(type="log", row=2, col=1, title_text="θ' (rad/token)")
-    fig.update_xaxes(title_text="pair index i", row=2, col=1)
-    fig.update_layout(title=f"Per-pair wavelengths, d = {dim}, b = {base:g}, s = {factor:g}", height=620,
-                      hovermode="x unified")
-    return fig
+        f.add(1, 1, x=i, y=_f32(2 * np.pi / theta), mode="lines+markers", name=_label(m), legendgroup=m,
+              line=dict(color=color, width=2), marker=dict(size=4),
+              hovertemplate="pair %{x}<br>λ' = %{y:.4g} tokens<extra>" + _label(m) + "</extra>")
+        f.add(2, 1, x=i, y=_f32(theta), mode="lines", name=_label(m), legendgroup=m, showlegend=False,
+              line=dict(color=color, width=2),
+              hovertemplate="pair %{x}<br>θ' = %{y:.4g} rad/token<extra>" + _label(m) + "</extra>")
+    f.marks.hline(L, f"L = {L:,}", log=True)
+    f.marks.hline(Lp, f"L' = {Lp:,}", log=True, dash="dot")
+    _shade_long_wavelengths(f.marks, lam0, L, axes=(1, 2))
+    f.axis("y", 1, 1, title="λ' (tokens)", log=True)
+    f.axis("y", 2, 1, title="θ' (rad/token)", log=True)
+    f.axis("x", 2, 1, title="pair index i")
+    return f.build(title=f"Per-pair wavelengths, d = {dim}, b = {base:g}, s = {factor:g}", height=620,
+                   hovermode="x unified")
 
 
 @figure("scaling_ratio")
@@ -165,32 +213,28 @@ def scaling_ratio(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float
                    mscale, mscale_all_dim, truncate)
     theta0 = inv_freq(dim, base)
     i = np.arange(dim // 2)
-    fig = go.Figure()
+    f = _Fig()
     for m, (theta, A) in res.items():
         name = _label(m) + (f" (A = {A:.3f})" if A != 1 else "")
-        fig.add_scatter(x=i, y=_f32(theta0 / theta), mode="lines+markers", name=name,
-                        line=dict(color=METHOD_COLORS[m], width=2), marker=dict(size=4),
-                        hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra>" + _label(m) + "</extra>")
-    marks = _Marks()
-    marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
+        f.add(x=i, y=_f32(theta0 / theta), mode="lines+markers", name=name,
+              line=dict(color=METHOD_COLORS[m], width=2), marker=dict(size=4),
+              hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra>" + _label(m) + "</extra>")
+    f.marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
     if "yarn" in res:
         low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
         for x, txt in ((low, f"YaRN low = {low:.3g}"), (high, f"YaRN high = {high:.3g}")):
             if x <= dim // 2 - 1:
-                marks.vline(x, txt, color=METHOD_COLORS["yarn"], top=False)
+                f.marks.vline(x, txt, color=METHOD_COLORS["yarn"], top=False)
     if "llama3" in res and high_freq_factor > low_freq_factor:
         lam = 2 * np.pi / theta0
         lo_edge = np.searchsorted(lam, L / high_freq_factor)
         hi_edge = np.searchsorted(lam, L / low_freq_factor, side="right")
         if hi_edge > lo_edge:
-            marks.vrect(lo_edge - 0.5, hi_edge - 0.5, "Llama 3 blend band", color=METHOD_COLORS["llama3"],
-                        opacity=0.1)
-    marks.apply(fig)
-    fig.update_yaxes(type="log", title_text="θ_i / θ'_i  (1 = untouched, s = interpolated)")
-    fig.update_xaxes(title_text="pair index i (fast → slow)")
-    fig.update_layout(title=f"How much each pair is slowed down (s = {factor:g}, L = {L:,})",
-                      hovermode="x unified")
-    return fig
+            f.marks.vrect(lo_edge - 0.5, hi_edge - 0.5, "Llama 3 blend band", color=METHOD_COLORS["llama3"],
+                          opacity=0.1)
+    f.axis("y", title="θ_i / θ'_i  (1 = untouched, s = interpolated)", log=True)
+    f.axis("x", title="pair index i (fast → slow)")
+    return f.build(title=f"How much each pair is slowed down (s = {factor:g}, L = {L:,})", hovermode="x unified")
 
 
 @figure("scaling_unseen")
@@ -204,28 +248,25 @@ def scaling_unseen(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: floa
     res = _compute(methods, dim, base, factor, L, beta_fast, beta_slow, low_freq_factor, high_freq_factor,
                    mscale, mscale_all_dim, truncate)
     i = np.arange(dim // 2)
-    fig = go.Figure()
-    seen = None
+    f = _Fig()
+    seen = L * inv_freq(dim, base)
     for m, (theta, _) in res.items():
         seen, target, flag = sc.unseen_angles(dim, base, factor, L, theta)
-        fig.add_scatter(x=i, y=_f32(target), mode="lines", name=f"{_label(m)}: L'·θ'_i",
-                        line=dict(color=METHOD_COLORS[m], width=2), legendgroup=m,
-                        hovertemplate="pair %{x}<br>L'·θ' = %{y:.4g} rad<extra>" + _label(m) + "</extra>")
+        f.add(x=i, y=_f32(target), mode="lines", name=f"{_label(m)}: L'·θ'_i",
+              line=dict(color=METHOD_COLORS[m], width=2), legendgroup=m,
+              hovertemplate="pair %{x}<br>L'·θ' = %{y:.4g} rad<extra>" + _label(m) + "</extra>")
         if flag.any():
-            fig.add_scatter(x=i[flag], y=_f32(target[flag]), mode="markers", legendgroup=m,
-                            name=f"{_label(m)}: unseen angles ({int(flag.sum())} pairs)",
-                            marker=dict(symbol="x", size=9, color=METHOD_COLORS[m]),
-                            hovertemplate="pair %{x} reaches %{y:.4g} rad, never seen in training"
-                                          "<extra>" + _label(m) + "</extra>")
-    fig.add_scatter(x=i, y=_f32(seen), mode="lines", name="training: L·θ_i", line=dict(color="#8c8c8c", dash="dash",
-                    width=3), hovertemplate="pair %{x}<br>L·θ = %{y:.4g} rad<extra>training</extra>")
-    marks = _Marks()
-    marks.hline(2 * np.pi, "2π: one full turn", log=True, dash="dot")
-    marks.apply(fig)
-    fig.update_yaxes(type="log", title_text="largest angle reached (rad)")
-    fig.update_xaxes(title_text="pair index i")
-    fig.update_layout(title=f"Unseen angles at L' = {Lp:,} (× = beyond every angle seen in training)", height=520)
-    return fig
+            f.add(x=i[flag], y=_f32(target[flag]), mode="markers", legendgroup=m,
+                  name=f"{_label(m)}: unseen angles ({int(flag.sum())} pairs)",
+                  marker=dict(symbol="x", size=9, color=METHOD_COLORS[m]),
+                  hovertemplate="pair %{x} reaches %{y:.4g} rad, never seen in training"
+                                "<extra>" + _label(m) + "</extra>")
+    f.add(x=i, y=_f32(seen), mode="lines", name="training: L·θ_i", line=dict(color="#8c8c8c", dash="dash", width=3),
+          hovertemplate="pair %{x}<br>L·θ = %{y:.4g} rad<extra>training</extra>")
+    f.marks.hline(2 * np.pi, "2π: one full turn", log=True, dash="dot")
+    f.axis("y", title="largest angle reached (rad)", log=True)
+    f.axis("x", title="pair index i")
+    return f.build(title=f"Unseen angles at L' = {Lp:,} (× = beyond every angle seen in training)", height=520)
 
 
 @figure("scaling_yarn_ramp")
@@ -240,7 +281,8 @@ def scaling_yarn_ramp(*, dim: int = 128, base: float = 10000.0, original_len: in
     r = sc.rotations(dim, base, L)
     curves = {k: sc.yarn_extrapolation_weight(dim, base, L, beta_fast, beta_slow, truncate, k)
               for k in sc.RAMPS if k == "code" or beta_fast > beta_slow}
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("against pair index i", "against r_i = L/λ_i (log)"))
+    f = _Fig(1, 2, ("against pair index i", "against r_i = L/λ_i (log)"))
+    custom = np.stack([i, r], axis=1).astype(np.float32)
     for k, w in curves.items():
         chosen = k == ramp
         name = "code ramp (linear in i; what implementations compute)" if k == "code" else \
@@ -248,26 +290,22 @@ def scaling_yarn_ramp(*, dim: int = 128, base: float = 10000.0, original_len: in
         style = dict(color=COLORS[0] if k == "code" else COLORS[1], width=3 if chosen else 1.5,
                      dash="solid" if chosen else "dot")
         for col, x in ((1, i), (2, r)):
-            fig.add_scatter(x=_f32(x), y=_f32(w), mode="lines+markers" if chosen else "lines", name=name,
-                            legendgroup=k, showlegend=col == 1, line=style, marker=dict(size=5),
-                            customdata=np.stack([i, r], axis=1).astype(np.float32),
-                            hovertemplate="pair %{customdata[0]:.0f}, r = %{customdata[1]:.3g}<br>"
-                                          "weight on θ_i = %{y:.3f}<extra>" + k + "</extra>", row=1, col=2 if col == 2
-                            else 1)
+            f.add(1, col, x=_f32(x), y=_f32(w), mode="lines+markers" if chosen else "lines", name=name,
+                  legendgroup=k, showlegend=col == 1, line=style, marker=dict(size=5), customdata=custom,
+                  hovertemplate="pair %{customdata[0]:.0f}, r = %{customdata[1]:.3g}<br>"
+                                "weight on θ_i = %{y:.3f}<extra>" + k + "</extra>")
     low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
-    marks = _Marks()
     for x, txt in ((low, f"low = {low:.3g}"), (high, f"high = {high:.3g}")):
         if x <= dim // 2 - 1:
-            marks.vline(x, txt, color=COLORS[0])
+            f.marks.vline(x, txt, color=COLORS[0])
     for x, txt, top in ((beta_slow, f"β_slow = α = {beta_slow:g}", True),
                         (beta_fast, f"β_fast = β = {beta_fast:g}", False)):
-        marks.vline(x, txt, axis=2, log=True, color=COLORS[1], top=top)
-    marks.apply(fig)
-    fig.update_xaxes(title_text="pair index i", row=1, col=1)
-    fig.update_xaxes(title_text="rotations in L: r = L/λ", type="log", row=1, col=2)
-    fig.update_yaxes(title_text="weight w_i on θ_i (1 = untouched)", range=[-0.05, 1.05])
-    fig.update_layout(title=f"YaRN ramp ({ramp} shown bold), d = {dim}, L = {L:,}", height=460)
-    return fig
+        f.marks.vline(x, txt, axis=2, log=True, color=COLORS[1], top=top)
+    f.axis("x", 1, 1, title="pair index i")
+    f.axis("x", 1, 2, title="rotations in L: r = L/λ", log=True)
+    for col in (1, 2):
+        f.axis("y", 1, col, title="weight w_i on θ_i (1 = untouched)", range=[-0.05, 1.05])
+    return f.build(title=f"YaRN ramp ({ramp} shown bold), d = {dim}, L = {L:,}", height=460)
 
 
 @figure("scaling_temperature")
@@ -277,7 +315,7 @@ def scaling_temperature(*, factor: float = 8.0, mscale: float = 0.0, mscale_all_
     factor = check_float("factor", factor, 1.0, 1024.0)
     s = np.geomspace(1.0, max(128.0, factor), 200)
     A = np.array([sc.get_mscale(x) for x in s])
-    fig = go.Figure()
+    f = _Fig()
     curves = [("YaRN cos/sin factor A = 0.1 ln s + 1", A, COLORS[0], "solid"),
               ("YaRN logit multiplier A²", A**2, COLORS[0], "dash")]
     if mscale and mscale_all_dim:
@@ -288,16 +326,15 @@ def scaling_temperature(*, factor: float = 8.0, mscale: float = 0.0, mscale_all_
         soft = np.array([sc.deepseek_softmax_multiplier(x, mscale_all_dim) for x in s])
         curves.append((f"DeepSeek softmax multiplier (0.1·{mscale_all_dim:g}·ln s + 1)²", soft, COLORS[3], "dash"))
     for name, y, color, dash in curves:
-        fig.add_scatter(x=_f32(s), y=_f32(y), mode="lines", name=name, line=dict(color=color, dash=dash, width=2.5),
-                        hovertemplate="s = %{x:.3g}<br>%{y:.4f}<extra></extra>")
+        f.add(x=_f32(s), y=_f32(y), mode="lines", name=name, line=dict(color=color, dash=dash, width=2.5),
+              hovertemplate="s = %{x:.3g}<br>%{y:.4f}<extra></extra>")
     here = sc.get_mscale(factor)
-    fig.add_scatter(x=[factor, factor], y=[here, here**2], mode="markers+text", name=f"s = {factor:g}",
-                    text=[f"A = {here:.3f}", f"A² = {here**2:.3f}"], textposition="top left",
-                    marker=dict(size=11, color=COLORS[0]))
-    fig.update_xaxes(type="log", title_text="scale s = L'/L")
-    fig.update_yaxes(title_text="multiplier")
-    fig.update_layout(title="Attention temperature: what multiplies cos/sin and the logits")
-    return fig
+    f.add(x=[factor, factor], y=[here, here**2], mode="markers+text", name=f"s = {factor:g}",
+          text=[f"A = {here:.3f}", f"A² = {here**2:.3f}"], textposition="top left",
+          marker=dict(size=11, color=COLORS[0]))
+    f.axis("x", title="scale s = L'/L", log=True)
+    f.axis("y", title="multiplier")
+    return f.build(title="Attention temperature: what multiplies cos/sin and the logits")
 
 
 @figure("scaling_entropy")
@@ -311,24 +348,21 @@ def scaling_entropy(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
                                 None, truncate)
     lengths = np.unique(np.geomspace(16, Lp, 24).astype(np.int64)).astype(np.float64)
     n_keys = 512
-    fig = go.Figure()
-    fig.add_scatter(x=_f32(lengths), y=_f32(np.log(lengths)), mode="lines", name="ln n (uniform attention)",
-                    line=dict(color="#999", dash="dot"))
+    f = _Fig()
+    f.add(x=_f32(lengths), y=_f32(np.log(lengths)), mode="lines", name="ln n (uniform attention)",
+          line=dict(color="#999", dash="dot"))
     for name, th, mult, color, dash in (
             ("plain RoPE (no scaling)", inv_freq(dim, base), 1.0, METHOD_COLORS["default"], "solid"),
             ("YaRN frequencies, no temperature", theta, 1.0, COLORS[0], "dash"),
             (f"YaRN with temperature (logits × A² = {A * A:.3f})", theta, A * A, COLORS[0], "solid")):
         h = sc.attention_entropy(th, lengths, mult, n_keys=n_keys, seed=seed)
-        fig.add_scatter(x=_f32(lengths), y=_f32(h), mode="lines+markers", name=name,
-                        line=dict(color=color, dash=dash, width=2.5), marker=dict(size=5),
-                        hovertemplate="n = %{x:,.0f}<br>H = %{y:.3f} nats<extra></extra>")
-    marks = _Marks()
-    marks.vline(L, f"L = {L:,}", log=True)
-    marks.apply(fig)
-    fig.update_xaxes(type="log", title_text="context length n (keys at distances 0..n−1)")
-    fig.update_yaxes(title_text="softmax entropy H (nats)")
-    fig.update_layout(title=f"Attention entropy vs length (seeded q, k; {n_keys} sampled keys per length)")
-    return fig
+        f.add(x=_f32(lengths), y=_f32(h), mode="lines+markers", name=name,
+              line=dict(color=color, dash=dash, width=2.5), marker=dict(size=5),
+              hovertemplate="n = %{x:,.0f}<br>H = %{y:.3f} nats<extra></extra>")
+    f.marks.vline(L, f"L = {L:,}", log=True)
+    f.axis("x", title="context length n (keys at distances 0..n−1)", log=True)
+    f.axis("y", title="softmax entropy H (nats)")
+    return f.build(title=f"Attention entropy vs length (seeded q, k; {n_keys} sampled keys per length)")
 
 
 @figure("scaling_dynamic", animated=True)
@@ -345,40 +379,39 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
     theta0 = inv_freq(dim, base)
     steps = np.unique(np.geomspace(L, max(2 * Lp, 2 * L), n_frames).astype(np.int64))
 
-    def state(length: int) -> list[go.Scatter]:
+    def state(length: int) -> tuple[list[float], np.ndarray, np.ndarray]:
         b_hf = sc.dynamic_base(dim, base, factor, L, int(length))
         b_pl = sc.dynamic_base(dim, base, 1.0, L, int(length))
         r_hf = theta0 / sc.dynamic_inv_freq(dim, base, factor, L, int(length))[0]
         r_pl = theta0 / sc.dynamic_inv_freq(dim, base, 1.0, L, int(length))[0]
-        return [go.Scatter(x=[length, length], y=[b_hf, b_pl]),
-                go.Scatter(x=i, y=_f32(r_hf)), go.Scatter(x=i, y=_f32(r_pl))]
+        return [b_hf, b_pl], _f32(r_hf), _f32(r_pl)
 
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("effective base b' vs current length l",
-                                                        "per-pair scale θ/θ' at the current length"))
-    fig.add_scatter(x=_f32(grid), y=_f32(hf), mode="lines", name=f"transformers 'dynamic', factor s = {factor:g}",
-                    line=dict(color=METHOD_COLORS["dynamic"], width=2.5), row=1, col=1)
-    fig.add_scatter(x=_f32(grid), y=_f32(plain), mode="lines", name="α = max(1, l/L) (factor 1)",
-                    line=dict(color=COLORS[2], width=2.5, dash="dash"), row=1, col=1)
-    first = state(int(steps[0]))
-    fig.add_scatter(x=first[0].x, y=first[0].y, mode="markers", name="current length l",
-                    marker=dict(size=12, color="#8c8c8c"), row=1, col=1)
-    fig.add_scatter(x=i, y=first[1].y, mode="lines+markers", name="θ/θ', factor s", showlegend=False,
-                    line=dict(color=METHOD_COLORS["dynamic"], width=2.5), marker=dict(size=4), row=1, col=2)
-    fig.add_scatter(x=i, y=first[2].y, mode="lines+markers", name="θ/θ', factor 1", showlegend=False,
-                    line=dict(color=COLORS[2], width=2.5, dash="dash"), marker=dict(size=4), row=1, col=2)
-    marks = _Marks()
-    marks.vline(L, f"L = {L:,}", log=True, dash="dot")
-    marks.vline(Lp, f"L' = {Lp:,}", log=True, dash="dot", top=False)
-    marks.apply(fig)
+    f = _Fig(1, 2, ("effective base b' vs current length l", "per-pair scale θ/θ' at the current length"))
+    f.add(1, 1, x=_f32(grid), y=_f32(hf), mode="lines", name=f"transformers 'dynamic', factor s = {factor:g}",
+          line=dict(color=METHOD_COLORS["dynamic"], width=2.5))
+    f.add(1, 1, x=_f32(grid), y=_f32(plain), mode="lines", name="α = max(1, l/L) (factor 1)",
+          line=dict(color=COLORS[2], width=2.5, dash="dash"))
+    bases, r_hf, r_pl = state(int(steps[0]))
+    f.add(1, 1, x=[int(steps[0])] * 2, y=bases, mode="markers", name="current length l",
+          marker=dict(size=12, color="#8c8c8c"))
+    f.add(1, 2, x=i, y=r_hf, mode="lines+markers", name="θ/θ', factor s", showlegend=False,
+          line=dict(color=METHOD_COLORS["dynamic"], width=2.5), marker=dict(size=4))
+    f.add(1, 2, x=i, y=r_pl, mode="lines+markers", name="θ/θ', factor 1", showlegend=False,
+          line=dict(color=COLORS[2], width=2.5, dash="dash"), marker=dict(size=4))
+    f.marks.vline(L, f"L = {L:,}", log=True, dash="dot")
+    f.marks.vline(Lp, f"L' = {Lp:,}", log=True, dash="dot", top=False)
+    f.axis("x", 1, 1, title="current length l (tokens)", log=True)
+    f.axis("y", 1, 1, title="effective base b'", log=True)
+    f.axis("x", 1, 2, title="pair index i")
+    f.axis("y", 1, 2, title="θ_i / θ'_i", log=True, range=[-0.05, math.log10(max(4.0, factor * factor * 2))])
     frames = []
     for length in steps:
-        tr = state(int(length))
+        bases, r_hf, r_pl = state(int(length))
         frames.append(go.Frame(name=str(int(length)), traces=[2, 3, 4],
-                               data=[go.Scatter(x=tr[0].x, y=tr[0].y), go.Scatter(y=tr[1].y),
-                                     go.Scatter(y=tr[2].y)]))
-    fig.frames = frames
+                               data=[go.Scatter(x=[int(length)] * 2, y=bases), go.Scatter(y=r_hf),
+                                     go.Scatter(y=r_pl)]))
     anim = dict(frame=dict(duration=150, redraw=False), transition=dict(duration=0), mode="immediate")
-    fig.update_layout(
+    fig = f.build(
         title=f"Dynamic NTK: the base moves with the sequence (d = {dim}, L = {L:,}, s = {factor:g})", height=500,
         updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.18, xanchor="left", showactive=False,
                           buttons=[dict(label="▶ Play", method="animate", args=[None, dict(anim, fromcurrent=True)]),
@@ -388,11 +421,7 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
                       steps=[dict(label=f"{int(n):,}", method="animate",
                                   args=[[str(int(n))], dict(anim, frame=dict(duration=0, redraw=False))])
                              for n in steps])])
-    fig.update_xaxes(type="log", title_text="current length l (tokens)", row=1, col=1)
-    fig.update_yaxes(type="log", title_text="effective base b'", row=1, col=1)
-    fig.update_xaxes(title_text="pair index i", row=1, col=2)
-    fig.update_yaxes(type="log", title_text="θ_i / θ'_i", range=[-0.05, math.log10(max(4.0, factor * factor * 2))],
-                     row=1, col=2)
+    fig.frames = frames
     return fig
 
 
@@ -409,24 +438,20 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
     near = np.arange(129, dtype=np.float64)
     far_n = min(MAX_SCORE_POINTS, Lp + 1)
     far = np.linspace(0.0, float(Lp), far_n)
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.4, 0.6],
-                        subplot_titles=("near: Δ = 0..128, every token",
-                                        f"far: Δ = 0..L' = {Lp:,}, {far_n:,} samples"))
+    f = _Fig(1, 2, ("near: Δ = 0..128, every token", f"far: Δ = 0..L' = {Lp:,}, {far_n:,} samples"),
+             widths=(0.4, 0.6))
     for m, (theta, _) in res.items():
         for col, x in ((1, near), (2, far)):
             y = sc.rope_scores(theta, x, qk, seed)
-            fig.add_scatter(x=_f32(x), y=_f32(y), mode="lines", name=_label(m), legendgroup=m, showlegend=col == 1,
-                            line=dict(color=METHOD_COLORS[m], width=2 if col == 1 else 1),
-                            hovertemplate="Δ = %{x:,.0f}<br>score = %{y:.3f}<extra>" + _label(m) + "</extra>",
-                            row=1, col=col)
-    marks = _Marks()
-    marks.vline(L, f"L = {L:,}", axis=2)
-    marks.apply(fig)
-    fig.update_xaxes(title_text="relative distance Δ = m − n (tokens)")
-    fig.update_yaxes(title_text="score / score at Δ = 0", row=1, col=1)
+            f.add(1, col, x=_f32(x), y=_f32(y), mode="lines", name=_label(m), legendgroup=m, showlegend=col == 1,
+                  line=dict(color=METHOD_COLORS[m], width=2 if col == 1 else 1),
+                  hovertemplate="Δ = %{x:,.0f}<br>score = %{y:.3f}<extra>" + _label(m) + "</extra>")
+    f.marks.vline(L, f"L = {L:,}", axis=2)
+    for col in (1, 2):
+        f.axis("x", 1, col, title="relative distance Δ = m − n (tokens)")
+    f.axis("y", 1, 1, title="score / score at Δ = 0")
     who = "q = k = all ones" if qk == "ones" else f"seeded random q, k (seed {seed})"
-    fig.update_layout(title=f"Attention score vs distance ({who})", height=460)
-    return fig
+    return f.build(title=f"Attention score vs distance ({who})", height=460)
 
 
 @figure("scaling_config")
@@ -446,38 +471,34 @@ def scaling_config(*, preset: str = "Llama 3.1 8B", config_json: str = "", seq_l
     long, _ = sc.inv_freq_from_config(cfg, target)
     L = rc.params.get("original_max_position_embeddings") or rc.max_position_embeddings
     i = np.arange(rc.dim // 2)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("wavelength per pair (tokens)", "per-pair scale θ_i/θ'_i"))
-    fig.add_scatter(x=i, y=_f32(2 * np.pi / theta0), mode="lines", name="original RoPE",
-                    line=dict(color=METHOD_COLORS["default"], width=2, dash="dash"), row=1, col=1)
+    f = _Fig(1, 2, ("wavelength per pair (tokens)", "per-pair scale θ_i/θ'_i"))
+    f.add(1, 1, x=i, y=_f32(2 * np.pi / theta0), mode="lines", name="original RoPE",
+          line=dict(color=METHOD_COLORS["default"], width=2, dash="dash"))
     color = METHOD_COLORS.get(rc.rope_type, COLORS[0])
-    differs = not np.allclose(short, long)
-    fig.add_scatter(x=i, y=_f32(2 * np.pi / long), mode="lines+markers",
-                    name=f"{rc.rope_type} at length {target:,}", line=dict(color=color, width=2.5),
-                    marker=dict(size=4), row=1, col=1)
-    fig.add_scatter(x=i, y=_f32(theta0 / long), mode="lines+markers", name=f"scale at {target:,}",
-                    showlegend=False, line=dict(color=color, width=2.5), marker=dict(size=4), row=1, col=2)
-    if differs:
-        fig.add_scatter(x=i, y=_f32(theta0 / short), mode="lines", name=f"{rc.rope_type} at short lengths",
-                        line=dict(color=color, width=1.5, dash="dot"), row=1, col=2)
-    marks = _Marks()
+    f.add(1, 1, x=i, y=_f32(2 * np.pi / long), mode="lines+markers", name=f"{rc.rope_type} at length {target:,}",
+          line=dict(color=color, width=2.5), marker=dict(size=4))
+    f.add(1, 2, x=i, y=_f32(theta0 / long), mode="lines+markers", name=f"scale at {target:,}", showlegend=False,
+          line=dict(color=color, width=2.5), marker=dict(size=4))
+    if not np.allclose(short, long):
+        f.add(1, 2, x=i, y=_f32(theta0 / short), mode="lines", name=f"{rc.rope_type} at short lengths",
+              line=dict(color=color, width=1.5, dash="dot"))
     if L:
-        marks.hline(L, f"L = {L:,}", log=True)
+        f.marks.hline(L, f"L = {L:,}", log=True)
     if target != L:
-        marks.hline(target, f"target {target:,}", log=True, dash="dot")
-    marks.apply(fig)
-    fig.update_yaxes(type="log", row=1, col=1, title_text="λ (tokens)")
-    fig.update_yaxes(type="log", row=1, col=2, title_text="θ/θ'")
-    fig.update_xaxes(title_text="pair index i")
-    fig.update_layout(title=f"{title_name}: {rc.rope_type}, d = {rc.dim}, b = {rc.base:g}, cos/sin × {A:.4g}",
-                      height=440)
-    return fig
+        f.marks.hline(target, f"target {target:,}", log=True, dash="dot")
+    f.axis("y", 1, 1, title="λ (tokens)", log=True)
+    f.axis("y", 1, 2, title="θ/θ'", log=True)
+    for col in (1, 2):
+        f.axis("x", 1, col, title="pair index i")
+    return f.build(title=f"{title_name}: {rc.rope_type}, d = {rc.dim}, b = {rc.base:g}, cos/sin × {A:.4g}",
+                   height=440)
 
 
-def _ratio_trace(fig: go.Figure, theta0: np.ndarray, theta: np.ndarray, name: str, color: str,
-                 dash: str = "solid", width: float = 2.5, **where: int) -> None:
-    fig.add_scatter(x=np.arange(theta0.size), y=_f32(theta0 / theta), mode="lines+markers", name=name,
-                    line=dict(color=color, dash=dash, width=width), marker=dict(size=4),
-                    hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra></extra>", **where)
+def _ratio_trace(f: _Fig, theta0: np.ndarray, theta: np.ndarray, name: str, color: str,
+                 dash: str = "solid", width: float = 2.5) -> None:
+    f.add(x=np.arange(theta0.size), y=_f32(theta0 / theta), mode="lines+markers", name=name,
+          line=dict(color=color, dash=dash, width=width), marker=dict(size=4),
+          hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra></extra>")
 
 
 @figure("scaling_pitfall")
@@ -489,7 +510,7 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
     dim, base, factor, L, _ = _common(dim, base, factor, original_len)
     theta0 = inv_freq(dim, base)
     wrong = variant == "wrong"
-    fig = go.Figure()
+    f = _Fig()
     xlab, ylab, title = "pair index i", "θ_i / θ'_i", ""
     if case == "floor_ceil":
         right, _ = sc.yarn_inv_freq(dim, base, factor, L)
@@ -497,12 +518,12 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
         if wrong:
             bad = sc.seed000_yarn_inv_freq(dim, base, factor, L)
             wl, wh = sc.seed000_yarn_bounds(dim, base, L)
-            _ratio_trace(fig, theta0, bad, f"seed 000: low, high = {wl:.3f}, {wh:.3f}", COLORS[3])
-            _ratio_trace(fig, theta0, right, "correct (for reference)", "#999", "dot", 1.5)
+            _ratio_trace(f, theta0, bad, f"seed 000: low, high = {wl:.3f}, {wh:.3f}", COLORS[3])
+            _ratio_trace(f, theta0, right, "correct (for reference)", "#999", "dot", 1.5)
             err = float(np.max(np.abs(bad / right - 1)))
             title = f"floor/ceil before the division: ramp ends {wl:.3f}, {wh:.3f}; inv_freq off by up to {err:.0%}"
         else:
-            _ratio_trace(fig, theta0, right, f"floor/ceil of the whole quotient: low, high = {low:g}, {high:g}",
+            _ratio_trace(f, theta0, right, f"floor/ceil of the whole quotient: low, high = {low:g}, {high:g}",
                          COLORS[2])
             title = f"Correct YaRN ramp ends: integers {low:g} and {high:g}"
     elif case == "mscale":
@@ -511,43 +532,39 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
         right = np.array([sc.get_mscale(x) ** 2 for x in s])
         if wrong:
             bad = np.array([sc.seed000_logit_multiplier(x) for x in s])
-            fig.add_scatter(x=_f32(s), y=_f32(bad), mode="lines", name="seed 000: cos/sin × 0.707·(0.1 ln s + 1)",
-                            line=dict(color=COLORS[3], width=3))
-            fig.add_scatter(x=_f32(s), y=_f32(right), mode="lines", name="correct (for reference)",
-                            line=dict(color="#999", dash="dot"))
+            f.add(x=_f32(s), y=_f32(bad), mode="lines", name="seed 000: cos/sin × 0.707·(0.1 ln s + 1)",
+                  line=dict(color=COLORS[3], width=3))
+            f.add(x=_f32(s), y=_f32(right), mode="lines", name="correct (for reference)",
+                  line=dict(color="#999", dash="dot"))
             title = f"mscale 0.707 used as a multiplier: logits × {sc.seed000_logit_multiplier(factor):.3f} at " \
                     f"s = {factor:g} (should be × {sc.get_mscale(factor) ** 2:.3f})"
         else:
             ds = np.array([sc.deepseek_softmax_multiplier(x, 0.707) for x in s])
-            fig.add_scatter(x=_f32(s), y=_f32(right), mode="lines", name="YaRN: (0.1 ln s + 1)²",
-                            line=dict(color=COLORS[2], width=3))
-            fig.add_scatter(x=_f32(s), y=_f32(ds), mode="lines", name="DeepSeek-V2: (0.1·0.707·ln s + 1)² on the "
-                            "softmax scale, cos/sin × 1", line=dict(color=COLORS[0], width=3, dash="dash"))
+            f.add(x=_f32(s), y=_f32(right), mode="lines", name="YaRN: (0.1 ln s + 1)²",
+                  line=dict(color=COLORS[2], width=3))
+            f.add(x=_f32(s), y=_f32(ds), mode="lines", name="DeepSeek-V2: (0.1·0.707·ln s + 1)² on the "
+                  "softmax scale, cos/sin × 1", line=dict(color=COLORS[0], width=3, dash="dash"))
             title = "0.707 is a coefficient inside get_mscale (DeepSeek), never a cos/sin multiplier"
-        fig.update_xaxes(type="log")
+        f.axis("x", log=True)
     elif case == "linear":
         if wrong:
-            _ratio_trace(fig, theta0, theta0, "seed 000 'linear': no scale parameter, plain RoPE", COLORS[3])
+            _ratio_trace(f, theta0, theta0, "seed 000 'linear': no scale parameter, plain RoPE", COLORS[3])
             title = "The 'linear' function that never scales: every pair untouched"
         else:
-            _ratio_trace(fig, theta0, sc.linear_inv_freq(dim, base, factor)[0], f"PI: θ/s, s = {factor:g}",
+            _ratio_trace(f, theta0, sc.linear_inv_freq(dim, base, factor)[0], f"PI: θ/s, s = {factor:g}",
                          COLORS[2])
             title = f"Position Interpolation: every pair slowed by s = {factor:g}"
-        marks = _Marks()
-        marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
-        marks.apply(fig)
+        f.marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
     elif case == "inverted_bands":
         right, _ = sc.yarn_inv_freq(dim, base, factor, L)
         if wrong:
-            _ratio_trace(fig, theta0, sc.inverted_yarn_inv_freq(dim, base, factor, L),
+            _ratio_trace(f, theta0, sc.inverted_yarn_inv_freq(dim, base, factor, L),
                          "inverted: fast pairs interpolated, slow pairs kept", COLORS[3])
             title = "Inverted bands: the slow pairs that go out of distribution are left alone"
         else:
-            _ratio_trace(fig, theta0, right, "YaRN: fast pairs (short λ) kept, slow pairs (λ > L) ÷ s", COLORS[2])
+            _ratio_trace(f, theta0, right, "YaRN: fast pairs (short λ) kept, slow pairs (λ > L) ÷ s", COLORS[2])
             title = "High frequency = short wavelength = small i: kept; low frequency: interpolated"
-        marks = _Marks()
-        marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
-        marks.apply(fig)
+        f.marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
     elif case == "beta_fast_zero":
         ref, _ = sc.yarn_inv_freq(dim, base, factor, L, 32, 1)
         if wrong:
@@ -555,31 +572,27 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
                    "rope_scaling": {"type": "yarn", "factor": factor, "original_max_position_embeddings": L,
                                     "beta_fast": 0}}
             got, _ = sc.inv_freq_from_config(cfg)
-            _ratio_trace(fig, theta0, got, "config says beta_fast: 0 (as transformers reads it)", COLORS[3])
-            _ratio_trace(fig, theta0, ref, "beta_fast = 32", "#999", "dot", 1.5)
+            _ratio_trace(f, theta0, got, "config says beta_fast: 0 (as transformers reads it)", COLORS[3])
+            _ratio_trace(f, theta0, ref, "beta_fast = 32", "#999", "dot", 1.5)
             title = "beta_fast = 0 silently means 32: the two curves are the same"
         else:
             mine, _ = sc.yarn_inv_freq(dim, base, factor, L, 8, 1)
-            _ratio_trace(fig, theta0, mine, "beta_fast = 8 written explicitly", COLORS[2])
-            _ratio_trace(fig, theta0, ref, "beta_fast = 32", "#999", "dot", 1.5)
+            _ratio_trace(f, theta0, mine, "beta_fast = 8 written explicitly", COLORS[2])
+            _ratio_trace(f, theta0, ref, "beta_fast = 32", "#999", "dot", 1.5)
             title = "Write the value you mean: beta_fast = 8 moves the ramp's start"
     else:  # llama3_temperature
         l3, a3 = sc.llama3_inv_freq(dim, base, factor, L, 1.0, 4.0)
         if wrong:
             ya, ay = sc.yarn_inv_freq(dim, base, factor, L)
-            _ratio_trace(fig, theta0, ya, f"'Llama 3 is YaRN': code ramp β 32/1, logits × {ay * ay:.3f}",
-                         COLORS[3])
-            _ratio_trace(fig, theta0, l3, "actual Llama 3 (for reference)", "#999", "dot", 1.5)
+            _ratio_trace(f, theta0, ya, f"'Llama 3 is YaRN': code ramp β 32/1, logits × {ay * ay:.3f}", COLORS[3])
+            _ratio_trace(f, theta0, l3, "actual Llama 3 (for reference)", "#999", "dot", 1.5)
             title = "Llama 3 is not YaRN with its defaults: different ramp, and YaRN adds a temperature"
         else:
             yp, ayp = sc.yarn_inv_freq(dim, base, factor, L, 4.0, 1.0, ramp="paper")
-            _ratio_trace(fig, theta0, l3, f"Llama 3 (low 1, high 4), cos/sin × {a3:g}", COLORS[2])
-            _ratio_trace(fig, theta0, yp, f"YaRN paper ramp α = 1, β = 4 (it would add × {ayp:.3f})", COLORS[0],
+            _ratio_trace(f, theta0, l3, f"Llama 3 (low 1, high 4), cos/sin × {a3:g}", COLORS[2])
+            _ratio_trace(f, theta0, yp, f"YaRN paper ramp α = 1, β = 4 (it would add × {ayp:.3f})", COLORS[0],
                          "dash", 2)
             title = "Llama 3 = NTK-by-parts (ramp linear in r, α = 1, β = 4) without temperature"
-    if case != "mscale":
-        fig.update_yaxes(type="log")
-    fig.update_xaxes(title_text=xlab)
-    fig.update_yaxes(title_text=ylab)
-    fig.update_layout(title=("✗ " if wrong else "✓ ") + title, height=400, legend=dict(orientation="h", y=-0.25))
-    return fig
+    f.axis("y", title=ylab, log=case != "mscale")
+    f.axis("x", title=xlab)
+    return f.build(title=("✗ " if wrong else "✓ ") + title, height=400, legend=dict(orientation="h", y=-0.25))

@@ -65,6 +65,15 @@ class ExportOptions:
             raise ValueError(f"fps must be an integer in [1, 60]; got {self.fps!r}")
 
 
+def browser_available() -> bool:
+    """True if a Chromium for kaleido is installed (Debian's ``chromium`` on PATH, or BROWSER_PATH)."""
+    import os
+    import shutil
+
+    return bool(os.environ.get("BROWSER_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
+                or shutil.which("google-chrome"))
+
+
 def _ensure_server() -> None:
     if not _SERVER["started"]:
         import kaleido

@@ -121,6 +121,10 @@ def _export_buttons(name: str, params: dict[str, object], key: str) -> None:
     st.caption(f"{opts.width}×{opts.height} px ×{opts.scale:g}, {opts.theme} theme"
                + (", transparent" if opts.transparent else "") + " (change in the sidebar's Export settings)")
     fmts = export.formats_for(name)
+    if not export.browser_available():
+        st.caption("PNG, SVG, PDF, GIF and MP4 need Chromium on the server (`apt-get install chromium`); "
+                   "the camera icon on the chart still saves an SVG from your browser.")
+        fmts = tuple(f for f in fmts if f not in export.IMAGE_FORMATS + export.ANIMATION_FORMATS)
     cols = st.columns(4)
     for i, fmt in enumerate(fmts):
         cols[i % 4].download_button(

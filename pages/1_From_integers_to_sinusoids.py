@@ -165,7 +165,7 @@ ui.figure_panel(
     "intro_integer_ranges", dict(text=text, n_positions=ln.L, d_model=a.d, seed=a.seed), key="integer",
     caption="What to notice: each band spans the smallest to the largest channel of one slot's vector (the "
             "sentence repeated to fill L slots). The green band (the word alone) is a thin stripe near 0; "
-            "adding p lifts it off the chart, while the sinusoidal band stays within about ±1 of it.",
+            "adding p carries it ever higher, while the sinusoidal band stays within about ±1 of it.",
     latex=r"x_p = e_{w_p} + p\cdot\mathbf 1",
     code=[intro.integer_encoding, intro.repeated_sentence],
 )

@@ -413,11 +413,11 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
     anim = dict(frame=dict(duration=150, redraw=False), transition=dict(duration=0), mode="immediate")
     fig = f.build(
         title=f"Dynamic NTK: the base moves with the sequence (d = {dim}, L = {L:,}, s = {factor:g})", height=500,
-        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.18, xanchor="left", showactive=False,
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.2, xanchor="left", showactive=False,
                           buttons=[dict(label="▶ Play", method="animate", args=[None, dict(anim, fromcurrent=True)]),
                                    dict(label="❚❚ Pause", method="animate",
                                         args=[[None], dict(anim, frame=dict(duration=0, redraw=False))])])],
-        sliders=[dict(active=0, x=0.12, y=-0.12, len=0.88, currentvalue=dict(prefix="current length l = "),
+        sliders=[dict(active=0, x=0.25, y=-0.12, len=0.75, currentvalue=dict(prefix="current length l = "),
                       steps=[dict(label=f"{int(n):,}", method="animate",
                                   args=[[str(int(n))], dict(anim, frame=dict(duration=0, redraw=False))])
                              for n in steps])])

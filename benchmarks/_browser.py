@@ -10,12 +10,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.conftest import CHROMIUM_ARGS, _chromium, start_server, wait_idle  # noqa: E402
+from tests.browser.conftest import (  # noqa: E402
+    CHROMIUM_ARGS,
+    IDLE,
+    _chromium,
+    start_server,
+    wait_idle,
+)
 
 FINGERPRINT = """() => [...document.querySelectorAll('.js-plotly-plot')].map(p => (p._fullData || []).map(t => {
     const z = t.z, y = t.y;
     return [t.type, z ? z.length : 0, z && z[0] ? z[0].length : 0, y ? y.length : 0,
-            y && y.length ? String(y[y.length - 1]) : '', z && z[0] ? String(z[z.length - 1][0]) : ''].join(':');
+            y && y.length ? String(y[y.length - 1]) : '',
+            z && z[0] ? String(z[z.length - 1][0]) : ''].join(':');
 }).join('|')).join('||')"""
 
 
@@ -40,4 +47,5 @@ def median_ms(xs: list[float]) -> float:
     return 1000 * statistics.median(xs)
 
 
-__all__ = ["ROOT", "launch", "median_ms", "start_server", "timed_move", "wait_idle"]
+__all__ = ["CHROMIUM_ARGS", "IDLE", "ROOT", "_chromium", "launch", "median_ms", "start_server", "timed_move",
+           "wait_idle"]

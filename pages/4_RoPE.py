@@ -39,9 +39,12 @@ st.caption("One part is drawn at a time so that every slider move redraws quickl
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def relative_numbers(d: int, base: float, seed: int, layout: str, m: int, n: int, c: int) -> dict:
+def relative_numbers(d: int, base: float, seed: int, layout: str, m: int, n: int, c: int, n_pos: int) -> dict:
     q, k = rope.sample_qk(d, seed)
+    span = list(range(min(n_pos, 2048)))
     return {
+        "drift": float(abs(rope.norm_ratio(q, span, base, layout) - 1).max()),
+        "mixed_drift": float(abs(rope.norm_ratio(q, span, base, "mixed") - 1).max()),
         "s": rope.score(q, k, m, n, base, layout),
         "s_shift": rope.score(q, k, m + c, n + c, base, layout),
         "s_swap": rope.score(q, k, n, m, base, layout),
@@ -65,15 +68,16 @@ def float32_numbers(d: int, base: float) -> list[float]:
     return [float(e) for e in rope.float32_error([1e3, 1e4, 1e5, 1e6], d, base)]
 
 
-def mixed_side(layout: str, key: str, s: float, s_shift: float, ratio: float) -> None:
+def mixed_side(layout: str, key: str, s: float, s_shift: float, ratio: float, drift: float) -> None:
     ui.numbers({"q_m·k_n": s, "q_(m+c)·k_(n+c)": s_shift, "‖R_m q‖/‖q‖": ratio})
+    ui.numbers({f"largest |‖R_m q‖/‖q‖ − 1|, m < {min(p.n, 2048)}": f"{drift:.2e}"})
     ui.figure_panel("rope_score_grid", dict(common, n_positions=min(p.n, 128), layout=layout, seed=p.seed),
                     key=key, caption="Diagonals of the mixed version change colour along their length."
                     if layout == "mixed" else "Consistent layout: constant diagonals.",
                     code=[rope.rotate])
 
 
-nums = relative_numbers(p.d, p.base, p.seed, p.layout, p.m, p.kpos, p.c)
+nums = relative_numbers(p.d, p.base, p.seed, p.layout, p.m, p.kpos, p.c, p.n)
 
 
 # ---------------------------------------------------------------------------- 1. clock hands
@@ -138,25 +142,28 @@ elif part == "relative":
     if p.n > MAX_GRID_POSITIONS:
         st.info(f"The score heatmap shows 1 position in {-(-p.n // MAX_GRID_POSITIONS)} of the N = {p.n} "
                 "chosen, to keep the chart small; its diagonals stay constant.")
-    ui.figure_panel(
-        "rope_score_grid", dict(common, n_positions=p.n, layout=p.layout, seed=p.seed), key="grid",
-        caption="Every diagonal (fixed m − n) has one colour: moving the query and the key together does not "
-                "change their score. The picture is not symmetric about the main diagonal: a key 3 tokens to "
-                "the left scores differently from one 3 tokens to the right.",
-        latex=r"\langle R_m q, R_n k\rangle = \sum_i \operatorname{Re}\!\big[z^q_i\,\overline{z^k_i}\,"
-              r"e^{\,i(m-n)\theta_i}\big]",
-        code=[rope.score_grid, rope.score],
-    )
-    ui.numbers({"RoPE score at Δ = m − n": nums["s"], "RoPE score at −Δ": nums["s_swap"],
-                "sinusoidal PE·PE at Δ": nums["sin_pos"], "sinusoidal PE·PE at −Δ": nums["sin_neg"]})
-    ui.figure_panel(
-        "rope_vs_sinusoidal", dict(common, max_offset=min(p.n, 2048), seed=p.seed), key="vs_sin",
-        caption="Top: the RoPE score against the offset and its mirror image; they differ, so attention can "
-                "prefer keys on one side. Bottom: the dot product of two sinusoidal codes (the Sinusoidal page) "
-                "is the same for +Δ and −Δ, so on its own it cannot tell left from right.",
-        latex=r"\text{per pair: } (q_u k_u + q_v k_v)\cos\Delta\theta_i + (q_u k_v - q_v k_u)\sin\Delta\theta_i",
-        code=[rope.relative_scores, sn.dot_by_offset],
-    )
+    left, right = st.columns(2)
+    with left:
+        ui.figure_panel(
+            "rope_score_grid", dict(common, n_positions=p.n, layout=p.layout, seed=p.seed), key="grid",
+            caption="Every diagonal (fixed m − n) has one colour: moving the query and the key together does not "
+                    "change their score. The picture is not symmetric about the main diagonal: a key 3 tokens to "
+                    "the left scores differently from one 3 tokens to the right.",
+            latex=r"\langle R_m q, R_n k\rangle = \sum_i \operatorname{Re}\!\big[z^q_i\,\overline{z^k_i}\,"
+                  r"e^{\,i(m-n)\theta_i}\big]",
+            code=[rope.score_grid, rope.score],
+        )
+    with right:
+        ui.numbers({"RoPE score at Δ = m − n": nums["s"], "RoPE score at −Δ": nums["s_swap"]})
+        ui.numbers({"sinusoidal PE·PE at Δ": nums["sin_pos"], "sinusoidal PE·PE at −Δ": nums["sin_neg"]})
+        ui.figure_panel(
+            "rope_vs_sinusoidal", dict(common, max_offset=min(p.n, 2048), seed=p.seed), key="vs_sin",
+            caption="Top: the RoPE score against the offset and its mirror image; they differ, so attention can "
+                    "prefer keys on one side. Bottom: the dot product of two sinusoidal codes (the Sinusoidal page) "
+                    "is the same for +Δ and −Δ, so on its own it cannot tell left from right.",
+            latex=r"\text{per pair: } (q_u k_u + q_v k_v)\cos\Delta\theta_i + (q_u k_v - q_v k_u)\sin\Delta\theta_i",
+            code=[rope.relative_scores, sn.dot_by_offset],
+        )
 
 # ---------------------------------------------------------------------------- 4. layouts
 elif part == "layouts":
@@ -182,8 +189,9 @@ elif part == "layouts":
         "pair then turn by different angles: this is not a rotation. Norms drift and the score stops depending "
         "on m − n only. Table and rotation must use the same layout.",
         key="mixed",
-        wrong=lambda: mixed_side("mixed", "mixed_wrong", nums["mixed_s"], nums["mixed_s_shift"], nums["mixed_ratio"]),
-        right=lambda: mixed_side(p.layout, "mixed_right", nums["s"], nums["s_shift"], nums["ratio"]),
+        wrong=lambda: mixed_side("mixed", "mixed_wrong", nums["mixed_s"], nums["mixed_s_shift"], nums["mixed_ratio"],
+                              nums["mixed_drift"]),
+        right=lambda: mixed_side(p.layout, "mixed_right", nums["s"], nums["s_shift"], nums["ratio"], nums["drift"]),
     )
     ui.figure_panel(
         "rope_norms", dict(common, n_positions=p.n, seed=p.seed), key="norms",

@@ -159,6 +159,8 @@ def test_pitfall_toggles_show_wrong_and_right(part, toggle, wrong_word):
         assert np.ptp(np.diagonal(arr(wrong["data"][0]["z"]), -3)) > 0.1
         m = [x.value for x in at.metric if x.label.startswith("‖R_m q‖/")]
         assert len(m) == 2 and m[0] != m[1]
+        drift = [float(x.value) for x in at.metric if x.label.startswith("largest |‖R_m q‖/‖q‖ − 1|, m < 256")]
+        assert len(drift) == 2 and drift[0] > 1e-3 and drift[1] < 1e-12  # wrong side drifts, right side not
     if toggle == "swap":
         swapped = next(arr(s["data"][0]["z"]) for s in specs if "swapped" in title(s))
         right = next(arr(s["data"][0]["z"]) for s in specs

@@ -43,22 +43,23 @@ yarn_args = dict(beta_fast=p.beta_fast, beta_slow=p.beta_slow, truncate=p.trunca
 every = dict(methods=",".join(p.methods), **common, **yarn_args, low_freq_factor=p.low_freq_factor,
              high_freq_factor=high, mscale=p.mscale, mscale_all_dim=p.mscale_all_dim)
 
-ms = p.mscale or None
-ms_all = p.mscale_all_dim or None
-low_i, high_i = sc.yarn_correction_range(p.d, p.base, L, p.beta_fast, p.beta_slow, p.truncate)
-A = sc.yarn_attention_factor(p.s, ms, ms_all)
-ui.numbers({"L' = s·L": f"{L_target:,}", "pairs with λ > L": int((sc.rotations(p.d, p.base, L) < 1).sum()),
-            "NTK base b'": f"{sc.ntk_base(p.d, p.base, p.s):.4g}", "YaRN low, high": f"{low_i:g}, {high_i:g}",
-            "YaRN cos/sin × A": f"{A:.4f}", "logits × A²": f"{A * A:.4f}"})
-st.caption("All curves are computed per pair (d/2 numbers), so the target length costs nothing: "
-           "d = 256 at L' = 16.8 M tokens is as fast as d = 8 at L' = 256.")
-
 part = ui.controls(
     ui.Choice("part", "lesson part", default="pairs", widget="radio", options={
         "pairs": "1. Which pairs move", "yarn": "2. YaRN ramp & temperature", "dynamic": "3. Dynamic NTK",
         "scores": "4. Scores past L", "models": "5. Real models' configs", "pitfalls": "Pitfalls"}),
     where="main", columns=1,
 )["part"]
+
+if part in ("pairs", "yarn", "dynamic", "scores"):
+    low_i, high_i = sc.yarn_correction_range(p.d, p.base, L, p.beta_fast, p.beta_slow, p.truncate)
+    A = sc.yarn_attention_factor(p.s, p.mscale or None, p.mscale_all_dim or None)
+    b_ntk = sc.ntk_base(p.d, p.base, p.s)
+    ui.numbers({"L' = s·L": f"{L_target:,}", "pairs with λ > L": int((sc.rotations(p.d, p.base, L) < 1).sum()),
+                "NTK base b'": f"{b_ntk:,.0f}" if b_ntk < 1e9 else f"{b_ntk:.3g}",
+                "YaRN low, high": f"{low_i:g}, {high_i:g}", "YaRN cos/sin × A": f"{A:.4f}",
+                "logits × A²": f"{A * A:.4f}"})
+    st.caption("Numbers for the sidebar's settings. All curves are computed per pair (d/2 numbers), so the "
+               "target length costs nothing: d = 256 at L' = 16.8 M tokens is as fast as d = 8 at L' = 256.")
 
 if part == "pairs":
     st.header("Wavelengths: who finishes a turn inside L?")
@@ -178,23 +179,23 @@ elif part == "models":
         config, source = preset.config, preset.source
         rc = sc.read_rope_config(config)
         text = ""
-    left, right = st.columns([2, 3])
+    left, right = st.columns([3, 2])
     with left:
         st.markdown("**What was read**" + (" (pasted config)" if source is None else f" ({chosen})"))
         st.dataframe({"key": list(rc.summary()), "value": [str(v) for v in rc.summary().values()]},
                      hide_index=True, width="stretch")
+    with right:
         for note in rc.notes:
             ui.say("Note: " + note)
         if source:
             st.caption("Source: " + source)
-    with right:
-        ui.figure_panel(
-            "scaling_config", {"preset": chosen, "config_json": text}, key="config",
-            caption="Dashed: plain RoPE with this base. Solid: the frequencies transformers computes from the "
-                    "config at the model's target length (dotted on the right: at short lengths, where LongRoPE "
-                    "and dynamic NTK differ). The title gives the cos/sin factor.",
-            code=[sc.inv_freq_from_config, sc.read_rope_config],
-        )
+    ui.figure_panel(
+        "scaling_config", {"preset": chosen, "config_json": text}, key="config",
+        caption="Dashed: plain RoPE with this base. Solid: the frequencies transformers computes from the "
+                "config at the model's target length (dotted on the right: at short lengths, where LongRoPE "
+                "and dynamic NTK differ). The title gives the cos/sin factor.",
+        code=[sc.inv_freq_from_config, sc.read_rope_config],
+    )
     target = sc.config_target_length(rc)
     scaled, att = sc.inv_freq_from_config(config, target)
     faster = int((scaled > inv_freq(rc.dim, rc.base) * (1 + 1e-12)).sum())

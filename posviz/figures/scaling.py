@@ -491,7 +491,7 @@ def scaling_config(*, preset: str = "Llama 3.1 8B", config_json: str = "", seq_l
     for col in (1, 2):
         f.axis("x", 1, col, title="pair index i")
     return f.build(title=f"{title_name}: {rc.rope_type}, d = {rc.dim}, b = {rc.base:g}, cos/sin × {A:.4g}",
-                   height=440)
+                   height=460, legend=dict(orientation="h", y=-0.22))
 
 
 def _ratio_trace(f: _Fig, theta0: np.ndarray, theta: np.ndarray, name: str, color: str,

@@ -38,6 +38,7 @@ MIME = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "h
         "csv": "text/csv", "json": "application/json", "gif": "image/gif", "mp4": "video/mp4"}
 
 _LOCK = threading.Lock()
+TABS = 3  # browser tabs of the shared kaleido server: animation frames render concurrently
 _SERVER = {"started": False}
 
 
@@ -78,7 +79,7 @@ def _ensure_server() -> None:
     if not _SERVER["started"]:
         import kaleido
 
-        kaleido.start_sync_server(silence_warnings=True)
+        kaleido.start_sync_server(n=TABS, silence_warnings=True)
         _SERVER["started"] = True
         atexit.register(_stop_server)
 
@@ -95,9 +96,10 @@ def image_bytes(fig: go.Figure, fmt: str, opts: ExportOptions) -> bytes:
     """Render a styled figure to PNG, SVG or PDF bytes with the shared kaleido browser."""
     if fmt not in IMAGE_FORMATS:
         raise ValueError(f"fmt must be one of {', '.join(IMAGE_FORMATS)}; got {fmt!r}")
-    with _LOCK, warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="The kopts argument is ignored")
+    with _LOCK:
         _ensure_server()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The kopts argument is ignored")
         return pio.to_image(fig, format=fmt, width=opts.width, height=opts.height, scale=opts.scale,
                             validate=False)
 
@@ -199,8 +201,12 @@ def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions) -> bytes:
     if fmt == "mp4":  # H.264 wants sizes divisible by 16
         opts = ExportOptions(**{**opts.__dict__, "width": max(112, opts.width // 16 * 16),
                                 "height": max(112, opts.height // 16 * 16), "scale": 1.0})
+    from concurrent.futures import ThreadPoolExecutor
+
     stills = list(frame_figures(fig))
-    images = [iio.imread(image_bytes(f, "png", opts), extension=".png")[..., :3] for f in stills]
+    with ThreadPoolExecutor(TABS) as pool:  # one request per kaleido tab at a time
+        pngs = list(pool.map(lambda f: image_bytes(f, "png", opts), stills))
+    images = [iio.imread(png, extension=".png")[..., :3] for png in pngs]
     buf = io.BytesIO()
     if fmt == "gif":
         iio.imwrite(buf, np.stack(images), extension=".gif", duration=1000 / opts.fps, loop=0)

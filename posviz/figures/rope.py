@@ -139,12 +139,14 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_f
     # plotly's validation: with numpy arrays, validation and serialisation cost ~0.5 ms per array, about
     # 0.3 s per build and 60 ms per rerun for 300 arrays. The tests validate the dicts instead.
     frames = [dict(data=frame_traces(f), traces=[2, 3, 4], name=str(f)) for f in range(n_frames)]
+    # about square cells at a 900 px wide chart, and at most 200 px per row when there are few pairs
+    height = int(min(1100, max(360, 150 + min(880 * (3.0 * nrows + 0.6) / (2.6 * ncols), 200 * nrows))))
     play = dict(frame=dict(duration=90, redraw=False), fromcurrent=True, transition=dict(duration=0))
     pause = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
     layout = dict(
         title=dict(text=f"Clock hands: pair i turns by m·θ_i, θ_i = {base:g}^(-2i/{dim})"
                    + ("" if n_sel == dim // 2 else f" ({n_sel} of {dim // 2} pairs shown)")),
-        showlegend=False, height=max(360, 150 + 120 * nrows), hovermode="closest",
+        showlegend=False, height=height, hovermode="closest",
         xaxis=dict(visible=False, range=[-1.3, (ncols - 1) * 2.6 + 1.3]),
         yaxis=dict(visible=False, scaleanchor="x", range=[-(nrows - 1) * 3.0 - 1.8, top + 0.4]),
         updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.02, xanchor="left", yanchor="top",
@@ -427,8 +429,9 @@ def rope_frequency_ladder(*, dim: int = 64, base: float = 10000.0, n_positions: 
                                                  "turns at least once"),
                              hovertemplate="pair %{x}<br>λ = %{y:.4g} tokens<br>%{customdata}<extra></extra>"),
                   row=1, col=2)
-    fig.add_hline(y=n_positions, line=dict(color=COLORS[3], dash="dot"), row=1, col=2,
-                  annotation_text=f"positions shown N = {n_positions}", annotation_position="top left")
+    fig.add_trace(go.Scatter(x=[-0.5, theta.size - 0.5], y=[n_positions, n_positions], mode="lines",
+                             name=f"positions shown N = {n_positions}", line=dict(color=COLORS[3], dash="dot"),
+                             hovertemplate=f"N = {n_positions}<extra></extra>"), row=1, col=2)
     fig.update_yaxes(type="log", row=1, col=1, title_text="θ_i (rad/token, log)")
     fig.update_yaxes(type="log", row=1, col=2, title_text="λ_i (tokens, log)")
     fig.update_xaxes(title_text="pair i", row=1, col=1)
@@ -455,8 +458,9 @@ def rope_float32_error(*, dim: int = 128, base: float = 10000.0, max_position: i
         go.Scatter(x=_f32(pos), y=_f32(spacing), mode="lines", name="float32 rounding of m·θ_0 (≈ m·2⁻²⁴)",
                    line=dict(color="#9aa0b4", dash="dot"), hoverinfo="skip"),
     ])
-    fig.add_vline(x=1e4, line=dict(color=COLORS[1], dash="dash"), annotation_text="m = 10⁴",
-                  annotation_position="top left")
+    top = float(max(err.max(), spacing.max()))
+    fig.add_trace(go.Scatter(x=[1e4, 1e4], y=[1e-9, top], mode="lines", name="m = 10⁴",
+                             line=dict(color=COLORS[1], dash="dash"), hoverinfo="skip"))
     fig.update_layout(title=f"float32 angle error vs float64, d = {dim}, b = {base:g}",
                       xaxis=dict(type="log", title="position m (tokens, log)"),
                       yaxis=dict(type="log", title="absolute error (log)"), legend=dict(orientation="h", y=-0.25))

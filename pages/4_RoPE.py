@@ -164,7 +164,7 @@ elif part == "relative":
             latex=r"\text{per pair: } (q_u k_u + q_v k_v)\cos\Delta\theta_i + (q_u k_v - q_v k_u)\sin\Delta\theta_i",
             code=[rope.relative_scores, sn.dot_by_offset],
         )
-        st.page_link("pages/2_Sinusoidal.py", label="The sinusoidal dot product on its own page", icon="〰️")
+        st.markdown("More on the sinusoidal dot product: the [Sinusoidal page](Sinusoidal), part 3.")
 
 # ---------------------------------------------------------------------------- 4. layouts
 elif part == "layouts":

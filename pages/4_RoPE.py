@@ -156,6 +156,8 @@ elif part == "relative":
     with right:
         ui.numbers({"RoPE score at Δ = m − n": nums["s"], "RoPE score at −Δ": nums["s_swap"]})
         ui.numbers({"sinusoidal PE·PE at Δ": nums["sin_pos"], "sinusoidal PE·PE at −Δ": nums["sin_neg"]})
+        if p.n > 2048:
+            st.caption("The curves below stop at Δ = ±2048 (N is larger) to stay readable.")
         ui.figure_panel(
             "rope_vs_sinusoidal", dict(common, max_offset=min(p.n, 2048), seed=p.seed), key="vs_sin",
             caption="Top: the RoPE score against the offset and its mirror image; they differ, so attention can "

@@ -9,6 +9,8 @@ import time
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from posviz import export, rope, theme
 from posviz.figures import FIGURES, build
@@ -240,3 +242,27 @@ def test_float32_error_curve():
 def test_bad_parameters_name_themselves(name, params, word):
     with pytest.raises(ValueError, match=word):
         build(name, **params)
+
+
+# ---------------------------------------------------------------------------- hostile-input fuzz (issue 10)
+
+junk = st.one_of(
+    st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=4), st.none(),
+    st.booleans(), st.just(10**400), st.sampled_from(["interleaved", "half", "mixed", "ones", "all", "ends"]),
+)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=25, deadline=3000, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzz_builders(name, data):
+    """Any value for any one parameter: a figure, or a ValueError that names that parameter."""
+    params = FIGURES[name].defaults()
+    key = data.draw(st.sampled_from(sorted(params)), label="parameter")
+    value = data.draw(junk, label="value")
+    try:
+        fig = build(name, **{key: value})
+    except ValueError as e:
+        assert key in str(e) or (key == "dim" and "d_model" in str(e)), (key, str(e))
+    else:
+        assert len(fig.data) > 0

@@ -328,6 +328,24 @@ def parse_methods(methods: str | tuple[str, ...] | list[str]) -> tuple[str, ...]
     return tuple(dict.fromkeys(out))
 
 
+def _float_array(name: str, values: object, *, lo: float, hi: float, max_len: int, lo_open: bool = False) -> np.ndarray:
+    """A finite 1-D float64 array with every entry in range and at most ``max_len`` entries, else ValueError."""
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a 1-D array of numbers") from None
+    if arr.ndim != 1 or arr.size == 0 or arr.size > max_len:
+        raise ValueError(f"{name} must be a 1-D array of 1 to {max_len:,} numbers; got shape {arr.shape}")
+    bad = ~np.isfinite(arr) | (arr <= lo if lo_open else arr < lo) | (arr > hi)
+    if bad.any():
+        raise ValueError(f"{name} must hold finite numbers in {'(' if lo_open else '['}{lo:g}, {hi:g}]; "
+                         f"got {arr[bad][0]!r} at index {int(np.argmax(bad))}")
+    return arr
+
+
+MAX_POINTS = 100_000  # distances / lengths per call: (points × d/2) float64 stays far below 256 MB
+
+
 # --------------------------------------------------------------------------------------------------
 # Derived per-pair quantities for the page
 
@@ -343,7 +361,7 @@ def unseen_angles(dim: int, base: float, factor: float, original_max_position_em
     factor = _factor(factor)
     L = check_int("original_max_position_embeddings", original_max_position_embeddings, 1, MAX_LENGTH)
     theta = inv_freq(dim, base)
-    theta_scaled = np.asarray(theta_scaled, dtype=np.float64)
+    theta_scaled = _float_array("theta_scaled", theta_scaled, lo=0.0, hi=1e6, max_len=MAX_DIM // 2, lo_open=True)
     if theta_scaled.shape != theta.shape:
         raise ValueError(f"theta_scaled must have shape ({theta.size},); got {theta_scaled.shape}")
     seen = L * theta
@@ -353,14 +371,15 @@ def unseen_angles(dim: int, base: float, factor: float, original_max_position_em
 
 
 def rope_scores(theta: np.ndarray, distances: np.ndarray, qk: str = "ones", seed: int = 0) -> np.ndarray:
-    """Attention score ``q·R_Δ k = Σ_i Re[h_i e^{iΔθ_i}]`` against relative distance, divided by the score at 0.
+    """Attention score ``q·R_Δ k = Σ_i Re[h_i e^{iΔθ_i}]`` against relative distance, divided by ``Σ_i |h_i|``
+    (the largest score any rotation could give; it is the score at Δ = 0 when q = k = all ones).
 
     ``qk="ones"``: q = k = all ones (``h_i = 2``); ``"random"``: q, k seeded Gaussian with k = q/2 + noise.
     Computed per (distance, pair) in float64; shape (len(distances),).
     """
     qk = check_choice("qk", qk, ("ones", "random"))
     seed = check_int("seed", seed, 0, 2**31 - 1)
-    theta = np.asarray(theta, dtype=np.float64)
+    theta = _float_array("theta", theta, lo=0.0, hi=1e6, max_len=MAX_DIM // 2)
     n = theta.size
     if qk == "ones":
         h = np.full(n, 2.0 + 0j)
@@ -369,10 +388,10 @@ def rope_scores(theta: np.ndarray, distances: np.ndarray, qk: str = "ones", seed
         q = rng.standard_normal((n, 2))
         k = 0.5 * q + math.sqrt(0.75) * rng.standard_normal((n, 2))
         h = (q[:, 0] + 1j * q[:, 1]) * np.conj(k[:, 0] + 1j * k[:, 1])  # (d/2,)
-    dist = np.asarray(distances, dtype=np.float64)
+    dist = _float_array("distances", distances, lo=-MAX_LENGTH, hi=MAX_LENGTH, max_len=MAX_POINTS)
     angles = dist[:, None] * theta[None, :]  # (n_dist, d/2)
     score = (np.cos(angles) * h.real - np.sin(angles) * h.imag).sum(axis=1)
-    return score / abs(h.real.sum())
+    return score / np.abs(h).sum()
 
 
 def attention_entropy(theta: np.ndarray, lengths: np.ndarray, logit_multiplier: float = 1.0,
@@ -383,7 +402,8 @@ def attention_entropy(theta: np.ndarray, lengths: np.ndarray, logit_multiplier: 
     ``A²`` is YaRN's temperature. Keys are sampled at ``n_keys`` evenly spaced distances and weighted by
     the spacing (a Riemann sum), so the cost is per sample, not per token. Shape (len(lengths),).
     """
-    theta = np.asarray(theta, dtype=np.float64)
+    theta = _float_array("theta", theta, lo=0.0, hi=1e6, max_len=MAX_DIM // 2)
+    lengths = _float_array("lengths", lengths, lo=1.0, hi=MAX_LENGTH, max_len=1000)
     mult = check_float("logit_multiplier", logit_multiplier, 0.0, 1e3)
     n_keys = check_int("n_keys", n_keys, 2, 8192)
     rng = np.random.default_rng(check_int("seed", seed, 0, 2**31 - 1))
@@ -392,7 +412,7 @@ def attention_entropy(theta: np.ndarray, lengths: np.ndarray, logit_multiplier: 
     k = 0.5 * q + math.sqrt(0.75) * rng.standard_normal((theta.size, 2))
     h = (q[:, 0] + 1j * q[:, 1]) * np.conj(k[:, 0] + 1j * k[:, 1])
     out = np.empty(len(lengths))
-    for j, n in enumerate(np.asarray(lengths, dtype=np.float64)):
+    for j, n in enumerate(lengths):
         m = int(min(n, n_keys))
         dist = np.linspace(0.0, n - 1, m)
         angles = dist[:, None] * theta[None, :]

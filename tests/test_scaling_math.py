@@ -305,7 +305,7 @@ def test_scores_and_entropy():
     assert s[0] == pytest.approx(1.0)
     np.testing.assert_allclose(s, [np.cos(k * theta).mean() for k in range(5)])
     r = sc.rope_scores(theta, np.arange(3), qk="random", seed=1)
-    assert r[0] == pytest.approx(1.0) and np.all(np.isfinite(r))
+    assert 0 < r[0] <= 1 and np.all(np.abs(r) <= 1) and np.all(np.isfinite(r))
     lengths = np.array([16, 256, 4096])
     h1 = sc.attention_entropy(theta, lengths, 1.0)
     h2 = sc.attention_entropy(theta, lengths, 1.6)
@@ -477,3 +477,18 @@ def test_fuzz_helpers(dim, base, L, bf, bs, ramp, scale, m):
     _ok_or_named_value_error(lambda: sc.get_mscale(scale, m), names)
     _ok_or_named_value_error(lambda: sc.dynamic_base(dim, base, scale, L, None), names)
     _ok_or_named_value_error(lambda: sc.rotations(dim, base, L), names)
+
+
+_arrays = st.one_of(
+    st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10, 10**12)), max_size=40),
+    st.just([]), st.just([[1.0, 2.0]]), st.just("abc"), st.none())
+
+
+@settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(theta=_arrays, points=_arrays, qk=st.sampled_from(["ones", "random", "x"]),
+       mult=_anything, seed=_anything)
+def test_fuzz_array_functions(theta, points, qk, mult, seed):
+    names = ("theta", "distances", "lengths", "qk", "seed", "logit_multiplier", "theta_scaled", "factor", "dim")
+    _ok_or_named_value_error(lambda: sc.rope_scores(theta, points, qk, seed), names)
+    _ok_or_named_value_error(lambda: sc.attention_entropy(theta, points, mult, n_keys=64, seed=0), names)
+    _ok_or_named_value_error(lambda: sc.unseen_angles(4, 1e4, 2.0, 1024, theta), names)

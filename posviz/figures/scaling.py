@@ -430,7 +430,7 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
                   factor: float = 8.0, original_len: int = 4096, beta_fast: float = 32.0, beta_slow: float = 1.0,
                   low_freq_factor: float = 1.0, high_freq_factor: float = 4.0, truncate: bool = True,
                   qk: str = "ones", seed: int = 0) -> go.Figure:
-    """Attention score (normalised to 1 at distance 0) against relative distance: every token up to 128, and
+    """Attention score (divided by the largest possible score) against relative distance: every token up to 128, and
     sampled out to L' with L marked. PI stretches the curve, NTK and YaRN keep the fast wiggles."""
     dim, base, factor, L, Lp = _common(dim, base, factor, original_len)
     res = _compute(methods, dim, base, factor, L, beta_fast, beta_slow, low_freq_factor, high_freq_factor,
@@ -449,7 +449,7 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
     f.marks.vline(L, f"L = {L:,}", axis=2)
     for col in (1, 2):
         f.axis("x", 1, col, title="relative distance Δ = m − n (tokens)")
-    f.axis("y", 1, 1, title="score / score at Δ = 0")
+    f.axis("y", 1, 1, title="score / largest possible score")
     who = "q = k = all ones" if qk == "ones" else f"seeded random q, k (seed {seed})"
     return f.build(title=f"Attention score vs distance ({who})", height=460)
 

@@ -86,7 +86,9 @@ if part == "pairs":
         caption="The dashed black line is the largest angle each pair reached in training (L·θ_i). Fast pairs "
                 "went round many times, so any angle is familiar. A slow pair (below the 2π line) only saw an "
                 "arc; if the method lets it turn further at L' (crosses), the model meets angles it never saw. "
-                "Without scaling every slow pair is flagged; PI and YaRN bring them back to the training arc.",
+                "Without scaling every slow pair is flagged. PI brings all of them back; NTK-aware divides only the "
+                "last pair by the full s, so the pairs just before it still overshoot (one reason its α is set "
+                "above s in practice); YaRN fixes all of them as long as beta_slow ≥ 1 (try beta_slow = 0.25).",
         latex=r"\text{unseen} \iff L\theta_i < 2\pi \ \text{and}\ L'\theta'_i > L\theta_i",
         code=[sc.unseen_angles],
     )

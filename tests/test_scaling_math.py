@@ -492,3 +492,22 @@ def test_fuzz_array_functions(theta, points, qk, mult, seed):
     _ok_or_named_value_error(lambda: sc.rope_scores(theta, points, qk, seed), names)
     _ok_or_named_value_error(lambda: sc.attention_entropy(theta, points, mult, n_keys=64, seed=0), names)
     _ok_or_named_value_error(lambda: sc.unseen_angles(4, 1e4, 2.0, 1024, theta), names)
+
+
+@settings(max_examples=200, deadline=2000)
+@given(d=st.sampled_from([16, 64, 128, 256]), b=st.sampled_from([10.0, 1e4, 5e5, 1e7]),
+       s=st.floats(1.0, 128.0), L=st.sampled_from([256, 4096, 131072]), bf=st.floats(1.5, 128.0),
+       bs=st.floats(1.0, 1.4), trunc=st.booleans())
+def test_yarn_with_beta_slow_at_least_one_never_reaches_unseen_angles(d, b, s, L, bf, bs, trunc):
+    """The page's claim: every pair with wavelength > L is fully interpolated when beta_slow >= 1."""
+    theta, _ = sc.yarn_inv_freq(d, b, s, L, bf, bs, truncate=trunc)
+    assert not sc.unseen_angles(d, b, s, L, theta)[2].any()
+
+
+def test_what_the_unseen_caption_says():
+    def flagged(method, **kw):
+        theta, _ = sc.scaled_inv_freq(method, 128, 1e4, 8, 4096, **kw)
+        return int(sc.unseen_angles(128, 1e4, 8, 4096, theta)[2].sum())
+
+    assert flagged("default") == 18 and flagged("linear") == 0 and flagged("ntk") > 0
+    assert flagged("yarn") == 0 and flagged("yarn", beta_slow=0.25) > 0 and flagged("llama3") == 0

@@ -5,6 +5,7 @@ import streamlit as st
 
 from posviz import gaussian as gk
 from posviz import ui
+from posviz.figures import gaussian as fg
 
 ui.setup_page(
     "Gaussian-kernel RoPE", icon="🔔",
@@ -92,15 +93,17 @@ ui.figure_panel(
           r"K(m)K(n)\,\ell_{mn},\ K(m-n)\,\ell_{mn},\ \ell_{mn} + \log K(|m-n|)\}",
     code=[gk.attention, gk.apply_kernel, gk.rope_logits, gk.random_qk],
 )
-ui.figure_panel(
-    "gaussian_attention_grid", {**qk, **kern}, key="grid",
-    caption="The four side by side at the same settings. Read each row as one query: a horizontal band of "
-            "one colour means that query spreads its attention evenly over every key.",
-    code=[gk.attention],
-)
-st.caption(f"T × T = {p.T * p.T:,} cells per matrix. Heatmaps show at most 200 × 200 (top) and 100 × 100 "
-           "(grid) cells per matrix; larger T are averaged over blocks, as the chart titles say. T is capped "
-           "at 512 so a slider move stays quick.")
+if ui.controls(ui.Bool("all4", "show all four modes side by side", default=False), where="main",
+               columns=1).all4:
+    ui.figure_panel(
+        "gaussian_attention_grid", {**qk, **kern}, key="grid",
+        caption="The four side by side at the same settings. Read each row as one query: a horizontal band "
+                "of one colour means that query spreads its attention evenly over every key.",
+        code=[gk.attention],
+    )
+st.caption(f"T × T = {p.T * p.T:,} cells per matrix. The charts show at most {fg.SIDE_COMPARE} × "
+           f"{fg.SIDE_COMPARE} cells per matrix ({fg.SIDE_GRID} × {fg.SIDE_GRID} in the four-way view); larger T "
+           "are averaged over blocks, as the chart titles say. T is capped at 512 so a slider move stays quick.")
 
 st.header("3. What it does to attention")
 queries = tuple(m for m in (10, 40, 100) if m < p.T) or (p.T - 1,)

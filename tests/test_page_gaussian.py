@@ -15,8 +15,7 @@ PAGE = "pages/6_Gaussian_kernel_RoPE.py"
 SLUG = "gaussian_kernel_rope"
 DEFAULTS = {"alpha1": "0.7", "alpha2": "0.3", "sigma1": "5", "sigma2": "20", "T": "128", "d": "64",
             "base": "10000", "seed": "0", "mode": "absolute", "m": "3", "n": "0", "shift": "37"}
-TITLES = ["Multi-scale Gaussian kernel", "Attention after softmax", "All four side by side", "The envelope",
-          "Same q and k", "Pair 2"]
+TITLES = ["Multi-scale Gaussian kernel", "Attention after softmax", "The envelope", "Same q and k", "Pair 2"]
 
 
 def titles(at) -> list[str]:
@@ -68,11 +67,10 @@ def test_extremes(query):
     specs = chart_specs(at)
     assert len(specs) == len(TITLES)
     t = int(query["T"])
-    for trace in specs[2]["data"]:  # the grid: at most 100 × 100 cells per matrix
-        z = values(trace["z"])
-        assert z.shape == (min(t, 100) if t <= 100 else -(-t // -(-t // 100)),) * 2
-    if t == 512:
-        assert "block means" in specs[1]["layout"]["title"]["text"]
+    for trace in specs[1]["data"]:  # at most 160 × 160 cells per matrix, block means of f × f
+        f = -(-t // 160)
+        assert values(trace["z"]).shape == (-(-t // f),) * 2
+    assert ("block means" in specs[1]["layout"]["title"]["text"]) == (t > 160)
     kernel = specs[0]["data"][2]
     a1, a2 = float(query["alpha1"]), float(query["alpha2"])
     assert values(kernel["y"])[0] == pytest.approx(a1 + a2, rel=1e-6)
@@ -141,6 +139,17 @@ def test_pitfall_toggles_show_wrong_and_right():
     assert any(t == "intended: one factor K(t) per token" for t in got)
     codes = "\n".join(c.value for c in at.code)
     assert "RuntimeError: The size of tensor a (128) must match the size of tensor b (64)" in codes
+
+
+def test_four_way_view_on_request():
+    at = run_page(PAGE, query={"all4": "1", "T": "512"})
+    assert_clean(at)
+    specs = chart_specs(at)
+    grid = specs[2]
+    assert grid["layout"]["title"]["text"].startswith("All four side by side (T = 512 shown as 74×74")
+    assert [t["name"] for t in grid["data"]] == ["plain RoPE", "(a) K(m)·K(n)", "(b) ×K(m−n)", "(c) +log K(|m−n|)"]
+    assert sum(values(t["z"]).size for t in grid["data"]) <= 250_000
+    assert "80 × 80 in the four-way view" in "\n".join(c.value for c in at.caption)
 
 
 def test_mode_control_switches_the_compared_mode():

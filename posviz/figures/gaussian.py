@@ -20,8 +20,8 @@ MODE_COLORS = {"rope": "#7f7f7f", "absolute": COLORS[3], "relative_mul": COLORS[
 SHORT = {"rope": "plain RoPE", "absolute": "(a) K(m)·K(n)", "relative_mul": "(b) ×K(m−n)",
          "relative_log": "(c) +log K(|m−n|)"}
 LOG_FLOOR = -6.0  # colour floor of log10 attention weights (the log bias reaches 1e-30)
-SIDE_COMPARE = 200  # displayed side of each attention heatmap: 2 panels × 200² = 80k cells at most
-SIDE_GRID = 100     # four panels × 100² = 40k cells at most
+SIDE_COMPARE = 160  # displayed side of each attention heatmap: 2 panels × 160² = 51k cells at most
+SIDE_GRID = 80      # four panels × 80² = 26k cells at most
 
 
 def _block_mean(a: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray, int]:

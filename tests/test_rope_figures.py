@@ -32,6 +32,12 @@ def arr(v) -> np.ndarray:
     return np.asarray(v)
 
 
+def ft(fig, f: int, trace: int):
+    """Frame f's update of base trace ``trace``."""
+    frame = fig.frames[f]
+    return frame.data[list(frame.traces).index(trace)]
+
+
 def _size(fig) -> int:
     return len(theme.style(fig).to_json())
 
@@ -77,7 +83,7 @@ def test_clock_frames_controls_and_payload():
     go.Figure(fig.to_plotly_json())  # built without validation for speed: every attribute must be valid
     stills = list(export.frame_figures(fig))  # what the GIF/MP4 export renders
     assert len(stills) == rf.MAX_FRAMES
-    assert arr(stills[-1].data[3].x).tolist() == arr(fig.frames[-1].data[1].x).tolist()
+    assert arr(stills[-1].data[3].x).tolist() == arr(ft(fig, -1, 3).x).tolist()
 
 
 def test_clock_builds_fast():
@@ -96,17 +102,28 @@ def test_clock_hands_follow_the_rotation():
     tips_x, tips_y = np.asarray(fig.data[3].x), np.asarray(fig.data[3].y)  # frame 0: all hands at 45°
     np.testing.assert_allclose(tips_x - cx, math.cos(math.pi / 4), atol=1e-5)
     np.testing.assert_allclose(tips_y - cy, math.sin(math.pi / 4), atol=1e-5)
-    last = fig.frames[-1].data[1]
+    last = ft(fig, -1, 3)
     expected = np.pi / 4 + m_max * theta
     np.testing.assert_allclose(arr(last.x) - cx, np.cos(expected), atol=1e-5)
     np.testing.assert_allclose(arr(last.y) - cy, np.sin(expected), atol=1e-5)
-    hands = arr(fig.frames[-1].data[0].x).astype(np.float64).reshape(-1, 3)
+    hands = arr(ft(fig, -1, 2).x).astype(np.float64).reshape(-1, 3)
     np.testing.assert_allclose(hands[:, 0], cx, atol=1e-5)  # each hand starts at its circle's centre
     np.testing.assert_allclose(arr(last.customdata), m_max * theta, rtol=1e-6)
     # wrapped marking: pairs with m_max·θ >= 2π are coloured 1
     assert arr(last.marker.color).tolist() == (m_max * theta >= 2 * np.pi).astype(float).tolist()
-    assert arr(fig.frames[0].data[1].marker.color).sum() == 0
-    assert "of 4 pairs have completed a full turn" in fig.frames[-1].data[2].text[0]
+    assert arr(ft(fig, 0, 3).marker.color).sum() == 0
+    assert "of 4 pairs have completed a full turn" in ft(fig, -1, 4).text[0]
+
+
+def test_clock_labels_show_the_angle_frame_by_frame():
+    fig = build("rope_clock", dim=8, base=100.0, m_max=30.0, n_frames=31)
+    assert list(fig.frames[0].traces) == [1, 2, 3, 4]
+    last = ft(fig, -1, 1).text
+    theta = rope.inv_freq(8, 100.0)
+    assert last[1] == f"i=1, λ={2 * math.pi / theta[1]:.3g}<br>m·θ={30 * theta[1]:.3g} rad"
+    assert fig.data[1].text[1].endswith("m·θ=0 rad")
+    big = build("rope_clock", dim=64, n_frames=rf.MAX_FRAMES, m_max=8192.0)  # 32 live labels, 72 frames
+    assert _size(big) < 1_000_000
 
 
 def test_clock_layout_and_subsets():

@@ -25,6 +25,7 @@ __all__ = ["rope_clock", "rope_angle_heatmap", "rope_cos_sin_tables", "rope_scor
 MAX_HEATMAP_CELLS = 160_000
 MAX_GRID_POSITIONS = 256  # the (m, n) score heatmap shows at most this many positions per axis
 MAX_FRAMES = 72
+MAX_LIVE_LABELS = 32  # up to this many pairs, the clock's labels show each angle frame by frame
 PAIR_SETS = ("all", "ends", "stride4")
 LAYOUT_NAMES = {"interleaved": "interleaved (RoFormer, Meta)", "half": "half-split (GPT-NeoX, HF)",
                 "mixed": "mixed (seeds 001/002, buggy)"}
@@ -96,7 +97,13 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_f
     ring_x = np.concatenate([np.append(x0 + np.cos(circ), np.nan) for x0 in cx])
     ring_y = np.concatenate([np.append(y0 + np.sin(circ), np.nan) for y0 in cy])
     small = n_sel > 32
-    label = [f"i={i}<br>λ={lam[i]:.3g}" for i in sel]
+    live = n_sel <= MAX_LIVE_LABELS  # few pairs: each label also shows the current angle, frame by frame
+
+    def labels(f: int) -> list[str]:
+        if not live:
+            return [f"i={i}<br>λ={lam[i]:.3g}" for i in sel]
+        return [f"i={i}, λ={lam[i]:.3g}<br>m·θ={a:.3g} rad" for i, a in zip(sel, ang[f])]
+
     hover = [f"pair {i} (channels {ch[j, 0]}, {ch[j, 1]})<br>θ_{i} = {theta[i]:.4g} rad/token"
              f"<br>λ_{i} = {lam[i]:.4g} tokens" for j, i in enumerate(sel)]
 
@@ -112,7 +119,8 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_f
     def frame_traces(f: int) -> list[dict]:
         hx, hy = hands(f)
         wrapped = np.abs(ang[f]) >= rope.TWO_PI
-        return [dict(type="scatter", x=_typed(hx), y=_typed(hy)),
+        return [dict(type="scatter", text=labels(f))] * live + [
+                dict(type="scatter", x=_typed(hx), y=_typed(hy)),
                 dict(type="scatter", x=_typed(cx + uv[f, :, 0]), y=_typed(cy + uv[f, :, 1]),
                      customdata=_typed(ang[f]), marker=dict(color=_typed(wrapped))),
                 dict(type="scatter", text=[status(f)])]
@@ -122,7 +130,7 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_f
     data = [
         dict(type="scatter", x=_f32(ring_x), y=_f32(ring_y), mode="lines", line=dict(color="#9aa0b4", width=1),
              hoverinfo="skip", name="unit circle per pair"),
-        dict(type="scatter", x=_f32(cx), y=_f32(cy - 1.45), mode="text", text=label, hoverinfo="skip",
+        dict(type="scatter", x=_f32(cx), y=_f32(cy - 1.45), mode="text", text=labels(0), hoverinfo="skip",
              textfont=dict(size=8 if small else 11), name="pair i and wavelength λ_i"),
         dict(type="scatter", x=hx, y=hy, mode="lines", line=dict(color=COLORS[0], width=2), hoverinfo="skip",
              name="hand (pair rotated by m·θ_i)"),
@@ -138,7 +146,8 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_f
     # Frames are plain dicts with arrays already in plotly's typed-array form, and the figure skips
     # plotly's validation: with numpy arrays, validation and serialisation cost ~0.5 ms per array, about
     # 0.3 s per build and 60 ms per rerun for 300 arrays. The tests validate the dicts instead.
-    frames = [dict(data=frame_traces(f), traces=[2, 3, 4], name=str(f)) for f in range(n_frames)]
+    traces = [1, 2, 3, 4] if live else [2, 3, 4]
+    frames = [dict(data=frame_traces(f), traces=traces, name=str(f)) for f in range(n_frames)]
     # about square cells at a 900 px wide chart, and at most 200 px per row when there are few pairs
     height = int(min(1100, max(360, 150 + min(880 * (3.0 * nrows + 0.6) / (2.6 * ncols), 200 * nrows))))
     play = dict(frame=dict(duration=90, redraw=False), fromcurrent=True, transition=dict(duration=0))

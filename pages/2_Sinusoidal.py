@@ -21,76 +21,93 @@ p = ui.controls(
               options={"interleaved": "interleaved (paper)", "concat": "concatenated (TF, MAE)"}),
 )
 table = dict(n_positions=p.n, d_model=p.d, base=p.base)
+part = ui.controls(
+    ui.Choice("part", "lesson part", default="table", widget="radio", options={
+        "table": "1. The table", "waves": "2. One dimension", "similarity": "3. Similarity",
+        "shift": "4. Shift = rotation", "pitfalls": "5. Pitfalls"}),
+    where="main", columns=1,
+)["part"]
+st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
+           "apply to all parts.")
 
-st.header("1. The table")
-ui.figure_panel(
-    "sinusoidal_heatmap", {**table, "layout": p.layout}, key="heatmap",
-    caption="Each row is the code added at one position. The left columns flicker from row to row (fast "
-            "pairs); the right columns barely change over hundreds of positions (slow pairs). In the "
-            "concatenated layout the same numbers are regrouped: all sines first, then all cosines.",
-    latex=r"PE(p, 2i) = \sin(p\,\omega_i),\quad PE(p, 2i+1) = \cos(p\,\omega_i),\quad "
-          r"\omega_i = b^{-2i/d_{\mathrm{model}}}",
-    code=[sn.sinusoidal_table, sn.frequencies],
-)
 
-st.header("2. One dimension at a time")
-dims = ui.controls(
-    ui.Int("dim_a", "first dimension j", default=0, lo=0, hi=1023),
-    ui.Int("dim_b", "second dimension j", default=21, lo=0, hi=1023),
-    where="main", columns=2,
-)
-chosen = tuple(min(j, p.d - 1) for j in (dims.dim_a, dims.dim_b))
-ui.figure_panel(
-    "sinusoidal_waves", {**table, "layout": p.layout, "dims": chosen}, key="waves",
-    caption="Every dimension is a plain sine or cosine of the position; only the wavelength changes. "
-            "Wavelengths grow geometrically from 2π tokens (pair 0) to 2π·b (the last pair).",
-    latex=r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\, b^{2i/d_{\mathrm{model}}}",
-    code=[sn.wavelengths],
-)
-
-st.header("3. How similar are two positions?")
-left, right = st.columns(2)
-with left:
+def part_table() -> None:
+    st.header("1. The table")
     ui.figure_panel(
-        "sinusoidal_similarity", table, key="similarity",
-        caption="Every diagonal is constant: the dot product of two codes depends only on how far apart "
-                "they are, not on where they are.",
-        latex=r"PE(p)\cdot PE(q) = \sum_i \cos\big((p-q)\,\omega_i\big)",
-        code=[sn.similarity, sn.dot_by_offset],
-    )
-with right:
-    ui.figure_panel(
-        "sinusoidal_dot_by_offset", {"max_offset": min(p.n, 512), "d_model": p.d, "base": p.base},
-        key="offset",
-        caption="The curve is mirror-symmetric: a token k places to the left looks exactly like one k "
-                "places to the right. Absolute sinusoidal PE cannot tell left from right in a dot "
-                "product; RoPE's score can (see the RoPE lesson).",
-        code=[sn.dot_by_offset],
+        "sinusoidal_heatmap", {**table, "layout": p.layout}, key="heatmap",
+        caption="Each row is the code added at one position. The left columns flicker from row to row (fast "
+                "pairs); the right columns barely change over hundreds of positions (slow pairs). In the "
+                "concatenated layout the same numbers are regrouped: all sines first, then all cosines.",
+        latex=r"PE(p, 2i) = \sin(p\,\omega_i),\quad PE(p, 2i+1) = \cos(p\,\omega_i),\quad "
+              r"\omega_i = b^{-2i/d_{\mathrm{model}}}",
+        code=[sn.sinusoidal_table, sn.frequencies],
     )
 
-st.header("4. Moving k positions is a rotation")
-shift = ui.controls(
-    ui.Int("p", "start position p", default=10, lo=0, hi=1000),
-    ui.Int("k", "offset k", default=5, lo=0, hi=100),
-    ui.Int("pair", "pair i", default=0, lo=0, hi=511),
-    where="main", columns=3,
-)
-pair = min(shift.pair, p.d // 2 - 1)
-ui.figure_panel(
-    "sinusoidal_shift", {"d_model": p.d, "base": p.base, "p": shift.p, "k": shift.k, "pair": pair},
-    key="shift",
-    caption="Each (sin, cos) pair lives on the unit circle. Going from p to p+k turns it by k·ω_i, and the "
-            "matrix M_k that does it contains only k, never p: the same linear map works from every start.",
-    latex=r"\begin{pmatrix}\sin((p+k)\omega)\\ \cos((p+k)\omega)\end{pmatrix} = "
-          r"\underbrace{\begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega"
-          r"\end{pmatrix}}_{M_k}\begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix}",
-    code=[sn.shift_matrix],
-)
-pe = sn.sinusoidal_table(shift.p + shift.k + 1, p.d, p.base)
-mapped = sn.shift_matrix(shift.k, p.d, p.base) @ pe[shift.p]
-err = float(np.abs(mapped - pe[shift.p + shift.k]).max())
-ui.check("M_k · PE(p) = PE(p + k) over all d_model dimensions", err < 1e-9,
-         f"max |difference| = {err:.1e} at p = {shift.p}, k = {shift.k}")
+
+def part_waves() -> None:
+    st.header("2. One dimension at a time")
+    dims = ui.controls(
+        ui.Int("dim_a", "first dimension j", default=0, lo=0, hi=1023),
+        ui.Int("dim_b", "second dimension j", default=21, lo=0, hi=1023),
+        where="main", columns=2,
+    )
+    chosen = tuple(min(j, p.d - 1) for j in (dims.dim_a, dims.dim_b))
+    ui.figure_panel(
+        "sinusoidal_waves", {**table, "layout": p.layout, "dims": chosen}, key="waves",
+        caption="Every dimension is a plain sine or cosine of the position; only the wavelength changes. "
+                "Wavelengths grow geometrically from 2π tokens (pair 0) to 2π·b (the last pair).",
+        latex=r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\, b^{2i/d_{\mathrm{model}}}",
+        code=[sn.wavelengths],
+    )
+
+
+def part_similarity() -> None:
+    st.header("3. How similar are two positions?")
+    left, right = st.columns(2)
+    with left:
+        ui.figure_panel(
+            "sinusoidal_similarity", table, key="similarity",
+            caption="Every diagonal is constant: the dot product of two codes depends only on how far apart "
+                    "they are, not on where they are.",
+            latex=r"PE(p)\cdot PE(q) = \sum_i \cos\big((p-q)\,\omega_i\big)",
+            code=[sn.similarity, sn.dot_by_offset],
+        )
+    with right:
+        ui.figure_panel(
+            "sinusoidal_dot_by_offset", {"max_offset": min(p.n, 512), "d_model": p.d, "base": p.base},
+            key="offset",
+            caption="The curve is mirror-symmetric: a token k places to the left looks exactly like one k "
+                    "places to the right. Absolute sinusoidal PE cannot tell left from right in a dot "
+                    "product; RoPE's score can (see the RoPE lesson).",
+            code=[sn.dot_by_offset],
+        )
+
+
+def part_shift() -> None:
+    st.header("4. Moving k positions is a rotation")
+    shift = ui.controls(
+        ui.Int("p", "start position p", default=10, lo=0, hi=1000),
+        ui.Int("k", "offset k", default=5, lo=0, hi=100),
+        ui.Int("pair", "pair i", default=0, lo=0, hi=511),
+        where="main", columns=3,
+    )
+    pair = min(shift.pair, p.d // 2 - 1)
+    ui.figure_panel(
+        "sinusoidal_shift", {"d_model": p.d, "base": p.base, "p": shift.p, "k": shift.k, "pair": pair},
+        key="shift",
+        caption="Each (sin, cos) pair lives on the unit circle. Going from p to p+k turns it by k·ω_i, and the "
+                "matrix M_k that does it contains only k, never p: the same linear map works from every start.",
+        latex=r"\begin{pmatrix}\sin((p+k)\omega)\\ \cos((p+k)\omega)\end{pmatrix} = "
+              r"\underbrace{\begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega"
+              r"\end{pmatrix}}_{M_k}\begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix}",
+        code=[sn.shift_matrix],
+    )
+    pe = sn.sinusoidal_table(shift.p + shift.k + 1, p.d, p.base)
+    mapped = sn.shift_matrix(shift.k, p.d, p.base) @ pe[shift.p]
+    err = float(np.abs(mapped - pe[shift.p + shift.k]).max())
+    ui.check("M_k · PE(p) = PE(p + k) over all d_model dimensions", err < 1e-9,
+             f"max |difference| = {err:.1e} at p = {shift.p}, k = {shift.k}")
+
 
 def shapes(seed001: bool) -> None:
     """Slice a (512, 64) table for a 10-token sequence, the right way or seed 001's way."""
@@ -98,35 +115,39 @@ def shapes(seed001: bool) -> None:
     ui.check("the slice has shape (10, 64) for a 10-token sequence", rows.shape == (10, 64), f"got {rows.shape}")
 
 
-st.header("Pitfalls")
-ui.pitfall(
-    "slicing the feature axis (seed 001)",
-    "Seed 001 stores the table as a `(max_len, d_model)` buffer and adds `pe[:, :seq_len]` to the input. "
-    "That slices the **feature** axis, giving shape `(max_len, seq_len)`, which cannot be added to a "
-    "`(seq_len, d_model)` input. The rows to add are `pe[:seq_len]`.",
-    key="slice",
-    wrong=lambda: shapes(seed001=True),
-    right=lambda: shapes(seed001=False),
-)
+def part_pitfalls() -> None:
+    st.header("Pitfalls")
+    ui.pitfall(
+        "slicing the feature axis (seed 001)",
+        "Seed 001 stores the table as a `(max_len, d_model)` buffer and adds `pe[:, :seq_len]` to the input. "
+        "That slices the **feature** axis, giving shape `(max_len, seq_len)`, which cannot be added to a "
+        "`(seq_len, d_model)` input. The rows to add are `pe[:seq_len]`.",
+        key="slice",
+        wrong=lambda: shapes(seed001=True),
+        right=lambda: shapes(seed001=False),
+    )
+    ui.pitfall(
+        "which dimensions are fast? (seed 003)",
+        "Seed 003 says the low dimensions change slowly (global) and the high ones quickly (local). It is the "
+        "other way round: pair 0 has ω = 1 rad/token and turns fastest; the last pair is the slowest.",
+        key="fastslow",
+        wrong=lambda: ui.figure_panel("sinusoidal_fast_slow", {**table, "claim": "seed003"}, key="fs_wrong",
+                                      caption="The labels follow seed 003: they contradict the curves."),
+        right=lambda: ui.figure_panel("sinusoidal_fast_slow", {**table, "claim": "right"}, key="fs_right",
+                                      caption="Dimension 0 oscillates every ~6 tokens; the last pair hardly moves."),
+    )
+    ui.pitfall(
+        "the exponent counted twice",
+        "Loops written as `for i in range(0, d, 2): ... 10000 ** ((2 * i) / d)` use the channel index (which "
+        "already steps by 2) *and* multiply by 2, so the exponent runs to 2 instead of 1: the slow half of the "
+        "table gets wavelengths far beyond 2π·b and is almost constant over any real sequence.",
+        key="exponent",
+    )
+    ui.figure_panel("sinusoidal_exponent_bug", {"d_model": p.d, "base": p.base}, key="exp_bug",
+                    caption="Solid: the right wavelengths, ending just below 2π·b. Dashed: the doubled exponent "
+                            "overshoots 2π·b by orders of magnitude, so half the table barely moves.")
 
 
-
-ui.pitfall(
-    "which dimensions are fast? (seed 003)",
-    "Seed 003 says the low dimensions change slowly (global) and the high ones quickly (local). It is the "
-    "other way round: pair 0 has ω = 1 rad/token and turns fastest; the last pair is the slowest.",
-    key="fastslow",
-    wrong=lambda: ui.figure_panel("sinusoidal_fast_slow", {**table, "claim": "seed003"}, key="fs_wrong",
-                                  caption="The labels follow seed 003: they contradict the curves."),
-    right=lambda: ui.figure_panel("sinusoidal_fast_slow", {**table, "claim": "right"}, key="fs_right",
-                                  caption="Dimension 0 oscillates every ~6 tokens; the last pair hardly moves."),
-)
-ui.pitfall(
-    "the exponent counted twice",
-    "Loops written as `for i in range(0, d, 2): ... 10000 ** ((2 * i) / d)` use the channel index (which "
-    "already steps by 2) *and* multiply by 2, so the exponent runs to 2 instead of 1: the slow half of the "
-    "table gets wavelengths far beyond 2π·b and is almost constant over any real sequence.",
-    key="exponent",
-    wrong=lambda: ui.figure_panel("sinusoidal_exponent_bug", {"d_model": p.d, "base": p.base},
-                                  key="exp_bug", caption="Dashed: the doubled exponent overshoots 2π·b."),
-)
+PARTS = {"table": part_table, "waves": part_waves, "similarity": part_similarity, "shift": part_shift,
+         "pitfalls": part_pitfalls}
+PARTS[part]()

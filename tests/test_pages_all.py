@@ -15,11 +15,18 @@ PAGES = page_paths()
 HOSTILE = ["abc", "nan", "-inf", "1e309", "", "99999999999999999999999", "<script>alert(1)</script>"]
 
 
-def page_params(path: str) -> dict[str, Param]:
-    at = run_page(path)
+def page_params(path: str, query: dict[str, str] | None = None) -> dict[str, Param]:
+    """The controls a page draws (for ``query``), read from the page context after a clean run."""
+    at = run_page(path, query)
     assert_clean(at)
     ctx = at.session_state["_posviz_ctx"] if "_posviz_ctx" in at.session_state else None
     return dict(ctx.params) if ctx is not None else {}
+
+
+def parts(path: str) -> list[dict[str, str]]:
+    """One query per lesson part (pages drawn one part at a time have a Choice named "part")."""
+    param = page_params(path).get("part")
+    return [{"part": v} for v in param.options] if isinstance(param, Choice) else [{}]
 
 
 def extreme(param: Param, high: bool) -> str | None:
@@ -50,25 +57,30 @@ def test_page_runs_clean_at_defaults(path):
 @pytest.mark.parametrize("high", [False, True], ids=["all-min", "all-max"])
 @pytest.mark.parametrize("path", PAGES)
 def test_page_runs_clean_with_every_control_at_an_extreme(path, high):
-    params = page_params(path)
-    query = {name: v for name, p in params.items() if (v := extreme(p, high)) is not None}
-    at = run_page(path, query)
-    assert_clean(at)
-    bad = [n for n in params if f"`{n}`" in warnings_text(at)]
-    assert not bad, f"valid extreme values rejected for {bad}"
+    for part in parts(path):
+        params = page_params(path, part)
+        query = {name: v for name, p in params.items() if (v := extreme(p, high)) is not None and name != "part"}
+        at = run_page(path, {**query, **part})
+        assert_clean(at)
+        bad = [n for n in params if f"`{n}`" in warnings_text(at)]
+        assert not bad, f"valid extreme values rejected for {bad} in {part}"
 
 
 @pytest.mark.parametrize("raw", HOSTILE)
 @pytest.mark.parametrize("path", PAGES)
 def test_hostile_query_values_warn_and_fall_back(path, raw):
-    params = page_params(path)
-    at = run_page(path, {name: raw for name in params})
-    assert_clean(at)
-    text = warnings_text(at)
-    for name, param in params.items():
-        if isinstance(param, Text):
-            continue  # any short text is a valid sentence; it is shown as plain text
-        if raw == "" and isinstance(param, Multi):
-            continue
-        assert f"`{name}`" in text, f"no warning for {name}={raw!r}"
-    assert "<script>" not in str([m.value for m in at.markdown])
+    for part in parts(path):
+        params = page_params(path, part)
+        hostile = {name: raw for name in params}
+        at = run_page(path, {**hostile, **part} if part and raw != "" else hostile)
+        assert_clean(at)
+        text = warnings_text(at)
+        for name, param in params.items():
+            if isinstance(param, Text) or (name == "part" and part):
+                continue  # any short text is a valid sentence (shown as plain text); the part was valid
+            if raw == "" and isinstance(param, Multi):
+                continue
+            if raw == "" and part and name != "part":
+                continue  # with part="" the default part is drawn: checked in that part's own run
+            assert f"`{name}`" in text, f"no warning for {name}={raw!r} in {part}"
+        assert "<script>" not in str([m.value for m in at.markdown])

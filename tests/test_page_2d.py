@@ -12,14 +12,18 @@ from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, wa
 
 PAGE = "pages/3_2D_encodings.py"
 SLUG = "2d_encodings"
-PARAMS = ["H", "W", "D", "base", "combine", "ch", "first", "row", "col", "old", "new", "recompute", "rch",
-          "kind", "hd", "rbase", "content", "seed", "head", "ra", "ca", "rb", "cb", "by_offset", "ntext", "fq"]
+SIDEBAR = ["H", "W", "D", "base", "combine", "part"]
+PART_PARAMS = {"grid": ["ch", "first"], "similarity": ["row", "col"], "mae": [],
+               "resize": ["old", "new", "recompute", "rch"],
+               "rope": ["kind", "hd", "rbase", "content", "seed", "head", "ra", "ca", "rb", "cb", "by_offset"],
+               "flux": ["ntext", "fq", "fr", "fc"]}
+CHARTS = {"grid": 2, "similarity": 1, "mae": 1, "resize": 2, "rope": 1, "flux": 2}
 LARGEST = dict(H="64", W="64", D="1024", base="1000000", ch="1023", first="1023", row="63", col="63", old="64",
                new="64", rch="1023", kind="mixed", hd="128", rbase="100000", content="random", seed="999",
-               head="15", ra="63", ca="63", rb="63", cb="0", by_offset="1", ntext="64", fq="text",
-               recompute="integer", combine="add")
+               head="15", ra="63", ca="63", rb="63", cb="0", by_offset="1", ntext="64", fq="text", fr="31",
+               fc="31", recompute="integer", combine="add")
 SMALLEST = dict(H="1", W="1", D="4", base="10", ch="0", first="0", row="0", col="0", old="2", new="2", rch="0",
-                hd="4", rbase="2", seed="0", head="0", ra="0", ca="0", rb="0", cb="0", ntext="0")
+                hd="4", rbase="2", seed="0", head="0", ra="0", ca="0", rb="0", cb="0", ntext="0", fr="0", fc="0")
 
 
 def arr(v: object) -> np.ndarray:
@@ -42,61 +46,95 @@ def by_title(specs: list[dict], words: str) -> dict:
         s["layout"].get("title", {}).get("text", "") for s in specs))
 
 
-def test_defaults_draw_every_section():
+def test_defaults_open_the_patch_grid():
     at = run_page(PAGE)
     assert_clean(at)
+    assert not warnings_text(at)
     specs = chart_specs(at)
-    assert len(specs) == 9  # 2 grid + similarity + MAE + 2 resize + RoPE + 2 FLUX (mixed directions hidden)
-    sim = by_title(specs, "Which patches look like")
+    assert len(specs) == 2
+    img = z(by_title(specs, "MAE (column | row), ch 0")["data"][0])
+    assert img.shape == (14, 14)
+    np.testing.assert_allclose(img[5], np.sin(np.arange(14)), atol=1e-6)  # sin(column · 1) on every row
+    multiples = by_title(specs, "Channels 0–15 of 64")
+    assert len(multiples["data"]) == 16
+    assert len(at.toggle) >= 3  # the pitfalls sit under every part
+
+
+@pytest.mark.parametrize("part", list(PART_PARAMS))
+def test_every_part_draws_its_charts(part):
+    at = run_page(PAGE, query={"part": part})
+    assert_clean(at)
+    assert not warnings_text(at)
+    assert len(chart_specs(at)) == CHARTS[part]
+
+
+def test_similarity_part_shows_the_collision_with_numbers():
+    at = run_page(PAGE, query={"part": "similarity"})
+    assert_clean(at)
+    sim = by_title(chart_specs(at), "Which patches look like")
     heat = [t for t in sim["data"] if t["type"] == "heatmap"]
     assert len(heat) == 3
     np.testing.assert_allclose(z(heat[1]), r2.patch_similarity(14, 14, 64, 10000.0, "add", 2, 9), atol=1e-6)
     assert z(heat[1])[9, 2] == pytest.approx(1.0, abs=1e-6)  # the transposed patch collides
-    rope = by_title(specs, "axial RoPE")
-    assert "gap" in rope["layout"]["title"]["text"]
-    texts = " ".join(m.value for m in at.markdown)
-    assert "holds" in texts  # the offset-only and collision checks hold
-    assert not warnings_text(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["|PE(2,9) − PE(9,2)|, add"] == "0.0000"
     assert float(metrics["|PE(2,9) − PE(9,2)|, mae"]) > 0.5
-    assert float(metrics["first half (emb_h), step down a column"]) == 0.0
-    assert float(metrics["first half (emb_h), step along a row"]) > 0.05
+    assert "transposed patches collide** holds" in " ".join(m.value for m in at.markdown)
 
 
-def test_largest_settings():
-    at = run_page(PAGE, query=LARGEST)
+def test_mae_part_numbers():
+    at = run_page(PAGE, query={"part": "mae"})
+    assert_clean(at)
+    metrics = {m.label: float(m.value) for m in at.metric}
+    assert metrics["first half (emb_h), step down a column"] == 0.0
+    assert metrics["first half (emb_h), step along a row"] > 0.05
+    assert metrics["second half (emb_w), step along a row"] == 0.0
+
+
+def test_rope_part_offset_check_holds():
+    at = run_page(PAGE, query={"part": "rope"})
+    assert_clean(at)
+    rope = by_title(chart_specs(at), "axial RoPE")
+    assert "gap" in rope["layout"]["title"]["text"]
+    assert "agree at every shared offset** holds" in " ".join(m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("part", list(PART_PARAMS))
+def test_largest_settings(part):
+    at = run_page(PAGE, query={**LARGEST, "part": part})
     assert_clean(at)
     assert not warnings_text(at)
     specs = chart_specs(at)
-    assert len(specs) == 10  # + RoPE-Mixed directions
-    grid = by_title(specs, "add (row + column), ch 1023")
-    assert z(grid["data"][0]).shape == (64, 64)
-    captions = " ".join(c.value for c in at.caption)
-    assert "FLUX grid height is capped at 32" in captions
-    flux = by_title(specs, "FLUX.1 RoPE angles")
-    assert z(flux["data"][0]).shape == (64 + 32 * 32, 64)
-    scores = by_title(specs, "query = text token 0")
-    bars = arr(scores["data"][0]["y"])
-    assert len(bars) == 64 and np.ptp(bars) < 1e-6  # every text token scores the same
+    assert len(specs) == CHARTS[part] + (part == "rope")  # + RoPE-Mixed directions
+    if part == "grid":
+        assert z(by_title(specs, "add (row + column), ch 1023")["data"][0]).shape == (64, 64)
+    if part == "flux":
+        captions = " ".join(c.value for c in at.caption)
+        assert "FLUX grid height is capped at 32" in captions
+        assert z(by_title(specs, "FLUX.1 RoPE angles")["data"][0]).shape == (64 + 32 * 32, 64)
+        bars = arr(by_title(specs, "query = text token 0")["data"][0]["y"])
+        assert len(bars) == 64 and np.ptp(bars) < 1e-6  # every text token scores the same
 
 
-def test_smallest_settings():
-    at = run_page(PAGE, query=SMALLEST)
+@pytest.mark.parametrize("part", list(PART_PARAMS))
+def test_smallest_settings(part):
+    at = run_page(PAGE, query={**SMALLEST, "part": part})
     assert_clean(at)
     assert not warnings_text(at)
-    specs = chart_specs(at)
-    assert z(by_title(specs, "MAE (column | row), ch 0")["data"][0]).shape == (1, 1)
+    if part == "grid":
+        assert z(by_title(chart_specs(at), "MAE (column | row), ch 0")["data"][0]).shape == (1, 1)
 
 
 def test_caps_are_announced():
-    at = run_page(PAGE, query=dict(D="16", ch="40", H="5", row="9", ra="20"))
+    at = run_page(PAGE, query=dict(D="16", ch="40", H="5"))
     assert_clean(at)
     captions = " ".join(c.value for c in at.caption)
     assert "channel k is capped at 15" in captions
-    assert "patch row is capped at 4" in captions
-    assert "query A row is capped at 4" in captions
     assert "ch 15" in by_title(chart_specs(at), "ch 15")["layout"]["title"]["text"]
+    at = run_page(PAGE, query=dict(part="similarity", H="5", row="9"))
+    assert "patch row is capped at 4" in " ".join(c.value for c in at.caption)
+    at = run_page(PAGE, query=dict(part="rope", H="5", ra="20"))
+    assert "query A row is capped at 4" in " ".join(c.value for c in at.caption)
 
 
 @pytest.mark.parametrize("combine", ["concat", "add"])
@@ -112,7 +150,8 @@ def test_combine_modes(combine):
 
 
 def test_mixed_rope_and_offsets():
-    at = run_page(PAGE, query=dict(kind="mixed", rbase="10", by_offset="1", content="random", seed="3"))
+    at = run_page(PAGE, query=dict(part="rope", kind="mixed", rbase="10", by_offset="1", content="random",
+                                   seed="3"))
     assert_clean(at)
     specs = chart_specs(at)
     rope = by_title(specs, "RoPE-Mixed init")
@@ -124,7 +163,7 @@ def test_mixed_rope_and_offsets():
 
 
 def test_pitfall_toggles_show_wrong_and_right():
-    at = run_page(PAGE)
+    at = run_page(PAGE, query={"part": "mae"})
     n0 = len(chart_specs(at))
     for key in ("x", "add", "flux"):
         at.toggle(key=f"{SLUG}.pitfall.{key}").set_value(True)
@@ -137,14 +176,28 @@ def test_pitfall_toggles_show_wrong_and_right():
     assert "different rotations** fails" in texts
 
 
-@pytest.mark.parametrize("bad", GARBAGE)
-def test_garbage_in_every_parameter_warns_and_falls_back(bad):
-    at = run_page(PAGE, query=dict.fromkeys(PARAMS, bad))
+SOME_GARBAGE = ["abc", "nan", "1e309", "", "<script>alert(1)</script>"]
+GARBAGE_CASES = ([("rope", bad) for bad in GARBAGE] +  # the part with the most controls gets every value
+                 [(part, bad) for part in PART_PARAMS if part != "rope" for bad in SOME_GARBAGE])
+
+
+@pytest.mark.parametrize(("part", "bad"), GARBAGE_CASES)
+def test_garbage_in_every_parameter_warns_and_falls_back(part, bad):
+    params = [p for p in SIDEBAR if p != "part"] + PART_PARAMS[part]
+    at = run_page(PAGE, query={**dict.fromkeys(params, bad), "part": part})
     assert_clean(at)
     warn = warnings_text(at)
-    for name in PARAMS:
+    for name in params:
         if name == "by_offset" and bad.strip().lower() in ("1", "0"):
             continue
         assert f"`{name}`" in warn, (name, bad)
-    assert len(chart_specs(at)) == 9  # the defaults are drawn
+    assert len(chart_specs(at)) == CHARTS[part]  # the defaults are drawn
     assert "<script>" not in " ".join(m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("bad", ["abc", "<script>alert(1)</script>", ""])
+def test_garbage_part_falls_back_to_the_grid(bad):
+    at = run_page(PAGE, query={"part": bad})
+    assert_clean(at)
+    assert "`part`" in warnings_text(at)
+    assert len(chart_specs(at)) == CHARTS["grid"]

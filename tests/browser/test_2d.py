@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tests.browser.conftest import chart_traces, error_elements, move_slider, open_page
+from tests.browser.conftest import chart_traces, error_elements, move_slider, open_page, wait_idle
 
 pytestmark = pytest.mark.browser
 PAGE = "2D_encodings"
@@ -20,8 +20,18 @@ def test_page_loads_and_draws_the_patch_grid(page, app_url):
     # MAE channel 0 is sin(column · 1): the same on every row, sin(c) along it
     assert z[5][3] == pytest.approx(math.sin(3.0), abs=1e-6)
     assert z[0][3] == pytest.approx(z[13][3], abs=1e-6)
-    sim = [t for t in chart_traces(page, 2) if t["type"] == "heatmap"]
+    assert len(chart_traces(page, 1)) == 16  # the small multiples
+
+
+def test_part_switch_and_similarity(page, app_url):
+    open_page(page, app_url, PAGE)
+    page.get_by_text("2 · similar patches").click()
+    wait_idle(page)
+    assert "part=similarity" in page.url
+    sim = [t for t in chart_traces(page, 0) if t["type"] == "heatmap"]
     assert len(sim) == 3 and sim[1]["z"][9][2] == pytest.approx(1.0, abs=1e-6)  # add: (2, 9) ~ (9, 2)
+    assert sim[2]["z"][9][2] < 0.99  # MAE keeps them apart
+    assert error_elements(page) == []
 
 
 def test_slider_move_redraws_every_grid_chart(page, app_url):
@@ -30,16 +40,18 @@ def test_slider_move_redraws_every_grid_chart(page, app_url):
     assert "W=12" in page.url
     z = chart_traces(page, 0)[0]["z"]
     assert (len(z), len(z[0])) == (14, 12)
-    sim = [t for t in chart_traces(page, 2) if t["type"] == "heatmap"]
-    assert len(sim[0]["z"][0]) == 12
+    assert len(chart_traces(page, 1)[0]["z"][0]) == 12  # the small multiples follow
     assert error_elements(page) == []
 
 
 def test_shared_link_restores_a_non_default_view(page, app_url):
-    open_page(page, app_url, PAGE, H=6, W=9, D=32, combine="concat", ch=1, kind="mixed", rbase=10)
+    open_page(page, app_url, PAGE, H=6, W=9, D=32, combine="concat", ch=1)
     assert error_elements(page) == []
     z = chart_traces(page, 0)[0]["z"]
     assert (len(z), len(z[0])) == (6, 9)
     # seed-003 concat, channel 1 = cos(row · 1): constant along each row
     assert z[4][0] == pytest.approx(math.cos(4.0), abs=1e-6) and z[4][8] == pytest.approx(math.cos(4.0), abs=1e-6)
-    assert page.get_by_text("RoPE-Mixed init", exact=False).count() >= 1
+    open_page(page, app_url, PAGE, part="rope", kind="mixed", rbase=10, H=6, W=9)
+    assert "RoPE-Mixed init" in " ".join(t["name"] or "" for t in chart_traces(page, 0)) or \
+        page.locator(".gtitle", has_text="RoPE-Mixed init").count() == 1
+    assert len(chart_traces(page, 0)[0]["z"]) == 6

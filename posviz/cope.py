@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 import re
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -473,9 +475,30 @@ def _readonly(a: Any) -> np.ndarray:
     return out
 
 
+@contextmanager
+def _single_thread() -> Iterator[None]:
+    """Run torch on one thread: the lesson's tensors are tiny (T <= 64), and on a busy machine waking a
+    second OpenMP thread costs far more than the arithmetic (measured 10-30x per op under load)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 @lru_cache(maxsize=32)
 def _lesson(text: str, rule: str, scale: float, bias: float, causal: bool, npos_max: int, seed: int,
             d_head: int, emb: str, target: int, strength: float, nodiv: bool) -> Lesson:
+    with _single_thread():
+        return _compute_lesson(text, rule, scale, bias, causal, npos_max, seed, d_head, emb, target, strength,
+                               nodiv)
+
+
+def _compute_lesson(text: str, rule: str, scale: float, bias: float, causal: bool, npos_max: int, seed: int,
+                    d_head: int, emb: str, target: int, strength: float, nodiv: bool) -> Lesson:
     tokens = tokenize(text)
     T = tokens.T
     P = npos_max or T + 1

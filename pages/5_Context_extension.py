@@ -172,6 +172,8 @@ elif part == "models":
         try:
             config = sc.parse_config_text(text)
             rc = sc.read_rope_config(config)
+            sc.inv_freq_from_config(config)
+            sc.inv_freq_from_config(config, sc.config_target_length(rc))
         except ValueError as err:
             st.warning("This config.json could not be read; showing the preset instead. The reason:", icon="⚠️")
             ui.say(str(err))

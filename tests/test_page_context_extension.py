@@ -172,3 +172,13 @@ def test_pitfalls_page_check_holds():
     at = run_page(PAGE, {"part": "pitfalls", "d": "96", "s": "16", "L": "2048"})
     assert_clean(at)
     assert any("Llama 3 = YaRN paper ramp" in m.value and "holds" in m.value for m in at.markdown)
+
+
+def test_paste_that_reads_but_cannot_compute_is_caught():
+    text = json.dumps({"head_dim": 64, "max_position_embeddings": 8192, "rope_scaling": {
+        "type": "longrope", "short_factor": [1.0] * 32, "long_factor": [2.0] * 32,
+        "original_max_position_embeddings": 1}})
+    at = _paste(text)
+    assert_clean(at)
+    assert "could not be read" in warnings_text(at)
+    assert "original_max_position_embeddings" in _texts(at)

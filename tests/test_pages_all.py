@@ -6,6 +6,8 @@ control added to any page is covered here without editing this file.
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
 from posviz.ui.params import Bool, Choice, Float, Int, LogFloat, Multi, Param, Text
@@ -60,8 +62,12 @@ def test_page_runs_clean_with_every_control_at_an_extreme(path, high):
     for part in parts(path):
         params = page_params(path, part)
         query = {name: v for name, p in params.items() if (v := extreme(p, high)) is not None and name != "part"}
+        tracemalloc.start()
         at = run_page(path, {**query, **part})
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
         assert_clean(at)
+        assert peak < 256 * 2**20, f"{part}: peak Python/numpy allocation {peak / 2**20:.0f} MB"
         bad = [n for n in params if f"`{n}`" in warnings_text(at)]
         assert not bad, f"valid extreme values rejected for {bad} in {part}"
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
 import time
 
 import numpy as np
 import plotly.io as pio
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from posviz import scaling as sc
 from posviz import theme
@@ -218,3 +221,29 @@ def test_pitfall_numbers():
 def test_bad_parameters_raise_value_error(name, bad, word):
     with pytest.raises(ValueError, match=word):
         build(name, **bad)
+
+
+_val = st.one_of(st.none(), st.booleans(), st.integers(-10, 10**7), st.floats(allow_nan=True, allow_infinity=True),
+                 st.text(max_size=4), st.lists(st.floats(0.5, 70), min_size=0, max_size=40))
+
+
+@settings(max_examples=120, deadline=3000, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(["default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "su"]),
+       block=st.dictionaries(st.sampled_from(["factor", "rope_theta", "original_max_position_embeddings",
+                                              "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate",
+                                              "low_freq_factor", "high_freq_factor", "short_factor", "long_factor",
+                                              "attention_factor"]), _val, max_size=7),
+       top=st.dictionaries(st.sampled_from(["head_dim", "max_position_embeddings", "rope_theta",
+                                            "partial_rotary_factor", "original_max_position_embeddings"]),
+                           _val, max_size=3))
+def test_fuzz_pasted_config_through_the_figure(kind, block, top):
+    """The paste box's path: text -> parse -> read -> compute -> figure. Only ValueError may escape."""
+    text = json.dumps({"head_dim": 40, "max_position_embeddings": 4096, **top, "rope_scaling": {"type": kind, **block}})
+    try:
+        fig = build("scaling_config", config_json=text)
+    except ValueError as e:
+        assert str(e)
+        return
+    for t in fig.data:
+        assert np.all(np.isfinite(_arr(t.y)))
+    assert _size(fig) < 500 * KB

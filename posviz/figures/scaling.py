@@ -521,11 +521,11 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
             _ratio_trace(f, theta0, bad, f"seed 000: low, high = {wl:.3f}, {wh:.3f}", COLORS[3])
             _ratio_trace(f, theta0, right, "correct (for reference)", "#999", "dot", 1.5)
             err = float(np.max(np.abs(bad / right - 1)))
-            title = f"floor/ceil before the division: ramp ends {wl:.3f}, {wh:.3f}; inv_freq off by up to {err:.0%}"
+            title = f"ramp ends {wl:.3f}, {wh:.3f}: θ' off by up to {err:.0%}"
         else:
             _ratio_trace(f, theta0, right, f"floor/ceil of the whole quotient: low, high = {low:g}, {high:g}",
                          COLORS[2])
-            title = f"Correct YaRN ramp ends: integers {low:g} and {high:g}"
+            title = f"integer ramp ends {low:g} and {high:g}"
     elif case == "mscale":
         s = np.geomspace(1, 128, 120)
         xlab, ylab = "scale s", "attention logits multiplied by"
@@ -536,34 +536,34 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
                   line=dict(color=COLORS[3], width=3))
             f.add(x=_f32(s), y=_f32(right), mode="lines", name="correct (for reference)",
                   line=dict(color="#999", dash="dot"))
-            title = f"mscale 0.707 used as a multiplier: logits × {sc.seed000_logit_multiplier(factor):.3f} at " \
-                    f"s = {factor:g} (should be × {sc.get_mscale(factor) ** 2:.3f})"
+            title = f"logits × {sc.seed000_logit_multiplier(factor):.3f} at s = {factor:g}, " \
+                    f"not × {sc.get_mscale(factor) ** 2:.3f}"
         else:
             ds = np.array([sc.deepseek_softmax_multiplier(x, 0.707) for x in s])
             f.add(x=_f32(s), y=_f32(right), mode="lines", name="YaRN: (0.1 ln s + 1)²",
                   line=dict(color=COLORS[2], width=3))
             f.add(x=_f32(s), y=_f32(ds), mode="lines", name="DeepSeek-V2: (0.1·0.707·ln s + 1)² on the "
                   "softmax scale, cos/sin × 1", line=dict(color=COLORS[0], width=3, dash="dash"))
-            title = "0.707 is a coefficient inside get_mscale (DeepSeek), never a cos/sin multiplier"
+            title = "0.707 lives inside get_mscale (DeepSeek)"
         f.axis("x", log=True)
     elif case == "linear":
         if wrong:
             _ratio_trace(f, theta0, theta0, "seed 000 'linear': no scale parameter, plain RoPE", COLORS[3])
-            title = "The 'linear' function that never scales: every pair untouched"
+            title = "'linear' without a scale: nothing moves"
         else:
             _ratio_trace(f, theta0, sc.linear_inv_freq(dim, base, factor)[0], f"PI: θ/s, s = {factor:g}",
                          COLORS[2])
-            title = f"Position Interpolation: every pair slowed by s = {factor:g}"
+            title = f"PI: every pair slowed by s = {factor:g}"
         f.marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
     elif case == "inverted_bands":
         right, _ = sc.yarn_inv_freq(dim, base, factor, L)
         if wrong:
             _ratio_trace(f, theta0, sc.inverted_yarn_inv_freq(dim, base, factor, L),
                          "inverted: fast pairs interpolated, slow pairs kept", COLORS[3])
-            title = "Inverted bands: the slow pairs that go out of distribution are left alone"
+            title = "fast pairs interpolated, slow pairs kept"
         else:
             _ratio_trace(f, theta0, right, "YaRN: fast pairs (short λ) kept, slow pairs (λ > L) ÷ s", COLORS[2])
-            title = "High frequency = short wavelength = small i: kept; low frequency: interpolated"
+            title = "fast pairs kept, slow pairs ÷ s"
         f.marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
     elif case == "beta_fast_zero":
         ref, _ = sc.yarn_inv_freq(dim, base, factor, L, 32, 1)
@@ -574,25 +574,25 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
             got, _ = sc.inv_freq_from_config(cfg)
             _ratio_trace(f, theta0, got, "config says beta_fast: 0 (as transformers reads it)", COLORS[3])
             _ratio_trace(f, theta0, ref, "beta_fast = 32", "#999", "dot", 1.5)
-            title = "beta_fast = 0 silently means 32: the two curves are the same"
+            title = "beta_fast 0 gives the same curve as 32"
         else:
             mine, _ = sc.yarn_inv_freq(dim, base, factor, L, 8, 1)
             _ratio_trace(f, theta0, mine, "beta_fast = 8 written explicitly", COLORS[2])
             _ratio_trace(f, theta0, ref, "beta_fast = 32", "#999", "dot", 1.5)
-            title = "Write the value you mean: beta_fast = 8 moves the ramp's start"
+            title = "an explicit beta_fast = 8 moves the ramp"
     else:  # llama3_temperature
         l3, a3 = sc.llama3_inv_freq(dim, base, factor, L, 1.0, 4.0)
         if wrong:
             ya, ay = sc.yarn_inv_freq(dim, base, factor, L)
             _ratio_trace(f, theta0, ya, f"'Llama 3 is YaRN': code ramp β 32/1, logits × {ay * ay:.3f}", COLORS[3])
             _ratio_trace(f, theta0, l3, "actual Llama 3 (for reference)", "#999", "dot", 1.5)
-            title = "Llama 3 is not YaRN with its defaults: different ramp, and YaRN adds a temperature"
+            title = "'Llama 3 is YaRN': another ramp, plus A²"
         else:
             yp, ayp = sc.yarn_inv_freq(dim, base, factor, L, 4.0, 1.0, ramp="paper")
             _ratio_trace(f, theta0, l3, f"Llama 3 (low 1, high 4), cos/sin × {a3:g}", COLORS[2])
             _ratio_trace(f, theta0, yp, f"YaRN paper ramp α = 1, β = 4 (it would add × {ayp:.3f})", COLORS[0],
                          "dash", 2)
-            title = "Llama 3 = NTK-by-parts (ramp linear in r, α = 1, β = 4) without temperature"
+            title = "Llama 3 = paper ramp (α 1, β 4), no temperature"
     f.axis("y", title=ylab, log=case != "mscale")
     f.axis("x", title=xlab)
     return f.build(title=("✗ " if wrong else "✓ ") + title, height=400, legend=dict(orientation="h", y=-0.25))

@@ -30,6 +30,8 @@ MAX_POSITION = 1e9  # |m| above this: float64 angles themselves lose whole radia
 MAX_LENGTH = 1 << 16  # number of positions / offsets one call may take
 MAX_GRID = 2048  # score_grid is (T, T)
 MAX_CELLS = 1 << 22  # rows × pairs for the (T, d/2) intermediate arrays (64 MB as complex128)
+MAX_SEQUENCE = 1 << 20  # apply_rope / rotate: positions per call (a 1M-token sequence)
+MAX_TABLE = 1 << 23  # apply_rope / rotate: T × d/2 angles (two float64 (T, d) tables: 256 MB at most)
 TWO_PI = 2 * np.pi
 
 
@@ -105,9 +107,9 @@ def wrapped_pairs(m: float, dim: int, base: float = 10000.0) -> np.ndarray:
     return abs(m) * inv_freq(dim, base) >= TWO_PI
 
 
-def _check_cells(name: str, rows: int, pairs: int) -> None:
-    if rows * pairs > MAX_CELLS:
-        raise ValueError(f"{name}: {rows} values × {pairs} pairs exceeds the cap of {MAX_CELLS} cells; "
+def _check_cells(name: str, rows: int, pairs: int, cap: int = MAX_CELLS) -> None:
+    if rows * pairs > cap:
+        raise ValueError(f"{name}: {rows} values × {pairs} pairs exceeds the cap of {cap} cells; "
                          "use fewer values or a smaller dim")
 
 
@@ -154,6 +156,10 @@ def cos_sin_from_inv_freq(positions: object, inv_freq: object,
         raise ValueError("inv_freq must hold at least one frequency")
     pos = _array("positions", positions)
     _check_cells("positions", pos.size, theta.size)
+    return _tables(pos, theta, layout)
+
+
+def _tables(pos: np.ndarray, theta: np.ndarray, layout: str) -> tuple[np.ndarray, np.ndarray]:
     a = pos[:, None] * theta[None, :]  # (T, d/2)
     if layout == "interleaved":
         a = np.repeat(a, 2, axis=1)  # (T, d)
@@ -184,10 +190,11 @@ def rotate(x: object, positions: object, inv_freq: object, layout: str = "interl
     if dim % 2 or theta.shape != (dim // 2,):
         raise ValueError(f"inv_freq must have shape (dim/2,) = ({dim // 2},) for an even dim; "
                          f"got {theta.shape} for dim {dim}")
-    pos = _array("positions", positions)
+    pos = _array("positions", positions, max_len=MAX_SEQUENCE)
     if pos.shape != (T,):
         raise ValueError(f"positions must have shape (T,) = ({T},); got {pos.shape}")
-    cos, sin = cos_sin_from_inv_freq(pos, theta, layout)  # (T, d) each
+    _check_cells("positions", T, theta.size, MAX_TABLE)
+    cos, sin = _tables(pos, theta, layout)  # (T, d) each
     idx, sign = _partner(dim, layout)
     return arr * cos + arr[..., idx] * sign * sin
 
@@ -228,10 +235,11 @@ def apply_rope(x: torch.Tensor, positions: torch.Tensor, inv_freq: torch.Tensor 
     if dim % 2 or theta.shape != (dim // 2,):
         raise ValueError(f"inv_freq must have shape (dim/2,) = ({dim // 2},) for an even dim; "
                          f"got {tuple(theta.shape)} for dim {dim}")
-    pos = _array("positions", positions)
+    pos = _array("positions", positions, max_len=MAX_SEQUENCE)
     if pos.shape != (T,):
         raise ValueError(f"positions must have shape (T,) = ({T},); got {tuple(pos.shape)}")
-    cos, sin = cos_sin_from_inv_freq(pos, theta, layout)  # (T, d) each, float64
+    _check_cells("positions", T, theta.size, MAX_TABLE)
+    cos, sin = _tables(pos, theta, layout)  # (T, d) each, float64
     idx, sign = _partner(dim, layout)
     cos_t = torch.as_tensor(cos, dtype=x.dtype, device=x.device)
     sin_t = torch.as_tensor(sin * sign, dtype=x.dtype, device=x.device)  # sign folded into the table

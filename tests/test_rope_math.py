@@ -102,6 +102,17 @@ def test_matches_transformers_apply_rotary_pos_emb(dim, base):
                                atol=1e-3)
 
 
+def test_apply_rope_long_sequences_and_tensor_inv_freq():
+    T = 100_000
+    x = torch.ones(T, 8, dtype=torch.float64)
+    theta = torch.tensor(rope.inv_freq(8), dtype=torch.float32)  # a float32 tensor, as models store it
+    out = rope.apply_rope(x, torch.arange(T), theta)
+    a = (T - 1) * theta.double().numpy()[0]
+    assert out[-1, 0].item() == pytest.approx(math.cos(a) - math.sin(a), abs=1e-9)
+    with pytest.raises(ValueError, match="positions"):
+        rope.apply_rope(torch.ones(1 << 21, 2), torch.zeros(1 << 21), rope.inv_freq(2))
+
+
 def test_cos_sin_tables_layouts():
     c_il, s_il = rope.cos_sin([3.0], 8, 100.0, "interleaved")
     c_h, _ = rope.cos_sin([3.0], 8, 100.0, "half")

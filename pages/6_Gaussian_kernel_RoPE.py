@@ -193,11 +193,14 @@ ui.pitfall(
     key="frequency",
 )
 gap, shrink = angle_gap(p.d, p.base, p.seed, alpha1, alpha2, p.sigma1, p.sigma2)
-ui.figure_panel(
-    "gaussian_magnitude_only", {"d": p.d, "base": p.base, "seed": p.seed, **kern}, key="magnitude",
-    caption="Left: plain RoPE walks around a circle; K(m)·R_m spirals inward along the same rays. Middle: the "
-            "two angle lines lie on top of each other. Right: only the length differs, by the factor K(m).",
-    code=[gk.spiral, gk.as_written_qk],
-)
 ui.check("K(m)·R_m q has the same angle as R_m q at every position", gap < 1e-9,
-         f"largest angle difference {gap:.1e} rad over m = 0..39; length ratio at m = 39 is {shrink:.3g}")
+         f"largest angle difference {gap:.1e} rad over m = 0..39, while the length shrinks to {shrink:.3g} "
+         "of its start by m = 39")
+if ui.controls(ui.Bool("spiral", "show the rotation with and without K", default=False), where="main",
+               columns=1).spiral:
+    ui.figure_panel(
+        "gaussian_magnitude_only", {"d": p.d, "base": p.base, "seed": p.seed, **kern}, key="magnitude",
+        caption="Left: plain RoPE walks around a circle; K(m)·R_m spirals inward along the same rays. Middle: "
+                "the two angle lines lie on top of each other. Right: only the length differs, by the factor K(m).",
+        code=[gk.spiral, gk.as_written_qk],
+    )

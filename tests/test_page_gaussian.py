@@ -15,7 +15,7 @@ PAGE = "pages/6_Gaussian_kernel_RoPE.py"
 SLUG = "gaussian_kernel_rope"
 DEFAULTS = {"alpha1": "0.7", "alpha2": "0.3", "sigma1": "5", "sigma2": "20", "T": "128", "d": "64",
             "base": "10000", "seed": "0", "mode": "absolute", "m": "3", "n": "0", "shift": "37"}
-TITLES = ["Multi-scale Gaussian kernel", "Attention after softmax", "The envelope", "Same q and k", "Pair 2"]
+TITLES = ["Multi-scale Gaussian kernel", "Attention after softmax", "The envelope", "Same q and k"]
 
 
 def titles(at) -> list[str]:
@@ -150,6 +150,16 @@ def test_four_way_view_on_request():
     assert [t["name"] for t in grid["data"]] == ["plain RoPE", "(a) K(m)·K(n)", "(b) ×K(m−n)", "(c) +log K(|m−n|)"]
     assert sum(values(t["z"]).size for t in grid["data"]) <= 250_000
     assert "80 × 80 in the four-way view" in "\n".join(c.value for c in at.caption)
+
+
+def test_spiral_on_request():
+    at = run_page(PAGE, query={"spiral": "1", "d": "16"})
+    assert_clean(at)
+    spec = chart_specs(at)[-1]
+    assert spec["layout"]["title"]["text"].startswith("Pair 2: the kernel shrinks the length")
+    by_name = {t["name"]: t for t in spec["data"]}
+    np.testing.assert_allclose(values(by_name["angle, K(m)·R_m"]["y"]), values(by_name["angle, plain RoPE"]["y"]),
+                               atol=1e-5)
 
 
 def test_mode_control_switches_the_compared_mode():

@@ -127,7 +127,7 @@ elif part == "tables":
         caption="Models precompute cos(mθ) and sin(mθ) once. Interleaved tables repeat each angle in two "
                 "neighbouring columns; half-split tables put all d/2 angles in the left half and repeat them in "
                 "the right half. Same numbers, different column order: the layout decides which columns rotate "
-                "together.",
+                "together. Only the first 64 positions are drawn; the pattern just continues.",
         code=[rope.cos_sin, rope.cos_sin_from_inv_freq],
     )
 

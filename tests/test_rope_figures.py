@@ -167,7 +167,8 @@ def test_cos_sin_tables_in_both_layouts():
         assert half_cos[3, i] == half_cos[3, i + 4] == pytest.approx(math.cos(3 * theta[i]), abs=1e-6)
     big = build("rope_cos_sin_tables", dim=256, n_positions=8192)
     assert sum(np.asarray(t.z).size for t in big.data) <= rf.MAX_HEATMAP_CELLS
-    assert "first" in big.layout.title.text
+    assert "first 64 of 8192" in big.layout.title.text
+    assert np.asarray(big.data[0].z).shape == (64, 256)
 
 
 # ---------------------------------------------------------------------------- scores

@@ -25,6 +25,7 @@ __all__ = ["rope_clock", "rope_angle_heatmap", "rope_cos_sin_tables", "rope_scor
 MAX_HEATMAP_CELLS = 160_000
 MAX_GRID_POSITIONS = 256  # the (m, n) score heatmap shows at most this many positions per axis
 MAX_FRAMES = 72
+MAX_TABLE_ROWS = 64  # rope_cos_sin_tables shows the first positions only
 MAX_LIVE_LABELS = 32  # up to this many pairs, the clock's labels show each angle frame by frame
 PAIR_SETS = ("all", "ends", "stride4")
 LAYOUT_NAMES = {"interleaved": "interleaved (RoFormer, Meta)", "half": "half-split (GPT-NeoX, HF)",
@@ -212,7 +213,7 @@ def rope_cos_sin_tables(*, dim: int = 16, base: float = 10000.0, n_positions: in
     """
     n_positions = check_int("n_positions", n_positions, 1, 8192)
     d = rope.inv_freq(dim, base).size * 2
-    shown = min(n_positions, max(1, MAX_HEATMAP_CELLS // (4 * d)))
+    shown = min(n_positions, MAX_TABLE_ROWS)  # the first rows show the pattern; more only slows the redraw
     pos = np.arange(shown, dtype=np.float64)
     fig = make_subplots(rows=2, cols=2, shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.04,
                         vertical_spacing=0.1,

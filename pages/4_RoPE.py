@@ -211,8 +211,8 @@ elif part == "decay":
     ui.figure_panel(
         "rope_decay", dict(common, max_delta=dec.max_delta, seed=p.seed), key="decay",
         caption="B(Δ) is RoFormer's upper bound on the score's size, not a score, and it is not monotone: it "
-                "rises on about half of the unit steps and only its envelope decays. Σcos(Δθ_i), the score of "
-                "all-ones q and k, even turns negative. For independent random q and k the mean score is zero at "
+                "rises on about half of the unit steps and only its envelope decays. Σcos(Δθ_i), half the score "
+                "of all-ones q and k, even turns negative. For independent random q and k the mean score is zero at "
                 "every offset. Decay is not why RoPE works (Barbero et al. 2024): in Gemma the fastest pairs carry "
                 "positional attention patterns and the slowest pairs carry meaning, nearly independent of position.",
         latex=r"B(\Delta) = \frac{2}{d}\sum_{j=1}^{d/2}\Big|\sum_{i=0}^{j-1} e^{\,i\Delta\theta_i}\Big|",
@@ -248,13 +248,13 @@ elif part == "pitfalls":
         wrong=lambda: ui.figure_panel("rope_frequency_ladder", dict(common, n_positions=p.n, show_claim=True),
                                       key="freq_wrong", caption="Dashed: the seed's claimed ordering, reversed."),
         right=lambda: ui.figure_panel("rope_frequency_ladder", dict(common, n_positions=p.n), key="freq_right",
-                                      caption="Pair 0 is the fastest; red dots never complete a turn within N."),
+                                      caption="Pair 0 is the fastest; orange dots never complete a turn within N."),
     )
     err = float32_numbers(p.d, p.base)
     ui.pitfall(
         "float32 angles at large positions",
         "transformers computes m·θ_i in float32. A float32 number near 10^5 is only exact to about 0.008, so "
-        "cos and sin are off by up to ~1e-2 there, while float64 stays exact to ~1e-11. Compare against a "
+        "cos and sin are off by several 1e-3 there, while float64 stays exact to ~1e-11. Compare against a "
         "float64 reference only at small positions, or in the same precision.",
         key="f32",
         wrong=lambda: ui.numbers({"error at m = 10³": err[0], "m = 10⁴": err[1], "m = 10⁵": err[2],
@@ -263,7 +263,8 @@ elif part == "pitfalls":
     )
     ui.figure_panel(
         "rope_float32_error", common, key="f32",
-        caption="The float32 error grows in proportion to the position: negligible below 10³, about 1e-3 "
-                "around 10⁴ and 1e-2 around 10⁵. It follows the rounding step of the angle itself (dotted).",
+        caption="The float32 error grows in proportion to the position: about 1e-5 at 10³, a few 1e-4 at "
+                "10⁴, a few 1e-3 at 10⁵ and above 1e-2 by 10⁶. It follows the rounding step of the angle "
+                "itself (dotted line).",
         code=[rope.float32_error, rope.angles],
     )

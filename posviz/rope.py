@@ -386,7 +386,7 @@ def float32_error(positions: object, dim: int, base: float = 10000.0) -> np.ndar
     """Largest |cos or sin error| over pairs when angles are computed in float32 as transformers does.
 
     float32 ``inv_freq`` × float32 position, cos/sin in float32, against the float64 reference; shape
-    (T,). The error grows like m × 2^-24 and reaches ~1e-2 near m = 1e5 (formulas.md §1.3).
+    (T,). The error grows like m × 2^-24: several 1e-3 at m = 1e5 (formulas.md §1.3: up to ~1e-2).
     """
     a64 = angles(positions, dim, base)  # (T, d/2)
     a32 = angles(positions, dim, base, dtype="float32")  # (T, d/2) float32

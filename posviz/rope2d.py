@@ -57,6 +57,23 @@ def _check_sincos(height: object, width: object, d_model: object,
     return height, width, d_model, combine
 
 
+def _float_array(name: str, value: object, ndim: int, max_abs: float = 1e7) -> np.ndarray:
+    """``value`` as a finite float64 array with ``ndim`` dims, else ValueError naming ``name``."""
+    if value is None or isinstance(value, (str, bytes, bool)):
+        raise ValueError(f"{name} must be a {ndim}-D array of finite numbers; got {type(value).__name__}")
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a {ndim}-D array of finite numbers") from None
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array; got shape {arr.shape}")
+    if arr.size > 1 << 24:
+        raise ValueError(f"{name} may hold at most {1 << 24} numbers; got {arr.size}")
+    if not np.isfinite(arr).all() or (arr.size and np.abs(arr).max() > max_abs):
+        raise ValueError(f"{name} must hold finite numbers with |value| <= {max_abs:g}")
+    return arr
+
+
 def _check_base(base: object) -> float:
     return check_float("base", base, 1.0, 1e12, lo_open=True)
 
@@ -83,11 +100,8 @@ def sincos_2d_at(rows: np.ndarray, cols: np.ndarray, d_model: int, base: float =
     equals ``sinusoidal_2d(H, W, d_model, base, combine)``.
     """
     combine = check_choice("combine", combine, COMBINE_2D)
-    r = np.asarray(rows, dtype=np.float64).reshape(-1)
-    c = np.asarray(cols, dtype=np.float64).reshape(-1)
-    if not (np.isfinite(r).all() and np.isfinite(c).all()) or max(np.abs(r).max(initial=0),
-                                                                 np.abs(c).max(initial=0)) > 1e7:
-        raise ValueError("rows and cols must be finite coordinates with |value| <= 1e7")
+    r = _float_array("rows", rows, 1)
+    c = _float_array("cols", cols, 1)
     _check_grid(max(len(r), 1), max(len(c), 1), d_model, multiple_of=4 if combine != "add" else 2)
     if len(r) == 0 or len(c) == 0:
         raise ValueError("rows and cols must each hold at least one coordinate")
@@ -241,6 +255,8 @@ def resize_parts(old_height: int, old_width: int, new_height: int, new_width: in
     columns (tested against the full-table ``interpolate`` to 1e-12).
     """
     recompute = check_choice("recompute", recompute, ("scaled", "integer"))
+    old_height = check_int("old_height", old_height, 1, MAX_GRID)
+    old_width = check_int("old_width", old_width, 1, MAX_GRID)
     old_height, old_width, d_model, combine = _check_sincos(old_height, old_width, d_model, combine)
     new_height = check_int("new_height", new_height, 1, MAX_GRID)
     new_width = check_int("new_width", new_width, 1, MAX_GRID)
@@ -408,11 +424,9 @@ def flux_rope_angles(ids: np.ndarray, axes_dim: tuple[int, ...] = FLUX_AXES,
     token in FLUX.1 (their order comes from the text encoder, not from RoPE).
     """
     freqs = flux_rope_freqs(axes_dim, theta)
-    ids = np.asarray(ids, dtype=np.float64)
-    if ids.ndim != 2 or ids.shape[1] != freqs.shape[0] or not 1 <= ids.shape[0] <= 1 << 16:
+    ids = _float_array("ids", ids, 2)
+    if ids.shape[1] != freqs.shape[0] or not 1 <= ids.shape[0] <= 1 << 16:
         raise ValueError(f"ids must have shape (N, {freqs.shape[0]}) with 1 <= N <= 65536; got {ids.shape}")
-    if not np.isfinite(ids).all() or np.abs(ids).max() > 1e7:
-        raise ValueError("ids must be finite with |value| <= 1e7")
     return ids @ freqs  # (N, A) @ (A, Σd_a/2)
 
 
@@ -424,12 +438,12 @@ def rope_nd_rotate(x: torch.Tensor, coords: np.ndarray, freqs: np.ndarray) -> to
     block): two rotations of the same plane add their angles, so the order does not matter. Axial, mixed
     and FLUX RoPE are all this with different (coords, freqs).
     """
-    coords = np.asarray(coords, dtype=np.float64)
-    freqs = np.asarray(freqs, dtype=np.float64)
-    if coords.ndim != 2 or freqs.ndim != 2 or coords.shape[1] != freqs.shape[0]:
+    coords = _float_array("coords", coords, 2)
+    freqs = _float_array("freqs", freqs, 2, max_abs=1e6)
+    if coords.shape[1] != freqs.shape[0]:
         raise ValueError(f"coords (T, A) and freqs (A, dim/2) must agree on A; "
                          f"got {coords.shape}, {freqs.shape}")
-    if x.shape[-1] != 2 * freqs.shape[1]:
+    if not hasattr(x, "shape") or x.shape[-1] != 2 * freqs.shape[1]:
         raise ValueError(f"x must have dim = 2·freqs.shape[1] = {2 * freqs.shape[1]} channels; got {x.shape[-1]}")
     for a in range(freqs.shape[0]):
         pairs = np.flatnonzero(freqs[a])  # the pairs axis a turns
@@ -469,13 +483,11 @@ def rope_nd_scores(coords: np.ndarray, freqs: np.ndarray, query_index: int, cont
     """
     content = check_choice("content", content, CONTENTS)
     seed = check_int("seed", seed, 0, 2**32 - 1)
-    coords = np.asarray(coords, dtype=np.float64)
-    freqs = np.asarray(freqs, dtype=np.float64)
-    if coords.ndim != 2 or freqs.ndim != 2 or coords.shape[1] != freqs.shape[0] or coords.shape[0] < 1:
-        raise ValueError(f"coords (T, A) and freqs (A, dim/2) must agree on A; "
+    coords = _float_array("coords", coords, 2)
+    freqs = _float_array("freqs", freqs, 2, max_abs=1e6)
+    if coords.shape[1] != freqs.shape[0] or coords.shape[0] < 1 or freqs.shape[1] < 1:
+        raise ValueError(f"coords (T, A) and freqs (A, dim/2) must agree on A and be non-empty; "
                          f"got {coords.shape}, {freqs.shape}")
-    if not (np.isfinite(coords).all() and np.isfinite(freqs).all()):
-        raise ValueError("coords and freqs must be finite")
     if coords.shape[0] * freqs.shape[1] > MAX_ELEMENTS:
         raise ValueError(f"coords: {coords.shape[0]} tokens × {freqs.shape[1]} pairs exceeds {MAX_ELEMENTS}")
     T, dim = coords.shape[0], 2 * freqs.shape[1]
@@ -523,20 +535,25 @@ def rope2d_offset_gap(height: int, width: int, dim: int, query_a: tuple[int, int
     ``S_q(dx, dy)`` is the score of query patch q with the key at (row + dy, col + dx). 0 up to rounding
     means the score depends on the offset only, not on where the query sits.
     """
-    for name, q in (("query_a", query_a), ("query_b", query_b)):
-        if not isinstance(q, (tuple, list)) or len(q) != 2:
-            raise ValueError(f"{name} must be a (row, col) pair; got {q!r}"[:120])
+    _check_pairs(query_a, query_b)
     sa = rope2d_scores(height, width, dim, query_a[0], query_a[1], kind, base, seed, head, content)
     sb = rope2d_scores(height, width, dim, query_b[0], query_b[1], kind, base, seed, head, content)
     return shared_offset_gap(sa, sb, query_a, query_b)
 
 
+def _check_pairs(query_a: object, query_b: object) -> None:
+    for name, q in (("query_a", query_a), ("query_b", query_b)):
+        if not isinstance(q, (tuple, list)) or len(q) != 2:
+            raise ValueError(f"{name} must be a (row, col) pair; got {q!r}"[:120])
+
+
 def shared_offset_gap(scores_a: np.ndarray, scores_b: np.ndarray, query_a: tuple[int, int],
                       query_b: tuple[int, int]) -> float:
     """Largest difference between two (H, W) score maps compared at equal offsets from their queries."""
-    sa, sb = np.asarray(scores_a, dtype=np.float64), np.asarray(scores_b, dtype=np.float64)
-    if sa.ndim != 2 or sa.shape != sb.shape:
+    sa, sb = _float_array("scores_a", scores_a, 2, 1e300), _float_array("scores_b", scores_b, 2, 1e300)
+    if sa.shape != sb.shape or sa.size == 0:
         raise ValueError(f"scores_a and scores_b must be (H, W) maps of one shape; got {sa.shape}, {sb.shape}")
+    _check_pairs(query_a, query_b)
     height, width = sa.shape
     ra, ca = (check_int("query_a", v, 0, n - 1) for v, n in zip(query_a, (height, width)))
     rb, cb = (check_int("query_b", v, 0, n - 1) for v, n in zip(query_b, (height, width)))

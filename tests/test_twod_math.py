@@ -399,7 +399,9 @@ def _finite_or_named_error(fn, kwargs):
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fn=st.sampled_from(["patch_similarity", "axis_response", "transpose_gap", "sincos_2d_channel_info",
                            "resize_error", "rope2d_scores", "axial_rope_angles", "mixed_rope_angles",
-                           "mixed_rope_freqs", "flux_ids", "flux_rope_scores"]),
+                           "mixed_rope_freqs", "flux_ids", "flux_rope_scores", "sincos_2d_channels",
+                           "resize_channel_maps", "resize_sincos_2d", "grid_coords", "axial_rope_freqs",
+                           "flux_rope_freqs", "rope2d_offset_gap"]),
        a=junk, b=junk, c=junk, d=junk, e=junk, f=junk, g=junk)
 def test_fuzz_public_functions(fn, a, b, c, d, e, f, g):
     params = {
@@ -415,6 +417,15 @@ def test_fuzz_public_functions(fn, a, b, c, d, e, f, g):
         "mixed_rope_freqs": dict(dim=a, num_heads=b, base=c, seed=d),
         "flux_ids": dict(height=a, width=b, n_text=c),
         "flux_rope_scores": dict(height=a, width=b, n_text=c, query_index=d, seed=e),
+        "sincos_2d_channels": dict(height=a, width=b, d_model=c, base=d, combine=e, first=f, count=g),
+        "resize_channel_maps": dict(old_height=a, old_width=b, new_height=c, new_width=d, d_model=e, base=f,
+                                    channel=g),
+        "resize_sincos_2d": dict(old_height=a, old_width=b, new_height=c, new_width=d, d_model=e, recompute=f,
+                                 combine=g),
+        "grid_coords": dict(height=a, width=b),
+        "axial_rope_freqs": dict(dim=a, base=b),
+        "flux_rope_freqs": dict(axes_dim=a, theta=b),
+        "rope2d_offset_gap": dict(height=a, width=b, dim=c, query_a=d, query_b=e, kind=f, seed=g),
     }[fn]
     fn_obj = getattr(r2, fn)
     info = fn == "sincos_2d_channel_info"
@@ -427,6 +438,26 @@ def test_fuzz_public_functions(fn, a, b, c, d, e, f, g):
         assert np.all(np.isfinite(out["omega"]))
         return
     _finite_or_named_error(fn_obj, params)
+
+
+def test_fuzz_array_functions():
+    """The functions that take arrays: junk arrays give a ValueError naming the array, never another error."""
+    bad_arrays = [np.full((3, 2), np.nan), np.zeros((0, 2)), np.zeros((4,)), np.full((2, 2), 1e300), "abc",
+                  [[1, "x"]], None, np.zeros((3, 3)), np.ones((2, 5))]
+    for bad in bad_arrays:
+        for call, names in [
+            (lambda b: r2.rope_nd_scores(b, np.ones((2, 4)), 0), ("coords", "query_index")),
+            (lambda b: r2.rope_nd_scores(np.ones((3, 2)), b, 0), ("coords", "freqs", "query_index")),
+            (lambda b: r2.flux_rope_angles(b), ("ids",)),
+            (lambda b: r2.sincos_2d_at(b, np.arange(3), 8), ("rows", "cols")),
+            (lambda b: r2.shared_offset_gap(b, np.zeros((3, 2)), (0, 0), (1, 1)), ("scores_a", "query")),
+        ]:
+            try:
+                out = call(bad)
+            except ValueError as err:
+                assert any(n in str(err) for n in names), (bad, str(err))
+            else:
+                assert np.all(np.isfinite(np.asarray(out, dtype=np.float64)))
 
 
 @settings(max_examples=60, deadline=None)

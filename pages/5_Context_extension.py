@@ -189,6 +189,11 @@ elif part == "models":
         st.dataframe({"key": list(rc.summary()), "value": [str(v) for v in rc.summary().values()]},
                      hide_index=True, width="stretch")
     with right:
+        temps = sc.config_temperature(config)
+        ui.numbers({k: f"{v:.4f}" for k, v in temps.items()})
+        if "softmax scale × (DeepSeek)" in temps:
+            st.caption("DeepSeek models multiply the softmax scale by (0.1·mscale_all_dim·ln s + 1)² on top of "
+                       "cos/sin × A, so A = 1 here does not mean 'no temperature'.")
         for note in rc.notes:
             ui.say("Note: " + note)
         if source:

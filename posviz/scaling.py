@@ -636,6 +636,19 @@ def inv_freq_from_config(config: dict, seq_len: int | None = None) -> tuple[np.n
                              p["attention_factor"], seq_len)
 
 
+def config_temperature(config: dict) -> dict[str, float]:
+    """What a config does to attention logits: the cos/sin factor A, its square, and for DeepSeek-style YaRN
+    (``mscale_all_dim`` set) the extra softmax-scale multiplier and the total logit multiplier."""
+    rc = read_rope_config(config)
+    _, A = inv_freq_from_config(config)
+    out = {"cos/sin × A": A, "logits × A²": A * A}
+    if rc.rope_type == "yarn" and rc.params.get("mscale_all_dim"):
+        ds = deepseek_softmax_multiplier(float(rc.params["factor"]), float(rc.params["mscale_all_dim"]))
+        out["softmax scale × (DeepSeek)"] = ds
+        out["logits × in total"] = A * A * ds
+    return out
+
+
 def config_target_length(rc: RopeConfig) -> int:
     """The context a config is meant for: ``max_position_embeddings``, else ``factor·L``, else L."""
     L = int(rc.params.get("original_max_position_embeddings") or rc.max_position_embeddings or 4096)

@@ -182,3 +182,10 @@ def test_paste_that_reads_but_cannot_compute_is_caught():
     assert_clean(at)
     assert "could not be read" in warnings_text(at)
     assert "original_max_position_embeddings" in _texts(at)
+
+
+def test_deepseek_preset_shows_its_softmax_multiplier():
+    at = run_page(PAGE, {"part": "models", "preset": "DeepSeek-V2"})
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["cos/sin × A"] == "1.0000" and metrics["softmax scale × (DeepSeek)"] == "1.5896"

@@ -511,3 +511,14 @@ def test_what_the_unseen_caption_says():
 
     assert flagged("default") == 18 and flagged("linear") == 0 and flagged("ntk") > 0
     assert flagged("yarn") == 0 and flagged("yarn", beta_slow=0.25) > 0 and flagged("llama3") == 0
+
+
+def test_config_temperature():
+    ds = {"qk_rope_head_dim": 64, "max_position_embeddings": 163840, "rope_theta": 10000,
+          "rope_scaling": {"type": "yarn", "factor": 40, "mscale": 0.707, "mscale_all_dim": 0.707,
+                           "original_max_position_embeddings": 4096}}
+    t = sc.config_temperature(ds)
+    assert t["cos/sin × A"] == 1.0 and t["softmax scale × (DeepSeek)"] == pytest.approx(1.589626, rel=1e-6)
+    assert t["logits × in total"] == pytest.approx(1.589626, rel=1e-6)
+    plain = sc.config_temperature({"head_dim": 64})
+    assert plain == {"cos/sin × A": 1.0, "logits × A²": 1.0}

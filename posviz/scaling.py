@@ -612,6 +612,8 @@ def inv_freq_from_config(config: dict, seq_len: int | None = None) -> tuple[np.n
     Same numbers as ``transformers.modeling_rope_utils.ROPE_INIT_FUNCTIONS[rope_type](config, seq_len=...)``
     (and the per-model default for "default"), plus "ntk" (static NTK-aware, base·s^(d/(d-2))). ``seq_len``
     matters for "dynamic" (current length) and "longrope" (long factors once > original length).
+    The rotary dim is ``int(head_dim · partial_rotary_factor)`` for every type, as in GPT-NeoX/Phi (Llama's
+    own default ignores ``partial_rotary_factor``); DeepSeek's ``qk_rope_head_dim`` takes precedence.
     """
     rc = read_rope_config(config)
     if seq_len is not None:

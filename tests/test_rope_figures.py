@@ -80,7 +80,9 @@ def test_clock_frames_controls_and_payload():
     assert list(pause.args[0]) == [None]
     assert set(fig.frames[0].traces) == {2, 3, 4}
     assert len(fig.data[3].x) == 128  # one tip per pair: all pairs as small multiples
-    go.Figure(fig.to_plotly_json())  # built without validation for speed: every attribute must be valid
+    go.Figure(fig.to_plotly_json())  # frames built without validation for speed: every attribute must be valid
+    dark = theme.style(build("rope_clock"), "dark").to_dict()["layout"]["template"]
+    assert dark["layout"]["paper_bgcolor"] == "#0f1117"  # the theme's template really applies
     stills = list(export.frame_figures(fig))  # what the GIF/MP4 export renders
     assert len(stills) == rf.MAX_FRAMES
     assert arr(stills[-1].data[3].x).tolist() == arr(ft(fig, -1, 3).x).tolist()
@@ -284,3 +286,13 @@ def test_fuzz_builders(name, data):
         assert key in str(e) or (key == "dim" and "d_model" in str(e)), (key, str(e))
     else:
         assert len(fig.data) > 0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_data_exports(name):
+    """CSV and JSON carry the plotted numbers; HTML embeds the figure (images are the export layer's tests)."""
+    csv = export.export_figure(name, {}, "csv").decode()
+    assert csv.count("\n") > 5
+    assert export.export_figure(name, {}, "json").startswith(b"{")
+    assert b"plotly" in export.export_figure(name, {}, "html")[:5000].lower()
+    assert ("gif" in export.formats_for(name)) == (name == "rope_clock")

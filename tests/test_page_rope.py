@@ -119,10 +119,9 @@ def test_largest_settings_cap_say_so_and_stay_fast():
             assert arr(specs[0]["data"][0]["z"]).shape == (256, 256)
         if part == "tables":
             assert "shown" in title(specs[0])
-    # a warm rerun at the largest settings stays under 2 s
-    t0 = time.perf_counter()
-    at.run()
-    assert time.perf_counter() - t0 < 2.0
+        t0 = time.perf_counter()  # a warm rerun at the largest settings stays under 2 s
+        at.run()
+        assert time.perf_counter() - t0 < 2.0, part
 
 
 def test_slider_change_redraws():

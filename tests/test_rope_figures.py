@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import math
 import time
+import tracemalloc
 
 import numpy as np
 import plotly.graph_objects as go
@@ -54,6 +55,19 @@ def test_json_size_limits(name):
     big = _size(build(name, **_largest(name)))
     assert small < 500_000, small
     assert big < 2_000_000, big
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_memory_and_time_at_largest_settings(name):
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        theme.style(build(name, **_largest(name))).to_json()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 256 * 2**20, peak
+    assert time.perf_counter() - t0 < 4.0  # 2 s budget, doubled for tracemalloc and a shared machine
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -54,8 +54,9 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
     Preset("Llama 2 7B", {
         "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 4096,
         "rope_theta": 10000.0, "rope_scaling": None,
-    }, "meta-llama/Llama-2-7b-hf config.json (hidden_size 4096, 32 heads, max_position_embeddings 4096); "
-       "the original file has no rope_theta key, so transformers' default 10000 applies (Llama 2 paper)."),
+    }, "meta-llama/Llama-2-7b-hf config.json (hidden_size 4096, 32 heads, max_position_embeddings 4096), checked "
+       "against public copies; the original file has no rope_theta key (transformers' default 10000 applies; "
+       "later dumps of the same config show rope_theta 10000.0)."),
     Preset("Code Llama 7B", {
         "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 16384,
         "rope_theta": 1000000, "rope_scaling": None,
@@ -66,18 +67,20 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
         "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 32768,
         "rope_theta": 10000.0, "sliding_window": 4096,
     }, "mistralai/Mistral-7B-v0.1 config.json (rope_theta 10000.0, max_position_embeddings 32768, "
-       "sliding_window 4096). Later Mistral 7B releases (v0.2+) use rope_theta 1e6 and no sliding window."),
+       "sliding_window 4096), checked against public dumps of the file. Later Mistral 7B releases (v0.2+) use "
+       "rope_theta 1e6 and no sliding window."),
     Preset("Llama 3 8B", {
         "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 8192,
         "rope_theta": 500000.0, "rope_scaling": None,
-    }, "meta-llama/Meta-Llama-3-8B config.json (rope_theta 500000.0, max_position_embeddings 8192)."),
+    }, "meta-llama/Meta-Llama-3-8B config.json (rope_theta 500000.0, max_position_embeddings 8192), checked "
+       "against public dumps of the file."),
     Preset("Llama 3.1 8B", {
         "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 131072,
         "rope_theta": 500000.0,
         "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                          "original_max_position_embeddings": 8192, "rope_type": "llama3"},
-    }, "meta-llama/Llama-3.1-8B config.json; the same rope_scaling values are in reference/formulas.md §5.5 "
-       "and Meta's llama-models apply_scaling (factor 8, low 1, high 4, old context 8192)."),
+    }, "meta-llama/Llama-3.1-8B config.json (checked against public dumps: head_dim 128, rope_theta 500000.0, "
+       "factor 8, low 1, high 4, original 8192); the same values are in reference/formulas.md §5.5."),
     Preset("Llama 3.2 1B", {
         "hidden_size": 2048, "num_attention_heads": 32, "head_dim": 64, "max_position_embeddings": 131072,
         "rope_theta": 500000.0,
@@ -97,16 +100,17 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
         "max_position_embeddings": 163840, "rope_theta": 10000,
         "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 0.707,
                          "mscale_all_dim": 0.707, "original_max_position_embeddings": 4096, "type": "yarn"},
-    }, "deepseek-ai/DeepSeek-V2 config.json; rope_scaling as in reference/formulas.md §5.4 and checked "
-       "against public copies of the DeepSeek-V2(-Lite) config (same block). RoPE acts on the 64-dim "
-       "decoupled part (qk_rope_head_dim)."),
+    }, "deepseek-ai/DeepSeek-V2: rope_scaling as in reference/formulas.md §5.4 (mscale = mscale_all_dim = 0.707), "
+       "the block public copies of DeepSeek-V2-Lite's config.json carry. Not confirmed for the 236B checkpoint "
+       "itself: one unnamed public copy of a 236B-shaped deepseek_v2 config shows mscale 1.0/1.0. RoPE acts on "
+       "the 64-dim decoupled part (qk_rope_head_dim)."),
     Preset("DeepSeek-V3", {
         "hidden_size": 7168, "num_attention_heads": 128, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
         "max_position_embeddings": 163840, "rope_theta": 10000,
         "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
                          "original_max_position_embeddings": 4096, "type": "yarn"},
     }, "deepseek-ai/DeepSeek-V3 config.json (mscale = mscale_all_dim = 1.0, factor 40, "
-       "original_max_position_embeddings 4096); values as in reference/formulas.md §5.4."),
+       "original_max_position_embeddings 4096); values as in reference/formulas.md §5.4 and public copies."),
     Preset("gpt-oss 20B", {
         "hidden_size": 2880, "num_attention_heads": 64, "head_dim": 64, "max_position_embeddings": 131072,
         "rope_theta": 150000,

@@ -8,7 +8,7 @@ seeds 001/002 (cos/sin concatenated as for "half", rotation interleaved), which 
 reference/formulas.md §1. torch is imported lazily, only by the functions that take tensors.
 
 Every rotation in this module goes through one formula, ``out = x·cos + rotate(x)·sin`` with the
-cos/sin tables of ``cos_sin_from_inv_freq`` and the partner map of ``_partner``.
+cos/sin tables of ``cos_sin_from_inv_freq`` (``_tables``) and the partner map of ``_partner``.
 """
 
 from __future__ import annotations
@@ -92,10 +92,14 @@ def angles(positions: object, dim: int, base: float = 10000.0, *, dtype: str = "
     the angle a frequency). ``dtype="float32"`` reproduces how transformers computes it (float32
     ``inv_freq`` times float32 positions), whose spacing at m ≈ 1e5 is ~0.01 rad (formulas.md §1.3).
     """
+    return _angles("positions", positions, dim, base, dtype)
+
+
+def _angles(name: str, values: object, dim: int, base: float, dtype: str = "float64") -> np.ndarray:
     dtype = check_choice("dtype", dtype, ("float64", "float32"))
     theta = inv_freq(dim, base)
-    pos = _array("positions", positions)
-    _check_cells("positions", pos.size, theta.size)
+    pos = _array(name, values)
+    _check_cells(name, pos.size, theta.size)
     if dtype == "float32":
         return pos.astype(np.float32)[:, None] * theta.astype(np.float32)[None, :]  # (T, d/2) float32
     return pos[:, None] * theta[None, :]  # (T, d/2)
@@ -310,7 +314,7 @@ def relative_scores(q: object, k: object, deltas: object, base: float = 10000.0,
     ch = pair_channels(q.size, layout)  # (d/2, 2)
     a = q[ch[:, 0]] * k[ch[:, 0]] + q[ch[:, 1]] * k[ch[:, 1]]  # (d/2,)
     b = q[ch[:, 0]] * k[ch[:, 1]] - q[ch[:, 1]] * k[ch[:, 0]]  # (d/2,)
-    ang = angles(deltas, q.size, base)  # (D, d/2)
+    ang = _angles("deltas", deltas, q.size, base)  # (D, d/2)
     return np.cos(ang) @ a + np.sin(ang) @ b
 
 
@@ -351,14 +355,14 @@ def decay_bound(deltas: object, dim: int, base: float = 10000.0) -> np.ndarray:
     From Abel summation (RoFormer §3.4.3): ``|score| <= max_i |h_{i+1} - h_i| · (d/2)·B(Δ)``. A bound, not
     the score, and not monotone in Δ: it decays only in envelope. formulas.md §1.4 (B(0) = 32.5 at d = 128).
     """
-    ang = angles(deltas, dim, base)  # (D, d/2)
+    ang = _angles("deltas", deltas, dim, base)  # (D, d/2)
     partial = np.cumsum(np.exp(1j * ang), axis=1)  # (D, d/2): S_1 .. S_{d/2}
     return np.abs(partial).mean(axis=1)
 
 
 def cos_sum(deltas: object, dim: int, base: float = 10000.0) -> np.ndarray:
     """``Σ_i cos(Δ theta_i)``: half the score of q = k = all-ones at offset Δ; it dips below zero."""
-    return np.cos(angles(deltas, dim, base)).sum(axis=1)
+    return np.cos(_angles("deltas", deltas, dim, base)).sum(axis=1)
 
 
 def mean_random_score(deltas: object, dim: int, base: float = 10000.0, n_samples: int = 512,
@@ -376,7 +380,7 @@ def mean_random_score(deltas: object, dim: int, base: float = 10000.0, n_samples
     k = rng.standard_normal((n_samples, dim // 2, 2))
     a = (q[..., 0] * k[..., 0] + q[..., 1] * k[..., 1]).mean(axis=0)  # (d/2,)
     b = (q[..., 0] * k[..., 1] - q[..., 1] * k[..., 0]).mean(axis=0)  # (d/2,)
-    ang = angles(deltas, dim, base)  # (D, d/2)
+    ang = _angles("deltas", deltas, dim, base)  # (D, d/2)
     return np.cos(ang) @ a + np.sin(ang) @ b
 
 

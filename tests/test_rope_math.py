@@ -300,7 +300,7 @@ BAD_CALLS = [
     (lambda: rope.sample_qk(8, -1), "seed"),
     (lambda: rope.sample_qk(8, 0, "zeros"), "preset"),
     (lambda: rope.norm_ratio(np.zeros(8), [1.0]), "x"),
-    (lambda: rope.decay_bound(np.arange(40000.0), 4096), "positions"),
+    (lambda: rope.decay_bound(np.arange(40000.0), 4096), "deltas"),
     (lambda: rope.mean_random_score([1.0], 8, n_samples=0), "n_samples"),
     (lambda: rope.layout_agreement(8, n_positions=10**6), "n_positions"),
     (lambda: rope.wrapped_pairs(float("inf"), 8), "m"),
@@ -341,7 +341,7 @@ PUBLIC = {
     "layout_agreement": (rope.layout_agreement, ("dim", "base", "n_positions", "seed")),
     "rotate": (rope.rotate, ("x", "positions", "inv_freq", "layout")),
 }
-ALIASES = {"deltas": ("deltas", "positions")}
+ALIASES: dict[str, tuple[str, ...]] = {}
 
 
 def _finite(out: object) -> bool:

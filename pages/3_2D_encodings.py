@@ -54,7 +54,8 @@ def part_grid() -> None:
         "one that follows the row makes horizontal stripes. Row 0 is at the top, as in the image.")
     c = ui.controls(ui.Int("ch", "channel k", default=0, lo=0, hi=1023),
                     ui.Int("first", "first channel of the small multiples", default=0, lo=0, hi=1023, step=1),
-                    where="main", columns=2)
+                    ui.Bool("spread", "spread the 16 small multiples over all D channels", default=True),
+                    where="main", columns=3)
     ch = capped(c.ch, p.D - 1, "channel k")
     ui.figure_panel(
         "patch_channel", {**grid, "combine": p.combine, "channel": ch}, key="channel",
@@ -67,11 +68,12 @@ def part_grid() -> None:
     )
     ui.figure_panel(
         "patch_channels", {**grid, "combine": p.combine, "first": capped(c.first, p.D - 1, "first channel"),
-                           "n_channels": 16},
+                           "n_channels": 16, "spread": c.spread},
         key="multiples",
-        caption="What to notice: in MAE's layout the first half of the channels are vertical stripes (they follow "
-                "the column) and the second half horizontal ones; concat is the other way round; in the add mode "
-                "every channel mixes both axes into a checkerboard that is symmetric about the diagonal.",
+        caption="What to notice: in MAE's layout the top two rows (the first half of the channels) are vertical "
+                "stripes, they follow the column, and the bottom two rows horizontal ones; concat is the other way "
+                "round. Within each block the stripes widen channel after channel (slower waves). In the add mode "
+                "every channel mixes both axes into a pattern that is symmetric about the diagonal.",
         code=[rope2d.sincos_2d_channel_info],
     )
 

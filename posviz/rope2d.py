@@ -168,16 +168,17 @@ def _grid_parts(height: int, width: int, d_model: int, base: float, combine: str
 
 
 def sincos_2d_channels(height: int, width: int, d_model: int, base: float = 10000.0, combine: str = "concat",
-                       first: int = 0, count: int = 1) -> np.ndarray:
-    """Channels ``first … first+count−1`` of :func:`~posviz.sinusoidal.sinusoidal_2d` as images, (H, W, n).
+                       first: int = 0, count: int = 1, step: int = 1) -> np.ndarray:
+    """Channels ``first, first+step, …`` (``count`` of them, stopping at the last channel) as images, (H, W, n).
 
-    Built from the separable parts (:func:`separable_parts`), so a 64×64 grid at D = 1024 costs a few
-    1-D tables, not the full 32 MB table. ``count`` is clipped at the last channel.
+    Values of :func:`~posviz.sinusoidal.sinusoidal_2d`, built from its separable parts
+    (:func:`separable_parts`), so a 64×64 grid at D = 1024 costs a few 1-D tables, not the 32 MB table.
     """
     height, width, d_model, combine = _check_sincos(height, width, d_model, combine)
     first = check_int("first", first, 0, d_model - 1)
     count = check_int("count", count, 1, MAX_D)
-    ch = slice(first, min(first + count, d_model))
+    step = check_int("step", step, 1, MAX_D)
+    ch = np.arange(first, d_model, step)[:count]  # (n,)
     A, B = _grid_parts(height, width, d_model, _check_base(base), combine)
     return A[:, None, ch] + B[None, :, ch]  # (H, W, n)
 

@@ -13,12 +13,12 @@ from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, wa
 PAGE = "pages/3_2D_encodings.py"
 SLUG = "2d_encodings"
 SIDEBAR = ["H", "W", "D", "base", "combine", "part"]
-PART_PARAMS = {"grid": ["ch", "first"], "similarity": ["row", "col"], "mae": [],
+PART_PARAMS = {"grid": ["ch", "first", "spread"], "similarity": ["row", "col"], "mae": [],
                "resize": ["old", "new", "recompute", "rch"],
                "rope": ["kind", "hd", "rbase", "content", "seed", "head", "ra", "ca", "rb", "cb", "by_offset"],
                "flux": ["ntext", "fq", "fr", "fc"]}
 CHARTS = {"grid": 2, "similarity": 1, "mae": 1, "resize": 2, "rope": 1, "flux": 2}
-LARGEST = dict(H="64", W="64", D="1024", base="1000000", ch="1023", first="1023", row="63", col="63", old="64",
+LARGEST = dict(spread="0", H="64", W="64", D="1024", base="1000000", ch="1023", first="1023", row="63", col="63", old="64",
                new="64", rch="1023", kind="mixed", hd="128", rbase="100000", content="random", seed="999",
                head="15", ra="63", ca="63", rb="63", cb="0", by_offset="1", ntext="64", fq="text", fr="31",
                fc="31", recompute="integer", combine="add")
@@ -55,8 +55,10 @@ def test_defaults_open_the_patch_grid():
     img = z(by_title(specs, "MAE (column | row), ch 0")["data"][0])
     assert img.shape == (14, 14)
     np.testing.assert_allclose(img[5], np.sin(np.arange(14)), atol=1e-6)  # sin(column · 1) on every row
-    multiples = by_title(specs, "Channels 0–15 of 64")
+    multiples = by_title(specs, "every 4th channel from 0 of 64")
     assert len(multiples["data"]) == 16
+    titles = [a["text"] for a in multiples["layout"]["annotations"]]
+    assert titles[0] == "ch 0: sin column" and titles[-1] == "ch 60: cos row"  # all four MAE blocks
     assert len(at.toggle) >= 3  # the pitfalls sit under every part
 
 
@@ -188,7 +190,7 @@ def test_garbage_in_every_parameter_warns_and_falls_back(part, bad):
     assert_clean(at)
     warn = warnings_text(at)
     for name in params:
-        if name == "by_offset" and bad.strip().lower() in ("1", "0"):
+        if name in ("by_offset", "spread") and bad.strip().lower() in ("1", "0"):
             continue
         assert f"`{name}`" in warn, (name, bad)
     assert len(chart_specs(at)) == CHARTS[part]  # the defaults are drawn

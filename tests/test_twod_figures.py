@@ -78,7 +78,8 @@ def test_patch_channel_is_the_table_slice():
 
 
 def test_patch_channels_small_multiples():
-    fig = build("patch_channels", height=6, width=7, d_model=32, combine="concat", first=14, n_channels=8)
+    fig = build("patch_channels", height=6, width=7, d_model=32, combine="concat", first=14, n_channels=8,
+                spread=False)
     assert len(fig.data) == 8
     pe = sinusoidal_2d(6, 7, 32, combine="concat")
     for i, tr in enumerate(fig.data):
@@ -86,6 +87,9 @@ def test_patch_channels_small_multiples():
     titles = [a.text for a in fig.layout.annotations]
     assert titles[0].startswith("ch 14") and "row" in titles[0] and "column" in titles[2]
     assert len(build("patch_channels", d_model=8, first=4, n_channels=16).data) == 4  # stops at d_model
+    spread = build("patch_channels", height=5, width=5, d_model=64, combine="mae")
+    assert [a.text for a in spread.layout.annotations][:2] == ["ch 0: sin column", "ch 4: sin column"]
+    np.testing.assert_allclose(z_of(spread.data[15]), sinusoidal_2d(5, 5, 64, combine="mae")[:, :, 60], atol=1e-6)
 
 
 def test_similarity_modes_show_the_add_collision():

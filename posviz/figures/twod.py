@@ -83,13 +83,18 @@ def patch_channel(*, height: int = 14, width: int = 14, d_model: int = 64, base:
 
 @figure("patch_channels")
 def patch_channels(*, height: int = 14, width: int = 14, d_model: int = 64, base: float = 10000.0,
-                   combine: str = "mae", first: int = 0, n_channels: int = 16) -> go.Figure:
-    """Small multiples: channels first … first+n−1 (at most 16) each as an H×W image, labelled by axis."""
+                   combine: str = "mae", first: int = 0, n_channels: int = 16, spread: bool = True) -> go.Figure:
+    """Small multiples: up to 16 channels as H×W images, labelled by the axis they follow.
+
+    ``spread``: every (D/16)-th channel from ``first``, so all blocks of the layout appear; otherwise
+    ``n_channels`` consecutive channels from ``first``.
+    """
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
     first = check_int("first", first, 0, d_model - 1)
     n_channels = check_int("n_channels", n_channels, 1, 16)
-    pe = rope2d.sincos_2d_channels(height, width, d_model, base, combine, first, n_channels)  # (H, W, n)
-    chans = list(range(first, first + pe.shape[2]))
+    step = max(1, d_model // n_channels) if spread else 1
+    pe = rope2d.sincos_2d_channels(height, width, d_model, base, combine, first, n_channels, step)  # (H, W, n)
+    chans = list(range(first, d_model, step))[: pe.shape[2]]
     cols = min(4, len(chans))
     rows = -(-len(chans) // cols)
     titles = [f"ch {c}: {info['fn'][c]} {info['axis'][c]}" for c in chans]
@@ -101,9 +106,9 @@ def patch_channels(*, height: int = 14, width: int = 14, d_model: int = 64, base
                       row=i // cols + 1, col=i % cols + 1)
     fig.update_yaxes(autorange="reversed", showticklabels=False)
     fig.update_xaxes(showticklabels=False)
-    fig.update_layout(title=f"Channels {chans[0]}–{chans[-1]} of {d_model} as {height}×{width} images, "
-                            f"{MODE_LABEL[combine]} (row 0 at the top)",
-                      height=max(320, 230 * rows))
+    which = f"every {step}th channel from {first}" if step > 1 else f"channels {chans[0]}–{chans[-1]}"
+    fig.update_layout(title=f"{which} of {d_model} as {height}×{width} images, {MODE_LABEL[combine]} "
+                            f"(row 0 at the top)", height=max(320, 230 * rows))
     fig.update_annotations(font_size=12)
     return fig
 

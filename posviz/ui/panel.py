@@ -48,8 +48,12 @@ def code_snippet(name: str, params: Mapping[str, object]) -> str:
     """A notebook snippet that recreates the figure with posviz."""
     builder = FIGURES[name].builder.__name__
     defaults = FIGURES[name].defaults()
-    args = ", ".join(f"{k}={v!r}" for k, v in params.items() if defaults.get(k, object()) != v)
-    return (f"from posviz.figures import {builder}\nfrom posviz.theme import style\n\n"
+    shown = {k: v for k, v in params.items() if defaults.get(k, object()) != v}
+    long = [k for k, v in shown.items() if isinstance(v, str) and len(v) > 200]
+    args = ", ".join(f"{k}={k}" if k in long else f"{k}={v!r}" for k, v in shown.items())
+    header = "".join(f"{k} = open(\"{k}.txt\").read()  # the {len(shown[k]):,}-character text you pasted\n"
+                     for k in long)
+    return (f"from posviz.figures import {builder}\nfrom posviz.theme import style\n\n{header}"
             f"fig = style({builder}({args}), theme=\"light\")\nfig.show()\n"
             f"# fig.write_image(\"{name}.png\", width=1200, height=675, scale=2)\n")
 

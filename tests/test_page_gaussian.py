@@ -14,7 +14,8 @@ from tests.test_gaussian_figures import values
 PAGE = "pages/6_Gaussian_kernel_RoPE.py"
 SLUG = "gaussian_kernel_rope"
 DEFAULTS = {"alpha1": "0.7", "alpha2": "0.3", "sigma1": "5", "sigma2": "20", "T": "128", "d": "64",
-            "base": "10000", "seed": "0", "mode": "absolute", "m": "3", "n": "0", "shift": "37"}
+            "base": "10000", "seed": "0", "mode": "absolute", "m": "3", "n": "0", "shift": "37", "all4": "0",
+            "spiral": "0"}
 TITLES = ["Multi-scale Gaussian kernel", "Attention after softmax", "The envelope", "Same q and k"]
 
 

@@ -158,11 +158,13 @@ def gaussian_attention_grid(*, T: int = 128, d: int = 64, base: float = 10000.0,
                             sigma2: float = 20.0) -> go.Figure:
     """The four attention matrices side by side: plain RoPE and modes (a), (b), (c)."""
     kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
-    layout = _row([SHORT[m] for m in gk.MODES], gap=0.04)
+    layout = _row([SHORT[m] for m in gk.MODES], gap=0.03)
     traces = []
     for col, m in enumerate(gk.MODES, start=1):
         trace, f, shown = _heatmap(gk.attention(T, d, base, seed, m, **kern), SIDE_GRID, SHORT[m], col)
         traces.append(trace)
+    for col in (2, 3, 4):  # same query axis as the first panel
+        _axes(layout, col, y=dict(showticklabels=False))
     layout["title"] = dict(text=f"All four side by side{_shown_note(T, f, shown)}")
     layout["height"] = 380
     return _attention_figure(traces, layout, "key n")

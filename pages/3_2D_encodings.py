@@ -81,7 +81,7 @@ def part_grid() -> None:
 def part_similarity() -> None:
     st.header("2. Which patches look alike?")
     st.markdown("Pick a patch: each map shows the cosine similarity of its code to the code of every patch, for "
-                "the three ways of combining the axes. The orange star is your patch; the red circle sits on the "
+                "the three ways of combining the axes. The white star is your patch; the red circle sits on the "
                 "transposed patch (row and column swapped).")
     q = ui.controls(ui.Int("row", "patch row r", default=2, lo=0, hi=63),
                     ui.Int("col", "patch column c", default=9, lo=0, hi=63), where="main", columns=2)
@@ -225,13 +225,13 @@ def part_flux() -> None:
         ui.Int("ntext", "text tokens shown", default=8, lo=0, hi=64),
         ui.Choice("fq", "query token", default="patch",
                   options={"patch": "an image patch", "text": "text token 0"}),
-        ui.Int("fr", "query patch row", default=2, lo=0, hi=31),
-        ui.Int("fc", "query patch column", default=3, lo=0, hi=31),
+        ui.Int("fr", "query patch row", default=2, lo=0, hi=63),
+        ui.Int("fc", "query patch column", default=3, lo=0, hi=63),
         where="main", columns=4,
     )
-    fh, fw = capped(p.H, 32, "FLUX grid height"), capped(p.W, 32, "FLUX grid width")
+    fh, fw = p.H, p.W
     ui.figure_panel(
-        "flux_angles", {"height": fh, "width": fw, "n_text": fx.ntext}, key="flux_angles",
+        "flux_angles", {"height": fh, "width": fw, "n_text": fx.ntext, "patch_rows": 3}, key="flux_angles",
         caption="What to notice: the text rows (above the red line) and patch (0, 0) are all zero, i.e. no "
                 "rotation. Patch rows change only in the blocks of their own axis: the row block steps once per "
                 "grid row, the column block once per patch.",

@@ -23,7 +23,7 @@ LARGEST = {
     "rope2d_two_queries": dict(height=64, width=64, dim=128, kind="mixed", base=10.0, by_offset=True,
                                row_b=63, col_b=63, content="random"),
     "mixed_rope_directions": dict(dim=128, num_heads=16),
-    "flux_angles": dict(height=32, width=32, n_text=64),
+    "flux_angles": dict(height=64, width=64, n_text=64, patch_rows=64),
     "flux_scores": dict(height=64, width=64, n_text=512, query="text", text_index=511),
 }
 
@@ -159,6 +159,8 @@ def test_flux_figures():
     assert np.all(z[:5] == 0) and np.all(z[5] == 0)  # text tokens and patch (0, 0): no rotation
     assert z[6:].max() > 0
     assert list(fig.data[0].y[:2]) == ["text 0 (0,0,0)", "text 1 (0,0,0)"]
+    capped = build("flux_angles", height=64, width=64, n_text=4, patch_rows=64)
+    assert z_of(capped.data[0]).shape == (4 + 16 * 64, 64) and "first 16 of 64 grid rows" in capped.layout.title.text
     fig = build("flux_scores", height=4, width=5, n_text=6, query="patch", row=2, col=3)
     bars, heat = fig.data
     assert np.ptp(np.asarray(bars.y)) < 1e-6  # every text token scores the same

@@ -125,11 +125,14 @@ def patch_similarity_modes(*, height: int = 14, width: int = 14, d_model: int = 
     sims = {m: rope2d.patch_similarity(height, width, d_model, base, m, row, col) for m in modes}
     fig = make_subplots(rows=1, cols=3, subplot_titles=[MODE_LABEL[m] for m in modes],
                         horizontal_spacing=0.06)
+    lo = float(min(v.min() for v in sims.values()))
+    lo = min(lo, 1.0 - 1e-6)
     for i, m in enumerate(modes):
-        fig.add_trace(_image_heatmap(sims[m], f"cos similarity to ({row}, {col})", zmin=-1, zmax=1,
-                                     showscale=(i == 2)), row=1, col=i + 1)
+        fig.add_trace(_image_heatmap(sims[m], f"cos similarity to ({row}, {col})", diverging=False, zmin=lo,
+                                     zmax=1.0, showscale=(i == 2)), row=1, col=i + 1)
         fig.add_trace(go.Scatter(x=[col], y=[row], mode="markers", name="query patch", showlegend=(i == 0),
-                                 marker=dict(symbol="star", size=14, color=COLORS[1], line=dict(width=1)),
+                                 marker=dict(symbol="star", size=15, color="#ffffff",
+                                             line=dict(width=1.5, color="#111111")),
                                  hovertemplate=f"query patch (row {row}, column {col})<extra></extra>"),
                       row=1, col=i + 1)
         if row != col and col < height and row < width:
@@ -142,7 +145,7 @@ def patch_similarity_modes(*, height: int = 14, width: int = 14, d_model: int = 
                 row=1, col=i + 1)
     _image_axes(fig, 3)
     fig.update_layout(title=f"Which patches look like patch (row {row}, column {col})? "
-                            f"cos similarity of encodings, D = {d_model}",
+                            f"cos similarity of encodings, D = {d_model} (colours from {lo:.2f} to 1)",
                       legend=dict(orientation="h", y=-0.18))
     return fig
 
@@ -195,9 +198,10 @@ def resize_channel(*, old_size: int = 14, new_size: int = 20, d_model: int = 64,
     lim = 2.0 if combine == "add" else 1.0
     gap = float(np.abs(a - b).max())
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07, subplot_titles=[
-        f"bicubic resize {old_size}→{new_size}", RECOMPUTE_LABEL[recompute], f"difference (max |·| {gap:.3f})"])
+        f"bicubic resize {old_size}→{new_size} (colours ±{lim:g})", RECOMPUTE_LABEL[recompute],
+        f"difference (max |·| {gap:.3f})"])
     fig.add_trace(_image_heatmap(a, "interpolated", zmin=-lim, zmax=lim, showscale=False), row=1, col=1)
-    fig.add_trace(_image_heatmap(b, "formula", zmin=-lim, zmax=lim, colorbar_x=0.63), row=1, col=2)
+    fig.add_trace(_image_heatmap(b, "formula", zmin=-lim, zmax=lim, showscale=False), row=1, col=2)
     dl = max(gap, 1e-6)
     fig.add_trace(_image_heatmap(a - b, "interpolated − formula", zmin=-dl, zmax=dl, colorbar_x=1.0),
                   row=1, col=3)
@@ -214,10 +218,10 @@ def resize_error_map(*, old_size: int = 14, new_size: int = 20, d_model: int = 6
     """Where and in which channels the bicubic resize departs from the formula."""
     per_patch, per_channel = rope2d.resize_error(old_size, old_size, new_size, new_size, d_model, base, combine,
                                                  recompute)
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55], horizontal_spacing=0.14, subplot_titles=[
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55], horizontal_spacing=0.22, subplot_titles=[
         "relative error per patch |interp − formula| / |formula|", "RMS error per channel"])
     fig.add_trace(_image_heatmap(per_patch, "relative error", diverging=False, zmin=0,
-                                 colorbar_x=0.40), row=1, col=1)
+                                 colorbar_x=0.36), row=1, col=1)
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
     fig.add_trace(go.Scatter(
         x=np.arange(d_model), y=_f32(per_channel), mode="lines+markers", name="RMS error",
@@ -255,6 +259,8 @@ def rope2d_two_queries(*, height: int = 14, width: int = 14, dim: int = 64, kind
     lo = float(min(m.min() for m in maps))
     hi = float(max(m.max() for m in maps))
     lim = max(abs(lo), abs(hi), 1e-9)
+    signed = lo < 0  # all-positive maps (q = k = ones, slow frequencies) get a sequential scale for contrast
+    zmin, zmax = (-lim, lim) if signed else (lo, max(hi, lo + 1e-9))
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.08, shared_xaxes=by_offset, shared_yaxes=by_offset,
                         subplot_titles=[f"query A at (row {r}, column {c})" for r, c in queries[:1]] +
                                        [f"query B at (row {r}, column {c})" for r, c in queries[1:]])
@@ -263,11 +269,12 @@ def rope2d_two_queries(*, height: int = 14, width: int = 14, dim: int = 64, kind
         y = np.arange(height) - (r if by_offset else 0)
         hover = (f"dx %{{x}}, dy %{{y}}<br>score with query {'AB'[i]}: %{{z:.4f}}<extra></extra>" if by_offset
                  else f"key row %{{y}}, column %{{x}}<br>score with query {'AB'[i]}: %{{z:.4f}}<extra></extra>")
-        fig.add_trace(_image_heatmap(m, f"score, query {'AB'[i]}", zmin=-lim, zmax=lim, x=x, y=y,
-                                     showscale=(i == 1), hover=hover), row=1, col=i + 1)
+        fig.add_trace(_image_heatmap(m, f"score, query {'AB'[i]}", diverging=signed, zmin=zmin, zmax=zmax, x=x,
+                                     y=y, showscale=(i == 1), hover=hover), row=1, col=i + 1)
         qx, qy = (0, 0) if by_offset else (c, r)
         fig.add_trace(go.Scatter(x=[qx], y=[qy], mode="markers", name=f"query {'AB'[i]}", showlegend=False,
-                                 marker=dict(symbol="star", size=14, color=COLORS[1], line=dict(width=1)),
+                                 marker=dict(symbol="star", size=15, color="#ffffff",
+                                             line=dict(width=1.5, color="#111111")),
                                  hovertemplate=f"query {'AB'[i]} (row {r}, column {c})<extra></extra>"),
                       row=1, col=i + 1)
     if by_offset:
@@ -306,30 +313,37 @@ def _flux_token_labels(height: int, width: int, n_text: int) -> np.ndarray:
 
 
 @figure("flux_angles")
-def flux_angles(*, height: int = 6, width: int = 6, n_text: int = 8) -> go.Figure:
-    """FLUX.1 rotation angle (mod 2π) of each of the 64 pairs for every token: text rows are all zero."""
-    height = check_int("height", height, 1, 32)
-    width = check_int("width", width, 1, 32)
+def flux_angles(*, height: int = 6, width: int = 6, n_text: int = 8, patch_rows: int = 3) -> go.Figure:
+    """FLUX.1 rotation angle (mod 2π) of each of the 64 pairs for every token: text rows are all zero.
+
+    Shows the ``n_text`` text tokens, then the patches of the first ``patch_rows`` grid rows (all columns).
+    """
+    height = check_int("height", height, 1, 64)
+    width = check_int("width", width, 1, 64)
     n_text = check_int("n_text", n_text, 0, 64)
-    ids = rope2d.flux_ids(height, width, n_text)
+    patch_rows = check_int("patch_rows", patch_rows, 1, 64)
+    shown = min(patch_rows, height, max(1, 1024 // width))  # at most 1024 patches: <= 70k cells
+    ids = rope2d.flux_ids(height, width, n_text)[: n_text + shown * width]  # text, then the first rows
     ang = np.mod(rope2d.flux_rope_angles(ids), 2 * np.pi)  # (N, 64)
-    labels = _flux_token_labels(height, width, n_text)
+    labels = _flux_token_labels(shown, width, n_text)
     fig = go.Figure(go.Heatmap(
         z=_f32(ang), x=np.arange(ang.shape[1]), y=labels, colorscale=CYCLIC, zmin=0, zmax=2 * np.pi,
         name="angle", colorbar=dict(title="angle (rad)", tickvals=[0, np.pi, 2 * np.pi], ticktext=["0", "π", "2π"]),
         hovertemplate="%{y}, pair %{x}<br>angle %{z:.3f} rad<extra></extra>"))
-    for x, text in ((-0.5, "axis 0 (16 ch)"), (7.5, "axis 1: row (56 ch)"), (35.5, "axis 2: column (56 ch)")):
+    axes = ((-0.5, "axis 0", 1.09), (7.5, "axis 1: row (56 ch)", 1.02), (35.5, "axis 2: column (56 ch)", 1.02))
+    for x, text, y in axes:
         fig.add_vline(x=x, line_color="#888888", line_dash="dot")
-        fig.add_annotation(x=x + 0.5, y=1.02, yref="paper", text=text, showarrow=False, xanchor="left")
+        fig.add_annotation(x=x + 0.5, y=y, yref="paper", text=text, showarrow=False, xanchor="left")
     if n_text:
         fig.add_hline(y=n_text - 0.5, line_color=COLORS[3], line_width=2)
-        fig.add_annotation(x=64, y=labels[(n_text - 1) // 2], text="text tokens: angle 0, no rotation",
-                           showarrow=False, xanchor="left", font=dict(color=COLORS[3]))
-    fig.update_yaxes(autorange="reversed", type="category", title_text="token (text first, then patches row by row)",
-                     nticks=min(len(labels), 40))
-    fig.update_xaxes(title_text="rotary pair index k")
+        fig.add_annotation(x=4, y=labels[(n_text - 1) // 2], text="text tokens: angle 0 on every pair, no rotation",
+                           showarrow=False, xanchor="left", font=dict(color=COLORS[3]), bgcolor="rgba(255,255,255,0.7)")
+    fig.update_yaxes(autorange="reversed", type="category", automargin=True,
+                     title_text="token (text first, then patches row by row)")
+    fig.update_xaxes(title_text="rotary pair index k", range=[-0.5, 63.5])
+    cap = f", first {shown} of {height} grid rows" if shown < height else ""
     fig.update_layout(title=f"FLUX.1 RoPE angles, axes (16, 56, 56): {n_text} text tokens + "
-                            f"{height}×{width} patches", margin=dict(r=230))
+                            f"{shown}×{width} patches{cap}", height=int(np.clip(200 + 14 * len(ids), 420, 1100)))
     return fig
 
 
@@ -349,11 +363,14 @@ def flux_scores(*, height: int = 6, width: int = 6, n_text: int = 8, query: str 
         qi, qname = n_text + r * width + c, f"patch (row {r}, column {c})"
     s = rope2d.flux_rope_scores(height, width, n_text, qi, content)  # (N,)
     lim = float(max(np.abs(s).max(), 1e-9))
+    img = s[n_text:].reshape(height, width)
+    signed = img.min() < 0  # all-positive maps get a sequential scale for contrast
     fig = make_subplots(rows=1, cols=2, column_widths=[0.3, 0.7], horizontal_spacing=0.12,
                         subplot_titles=["against text tokens (ids 0,0,0)", "against image patches (0, row, col)"])
     fig.add_trace(go.Bar(x=np.arange(n_text), y=_f32(s[:n_text]), name="text keys", marker_color=COLORS[3],
                          hovertemplate="text token %{x}<br>score %{y:.4f}<extra></extra>"), row=1, col=1)
-    fig.add_trace(_image_heatmap(s[n_text:].reshape(height, width), "score", zmin=-lim, zmax=lim,
+    fig.add_trace(_image_heatmap(img, "score", diverging=signed, zmin=-lim if signed else float(img.min()),
+                                 zmax=lim if signed else float(max(img.max(), img.min() + 1e-9)),
                                  hover="patch row %{y}, column %{x}<br>score %{z:.4f}<extra></extra>"),
                   row=1, col=2)
     fig.update_xaxes(title_text="text token index", row=1, col=1)

@@ -9,10 +9,10 @@ from posviz.figures import gaussian as fg
 
 ui.setup_page(
     "Gaussian-kernel RoPE", icon="🔔",
-    intro="Seed 002 proposes scaling RoPE by a two-scale Gaussian kernel K, one narrow (local) and one wide "
-          "(global). This is not a published method: the page shows the kernel, three ways it could be "
-          "applied, what each does to a real softmax attention matrix, and which of them keeps RoPE's "
-          "promise that only the distance m − n matters.",
+    intro="One of our source articles (seed 002) proposes scaling RoPE by a two-scale Gaussian kernel K, one "
+          "narrow (local) and one wide (global). It is not a published method: the page shows the kernel, three "
+          "ways it could be applied, what each does to a real softmax attention matrix, and which of them keeps "
+          "RoPE's promise that only the distance m − n matters.",
 )
 p = ui.controls(
     ui.Float("alpha1", "local weight α1", default=0.7, lo=0.0, hi=1.0, step=0.05),

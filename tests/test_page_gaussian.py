@@ -78,6 +78,14 @@ def test_extremes(query):
     assert time.perf_counter() - t0 < 30  # first run includes imports; the rerun budget is tested below
 
 
+def test_presenter_mode_and_all_views_together():
+    at = run_page(PAGE, query={"present": "1", "all4": "1", "spiral": "1", "mode": "relative_mul"})
+    assert_clean(at)
+    specs = chart_specs(at)
+    assert len(specs) == len(TITLES) + 2
+    assert all(spec["layout"]["font"]["size"] == 21 for spec in specs)  # presenter: 14 × 1.5
+
+
 def test_rerun_at_largest_settings_is_fast():
     at = run_page(PAGE, query={"T": "512", "d": "256"})
     assert_clean(at)

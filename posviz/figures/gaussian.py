@@ -27,8 +27,8 @@ SIDE_GRID = 80      # four panels × 80² = 26k cells at most
 def _block_mean(a: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Average a (T, T) matrix over f×f blocks so that it is at most side×side: (z float32, starts, f).
 
-    Block means (not strided samples) keep the diagonal band visible and each row still sums to 1/f·...
-    the mean weight of its block.
+    Block means (not strided samples) keep a one-cell-wide diagonal band visible: each shown cell is the
+    mean attention weight of its f×f block.
     """
     T = a.shape[0]
     f = max(1, math.ceil(T / side))

@@ -118,10 +118,11 @@ def part_mae() -> None:
     )
     resp = rope2d.axis_response(p.H, p.W, p.D, p.base, "mae")
     half = p.D // 2
-    ui.numbers({"first half (emb_h), step along a row": float(resp[0, :half].mean()),
-                "first half (emb_h), step down a column": float(resp[1, :half].mean()),
-                "second half (emb_w), step along a row": float(resp[0, half:].mean()),
-                "second half (emb_w), step down a column": float(resp[1, half:].mean())}, fmt="{:.3f}")
+    ui.numbers({"emb_h (1st half), along a row": float(resp[0, :half].mean()),
+                "emb_h (1st half), down a column": float(resp[1, :half].mean()),
+                "emb_w (2nd half), along a row": float(resp[0, half:].mean()),
+                "emb_w (2nd half), down a column": float(resp[1, half:].mean())}, fmt="{:.3f}")
+    st.caption("Each number: the RMS change per one-patch step, averaged over that half's channels.")
 
 
 def part_resize() -> None:

@@ -88,9 +88,9 @@ def test_mae_part_numbers():
     at = run_page(PAGE, query={"part": "mae"})
     assert_clean(at)
     metrics = {m.label: float(m.value) for m in at.metric}
-    assert metrics["first half (emb_h), step down a column"] == 0.0
-    assert metrics["first half (emb_h), step along a row"] > 0.05
-    assert metrics["second half (emb_w), step along a row"] == 0.0
+    assert metrics["emb_h (1st half), down a column"] == 0.0
+    assert metrics["emb_h (1st half), along a row"] > 0.05
+    assert metrics["emb_w (2nd half), along a row"] == 0.0
 
 
 def test_rope_part_offset_check_holds():

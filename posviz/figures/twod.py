@@ -330,7 +330,7 @@ def flux_angles(*, height: int = 6, width: int = 6, n_text: int = 8, patch_rows:
         z=_f32(ang), x=np.arange(ang.shape[1]), y=labels, colorscale=CYCLIC, zmin=0, zmax=2 * np.pi,
         name="angle", colorbar=dict(title="angle (rad)", tickvals=[0, np.pi, 2 * np.pi], ticktext=["0", "π", "2π"]),
         hovertemplate="%{y}, pair %{x}<br>angle %{z:.3f} rad<extra></extra>"))
-    axes = ((-0.5, "axis 0", 1.09), (7.5, "axis 1: row (56 ch)", 1.02), (35.5, "axis 2: column (56 ch)", 1.02))
+    axes = ((-0.5, "axis 0", 1.02), (7.5, "axis 1: row (56 ch)", 1.02), (35.5, "axis 2: column (56 ch)", 1.02))
     for x, text, y in axes:
         fig.add_vline(x=x, line_color="#888888", line_dash="dot")
         fig.add_annotation(x=x + 0.5, y=y, yref="paper", text=text, showarrow=False, xanchor="left")

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from posviz import rope as _rope
 from posviz._validate import check_choice, check_float, check_int
 from posviz.rope import apply_rope, inv_freq
 
@@ -283,13 +284,7 @@ def seed002_rope(x: np.ndarray, positions: object, base: float = 10000.0,
     pos = _positions("positions", positions)
     if pos.shape != (x.shape[0],):
         raise ValueError(f"positions must have shape (T,) = ({x.shape[0]},); got {pos.shape}")
-    angles = pos[:, None] * inv_freq(d, base)[None, :]  # (T, d/2)
-    if layout == "mixed":
-        full = np.concatenate([angles, angles], axis=1)  # (T, d): [a0 .. a_{d/2-1}, a0 .. a_{d/2-1}]
-    else:
-        full = np.repeat(angles, 2, axis=1)  # (T, d): [a0, a0, a1, a1, ...]
-    rotated = np.stack([-x[:, 1::2], x[:, 0::2]], axis=-1).reshape(x.shape)  # (T, d/2, 2) -> (T, d)
-    return x * np.cos(full) + rotated * np.sin(full)
+    return _rope.rotate(x, pos, inv_freq(d, base), layout)  # one formula for every layout, in posviz.rope
 
 
 def seed002_score_grid(T: int = 24, d: int = 8, base: float = 10000.0, seed: int = 0,

@@ -169,3 +169,14 @@ def test_flux_figures():
     assert zh[0, 0] == pytest.approx(bars.y[0], abs=1e-6)  # patch (0, 0) looks like a text token
     with pytest.raises(ValueError, match="text_index"):
         build("flux_scores", n_text=4, query="text", text_index=4)
+
+
+@pytest.mark.parametrize("name", sorted(LARGEST))
+def test_csv_export_holds_the_plotted_numbers(name):
+    from posviz import export
+
+    text = export.export_figure(name, {}, "csv", export.ExportOptions()).decode()
+    lines = text.strip().splitlines()
+    assert len(lines) > 10  # a header and the plotted cells / points
+    if name == "patch_channel":  # MAE channel 0 at column 1 is sin(1)
+        assert f"{np.sin(1.0):.4f}"[:5] in text

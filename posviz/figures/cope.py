@@ -138,12 +138,14 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
                              marker=dict(symbol="x-thin", size=7, line=dict(width=2, color=COLORS[3])),
                              hovertemplate="clamped: query %{y}, key %{x}<extra></extra>"), 1, 2)
     ticks = _ticks(L.tokens.labels)
+    # fixed margins instead of automargin: with ~130 rotated token labels, automargin's re-layout passes
+    # made this chart the slowest of the page to draw in the browser
     for c in (1, 2, 3):
-        fig.update_xaxes(tickangle=-90, **ticks, row=1, col=c)
-        fig.update_yaxes(autorange="reversed", row=1, col=c)
-    fig.update_yaxes(title_text="query i (token)", **ticks, row=1, col=1)
+        fig.update_xaxes(tickangle=-90, automargin=False, **ticks, row=1, col=c)
+        fig.update_yaxes(autorange="reversed", automargin=False, row=1, col=c)
+    fig.update_yaxes(title_text="query i (token)", title_standoff=4, **ticks, row=1, col=1)
     fig.update_layout(height=600, showlegend=bool(len(ci)), legend=dict(orientation="h", y=1.08, x=0.3),
-                      margin=dict(t=110, b=95),
+                      margin=dict(t=110, b=100, l=130, r=40),
                       title=f"Which tokens count, and the positions they produce (T = {T}, rule: {rule})"
                             "<br><sup>rows: query i · columns: key j</sup>")
     return fig

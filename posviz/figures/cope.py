@@ -99,8 +99,10 @@ def cope_tokens(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale
     fig.update_layout(
         title=f"Tokens{note}: shade = gate g_ij for query i = {i}, green number = position p_ij",
         showlegend=False, height=120 + 62 * rows, margin=dict(l=10, r=10, t=50, b=10),
-        xaxis=dict(visible=False, range=[-0.5, width + 0.5]),
-        yaxis=dict(visible=False, range=[-rows * 2 - 0.4, 0.6]))
+        xaxis=dict(visible=False, range=[-0.5, width + 0.5], constrain="domain"),
+        # chips keep their shape at any export size
+        yaxis=dict(visible=False, range=[-rows * 2 - 0.4, 0.6], scaleanchor="x", scaleratio=1.6,
+                   constrain="domain"))
     return fig
 
 

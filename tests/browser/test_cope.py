@@ -70,3 +70,15 @@ def test_hostile_text_is_shown_literally(page, app_url):
     assert "<i>z</i> # not a heading" in page.get_by_test_id("stText").all_inner_texts()
     assert page.locator("i:text-is('z'), h1:text-is('not a heading')").count() == 0
     assert error_elements(page) == []
+
+
+def test_pitfall_toggle_shows_the_leak(page, app_url):
+    open_page(page, app_url, "CoPE", charts=False, view="pitfalls", rule="constant", scale=0)
+    assert error_elements(page) == []
+    page.get_by_text("Show the wrong version beside the right one").first.click()
+    wait_idle(page)
+    wrong, right = chart_traces(page, 0)[0]["z"], chart_traces(page, 1)[0]["z"]
+    T = len(wrong)
+    future = lambda z: max(z[i][j] for i in range(T) for j in range(i + 1, T))  # noqa: E731
+    assert future(wrong) > 1 and future(right) == 0
+    assert wrong[0][0] == pytest.approx(T / 2)  # all gates 0.5: query 0 counts every token

@@ -259,7 +259,10 @@ def position_logits(query: torch.Tensor | np.ndarray, pos_emb: torch.Tensor | np
     import torch
 
     dtype = torch.promote_types(q.dtype, e.dtype)
-    return interpolate(q.to(dtype) @ e.to(dtype), positions)  # (..., T, P) -> (..., T, T)
+    z_int = q.to(dtype) @ e.to(dtype)  # (..., T, P)
+    if not bool(torch.isfinite(z_int).all()):
+        raise ValueError("query and pos_emb are too large: q·e overflows")
+    return interpolate(z_int, positions)  # (..., T, T)
 
 
 def attention_weights(scores: torch.Tensor | np.ndarray, head_dim: int,
@@ -286,6 +289,8 @@ def attention_weights(scores: torch.Tensor | np.ndarray, head_dim: int,
             raise ValueError(f"pos_logits must have the shape of scores {tuple(s.shape)}; got {tuple(pos.shape)}")
         _check_finite("pos_logits", pos)
         logits = s / root + pos if nodiv else (s + pos) / root
+    if not bool(torch.isfinite(logits).all()):
+        raise ValueError("scores and pos_logits are too large: the attention logits overflow")
     if causal:
         logits = logits.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf"))
     return torch.softmax(logits, dim=-1)
@@ -322,6 +327,8 @@ def _make_cope_class() -> type:
 
         def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
                     causal: bool = True) -> dict[str, torch.Tensor]:
+            if not all(isinstance(t, torch.Tensor) for t in (query, key, value)):
+                raise ValueError("query, key and value must be torch tensors of shape (..., T, head_dim)")
             shape = tuple(query.shape)
             if (len(shape) < 2 or shape[-1] != self.head_dim or tuple(key.shape) != shape
                     or tuple(value.shape)[:-1] != shape[:-1]):
@@ -353,6 +360,16 @@ def __getattr__(name: str) -> type:
 # The lesson: gate rules, a seeded toy attention, embedding tables, everything the page shows
 
 
+def _check_tokens(tokens: object) -> None:
+    if not isinstance(tokens, Tokens):
+        raise ValueError(f"tokens must be the Tokens returned by tokenize(text); got {type(tokens).__name__}")
+
+
+def _check_lesson(lesson: object) -> None:
+    if not isinstance(lesson, Lesson):
+        raise ValueError(f"lesson must be the Lesson returned by cope_lesson(); got {type(lesson).__name__}")
+
+
 def _rng_for(seed: int, salt: str) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(salt.encode("utf-8", "surrogatepass"))])
 
@@ -363,6 +380,7 @@ def seeded_qk(tokens: Tokens, seed: int = 0, d_head: int = 16) -> tuple[np.ndarr
     Each piece gets a random embedding drawn from (seed, piece text), so equal pieces get equal vectors;
     W_q and W_k are random (seed) with variance 1/d_head, so ``q·k/√d_h`` is about N(0, 1).
     """
+    _check_tokens(tokens)
     seed = check_int("seed", seed, 0, MAX_SEED)
     d_head = check_int("d_head", d_head, 2, MAX_D_HEAD)
     x = np.stack([_rng_for(seed, "tok:" + p).standard_normal(d_head) for p in tokens.pieces]) \
@@ -373,6 +391,7 @@ def seeded_qk(tokens: Tokens, seed: int = 0, d_head: int = 16) -> tuple[np.ndarr
 
 def gate_scores(tokens: Tokens, rule: str, seed: int = 0, d_head: int = 16) -> np.ndarray:
     """The rule's score s_ij (T, T) before scale and bias: ±1 for the counting rules, q·k/√d for attention."""
+    _check_tokens(tokens)
     rule = check_choice("rule", rule, RULES)
     T = tokens.T
     if rule in ("all", "sentences", "words"):
@@ -524,6 +543,7 @@ def _compute_lesson(text: str, rule: str, scale: float, bias: float, causal: boo
 
 def interpolation_detail(lesson: Lesson, i: int, j: int) -> dict[str, float]:
     """The interpolation at one (query i, key j): p, ⌊p⌋, ⌈p⌉, w, z_i[⌊p⌋], z_i[⌈p⌉] and the position logit."""
+    _check_lesson(lesson)
     i = check_int("i", i, 0, lesson.T - 1)
     j = check_int("j", j, 0, lesson.T - 1)
     p = float(lesson.positions[i, j])
@@ -535,6 +555,7 @@ def interpolation_detail(lesson: Lesson, i: int, j: int) -> dict[str, float]:
 
 def attention_near_target(lesson: Lesson, i: int) -> tuple[float, float]:
     """Attention mass of query i on keys whose CoPE position rounds to p*: (without CoPE, with CoPE)."""
+    _check_lesson(lesson)
     i = check_int("i", i, 0, lesson.T - 1)
     near = np.abs(lesson.positions[i, : i + 1] - lesson.target) < 0.5
     return float(lesson.attn_plain[i, : i + 1][near].sum()), float(lesson.attn_cope[i, : i + 1][near].sum())

@@ -391,3 +391,68 @@ def test_gqa_shapes_fixed_and_seed000():
     assert mha[-1][1] == "(1, 8, 4, 4)"
     with pytest.raises(ValueError, match="num_kv_heads"):
         gqa_shapes(64, 8, 3)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Fuzz every other public function: a finite result or a ValueError naming the parameter
+
+
+def _finite(out) -> bool:
+    if isinstance(out, torch.Tensor):
+        return bool(torch.isfinite(out).all())
+    if isinstance(out, np.ndarray):
+        return bool(np.isfinite(out).all())
+    if isinstance(out, dict):
+        return all(_finite(v) for v in out.values())
+    if isinstance(out, (tuple, list)):
+        return all(_finite(v) if not isinstance(v, str) else True for v in out)
+    if isinstance(out, float):
+        return math.isfinite(out)
+    return True
+
+
+_TOK = tokenize("One two. Three")
+_LESSON = cope_lesson(text="One two. Three")
+_Z = np.zeros((3, 4))
+_P = np.tril(np.ones((3, 3)))
+GOOD = {
+    tokenize: dict(text="a b", max_tokens=64, piece_len=5),
+    cope.gate_logits: dict(tokens=_TOK, rule="words", scale=10.0, bias=0.0, seed=0, d_head=16),
+    cope.seeded_qk: dict(tokens=_TOK, seed=0, d_head=16),
+    cope.embedding_table: dict(npos_max=5, d_head=8, kind="random", seed=0),
+    interpolate: dict(z_int=_Z, positions=_P),
+    position_logits: dict(query=np.ones((3, 2)), pos_emb=np.ones((2, 4)), positions=_P),
+    attention_weights: dict(scores=np.zeros((3, 3)), head_dim=4, pos_logits=None, causal=True, nodiv=False),
+    cope.cope_gates: dict(gate_logits=np.zeros((3, 3)), causal=True),
+    cope.positions_from_gates: dict(gates=np.full((3, 3), 0.5), npos_max=None),
+    gqa_shapes: dict(d_model=64, num_heads=8, num_kv_heads=2, layout="fixed", seq_len=4),
+    cope.pick_index: dict(index=-1, n=5),
+    cope.interpolation_detail: dict(lesson=_LESSON, i=2, j=0),
+    cope.attention_near_target: dict(lesson=_LESSON, i=2),
+    CoPE: dict(head_dim=4, block_size=8, npos_max=None, nodiv=False),
+}
+CALLS = [(fn, name) for fn, kw in GOOD.items() for name in kw]
+HUGE = st.one_of(HOSTILE, hnp.arrays(np.float64, st.sampled_from([(3, 3), (3, 4), (2, 4), (3,), (0, 0)]),
+                                     elements=st.floats(allow_nan=True, allow_infinity=True)))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(call=st.sampled_from(CALLS), value=HUGE)
+def test_fuzz_every_public_function(call, value):
+    fn, name = call
+    kwargs = dict(GOOD[fn], **{name: value})
+    try:
+        out = fn(**kwargs)
+    except ValueError as err:
+        assert name in str(err) or any(k in str(err) for k in kwargs), (fn.__name__, name, str(err))
+    else:
+        assert _finite(out), (fn.__name__, name)
+
+
+@pytest.mark.parametrize("value", [None, "x", np.zeros((3, 3, 3))])
+def test_fuzz_module_forward(value):
+    m = CoPE(4, 8)
+    good = torch.zeros(3, 4)
+    for args in ((value, good, good), (good, value, good), (good, good, value)):
+        with pytest.raises(ValueError, match="query, key and value"):
+            m(*args)

@@ -77,19 +77,33 @@ def test_patch_channel_is_the_table_slice():
         build("patch_channel", d_model=16, channel=16)
 
 
+def tiles(fig) -> dict[int, np.ndarray]:
+    """The small-multiples mosaic cut back into its tiles, by channel (located through customdata)."""
+    tr = fig.data[0]
+    z, ch = np.asarray(tr.z, dtype=np.float64), np.asarray(tr.customdata, dtype=np.float64)
+    out = {}
+    for c in np.unique(ch[np.isfinite(ch)]).astype(int):
+        rows, cols = np.nonzero(ch == c)
+        out[c] = z[rows.min():rows.max() + 1, cols.min():cols.max() + 1]
+    return out
+
+
 def test_patch_channels_small_multiples():
     fig = build("patch_channels", height=6, width=7, d_model=32, combine="concat", first=14, n_channels=8,
                 spread=False)
-    assert len(fig.data) == 8
+    assert len(fig.data) == 1 and fig.data[0].type == "heatmap"  # one mosaic, not 8 subplots
     pe = sinusoidal_2d(6, 7, 32, combine="concat")
-    for i, tr in enumerate(fig.data):
-        np.testing.assert_allclose(z_of(tr), pe[:, :, 14 + i], atol=1e-6)
+    got = tiles(fig)
+    assert sorted(got) == list(range(14, 22))
+    for c, tile in got.items():
+        np.testing.assert_allclose(tile, pe[:, :, c], atol=1e-6)
     titles = [a.text for a in fig.layout.annotations]
     assert titles[0].startswith("ch 14") and "row" in titles[0] and "column" in titles[2]
-    assert len(build("patch_channels", d_model=8, first=4, n_channels=16).data) == 4  # stops at d_model
+    assert len(tiles(build("patch_channels", d_model=8, first=4, n_channels=16))) == 4  # stops at d_model
     spread = build("patch_channels", height=5, width=5, d_model=64, combine="mae")
     assert [a.text for a in spread.layout.annotations][:2] == ["ch 0: sin column", "ch 4: sin column"]
-    np.testing.assert_allclose(z_of(spread.data[15]), sinusoidal_2d(5, 5, 64, combine="mae")[:, :, 60], atol=1e-6)
+    np.testing.assert_allclose(tiles(spread)[60], sinusoidal_2d(5, 5, 64, combine="mae")[:, :, 60], atol=1e-6)
+    assert np.isnan(np.asarray(spread.data[0].z, dtype=float)).any()  # blank gutters between tiles
 
 
 def test_similarity_modes_show_the_add_collision():

@@ -272,10 +272,11 @@ def cope_attention(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", sc
                          hovertemplate="key j = %{x}<br>weight = %{y:.3f}<br>p_ij = %{customdata:.2f}"
                                        "<extra></extra>"))
     fig.update_layout(barmode="group", height=430,
-                      title=f"Attention of query i = {i}; the query looks for CoPE position p* = {L.target}",
+                      title=f"Attention of query i = {i}<br><sup>the query looks for CoPE position "
+                            f"p* = {L.target}</sup>",
                       xaxis=dict(title="key j (token)", **_ticks(L.tokens.labels[: i + 1])),
                       yaxis=dict(title="attention weight", range=[0, 1.02]),
-                      legend=dict(orientation="h", y=1.12, x=0))
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), margin=dict(t=110))
     return fig
 
 
@@ -301,11 +302,11 @@ def cope_positions_map(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences"
                              marker=dict(symbol="x-thin", size=9, line=dict(width=2, color=COLORS[3]))))
     leak = float(np.triu(L.positions, 1).max()) if T > 1 else 0.0
     fig.update_layout(
-        title=(f"p_ij with causal gates {'on' if causal else 'off'}, npos_max = {L.npos_max}: "
-               f"largest future position {leak:.2f}, {len(ci)} clamped cell(s)"),
-        xaxis=dict(title="key j (token)", constrain="domain", **_ticks(L.tokens.labels)),
+        title=(f"p_ij with causal gates {'on' if causal else 'off'}, npos_max = {L.npos_max}<br>"
+               f"<sup>largest future position {leak:.2f} · {len(ci)} clamped cell(s)</sup>"),
+        xaxis=dict(constrain="domain", tickangle=-90, **_ticks(L.tokens.labels)),
         yaxis=dict(title="query i (token)", autorange="reversed", **_ticks(L.tokens.labels)),
-        legend=dict(orientation="h", y=-0.3), height=480)
+        legend=dict(orientation="h", y=-0.3), height=500, margin=dict(t=80))
     return fig
 
 
@@ -331,10 +332,10 @@ def cope_position_bounds(*, text: str = cope.DEFAULT_TEXT, rule: str = "all", sc
     name = "seed 000's bound: p ≤ i" if claim == "seed" else "true bound: p_ij ≤ i − j + 1 (= i + 1 at j = 0)"
     fig.add_trace(go.Scatter(x=qi, y=_f32(bound), mode="lines+markers", name=name,
                              line=dict(color=COLORS[1], dash="dash")))
-    fig.update_layout(title=f"{int(over.sum())} of {T} queries exceed the bound",
-                      xaxis=dict(title="query i (token)", **_ticks(L.tokens.labels)),
+    fig.update_layout(title=f"{int(over.sum())} of {T} queries i exceed the bound",
+                      xaxis=dict(tickangle=-90, **_ticks(L.tokens.labels)),
                       yaxis=dict(title="position", rangemode="tozero"),
-                      legend=dict(orientation="h", y=1.12, x=0), height=400)
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), margin=dict(t=110), height=400)
     return fig
 
 
@@ -352,8 +353,9 @@ def cope_gqa_shapes(*, layout: str = "fixed", num_heads: int = 8, num_kv_heads: 
         header=dict(values=["step", "result"], align="left", font=dict(size=13)),
         cells=dict(values=[[_esc(s) for s, _ in rows], [_esc(r) for _, r in rows]], align="left",
                    fill_color=[fill, fill], height=26, font=dict(size=12))))
-    who = "fixed: query → num_heads·d_h, key/value → num_kv_heads·d_h" if layout == "fixed" else \
-        "seed 000: query and key head counts swapped"
-    fig.update_layout(title=f"{who} (heads {num_heads}, kv heads {num_kv_heads})",
+    who = "fixed: q → num_heads·d_h, k/v → num_kv_heads·d_h" if layout == "fixed" else \
+        "seed 000: q and k head counts swapped"
+    fig.update_layout(title=f"{who}<br><sup>num_heads = {num_heads}, num_kv_heads = {num_kv_heads}, d_model = 64"
+                            "</sup>",
                       height=90 + 30 * len(rows), margin=dict(l=10, r=10, t=50, b=10))
     return fig

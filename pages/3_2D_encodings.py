@@ -131,15 +131,15 @@ def part_resize() -> None:
         "A ViT trained on 224-pixel images with 16-pixel patches has a 14 × 14 grid. Fed 320-pixel images it "
         "sees 20 × 20 patches, so the stored position table is resized with bicubic interpolation "
         "(`torch.nn.functional.interpolate(mode=\"bicubic\", align_corners=False)`). For a fixed sin/cos table "
-        "we can compare that with the formula itself.")
+        "we can compare that with the formula itself. The trained grid is the sidebar's H × W.")
     RECOMPUTE = {"scaled": "formula at the same fractional positions", "integer": "formula on the new integer grid"}
-    rz = ui.controls(ui.Int("old", "trained grid (patches per side)", default=14, lo=2, hi=64),
-                     ui.Int("new", "grid used (patches per side)", default=20, lo=2, hi=64),
+    rz = ui.controls(ui.Int("nh", "grid used: height H' (patches)", default=20, lo=1, hi=64),
+                     ui.Int("nw", "grid used: width W' (patches)", default=20, lo=1, hi=64),
                      ui.Choice("recompute", "compare with", default="scaled", options=RECOMPUTE),
                      ui.Int("rch", "channel shown", default=0, lo=0, hi=1023),
                      where="main", columns=4)
-    resize = dict(old_size=rz.old, new_size=rz.new, d_model=p.D, base=p.base, combine=p.combine,
-                  recompute=rz.recompute)
+    resize = dict(old_height=p.H, old_width=p.W, new_height=rz.nh, new_width=rz.nw, d_model=p.D, base=p.base,
+                  combine=p.combine, recompute=rz.recompute)
     ui.figure_panel(
         "resize_channel", {**resize, "channel": capped(rz.rch, p.D - 1, "channel shown")}, key="resize",
         caption="What to notice: slow channels survive interpolation almost exactly; the fastest ones (wavelength "

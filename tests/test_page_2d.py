@@ -14,15 +14,15 @@ PAGE = "pages/3_2D_encodings.py"
 SLUG = "2d_encodings"
 SIDEBAR = ["H", "W", "D", "base", "combine", "part"]
 PART_PARAMS = {"grid": ["ch", "first", "spread"], "similarity": ["row", "col"], "mae": [],
-               "resize": ["old", "new", "recompute", "rch"],
+               "resize": ["nh", "nw", "recompute", "rch"],
                "rope": ["kind", "hd", "rbase", "content", "seed", "head", "ra", "ca", "rb", "cb", "by_offset"],
                "flux": ["ntext", "fq", "fr", "fc"]}
 CHARTS = {"grid": 2, "similarity": 1, "mae": 1, "resize": 2, "rope": 1, "flux": 2}
 LARGEST = dict(spread="0", H="64", W="64", D="1024", base="1000000", ch="1023", first="1023", row="63", col="63",
-               old="64", new="64", rch="1023", kind="mixed", hd="128", rbase="100000", content="random", seed="999",
+               nh="64", nw="64", rch="1023", kind="mixed", hd="128", rbase="100000", content="random", seed="999",
                head="15", ra="63", ca="63", rb="63", cb="0", by_offset="1", ntext="64", fq="text", fr="63",
                fc="63", recompute="integer", combine="add")
-SMALLEST = dict(H="1", W="1", D="4", base="10", ch="0", first="0", row="0", col="0", old="2", new="2", rch="0",
+SMALLEST = dict(H="1", W="1", D="4", base="10", ch="0", first="0", row="0", col="0", nh="1", nw="1", rch="0",
                 hd="4", rbase="2", seed="0", head="0", ra="0", ca="0", rb="0", cb="0", ntext="0", fr="0", fc="0")
 
 

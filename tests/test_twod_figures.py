@@ -18,8 +18,9 @@ LARGEST = {
     "patch_channels": dict(height=64, width=64, d_model=1024, first=1008, n_channels=16),
     "patch_similarity_modes": dict(height=64, width=64, d_model=1024, row=63, col=5),
     "mae_axis_response": dict(height=64, width=64, d_model=1024),
-    "resize_channel": dict(old_size=64, new_size=64, d_model=1024, channel=1023),
-    "resize_error_map": dict(old_size=8, new_size=64, d_model=1024, recompute="integer"),
+    "resize_channel": dict(old_height=64, old_width=64, new_height=64, new_width=64, d_model=1024, channel=1023),
+    "resize_error_map": dict(old_height=8, old_width=64, new_height=64, new_width=64, d_model=1024,
+                             recompute="integer"),
     "rope2d_two_queries": dict(height=64, width=64, dim=128, kind="mixed", base=10.0, by_offset=True,
                                row_b=63, col_b=63, content="random"),
     "mixed_rope_directions": dict(dim=128, num_heads=16),
@@ -131,13 +132,13 @@ def test_mae_axis_response_halves():
 
 
 def test_resize_figures():
-    fig = build("resize_channel", old_size=6, new_size=9, d_model=16, channel=0)
+    fig = build("resize_channel", old_height=6, old_width=6, new_height=9, new_width=9, d_model=16, channel=0)
     a, b, d = (z_of(t) for t in fig.data)
     interp, exact = r2.resize_sincos_2d(6, 6, 9, 9, 16)
     np.testing.assert_allclose(a, interp[:, :, 0], atol=1e-6)
     np.testing.assert_allclose(b, exact[:, :, 0], atol=1e-6)
     np.testing.assert_allclose(d, a - b, atol=1e-6)
-    fig = build("resize_error_map", old_size=14, new_size=20, d_model=64)
+    fig = build("resize_error_map", d_model=64)
     patch, chan = fig.data
     assert z_of(patch).shape == (20, 20) and len(chan.y) == 64
     pp, pc = r2.resize_error(14, 14, 20, 20, 64)

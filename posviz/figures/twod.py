@@ -198,16 +198,17 @@ RECOMPUTE_LABEL = {"scaled": "formula at the same fractional positions",
 
 
 @figure("resize_channel")
-def resize_channel(*, old_size: int = 14, new_size: int = 20, d_model: int = 64, base: float = 10000.0,
+def resize_channel(*, old_height: int = 14, old_width: int = 14, new_height: int = 20, new_width: int = 20,
+                   d_model: int = 64, base: float = 10000.0,
                    combine: str = "mae", channel: int = 0, recompute: str = "scaled") -> go.Figure:
     """One channel after resizing the trained grid: bicubic interpolation, the formula, and their gap."""
     channel = check_int("channel", channel, 0, d_model - 1)
-    a, b = rope2d.resize_channel_maps(old_size, old_size, new_size, new_size, d_model, base, combine, recompute,
+    a, b = rope2d.resize_channel_maps(old_height, old_width, new_height, new_width, d_model, base, combine, recompute,
                                       channel)  # (H', W') each
     lim = 2.0 if combine == "add" else 1.0
     gap = float(np.abs(a - b).max())
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07, subplot_titles=[
-        f"bicubic resize {old_size}→{new_size} (colours ±{lim:g})", RECOMPUTE_LABEL[recompute],
+        f"bicubic resize (colours ±{lim:g})", RECOMPUTE_LABEL[recompute],
         f"difference (max |·| {gap:.3f})"])
     fig.add_trace(_image_heatmap(a, "interpolated", zmin=-lim, zmax=lim, showscale=False), row=1, col=1)
     fig.add_trace(_image_heatmap(b, "formula", zmin=-lim, zmax=lim, showscale=False), row=1, col=2)
@@ -216,16 +217,17 @@ def resize_channel(*, old_size: int = 14, new_size: int = 20, d_model: int = 64,
                   row=1, col=3)
     _image_axes(fig, 3, x_title="column (new grid)", y_title="row (new grid)")
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
-    fig.update_layout(title=f"{old_size}×{old_size} grid used at {new_size}×{new_size}: "
+    fig.update_layout(title=f"{old_height}×{old_width} grid used at {new_height}×{new_width}: "
                             f"{_channel_label(info, channel)}")
     return fig
 
 
 @figure("resize_error_map")
-def resize_error_map(*, old_size: int = 14, new_size: int = 20, d_model: int = 64, base: float = 10000.0,
+def resize_error_map(*, old_height: int = 14, old_width: int = 14, new_height: int = 20, new_width: int = 20,
+                     d_model: int = 64, base: float = 10000.0,
                      combine: str = "mae", recompute: str = "scaled") -> go.Figure:
     """Where and in which channels the bicubic resize departs from the formula."""
-    per_patch, per_channel = rope2d.resize_error(old_size, old_size, new_size, new_size, d_model, base, combine,
+    per_patch, per_channel = rope2d.resize_error(old_height, old_width, new_height, new_width, d_model, base, combine,
                                                  recompute)
     fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55], horizontal_spacing=0.22, subplot_titles=[
         "relative error per patch |interp − formula| / |formula|", "RMS error per channel"])
@@ -243,7 +245,7 @@ def resize_error_map(*, old_size: int = 14, new_size: int = 20, d_model: int = 6
     fig.update_xaxes(title_text="column (new grid)", constrain="domain", row=1, col=1)
     fig.update_xaxes(title_text="channel index", row=1, col=2)
     fig.update_yaxes(title_text="RMS of interp − formula", row=1, col=2)
-    fig.update_layout(title=f"Bicubic {old_size}×{old_size} → {new_size}×{new_size} vs "
+    fig.update_layout(title=f"Bicubic {old_height}×{old_width} → {new_height}×{new_width} vs "
                             f"{RECOMPUTE_LABEL[recompute]}, {MODE_LABEL[combine]}, D = {d_model}",
                       showlegend=False)
     return fig

@@ -123,6 +123,13 @@ def traces_table(fig: go.Figure) -> list[dict[str, object]]:
                 for c in range(z.shape[1]):
                     rows.append({"trace": name, "x": _py(xs[c]), "y": _py(ys[r]), "z": _py(z[r, c])})
             continue
+        if trace.type == "table":  # one row per table row: x = row number, y = column header, z = cell
+            headers = list(trace.header.values or [])
+            for c, column in enumerate(trace.cells.values or []):
+                for r, cell in enumerate(column):
+                    head = headers[c] if c < len(headers) else c
+                    rows.append({"trace": name, "x": r, "y": _py(head), "z": _py(cell)})
+            continue
         xs, ys = _coords(trace)
         for x, y in zip(xs, ys, strict=False):
             rows.append({"trace": name, "x": _py(x), "y": _py(y), "z": ""})

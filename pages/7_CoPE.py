@@ -138,7 +138,8 @@ def part_interpolation() -> None:
             "cope_interpolation", emb_params, key="interp",
             caption="A position like 2.4 has no embedding of its own. CoPE computes the logits of the integer "
                     "positions once per query, z_i[p] = q_i·e[p], and takes the point on the straight line "
-                    "between ⌊p⌋ and ⌈p⌉. When the gates are exactly 0 or 1, p is an integer and w = 0.",
+                    "between ⌊p⌋ and ⌈p⌉. When the gates are 0 or 1, p is (almost) an integer and w ≈ 0: pick "
+                    "the attention rule, or a scale a near 1, to see truly fractional positions.",
             latex=r"\begin{gathered}\mathrm{pos}_{ij} = w\,z_i[\lceil p_{ij}\rceil] + (1-w)\,z_i[\lfloor p_{ij}"
                   r"\rfloor] \\ w = p_{ij}-\lfloor p_{ij}\rfloor,\qquad z_i[p] = q_i^\top e[p]\end{gathered}",
             code=[cope.interpolate, cope.position_logits],

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -494,18 +495,29 @@ def _readonly(a: Any) -> np.ndarray:
     return out
 
 
+_THREADS_LOCK = threading.Lock()
+_THREADS = {"depth": 0, "saved": 1}
+
+
 @contextmanager
 def _single_thread() -> Iterator[None]:
     """Run torch on one thread: the lesson's tensors are tiny (T <= 64), and on a busy machine waking a
-    second OpenMP thread costs far more than the arithmetic (measured 10-30x per op under load)."""
+    second OpenMP thread costs far more than the arithmetic (measured 10-30x per op under load).
+    Re-entrant across sessions: the first one in saves the thread count, the last one out restores it."""
     import torch
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
+    with _THREADS_LOCK:
+        if _THREADS["depth"] == 0:
+            _THREADS["saved"] = torch.get_num_threads()
+            torch.set_num_threads(1)
+        _THREADS["depth"] += 1
     try:
         yield
     finally:
-        torch.set_num_threads(before)
+        with _THREADS_LOCK:
+            _THREADS["depth"] -= 1
+            if _THREADS["depth"] == 0:
+                torch.set_num_threads(_THREADS["saved"])
 
 
 @lru_cache(maxsize=32)

@@ -456,3 +456,14 @@ def test_fuzz_module_forward(value):
     for args in ((value, good, good), (good, value, good), (good, good, value)):
         with pytest.raises(ValueError, match="query, key and value"):
             m(*args)
+
+
+def test_concurrent_lessons_restore_torch_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    before = torch.get_num_threads()
+    texts = [f"sentence number {k}. and more {k}!" for k in range(12)]
+    with ThreadPoolExecutor(4) as pool:
+        lessons = list(pool.map(lambda t: cope_lesson(text=t, rule="attention", seed=3), texts))
+    assert all(np.isfinite(L.attn_cope).all() for L in lessons)
+    assert torch.get_num_threads() == before

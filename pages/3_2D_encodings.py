@@ -32,6 +32,16 @@ part = ui.controls(ui.Choice("part", "lesson part", default="grid", options=PART
                    where="main", columns=1).part
 
 
+LATEX_2D = {
+    "mae": r"\mathrm{MAE:}\ PE(r,c) = \big[\sin c\,\omega \,\big|\, \cos c\,\omega \,\big|\, \sin r\,\omega "
+           r"\,\big|\, \cos r\,\omega\big],\quad \omega_k = b^{-4k/D},\ k < D/4",
+    "concat": r"\mathrm{concat:}\ PE(r,c) = \big[\,\sin r\omega_0, \cos r\omega_0, \ldots \,\big|\, "
+              r"\sin c\omega_0, \cos c\omega_0, \ldots\big],\quad \omega_k = b^{-4k/D},\ k < D/4",
+    "add": r"\mathrm{add:}\ PE(r,c)_{2i} = \sin r\omega_i + \sin c\omega_i,\ "
+           r"PE(r,c)_{2i+1} = \cos r\omega_i + \cos c\omega_i,\quad \omega_i = b^{-2i/D}",
+}
+
+
 def capped(value: int, hi: int, what: str) -> int:
     """Clamp a control to what the current grid allows, and say so."""
     if value > hi:
@@ -62,8 +72,7 @@ def part_grid() -> None:
         caption="What to notice: stripes run across the axis the channel ignores. Low channel numbers inside "
                 "each half change every few patches (fast, local); high ones barely change across the whole "
                 "grid (slow, global).",
-        latex=r"\mathrm{MAE:}\ PE(r,c) = \big[\sin c\,\omega \,\big|\, \cos c\,\omega \,\big|\, \sin r\,\omega "
-              r"\,\big|\, \cos r\,\omega\big],\quad \omega_k = b^{-4k/D},\ k < D/4",
+        latex=LATEX_2D[p.combine],
         code=[sinusoidal_2d, rope2d.sincos_2d_channel_info],
     )
     ui.figure_panel(

@@ -142,6 +142,7 @@ def test_caps_are_announced():
 def test_combine_modes(combine):
     at = run_page(PAGE, query=dict(combine=combine, ch="1"))
     assert_clean(at)
+    assert any(f"\\mathrm{{{combine}:}}" in el.value for el in at.latex)  # the formula follows the mode
     ch = by_title(chart_specs(at), "ch 1")
     img = z(ch["data"][0])
     if combine == "concat":  # channel 1 = cos of the row: constant along each row

@@ -65,13 +65,13 @@ i = cope.pick_index(s.i, L.T)
 if s.i >= L.T:
     st.caption(f"The text has {L.T} tokens: query i is clamped to {i}.")
 
-VIEWS = {"count": "1–2 · gates and positions", "interp": "3 · interpolation", "attention": "4 · attention",
+PARTS_SHOWN = {"count": "1–2 · gates and positions", "interp": "3 · interpolation", "attention": "4 · attention",
          "pitfalls": "pitfalls", "all": "everything on one page"}
-view = ui.controls(
-    ui.Choice("view", "part of the lesson", default="count", options=VIEWS, widget="radio",
+part_shown = ui.controls(
+    ui.Choice("part", "lesson part", default="count", options=PARTS_SHOWN, widget="radio",
               help="One part at a time keeps every slider fast; “everything” shows the whole lesson."),
     where="main", columns=1,
-).view
+).part
 
 
 def part_count() -> None:
@@ -269,5 +269,5 @@ def part_pitfalls() -> None:
 PARTS = {"count": part_count, "interp": part_interpolation, "attention": part_attention,
          "pitfalls": part_pitfalls}
 for name, part in PARTS.items():
-    if view in (name, "all"):
+    if part_shown in (name, "all"):
         part()

@@ -14,7 +14,7 @@ from tests.test_cope_figures import arr
 
 PAGE = "pages/7_CoPE.py"
 HOSTILE = "<b>x</b> **bold** <script>alert(1)</script> [a](javascript:x) 🙂👍🏽 数数 مرحبا $x$"
-PARAMS = ["view", "example", "text", "rule", "scale", "bias", "causal", "npos_max", "seed", "d_head", "i", "j", "emb",
+PARAMS = ["part", "example", "text", "rule", "scale", "bias", "causal", "npos_max", "seed", "d_head", "i", "j", "emb",
           "target", "strength", "nodiv"]
 
 
@@ -34,28 +34,28 @@ def markdown_blob(at):
     return "\n".join(str(m.value) for m in at.markdown) + "\n".join(str(c.value) for c in at.caption)
 
 
-VIEW_CHARTS = {
+PART_CHARTS = {
     "count": ["Tokens", "Which tokens count", "Positions seen from query"],
     "interp": ["Query i = ", "Embedding table e"],
     "attention": ["Attention of query"],
     "pitfalls": [],
 }
-VIEW_CHARTS["all"] = [t for v in ("count", "interp", "attention") for t in VIEW_CHARTS[v]]
+PART_CHARTS["all"] = [t for v in ("count", "interp", "attention") for t in PART_CHARTS[v]]
 
 
-@pytest.mark.parametrize("view", list(VIEW_CHARTS))
-def test_each_part_of_the_lesson(view):
-    at = run_page(PAGE, {"view": view})
+@pytest.mark.parametrize("part", list(PART_CHARTS))
+def test_each_part_of_the_lesson(part):
+    at = run_page(PAGE, {"part": part})
     assert_clean(at)
     titles = [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
-    assert len(titles) == len(VIEW_CHARTS[view])
-    assert all(t.startswith(want) for t, want in zip(titles, VIEW_CHARTS[view]))
+    assert len(titles) == len(PART_CHARTS[part])
+    assert all(t.startswith(want) for t, want in zip(titles, PART_CHARTS[part]))
     n_pitfalls = sum("Pitfall:" in str(m.value) for m in at.markdown)
-    assert n_pitfalls == (6 if view in ("pitfalls", "all") else 0)
+    assert n_pitfalls == (6 if part in ("pitfalls", "all") else 0)
 
 
 def test_interpolation_numbers_match_the_math():
-    at = run_page(PAGE, {"view": "interp", "rule": "constant", "scale": "0", "i": "2", "j": "0"})
+    at = run_page(PAGE, {"part": "interp", "rule": "constant", "scale": "0", "i": "2", "j": "0"})
     assert_clean(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["p_ij"] == "1.500" and metrics["w"] == "0.500"
@@ -65,7 +65,7 @@ def test_interpolation_numbers_match_the_math():
 
 
 def test_attention_numbers_show_the_effect():
-    at = run_page(PAGE, {"view": "attention"})
+    at = run_page(PAGE, {"part": "attention"})
     assert_clean(at)
     values = [float(m.value) for m in at.metric]
     assert len(values) == 2 and values[1] > values[0] + 0.2
@@ -162,10 +162,10 @@ def test_query_index_is_clamped_and_said():
 
 @pytest.mark.parametrize("high", [False, True])
 def test_every_control_at_an_extreme(high):
-    lo = {"view": "count", "example": "typed", "text": "a", "rule": "all", "scale": "0", "bias": "-10", "causal": "0",
+    lo = {"part": "count", "example": "typed", "text": "a", "rule": "all", "scale": "0", "bias": "-10", "causal": "0",
           "npos_max": "0", "seed": "0", "d_head": "4", "i": "-1", "j": "0", "emb": "random", "target": "0",
           "strength": "0", "nodiv": "0"}
-    hi = {"view": "all", "example": "code", "text": "x" * 1000, "rule": "constant", "scale": "40", "bias": "10",
+    hi = {"part": "all", "example": "code", "text": "x" * 1000, "rule": "constant", "scale": "40", "bias": "10",
           "causal": "1", "npos_max": "65", "seed": "999", "d_head": "64", "i": "63", "j": "63",
           "emb": "sinusoidal", "target": "64", "strength": "20", "nodiv": "1"}
     at = run_page(PAGE, hi if high else lo)
@@ -176,17 +176,17 @@ def test_every_control_at_an_extreme(high):
 
 @pytest.mark.parametrize("name", PARAMS)
 def test_garbage_in_every_parameter_warns_and_falls_back(name):
-    query = {"view": "all", name: "x" * 1001 if name == "text" else GARBAGE[0]}
+    query = {"part": "all", name: "x" * 1001 if name == "text" else GARBAGE[0]}
     at = run_page(PAGE, query)
     assert_clean(at)
     assert f"`{name}`" in warnings_text(at)
-    assert len(chart_specs(at)) == (3 if name == "view" else 6)
+    assert len(chart_specs(at)) == (3 if name == "part" else 6)
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e309", "", "<script>alert(1)</script>"])
 def test_garbage_values(value):
     names = ("scale", "npos_max", "d_head", "emb", "causal", "strength", "j")
-    at = run_page(PAGE, {**dict.fromkeys(names, value), "view": "all"})
+    at = run_page(PAGE, {**dict.fromkeys(names, value), "part": "all"})
     assert_clean(at)
     for name in names:
         assert f"`{name}`" in warnings_text(at)
@@ -195,7 +195,7 @@ def test_garbage_values(value):
 
 @pytest.mark.parametrize("key", ["leak", "table_size", "bounds", "gqa", "nodiv"])
 def test_pitfall_toggles_show_wrong_and_right(key):
-    at = run_page(PAGE, {"view": "pitfalls"})
+    at = run_page(PAGE, {"part": "pitfalls"})
     at.toggle(key=f"cope.pitfall.{key}").set_value(True).run()
     assert_clean(at)
     specs = chart_specs(at)

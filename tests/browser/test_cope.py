@@ -73,7 +73,7 @@ def test_hostile_text_is_shown_literally(page, app_url):
 
 
 def test_pitfall_toggle_shows_the_leak(page, app_url):
-    open_page(page, app_url, "CoPE", charts=False, view="pitfalls", rule="constant", scale=0)
+    open_page(page, app_url, "CoPE", charts=False, part="pitfalls", rule="constant", scale=0)
     assert error_elements(page) == []
     page.get_by_text("Show the wrong version beside the right one").first.click()
     wait_idle(page)

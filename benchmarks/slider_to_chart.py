@@ -53,7 +53,9 @@ def main() -> None:
                 wait_idle(page)
                 ours, theirs = [], []
                 for i in range(args.moves):
-                    key = "ArrowLeft" if (i % 2) == (1 if args.largest else 0) else "ArrowRight"
+                    # at the largest settings every slider sits at its maximum: start by moving left
+                    first, second = ("ArrowLeft", "ArrowRight") if args.largest else ("ArrowRight", "ArrowLeft")
+                    key = first if i % 2 == 0 else second
                     ours.append(timed_move(page, 0, key))
                     theirs.append(timed_move(ref_page, 0, "ArrowRight" if i % 2 == 0 else "ArrowLeft"))
                 page.close()

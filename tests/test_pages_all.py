@@ -21,8 +21,10 @@ def page_params(path: str, query: dict[str, str] | None = None) -> dict[str, Par
     """The controls a page draws (for ``query``), read from the page context after a clean run."""
     at = run_page(path, query)
     assert_clean(at)
-    ctx = at.session_state["_posviz_ctx"] if "_posviz_ctx" in at.session_state else None
-    return dict(ctx.params) if ctx is not None else {}
+    try:
+        return dict(at.session_state["_posviz_ctx"].params)
+    except KeyError:  # a page that draws no posviz controls
+        return {}
 
 
 def parts(path: str) -> list[dict[str, str]]:
@@ -77,7 +79,7 @@ def test_page_runs_clean_with_every_control_at_an_extreme(path, high):
 def test_hostile_query_values_warn_and_fall_back(path, raw):
     for part in parts(path):
         params = page_params(path, part)
-        hostile = {name: raw for name in params}
+        hostile = dict.fromkeys(params, raw)
         at = run_page(path, {**hostile, **part} if part and raw != "" else hostile)
         assert_clean(at)
         text = warnings_text(at)

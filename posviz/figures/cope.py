@@ -13,7 +13,6 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
-from plotly.subplots import make_subplots
 
 from posviz import cope
 from posviz._validate import check_choice
@@ -124,32 +123,40 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     gates = np.where(hide, np.nan, L.gates)  # masked gates left blank, so the causal mask is visible
     pos = np.where(hide, np.nan, L.positions)
     dist = np.where(future, np.nan, L.distance)
-    fig = make_subplots(rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.075,
-                        subplot_titles=("gates g_ij = σ(z_ij)", f"positions p_ij (npos_max = {L.npos_max})",
-                                        "token distance i − j"))
     hover = "query i = %{y}<br>key j = %{x}<br>%{fullData.name} = %{z:.3f}<extra></extra>"
-    bars = [dict(title="g", x=0.285), dict(title="p", x=0.64), dict(title="i − j", x=1.0)]
+    domains = [(0.0, 0.27), (0.355, 0.625), (0.71, 0.98)]
     tops = [1.0, max(float(L.positions.max()), 1.0), max(T - 1.0, 1.0)]
-    for c, (z, name) in enumerate(((gates, "g_ij"), (pos, "p_ij"), (dist, "i − j")), start=1):
-        fig.add_trace(go.Heatmap(z=_f32(z), x=idx, y=idx, colorscale=SEQUENTIAL, zmin=0, zmax=tops[c - 1],
-                                 colorbar=dict(thickness=10, len=0.8, **bars[c - 1]), name=name,
-                                 hovertemplate=hover), 1, c)
+    titles = ["gates g_ij = σ(z_ij)", f"positions p_ij (npos_max = {L.npos_max})", "token distance i − j"]
+    traces = []
+    for c, (z, name, bar) in enumerate(((gates, "g_ij", "g"), (pos, "p_ij", "p"), (dist, "i − j", "i − j"))):
+        axis = "" if c == 0 else str(c + 1)
+        traces.append(go.Heatmap(z=_f32(z), x=idx, y=idx, colorscale=SEQUENTIAL, zmin=0, zmax=tops[c],
+                                 xaxis=f"x{axis}", yaxis=f"y{axis}", name=name, hovertemplate=hover,
+                                 colorbar=dict(title=bar, thickness=10, len=0.8, x=domains[c][1] + 0.005)))
     ci, cj = np.nonzero(L.clamped)
-    fig.add_trace(go.Scatter(x=cj.astype(np.int32), y=ci.astype(np.int32), mode="markers",
-                             name=f"clamped to npos_max − 1 = {L.npos_max - 1}",
+    traces.append(go.Scatter(x=cj.astype(np.int32), y=ci.astype(np.int32), mode="markers", xaxis="x2",
+                             yaxis="y2", name=f"clamped to npos_max − 1 = {L.npos_max - 1}",
                              marker=dict(symbol="x-thin", size=7, line=dict(width=2, color=COLORS[3])),
-                             hovertemplate="clamped: query %{y}, key %{x}<extra></extra>"), 1, 2)
+                             hovertemplate="clamped: query %{y}, key %{x}<extra></extra>"))
+    # One layout dict (make_subplots/update_xaxes validate every call), and fixed margins instead of
+    # automargin: with ~130 rotated token labels its re-layout passes made this the slowest chart to draw.
     ticks = _ticks(L.tokens.labels)
-    # fixed margins instead of automargin: with ~130 rotated token labels, automargin's re-layout passes
-    # made this chart the slowest of the page to draw in the browser
-    for c in (1, 2, 3):
-        fig.update_xaxes(tickangle=-90, automargin=False, **ticks, row=1, col=c)
-        fig.update_yaxes(autorange="reversed", automargin=False, row=1, col=c)
-    fig.update_yaxes(title_text="query i (token)", title_standoff=4, **ticks, row=1, col=1)
-    fig.update_layout(height=600, showlegend=bool(len(ci)), legend=dict(orientation="h", y=1.08, x=0.3),
-                      margin=dict(t=110, b=100, l=130, r=40),
-                      title=f"Which tokens count, and the positions they produce (T = {T}, rule: {rule})"
-                            "<br><sup>rows: query i · columns: key j</sup>")
+    layout: dict = dict(
+        height=600, showlegend=bool(len(ci)), legend=dict(orientation="h", y=1.08, x=0.3),
+        margin=dict(t=110, b=100, l=130, r=40),
+        title=f"Which tokens count, and the positions they produce (T = {T}, rule: {rule})"
+              "<br><sup>rows: query i · columns: key j</sup>",
+        annotations=[dict(text=t, x=(a + b) / 2, y=1.0, xref="paper", yref="paper", xanchor="center",
+                          yanchor="bottom", showarrow=False, font=dict(size=14))
+                     for t, (a, b) in zip(titles, domains)])
+    for c, dom in enumerate(domains):
+        axis = "" if c == 0 else str(c + 1)
+        layout[f"xaxis{axis}"] = dict(domain=list(dom), anchor=f"y{axis}", tickangle=-90, automargin=False,
+                                      **ticks)
+        layout[f"yaxis{axis}"] = dict(anchor=f"x{axis}", autorange="reversed", automargin=False,
+                                      **(dict(title=dict(text="query i (token)", standoff=4), **ticks) if c == 0
+                                         else dict(matches="y", showticklabels=False)))
+    fig = go.Figure(data=traces, layout=layout)
     return fig
 
 

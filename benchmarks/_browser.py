@@ -31,16 +31,30 @@ def launch(pw):
 
 
 def timed_move(page, slider_index: int, key: str, timeout_s: float = 60) -> float:
-    """Press ``key`` on the page's slider ``slider_index``; seconds until the charts have redrawn."""
+    """Press ``key`` on the page's slider ``slider_index``; seconds until the charts have redrawn.
+
+    A slider at the end of its range does not move: if nothing changes within 5 s the opposite key is
+    pressed and timed instead. Raises TimeoutError if the slider changes no chart either way.
+    """
     slider = page.get_by_role("slider").nth(slider_index)
-    slider.focus()
-    before = page.evaluate(FINGERPRINT)
-    t0 = time.perf_counter()
-    slider.press(key)
-    page.wait_for_function(f"(b) => ({FINGERPRINT})() !== b", arg=before, timeout=timeout_s * 1000)
-    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", state="attached")
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-    return time.perf_counter() - t0
+    other = "ArrowLeft" if key == "ArrowRight" else "ArrowRight"
+    for attempt, k in enumerate((key, other)):
+        slider.focus()
+        before = page.evaluate(FINGERPRINT)
+        t0 = time.perf_counter()
+        slider.press(k)
+        try:
+            page.wait_for_function(f"(b) => ({FINGERPRINT})() !== b", arg=before,
+                                   timeout=(5 if attempt == 0 else timeout_s) * 1000)
+        except Exception:
+            if attempt == 1:
+                raise TimeoutError(f"slider {slider_index} changes no chart") from None
+            page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", state="attached")
+            continue
+        page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", state="attached")
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        return time.perf_counter() - t0
+    raise AssertionError("unreachable")
 
 
 def median_ms(xs: list[float]) -> float:

@@ -17,7 +17,7 @@ import numpy as np
 
 from posviz import rope as _rope
 from posviz._validate import check_choice, check_float, check_int
-from posviz.rope import apply_rope, inv_freq
+from posviz.rope import inv_freq
 
 MODES = ("rope", "absolute", "relative_mul", "relative_log")
 MODE_LABELS = {
@@ -113,10 +113,8 @@ def _positions(name: str, positions: object) -> np.ndarray:
     return pos
 
 
-def rotate(x: np.ndarray, positions: object, base: float = 10000.0) -> np.ndarray:
-    """``R_m x`` for x (T, d) at positions (T,): ``posviz.rope.apply_rope`` (interleaved), numpy in/out."""
-    import torch
-
+def _tokens(x: object, positions: object) -> tuple[np.ndarray, np.ndarray, int]:
+    """Validated token vectors x (T, d), their positions (T,) and the even dimension d."""
     x = _as_real_array("x", x)
     if x.ndim != 2:
         raise ValueError(f"x must be (T, d); got shape {x.shape}")
@@ -124,7 +122,14 @@ def rotate(x: np.ndarray, positions: object, base: float = 10000.0) -> np.ndarra
     pos = _positions("positions", positions)
     if pos.shape != (x.shape[0],):
         raise ValueError(f"positions must have shape (T,) = ({x.shape[0]},); got {pos.shape}")
-    return apply_rope(torch.from_numpy(x), torch.from_numpy(pos), inv_freq(d, base)).numpy()
+    return x, pos, d
+
+
+def rotate(x: np.ndarray, positions: object, base: float = 10000.0) -> np.ndarray:
+    """``R_m x`` for x (T, d) at positions (T,), interleaved pairs: ``posviz.rope.rotate``, the numpy twin of
+    ``apply_rope`` (tested equal to it), so this lesson never needs torch."""
+    x, pos, d = _tokens(x, positions)
+    return _rope.rotate(x, pos, inv_freq(d, base), "interleaved")
 
 
 def rope_logits(q: np.ndarray, k: np.ndarray, m: object, n: object, base: float = 10000.0) -> np.ndarray:
@@ -277,13 +282,7 @@ def seed002_rope(x: np.ndarray, positions: object, base: float = 10000.0,
     reference/formulas.md §1.2, §9 (seed 002, lines 53–56 and 74).
     """
     layout = check_choice("layout", layout, SEED_LAYOUTS)
-    x = _as_real_array("x", x)
-    if x.ndim != 2:
-        raise ValueError(f"x must be (T, d); got shape {x.shape}")
-    d = check_int("d", x.shape[1], 2, MAX_DIM, even=True)
-    pos = _positions("positions", positions)
-    if pos.shape != (x.shape[0],):
-        raise ValueError(f"positions must have shape (T,) = ({x.shape[0]},); got {pos.shape}")
+    x, pos, d = _tokens(x, positions)
     return _rope.rotate(x, pos, inv_freq(d, base), layout)  # one formula for every layout, in posviz.rope
 
 

@@ -189,18 +189,25 @@ def rotate(x: object, positions: object, inv_freq: object, layout: str = "interl
     arr = _as_float_array("x", x)
     if arr.ndim < 2:
         raise ValueError(f"x must have shape (..., T, dim); got shape {arr.shape}")
-    T, dim = arr.shape[-2], arr.shape[-1]
+    cos, sin, idx, sign = _rotation(arr.shape[-2], arr.shape[-1], positions, inv_freq, layout)
+    return arr * cos + arr[..., idx] * sign * sin
+
+
+def _rotation(T: int, dim: int, positions: object, inv_freq: object,
+              layout: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Validated cos/sin tables (T, dim) and the partner index and sign of every channel, so that
+    ``x·cos + x[..., idx]·sign·sin`` rotates x (shared by ``rotate`` and ``apply_rope``)."""
     theta = _array("inv_freq", inv_freq, max_len=MAX_DIM // 2, max_abs=1e6)
     if dim % 2 or theta.shape != (dim // 2,):
         raise ValueError(f"inv_freq must have shape (dim/2,) = ({dim // 2},) for an even dim; "
-                         f"got {theta.shape} for dim {dim}")
+                         f"got {tuple(theta.shape)} for dim {dim}")
     pos = _array("positions", positions, max_len=MAX_SEQUENCE)
     if pos.shape != (T,):
-        raise ValueError(f"positions must have shape (T,) = ({T},); got {pos.shape}")
+        raise ValueError(f"positions must have shape (T,) = ({T},); got {tuple(pos.shape)}")
     _check_cells("positions", T, theta.size, MAX_TABLE)
-    cos, sin = _tables(pos, theta, layout)  # (T, d) each
+    cos, sin = _tables(pos, theta, layout)  # (T, d) each, float64
     idx, sign = _partner(dim, layout)
-    return arr * cos + arr[..., idx] * sign * sin
+    return cos, sin, idx, sign
 
 
 def _as_float_array(name: str, x: object) -> np.ndarray:
@@ -234,17 +241,7 @@ def apply_rope(x: torch.Tensor, positions: torch.Tensor, inv_freq: torch.Tensor 
         raise ValueError(f"x must be a floating-point tensor; got {x.dtype}")
     if not torch.isfinite(x).all():
         raise ValueError("x must hold finite numbers only (no NaN or inf)")
-    T, dim = x.shape[-2], x.shape[-1]
-    theta = _array("inv_freq", inv_freq, max_len=MAX_DIM // 2, max_abs=1e6)
-    if dim % 2 or theta.shape != (dim // 2,):
-        raise ValueError(f"inv_freq must have shape (dim/2,) = ({dim // 2},) for an even dim; "
-                         f"got {tuple(theta.shape)} for dim {dim}")
-    pos = _array("positions", positions, max_len=MAX_SEQUENCE)
-    if pos.shape != (T,):
-        raise ValueError(f"positions must have shape (T,) = ({T},); got {tuple(pos.shape)}")
-    _check_cells("positions", T, theta.size, MAX_TABLE)
-    cos, sin = _tables(pos, theta, layout)  # (T, d) each, float64
-    idx, sign = _partner(dim, layout)
+    cos, sin, idx, sign = _rotation(x.shape[-2], x.shape[-1], positions, inv_freq, layout)
     cos_t = torch.as_tensor(cos, dtype=x.dtype, device=x.device)
     sin_t = torch.as_tensor(sin * sign, dtype=x.dtype, device=x.device)  # sign folded into the table
     return x * cos_t + x[..., torch.as_tensor(idx, device=x.device)] * sin_t

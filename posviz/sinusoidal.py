@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from posviz._validate import check_choice, check_float, check_int
+from posviz.rope import inv_freq
 
 LAYOUTS_1D = ("interleaved", "concat")
 COMBINE_2D = ("concat", "add", "mae")
@@ -17,10 +18,11 @@ MAX_DIM = 4096
 
 
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
-    """Angular frequencies ``w_i = base**(-2i/d_model)`` of the d_model/2 (sin, cos) pairs, shape (d/2,)."""
+    """Angular frequencies ``w_i = base**(-2i/d_model)`` of the d_model/2 (sin, cos) pairs, shape (d/2,).
+
+    The same ladder as RoPE's ``theta_i`` (``posviz.rope.inv_freq``), which computes it."""
     d_model = check_int("d_model", d_model, 2, MAX_DIM, even=True)
-    base = check_float("base", base, 1.0, 1e12, lo_open=True)
-    return base ** (-np.arange(0, d_model, 2, dtype=np.float64) / d_model)
+    return inv_freq(d_model, base)
 
 
 def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:

@@ -79,9 +79,9 @@ def setup_page(title: str, *, icon: str = "📐", intro: str = "") -> PageContex
     from posviz.ui.panel import draw_export_settings  # panel imports this module
 
     draw_export_settings()
-    if ctx.presenter:
-        st.html("<style>html, .stApp { font-size: 1.25rem; } .stMarkdown p, .stMarkdown li "
-                "{ font-size: 1.25rem; }</style>")
+    if ctx.presenter:  # prose and captions larger; metrics and widgets keep their size (they would truncate)
+        st.html("<style>.stMarkdown p, .stMarkdown li, [data-testid=stCaptionContainer] "
+                "{ font-size: 1.3rem !important; line-height: 1.5; }</style>")
     _draw_share_link(ctx)
     return ctx
 

@@ -28,6 +28,15 @@ def test_style_ignores_streamlit_default_template():
     assert style(build("sinusoidal_waves"), "dark").layout.template.layout.paper_bgcolor == "#0f1117"
 
 
+@pytest.mark.parametrize("theme", ["light", "dark", "blog"])
+def test_templates_never_hide_tick_labels(theme):
+    # plotly's default for numeric axes re-measures every tick label as each one is placed (quadratic);
+    # every axis and heatmap colour bar of every theme opts out
+    tpl = style(build("sinusoidal_heatmap"), theme).layout.template
+    assert tpl.layout.xaxis.ticklabeloverflow == tpl.layout.yaxis.ticklabeloverflow == "allow"
+    assert tpl.data.heatmap[0].colorbar.ticklabeloverflow == "allow"
+
+
 def test_presenter_mode_enlarges_fonts_and_lines():
     normal = style(build("sinusoidal_waves"), "light")
     big = style(build("sinusoidal_waves"), "light", presenter=True)

@@ -72,3 +72,21 @@ def test_any_text_parses_or_falls_back(raw):
     for param in PARAMS:
         value, warning = parse_or_default(param, raw)
         assert (warning is None) or value == param.default
+
+
+def test_heap_is_frozen_once_per_set_of_imported_modules():
+    import gc
+    import sys
+    import types
+
+    from posviz.ui.page import freeze_long_lived_heap
+
+    freeze_long_lived_heap()
+    assert freeze_long_lived_heap() is False  # nothing new imported: no second full collection
+    frozen = gc.get_freeze_count()
+    assert frozen > 10_000  # the libraries' objects are out of Streamlit's per-run gc.collect(2)
+    sys.modules["_posviz_test_new_module"] = types.ModuleType("_posviz_test_new_module")
+    try:
+        assert freeze_long_lived_heap() is True
+    finally:
+        del sys.modules["_posviz_test_new_module"]

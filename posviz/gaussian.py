@@ -47,9 +47,12 @@ def _check_kernel(alpha1: float, alpha2: float, sigma1: float, sigma2: float) ->
     return alpha1, alpha2, sigma1, sigma2
 
 
+MAX_ABS = 1e100  # entries of q, k, x, logits: squares and dot products of these stay finite in float64
+
+
 def _as_real_array(name: str, value: object) -> np.ndarray:
-    """``value`` as a float64 array of finite numbers, else ValueError naming ``name``."""
-    msg = f"{name} must be a finite number or an array of finite numbers"
+    """``value`` as a float64 array of finite numbers within ±MAX_ABS, else ValueError naming ``name``."""
+    msg = f"{name} must be a finite number or an array of finite numbers in [-1e100, 1e100]"
     if isinstance(value, (bool, str, bytes)):
         raise ValueError(f"{msg}; got {value!r:.40}")
     try:
@@ -61,6 +64,8 @@ def _as_real_array(name: str, value: object) -> np.ndarray:
         raise ValueError(f"{msg} ({str(exc)[:80]})") from None
     if not np.isfinite(arr).all():
         raise ValueError(f"{msg}; got a NaN or an infinity")
+    if arr.size and np.abs(arr).max() > MAX_ABS:
+        raise ValueError(f"{msg}; got {np.abs(arr).max():.3g} in absolute value")
     return arr
 
 

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from posviz import gaussian as g
@@ -292,6 +292,7 @@ def test_fuzz_pitfalls(T, D, pair, P, layout, a2):
 @FUZZ
 @given(x=st.one_of(ANY, st.lists(st.lists(st.floats(), min_size=2, max_size=2), min_size=1, max_size=3)),
        pos=st.one_of(ANY, st.lists(st.floats(), min_size=1, max_size=3)))
+@example(x=[[0.0, 1.3407807929942597e154]], pos=[0.0])  # q·k overflowed before entries were capped
 def test_fuzz_array_inputs(x, pos):
     _finite_or_named_error(g.rotate, x, pos)
     _finite_or_named_error(g.seed002_rope, x, pos)

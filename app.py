@@ -28,21 +28,26 @@ ui.setup_page(
           "can share and every figure can be exported for a slide or a blog post.",
 )
 
-st.header("Lessons")
-for path, title, line in LESSONS:
-    st.page_link(path, label=f"**{title}**", icon="➡️")
-    st.caption(line)
+def home() -> None:
+    """The lesson map, then how to export and share."""
+    st.header("Lessons")
+    for path, title, line in LESSONS:
+        st.page_link(path, label=f"**{title}**", icon="➡️")
+        st.caption(line)
 
-st.header("Export and share")
-st.markdown(
-    "- **Share a view**: every control lives in the page address. Copy the link from the sidebar's "
-    "*Share this view* box and whoever opens it sees exactly your settings.\n"
-    "- **Export a figure**: under each figure, *Export / copy as code* downloads PNG, SVG, PDF, "
-    "self-contained HTML, CSV or JSON of the plotted numbers (GIF and MP4 for animations). Size (blog "
-    "1200×675, square, slide, custom), theme and transparency are in the sidebar's *Export settings*. "
-    "The camera icon on a chart saves an SVG at 2× straight from the browser.\n"
-    "- **Notebook**: *Copy as code* gives a snippet that rebuilds the figure with `posviz`.\n"
-    "- **Command line**: `python -m posviz export --list`, then e.g. "
-    "`python -m posviz export sinusoidal_heatmap --d_model 64 -o pe.png`.\n"
-    "- **Presenter mode** (sidebar) enlarges fonts, lines and markers for projectors."
-)
+    st.header("Export and share")
+    st.markdown(
+        "- **Share a view**: every control lives in the page address. Copy the link from the sidebar's "
+        "*Share this view* box and whoever opens it sees exactly your settings.\n"
+        "- **Export a figure**: under each figure, *Export / copy as code* downloads PNG, SVG, PDF, "
+        "self-contained HTML, CSV or JSON of the plotted numbers (GIF and MP4 for animations). Size (blog "
+        "1200×675, square, slide, custom), theme and transparency are in the sidebar's *Export settings*. "
+        "The camera icon on a chart saves an SVG at 2× straight from the browser.\n"
+        "- **Notebook**: *Copy as code* gives a snippet that rebuilds the figure with `posviz`.\n"
+        "- **Command line**: `python -m posviz export --list`, then e.g. "
+        "`python -m posviz export sinusoidal_heatmap --d_model 64 -o pe.png`.\n"
+        "- **Presenter mode** (sidebar) enlarges fonts, lines and markers for projectors."
+    )
+
+
+ui.lesson(home)

@@ -12,26 +12,7 @@ ui.setup_page(
           "Drag the sliders to see how the table is built, why each pair of dimensions is a clock running at "
           "its own speed, and why moving k positions is the same rotation wherever you start.",
 )
-p = ui.controls(
-    ui.Int("n", "positions shown P", default=100, lo=8, hi=4096, step=4),
-    ui.Int("d", "model dimension d_model", default=128, lo=4, hi=1024, step=2,
-           help="Even: the dimensions come in (sin, cos) pairs."),
-    ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e6),
-    ui.Choice("layout", "layout", default="interleaved",
-              options={"interleaved": "interleaved (paper)", "concat": "concatenated (TF, MAE)"}),
-)
-table = dict(n_positions=p.n, d_model=p.d, base=p.base)
-part = ui.controls(
-    ui.Choice("part", "lesson part", default="table", widget="radio", options={
-        "table": "1. The table", "waves": "2. One dimension", "similarity": "3. Similarity",
-        "shift": "4. Shift = rotation", "pitfalls": "5. Pitfalls"}),
-    where="main", columns=1,
-)["part"]
-st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
-           "apply to all parts.")
-
-
-def part_table() -> None:
+def part_table(p: ui.Values, table: dict) -> None:
     st.header("1. The table")
     ui.figure_panel(
         "sinusoidal_heatmap", {**table, "layout": p.layout}, key="heatmap",
@@ -44,7 +25,7 @@ def part_table() -> None:
     )
 
 
-def part_waves() -> None:
+def part_waves(p: ui.Values, table: dict) -> None:
     st.header("2. One dimension at a time")
     dims = ui.controls(
         ui.Int("dim_a", "first dimension j", default=0, lo=0, hi=1023),
@@ -61,7 +42,7 @@ def part_waves() -> None:
     )
 
 
-def part_similarity() -> None:
+def part_similarity(p: ui.Values, table: dict) -> None:
     st.header("3. How similar are two positions?")
     left, right = st.columns(2)
     with left:
@@ -83,7 +64,7 @@ def part_similarity() -> None:
         )
 
 
-def part_shift() -> None:
+def part_shift(p: ui.Values, table: dict) -> None:
     st.header("4. Moving k positions is a rotation")
     shift = ui.controls(
         ui.Int("p", "start position p", default=10, lo=0, hi=1000),
@@ -115,7 +96,7 @@ def shapes(seed001: bool) -> None:
     ui.check("the slice has shape (10, 64) for a 10-token sequence", rows.shape == (10, 64), f"got {rows.shape}")
 
 
-def part_pitfalls() -> None:
+def part_pitfalls(p: ui.Values, table: dict) -> None:
     st.header("Pitfalls")
     ui.pitfall(
         "slicing the feature axis (seed 001)",
@@ -150,4 +131,28 @@ def part_pitfalls() -> None:
 
 PARTS = {"table": part_table, "waves": part_waves, "similarity": part_similarity, "shift": part_shift,
          "pitfalls": part_pitfalls}
-PARTS[part]()
+
+
+def lesson() -> None:
+    """The sidebar's table settings, the choice of part, and that part."""
+    p = ui.controls(
+        ui.Int("n", "positions shown P", default=100, lo=8, hi=4096, step=4),
+        ui.Int("d", "model dimension d_model", default=128, lo=4, hi=1024, step=2,
+               help="Even: the dimensions come in (sin, cos) pairs."),
+        ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e6),
+        ui.Choice("layout", "layout", default="interleaved",
+                  options={"interleaved": "interleaved (paper)", "concat": "concatenated (TF, MAE)"}),
+    )
+    table = dict(n_positions=p.n, d_model=p.d, base=p.base)
+    part = ui.controls(
+        ui.Choice("part", "lesson part", default="table", widget="radio", options={
+            "table": "1. The table", "waves": "2. One dimension", "similarity": "3. Similarity",
+            "shift": "4. Shift = rotation", "pitfalls": "5. Pitfalls"}),
+        where="main", columns=1,
+    )["part"]
+    st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
+               "apply to all parts.")
+    PARTS[part](p, table)
+
+
+ui.lesson(lesson)

@@ -7,35 +7,6 @@ from posviz import gaussian as gk
 from posviz import ui
 from posviz.figures import gaussian as fg
 
-ui.setup_page(
-    "Gaussian-kernel RoPE", icon="🔔",
-    intro="One of our source articles (seed 002) proposes scaling RoPE by a two-scale Gaussian kernel K, one "
-          "narrow (local) and one wide (global). It is not a published method: the page shows the kernel, three "
-          "ways it could be applied, what each does to a real softmax attention matrix, and which of them keeps "
-          "RoPE's promise that only the distance m − n matters.",
-)
-p = ui.controls(
-    ui.Float("alpha1", "local weight α1", default=0.7, lo=0.0, hi=1.0, step=0.05),
-    ui.Float("alpha2", "global weight α2", default=0.3, lo=0.0, hi=1.0, step=0.05),
-    ui.Float("sigma1", "local width σ1 (tokens)", default=5.0, lo=0.5, hi=50.0, step=0.5),
-    ui.Float("sigma2", "global width σ2 (tokens)", default=20.0, lo=1.0, hi=500.0, step=1.0),
-    ui.Int("T", "sequence length T", default=128, lo=8, hi=512, step=8,
-           help="Attention matrices are T × T. Capped at 512 so every view stays fast."),
-    ui.Int("d", "head dim d", default=64, lo=8, hi=256, step=2, help="rotary dimension (even)"),
-    ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e7),
-    ui.Int("seed", "random seed of q, k", default=0, lo=0, hi=9999, widget="number",
-           help="q and k are i.i.d. standard normal token vectors drawn with this seed."),
-)
-alpha1, alpha2 = p.alpha1, p.alpha2
-if alpha1 == 0 and alpha2 == 0:
-    st.warning("α1 and α2 are both 0, so K would be 0 everywhere (and log K undefined). Using the defaults "
-               "α1 = 0.7 and α2 = 0.3 instead.", icon="⚠️")
-    alpha1, alpha2 = 0.7, 0.3
-if p.sigma1 > p.sigma2:
-    st.info("σ1 is wider than σ2 here, so the 'local' and 'global' roles swap. The math does not mind.")
-kern = dict(alpha1=alpha1, alpha2=alpha2, sigma1=p.sigma1, sigma2=p.sigma2)
-qk = dict(T=p.T, d=p.d, base=p.base, seed=p.seed)
-
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def shift_numbers(m: int, n: int, shift: int, d: int, base: float, seed: int, a1: float, a2: float,
@@ -54,153 +25,187 @@ def angle_gap(d: int, base: float, seed: int, a1: float, a2: float, s1: float, s
     return float(abs(s["angle_kernel"] - s["angle_rope"]).max()), float(s["radius_kernel"][-1] / s["radius_rope"][-1])
 
 
-st.header("1. The kernel")
-ui.figure_panel(
-    "gaussian_kernel_curve", kern, key="kernel",
-    caption="What to notice: the narrow term (σ1) falls off within a few tokens, so it favours close neighbours "
-            "(local); the wide term (σ2) keeps a floor of α2 out to about 2σ2 tokens (global). The sum starts "
-            "at α1 + α2 and is even in r. Dotted lines mark σ1 and σ2, where each term has dropped to 61 % of "
-            "its height.",
-    latex=r"K(r) = \alpha_1\, e^{-r^2/2\sigma_1^2} + \alpha_2\, e^{-r^2/2\sigma_2^2}",
-    code=[gk.gaussian_kernel, gk.kernel_components],
+ui.setup_page(
+    "Gaussian-kernel RoPE", icon="🔔",
+    intro="One of our source articles (seed 002) proposes scaling RoPE by a two-scale Gaussian kernel K, one "
+          "narrow (local) and one wide (global). It is not a published method: the page shows the kernel, three "
+          "ways it could be applied, what each does to a real softmax attention matrix, and which of them keeps "
+          "RoPE's promise that only the distance m − n matters.",
 )
 
-st.header("2. Three ways to apply it")
-st.markdown(
-    "All three start from the RoPE logit of query m and key n, "
-    "$\\ell_{mn} = (R_m q_m)^\\top (R_n k_n)/\\sqrt d$, which depends on positions only through m − n.\n\n"
-    "- **(a) as seed 002 writes it**: multiply the rotated q and k by K of their *absolute* positions, "
-    "$f(x, m) = K(m)\\,R_m x$. The logit becomes $K(m)K(n)\\,\\ell_{mn}$.\n"
-    "- **(b) relative, multiplicative**: $K(m-n)\\,\\ell_{mn}$. It needs the T × T logits: no per-token "
-    "scaling can produce $K(m-n)$, because $e^{-(m-n)^2/2\\sigma^2}$ does not split into $f(m)\\,g(n)$.\n"
-    "- **(c) relative, additive log-bias**: $\\ell_{mn} + \\log K(|m-n|)$, which multiplies each softmax "
-    "weight by $K(|m-n|)$ before renormalising, like ALiBi and KERPLE do with their own kernels. "
-    "K is clamped at $10^{-30}$ before the log."
-)
-sel = ui.controls(
-    ui.Choice("mode", "mode shown beside plain RoPE", default="absolute",
-              options={m: gk.MODE_LABELS[m] for m in gk.MODES if m != "rope"}),
-    where="main", columns=1,
-)
-ui.figure_panel(
-    "gaussian_attention", {**qk, **kern, "mode": sel.mode}, key="attention",
-    caption="What to notice: with random q and k, plain RoPE attention is noise around 1/T everywhere. "
-            "(a) leaves the first rows alone but turns every later row into a flat, uniform smear: K(m)K(n) "
-            "drives those logits to 0. (b) also pushes far logits to 0, which again means uniform, not "
-            "ignored. Only (c) actually suppresses distant keys, giving a band around the diagonal whose "
-            "width follows σ2. Colour is log10 of the weight; no causal mask.",
-    latex=r"A_{mn} = \operatorname{softmax}_n\big(s_{mn}\big),\quad s_{mn} \in \{\ell_{mn},\ "
-          r"K(m)K(n)\,\ell_{mn},\ K(m-n)\,\ell_{mn},\ \ell_{mn} + \log K(|m-n|)\}",
-    code=[gk.attention, gk.apply_kernel, gk.rope_logits, gk.random_qk],
-)
-if ui.controls(ui.Bool("all4", "show all four modes side by side", default=False), where="main",
-               columns=1).all4:
-    ui.figure_panel(
-        "gaussian_attention_grid", {**qk, **kern}, key="grid",
-        caption="The four side by side at the same settings. Read each row as one query: a horizontal band "
-                "of one colour means that query spreads its attention evenly over every key.",
-        code=[gk.attention],
+
+def lesson() -> None:
+    """The kernel settings, then the kernel, its effect on attention, and the checks."""
+    p = ui.controls(
+        ui.Float("alpha1", "local weight α1", default=0.7, lo=0.0, hi=1.0, step=0.05),
+        ui.Float("alpha2", "global weight α2", default=0.3, lo=0.0, hi=1.0, step=0.05),
+        ui.Float("sigma1", "local width σ1 (tokens)", default=5.0, lo=0.5, hi=50.0, step=0.5),
+        ui.Float("sigma2", "global width σ2 (tokens)", default=20.0, lo=1.0, hi=500.0, step=1.0),
+        ui.Int("T", "sequence length T", default=128, lo=8, hi=512, step=8,
+               help="Attention matrices are T × T. Capped at 512 so every view stays fast."),
+        ui.Int("d", "head dim d", default=64, lo=8, hi=256, step=2, help="rotary dimension (even)"),
+        ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e7),
+        ui.Int("seed", "random seed of q, k", default=0, lo=0, hi=9999, widget="number",
+               help="q and k are i.i.d. standard normal token vectors drawn with this seed."),
     )
-st.caption(f"T × T = {p.T * p.T:,} cells per matrix. The charts show at most {fg.SIDE_COMPARE} × "
-           f"{fg.SIDE_COMPARE} cells per matrix ({fg.SIDE_GRID} × {fg.SIDE_GRID} in the four-way view); larger T "
-           "are averaged over blocks, as the chart titles say. T is capped at 512 so a slider move stays quick.")
+    alpha1, alpha2 = p.alpha1, p.alpha2
+    if alpha1 == 0 and alpha2 == 0:
+        st.warning("α1 and α2 are both 0, so K would be 0 everywhere (and log K undefined). Using the defaults "
+                   "α1 = 0.7 and α2 = 0.3 instead.", icon="⚠️")
+        alpha1, alpha2 = 0.7, 0.3
+    if p.sigma1 > p.sigma2:
+        st.info("σ1 is wider than σ2 here, so the 'local' and 'global' roles swap. The math does not mind.")
+    kern = dict(alpha1=alpha1, alpha2=alpha2, sigma1=p.sigma1, sigma2=p.sigma2)
+    qk = dict(T=p.T, d=p.d, base=p.base, seed=p.seed)
 
-st.header("3. What it does to attention")
-queries = tuple(m for m in (10, 40, 100) if m < p.T) or (p.T - 1,)
-ui.figure_panel(
-    "gaussian_envelope", {**qk, **kern, "queries": queries}, key="envelope",
-    caption="Left: the factor each mode puts on the score. For (b) and (c) it is the same curve K(Δ) for "
-            "every query. For (a) it depends on where the query sits: at m = 40, a key only 3 tokens back "
-            "already gets K(40)·K(37), far below K(3). Right: the measured mean attention weight at each "
-            "distance. Only (c) makes attention fall with distance; (a) and (b) stay flat.",
-    code=[gk.mean_by_distance, gk.gaussian_kernel],
-)
-
-st.subheader("The shift check: move both positions, keep the distance")
-sh = ui.controls(
-    ui.Int("m", "query position m", default=3, lo=0, hi=512),
-    ui.Int("n", "key position n", default=0, lo=0, hi=512),
-    ui.Int("shift", "shift c (both)", default=37, lo=0, hi=512),
-    where="main", columns=3,
-)
-res = shift_numbers(sh.m, sh.n, sh.shift, p.d, p.base, p.seed, alpha1, alpha2, p.sigma1, p.sigma2)
-ui.figure_panel(
-    "gaussian_shift_check", {"m": sh.m, "n": sh.n, "shift": sh.shift, "d": p.d, "base": p.base,
-                             "seed": p.seed, **kern}, key="shift",
-    caption="The same token pair, scored at (m, n) and again at (m + c, n + c). A relative encoding must give "
-            "the same bar twice. Plain RoPE, (b) and (c) do; (a) does not, because its factor is K(m)K(n).",
-    code=[gk.shift_check],
-)
-a = res["absolute"]
-ui.numbers({
-    f"K(m)K(n) at ({sh.m}, {sh.n})": a["factor_before"],
-    f"K(m)K(n) at ({sh.m + sh.shift}, {sh.n + sh.shift})": a["factor_after"],
-    f"K(m−n) = K({sh.m - sh.n}) at both": res["relative_mul"]["factor_before"],
-    "log K(|m−n|) at both": res["relative_log"]["factor_before"],
-}, fmt="{:.4g}")
-for mode in ("relative_mul", "relative_log", "absolute"):
-    before, after = res[mode]["before"], res[mode]["after"]
-    ok = abs(after - before) <= 1e-9 * max(1.0, abs(before))
-    ui.check(f"{gk.MODE_LABELS[mode]}: logit unchanged by the shift", ok,
-             f"{before:.6g} before, {after:.6g} after")
-
-st.header("4. Pitfalls in seed 002")
-ui.pitfall(
-    "mixed pair layout",
-    "The seed's `rotate_half` swaps neighbours `(x0, x1), (x2, x3), ...` (the interleaved layout) but "
-    "builds cos and sin with `cat((freqs, freqs))` (the half-split layout). Then channels 2i and 2i+1 "
-    "turn by two different angles: the map is no longer a rotation, lengths change, and q·k stops being a "
-    "function of m − n. Either layout works when cos/sin and the rotation agree.",
-    key="mixed",
-    wrong=lambda: ui.figure_panel(
-        "gaussian_mixed_layout", {"layout": "mixed", "d": p.d, "base": p.base, "seed": p.seed},
-        key="mixed_wrong", caption="Seed 002's code: the diagonals are not constant, and the score at a "
-                                   "fixed distance wanders along the sequence (even at Δ = 0)."),
-    right=lambda: ui.figure_panel(
-        "gaussian_mixed_layout", {"layout": "interleaved", "d": p.d, "base": p.base, "seed": p.seed},
-        key="mixed_right", caption="Each angle repeated for its own pair: constant diagonals, flat lines.",
-        code=[gk.seed002_rope, gk.toeplitz_error]),
-)
-
-
-def broadcast_wrong() -> None:
-    st.markdown("The seed's own demo, x of shape (2, 128, 64) and K_r of shape (128,):")
-    st.code("K_r * ((x * cos) + (rotate_half(x) * sin))\nRuntimeError: " + broadcast_error(
-        alpha1, alpha2, p.sigma1, p.sigma2), language=None, wrap_lines=True)
-    ui.figure_panel("gaussian_seed_broadcast", {"version": "seed", "T": 64, "D": 64, **kern}, key="bc_wrong",
-                    caption="With T = D = 64 it runs without a word, but token t's channel c is scaled by "
-                            "K(c): every token gets the same treatment, and position plays no part.",
-                    code=[gk.seed002_broadcast])
-
-
-ui.pitfall(
-    "the kernel broadcast along the feature axis",
-    "`K_r` has shape `(T,)` and `x` has shape `(batch, T, D)`. Broadcasting lines up the **last** axes, so "
-    "`K_r` meets the feature axis. With T ≠ D the seed's own example stops with a shape error; with T = D "
-    "it silently scales channels instead of positions. Per-position scaling is `K_r[None, :, None] * x`.",
-    key="broadcast",
-    wrong=broadcast_wrong,
-    right=lambda: ui.figure_panel(
-        "gaussian_seed_broadcast", {"version": "fixed", "T": 64, "D": 64, **kern}, key="bc_right",
-        caption="One factor K(t) per token, the same for all its channels.", code=[gk.intended_scale]),
-)
-
-ui.pitfall(
-    "“the kernel controls the rotation frequency”",
-    "The seed says K adjusts RoPE's rotation frequency, then two paragraphs later that it does not. A "
-    "positive factor cannot turn a vector: K(m)·R_m x points exactly where R_m x points, only shorter. The "
-    "angle still grows by θ_i per token; only the length changes.",
-    key="frequency",
-)
-gap, shrink = angle_gap(p.d, p.base, p.seed, alpha1, alpha2, p.sigma1, p.sigma2)
-ui.check("K(m)·R_m q has the same angle as R_m q at every position", gap < 1e-9,
-         f"largest angle difference {gap:.1e} rad over m = 0..39, while the length shrinks to {shrink:.3g} "
-         "of its start by m = 39")
-if ui.controls(ui.Bool("spiral", "show the rotation with and without K", default=False), where="main",
-               columns=1).spiral:
+    st.header("1. The kernel")
     ui.figure_panel(
-        "gaussian_magnitude_only", {"d": p.d, "base": p.base, "seed": p.seed, **kern}, key="magnitude",
-        caption="Left: plain RoPE walks around a circle; K(m)·R_m spirals inward along the same rays. Middle: "
-                "the two angle lines lie on top of each other. Right: only the length differs, by the factor K(m).",
-        code=[gk.spiral, gk.as_written_qk],
+        "gaussian_kernel_curve", kern, key="kernel",
+        caption="What to notice: the narrow term (σ1) falls off within a few tokens, so it favours close neighbours "
+                "(local); the wide term (σ2) keeps a floor of α2 out to about 2σ2 tokens (global). The sum starts "
+                "at α1 + α2 and is even in r. Dotted lines mark σ1 and σ2, where each term has dropped to 61 % of "
+                "its height.",
+        latex=r"K(r) = \alpha_1\, e^{-r^2/2\sigma_1^2} + \alpha_2\, e^{-r^2/2\sigma_2^2}",
+        code=[gk.gaussian_kernel, gk.kernel_components],
     )
+
+    st.header("2. Three ways to apply it")
+    st.markdown(
+        "All three start from the RoPE logit of query m and key n, "
+        "$\\ell_{mn} = (R_m q_m)^\\top (R_n k_n)/\\sqrt d$, which depends on positions only through m − n.\n\n"
+        "- **(a) as seed 002 writes it**: multiply the rotated q and k by K of their *absolute* positions, "
+        "$f(x, m) = K(m)\\,R_m x$. The logit becomes $K(m)K(n)\\,\\ell_{mn}$.\n"
+        "- **(b) relative, multiplicative**: $K(m-n)\\,\\ell_{mn}$. It needs the T × T logits: no per-token "
+        "scaling can produce $K(m-n)$, because $e^{-(m-n)^2/2\\sigma^2}$ does not split into $f(m)\\,g(n)$.\n"
+        "- **(c) relative, additive log-bias**: $\\ell_{mn} + \\log K(|m-n|)$, which multiplies each softmax "
+        "weight by $K(|m-n|)$ before renormalising, like ALiBi and KERPLE do with their own kernels. "
+        "K is clamped at $10^{-30}$ before the log."
+    )
+    sel = ui.controls(
+        ui.Choice("mode", "mode shown beside plain RoPE", default="absolute",
+                  options={m: gk.MODE_LABELS[m] for m in gk.MODES if m != "rope"}),
+        where="main", columns=1,
+    )
+    ui.figure_panel(
+        "gaussian_attention", {**qk, **kern, "mode": sel.mode}, key="attention",
+        caption="What to notice: with random q and k, plain RoPE attention is noise around 1/T everywhere. "
+                "(a) leaves the first rows alone but turns every later row into a flat, uniform smear: K(m)K(n) "
+                "drives those logits to 0. (b) also pushes far logits to 0, which again means uniform, not "
+                "ignored. Only (c) actually suppresses distant keys, giving a band around the diagonal whose "
+                "width follows σ2. Colour is log10 of the weight; no causal mask.",
+        latex=r"A_{mn} = \operatorname{softmax}_n\big(s_{mn}\big),\quad s_{mn} \in \{\ell_{mn},\ "
+              r"K(m)K(n)\,\ell_{mn},\ K(m-n)\,\ell_{mn},\ \ell_{mn} + \log K(|m-n|)\}",
+        code=[gk.attention, gk.apply_kernel, gk.rope_logits, gk.random_qk],
+    )
+    if ui.controls(ui.Bool("all4", "show all four modes side by side", default=False), where="main",
+                   columns=1).all4:
+        ui.figure_panel(
+            "gaussian_attention_grid", {**qk, **kern}, key="grid",
+            caption="The four side by side at the same settings. Read each row as one query: a horizontal band "
+                    "of one colour means that query spreads its attention evenly over every key.",
+            code=[gk.attention],
+        )
+    st.caption(f"T × T = {p.T * p.T:,} cells per matrix. The charts show at most {fg.SIDE_COMPARE} × "
+               f"{fg.SIDE_COMPARE} cells per matrix ({fg.SIDE_GRID} × {fg.SIDE_GRID} in the four-way view); larger T "
+               "are averaged over blocks, as the chart titles say. T is capped at 512 so a slider move stays quick.")
+
+    st.header("3. What it does to attention")
+    queries = tuple(m for m in (10, 40, 100) if m < p.T) or (p.T - 1,)
+    ui.figure_panel(
+        "gaussian_envelope", {**qk, **kern, "queries": queries}, key="envelope",
+        caption="Left: the factor each mode puts on the score. For (b) and (c) it is the same curve K(Δ) for "
+                "every query. For (a) it depends on where the query sits: at m = 40, a key only 3 tokens back "
+                "already gets K(40)·K(37), far below K(3). Right: the measured mean attention weight at each "
+                "distance. Only (c) makes attention fall with distance; (a) and (b) stay flat.",
+        code=[gk.mean_by_distance, gk.gaussian_kernel],
+    )
+
+    st.subheader("The shift check: move both positions, keep the distance")
+    sh = ui.controls(
+        ui.Int("m", "query position m", default=3, lo=0, hi=512),
+        ui.Int("n", "key position n", default=0, lo=0, hi=512),
+        ui.Int("shift", "shift c (both)", default=37, lo=0, hi=512),
+        where="main", columns=3,
+    )
+    res = shift_numbers(sh.m, sh.n, sh.shift, p.d, p.base, p.seed, alpha1, alpha2, p.sigma1, p.sigma2)
+    ui.figure_panel(
+        "gaussian_shift_check", {"m": sh.m, "n": sh.n, "shift": sh.shift, "d": p.d, "base": p.base,
+                                 "seed": p.seed, **kern}, key="shift",
+        caption="The same token pair, scored at (m, n) and again at (m + c, n + c). A relative encoding must give "
+                "the same bar twice. Plain RoPE, (b) and (c) do; (a) does not, because its factor is K(m)K(n).",
+        code=[gk.shift_check],
+    )
+    a = res["absolute"]
+    ui.numbers({
+        f"K(m)K(n) at ({sh.m}, {sh.n})": a["factor_before"],
+        f"K(m)K(n) at ({sh.m + sh.shift}, {sh.n + sh.shift})": a["factor_after"],
+        f"K(m−n) = K({sh.m - sh.n}) at both": res["relative_mul"]["factor_before"],
+        "log K(|m−n|) at both": res["relative_log"]["factor_before"],
+    }, fmt="{:.4g}")
+    for mode in ("relative_mul", "relative_log", "absolute"):
+        before, after = res[mode]["before"], res[mode]["after"]
+        ok = abs(after - before) <= 1e-9 * max(1.0, abs(before))
+        ui.check(f"{gk.MODE_LABELS[mode]}: logit unchanged by the shift", ok,
+                 f"{before:.6g} before, {after:.6g} after")
+
+    st.header("4. Pitfalls in seed 002")
+    ui.pitfall(
+        "mixed pair layout",
+        "The seed's `rotate_half` swaps neighbours `(x0, x1), (x2, x3), ...` (the interleaved layout) but "
+        "builds cos and sin with `cat((freqs, freqs))` (the half-split layout). Then channels 2i and 2i+1 "
+        "turn by two different angles: the map is no longer a rotation, lengths change, and q·k stops being a "
+        "function of m − n. Either layout works when cos/sin and the rotation agree.",
+        key="mixed",
+        wrong=lambda: ui.figure_panel(
+            "gaussian_mixed_layout", {"layout": "mixed", "d": p.d, "base": p.base, "seed": p.seed},
+            key="mixed_wrong", caption="Seed 002's code: the diagonals are not constant, and the score at a "
+                                       "fixed distance wanders along the sequence (even at Δ = 0)."),
+        right=lambda: ui.figure_panel(
+            "gaussian_mixed_layout", {"layout": "interleaved", "d": p.d, "base": p.base, "seed": p.seed},
+            key="mixed_right", caption="Each angle repeated for its own pair: constant diagonals, flat lines.",
+            code=[gk.seed002_rope, gk.toeplitz_error]),
+    )
+
+    def broadcast_wrong() -> None:
+        st.markdown("The seed's own demo, x of shape (2, 128, 64) and K_r of shape (128,):")
+        st.code("K_r * ((x * cos) + (rotate_half(x) * sin))\nRuntimeError: " + broadcast_error(
+            alpha1, alpha2, p.sigma1, p.sigma2), language=None, wrap_lines=True)
+        ui.figure_panel("gaussian_seed_broadcast", {"version": "seed", "T": 64, "D": 64, **kern}, key="bc_wrong",
+                        caption="With T = D = 64 it runs without a word, but token t's channel c is scaled by "
+                                "K(c): every token gets the same treatment, and position plays no part.",
+                        code=[gk.seed002_broadcast])
+
+    ui.pitfall(
+        "the kernel broadcast along the feature axis",
+        "`K_r` has shape `(T,)` and `x` has shape `(batch, T, D)`. Broadcasting lines up the **last** axes, so "
+        "`K_r` meets the feature axis. With T ≠ D the seed's own example stops with a shape error; with T = D "
+        "it silently scales channels instead of positions. Per-position scaling is `K_r[None, :, None] * x`.",
+        key="broadcast",
+        wrong=broadcast_wrong,
+        right=lambda: ui.figure_panel(
+            "gaussian_seed_broadcast", {"version": "fixed", "T": 64, "D": 64, **kern}, key="bc_right",
+            caption="One factor K(t) per token, the same for all its channels.", code=[gk.intended_scale]),
+    )
+
+    ui.pitfall(
+        "“the kernel controls the rotation frequency”",
+        "The seed says K adjusts RoPE's rotation frequency, then two paragraphs later that it does not. A "
+        "positive factor cannot turn a vector: K(m)·R_m x points exactly where R_m x points, only shorter. The "
+        "angle still grows by θ_i per token; only the length changes.",
+        key="frequency",
+    )
+    gap, shrink = angle_gap(p.d, p.base, p.seed, alpha1, alpha2, p.sigma1, p.sigma2)
+    ui.check("K(m)·R_m q has the same angle as R_m q at every position", gap < 1e-9,
+             f"largest angle difference {gap:.1e} rad over m = 0..39, while the length shrinks to {shrink:.3g} "
+             "of its start by m = 39")
+    if ui.controls(ui.Bool("spiral", "show the rotation with and without K", default=False), where="main",
+                   columns=1).spiral:
+        ui.figure_panel(
+            "gaussian_magnitude_only", {"d": p.d, "base": p.base, "seed": p.seed, **kern}, key="magnitude",
+            caption="Left: plain RoPE walks around a circle; K(m)·R_m spirals inward along the same rays. Middle: "
+                    "the two angle lines lie on top of each other. Right: only the length differs, by the factor K(m).",
+            code=[gk.spiral, gk.as_written_qk],
+        )
+
+
+ui.lesson(lesson)

@@ -12,7 +12,7 @@ import gc
 import re
 import sys
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,7 @@ import streamlit as st
 from posviz.ui.params import Bool, Param, parse_or_default
 
 _CTX = "_posviz_ctx"
+_PRESENT_KEY = "_global.present"
 PRESENT = Bool("present", "Presenter mode", default=False,
                help="Bigger fonts, thicker lines and larger markers, for projectors.")
 
@@ -83,7 +84,10 @@ def freeze_long_lived_heap() -> bool:
 
 
 def setup_page(title: str, *, icon: str = "📐", intro: str = "") -> PageContext:
-    """Configure the page, draw its title, intro and sidebar tools; return its context."""
+    """Configure the page and draw its title and intro; return its context.
+
+    The rest of the page (controls, lesson parts, sidebar tools) is drawn by :func:`lesson`.
+    """
     freeze_long_lived_heap()
     st.set_page_config(page_title=f"{title} · posviz", page_icon=icon, layout="wide")
     slug = re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_") or "page"
@@ -94,21 +98,46 @@ def setup_page(title: str, *, icon: str = "📐", intro: str = "") -> PageContex
     st.title(title)
     if intro:
         st.markdown(intro)
+    return ctx
+
+
+def lesson(body: Callable[[], None]) -> None:
+    """Draw the page's controls and lesson parts with ``body``, then the sidebar tools, in one fragment.
+
+    A control change then reruns only this fragment: the title, intro and page navigation are neither
+    rebuilt nor re-sent, which is most of what a rerun costs the browser besides the charts. The sidebar
+    tools (presenter mode, reset, the share link, export settings) come after the lesson's controls.
+    """
+    _lesson_fragment(body)
+
+
+@st.fragment
+def _lesson_fragment(body: Callable[[], None]) -> None:
+    ctx = context()
+    ctx.params = {}
+    ctx.share_slot = None  # the share link is drawn once, after every control has synced the URL
+    ctx.presenter = bool(_bind(PRESENT, _PRESENT_KEY))
     ctx.sidebar_controls = st.sidebar.container()
+    body()
+    _draw_tools(ctx)
+
+
+def _draw_tools(ctx: PageContext) -> None:
     with st.sidebar:
         st.divider()
-        ctx.presenter = bool(controls(PRESENT, where=st.sidebar, _global=True)["present"])
-        st.button("Reset to defaults", on_click=_reset, args=(slug,), key=f"{slug}._reset",
+        PRESENT.render(st.sidebar, _PRESENT_KEY)
+        _sync_url(PRESENT, bool(st.session_state[_PRESENT_KEY]))
+        st.button("Reset to defaults", on_click=_reset, args=(ctx.slug,), key=f"{ctx.slug}._reset",
                   help="Put every control of this page back to its default value.")
-        ctx.share_slot = st.empty()
+        ctx.params[PRESENT.name] = PRESENT
+        ctx.share_slot = st.container()
+        _draw_share_link(ctx)
     from posviz.ui.panel import draw_export_settings  # panel imports this module
 
     draw_export_settings()
     if ctx.presenter:  # prose and captions larger; metrics and widgets keep their size (they would truncate)
         st.html("<style>.stMarkdown p, .stMarkdown li, [data-testid=stCaptionContainer] "
                 "{ font-size: 1.3rem !important; line-height: 1.5; }</style>")
-    _draw_share_link(ctx)
-    return ctx
 
 
 def _reset(slug: str) -> None:
@@ -120,7 +149,7 @@ def _reset(slug: str) -> None:
             st.session_state[_key(slug, name)] = param.to_widget(param.default)
 
 
-def controls(*params: Param, where: Any = "sidebar", columns: int = 3, _global: bool = False) -> Values:
+def controls(*params: Param, where: Any = "sidebar", columns: int = 3) -> Values:
     """Draw URL-bound widgets for ``params`` and return their validated values by name."""
     ctx = context()
     sidebar = ctx.sidebar_controls if ctx.sidebar_controls is not None else st.sidebar
@@ -128,21 +157,27 @@ def controls(*params: Param, where: Any = "sidebar", columns: int = 3, _global: 
     slots = _slots(container, len(params), columns if where == "main" else 1)
     values = Values()
     for param, slot in zip(params, slots, strict=True):
-        key = "_global.present" if _global else _key(ctx.slug, param.name)
-        if param.name in ctx.params and not _global:
+        if param.name in ctx.params:
             raise ValueError(f"control name {param.name!r} used twice on this page")
         ctx.params[param.name] = param
-        if key not in st.session_state:
-            value, warning = parse_or_default(param, st.query_params.get(param.name))
-            if warning:
-                st.warning(warning, icon="⚠️")
-            st.session_state[key] = param.to_widget(value)
+        key = _key(ctx.slug, param.name)
+        _bind(param, key)
         param.render(slot, key)
         values[param.name] = param.from_widget(st.session_state[key])
         _sync_url(param, values[param.name])
-    if not _global:
-        _draw_share_link(ctx)
+    _draw_share_link(ctx)
     return values
+
+
+def _bind(param: Param, key: str) -> Any:
+    """The control's value; on a session's first run it comes from the URL (a bad value falls back to the
+    default, with a warning naming the parameter)."""
+    if key not in st.session_state:
+        value, warning = parse_or_default(param, st.query_params.get(param.name))
+        if warning:
+            st.warning(warning, icon="⚠️")
+        st.session_state[key] = param.to_widget(value)
+    return param.from_widget(st.session_state[key])
 
 
 def _slots(container: Any, n: int, columns: int) -> Iterator[Any]:
@@ -176,7 +211,7 @@ def _draw_share_link(ctx: PageContext) -> None:
     base = (st.context.url or "").split("?")[0]
     query = share_query(ctx)
     link = f"{base}?{query}" if query else base or "(this page's address)"
-    with ctx.share_slot.container():
+    with ctx.share_slot:
         st.markdown("**Share this view**")
         st.code(link, language=None, wrap_lines=True)
         st.caption("Copy the link (icon at the right): it restores every control of this page.")

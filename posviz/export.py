@@ -91,7 +91,7 @@ def _stop_server() -> None:
         _SERVER["started"] = False
 
 
-def image_bytes(fig: go.Figure, fmt: str, opts: ExportOptions) -> bytes:
+def image_bytes(fig: go.Figure | dict, fmt: str, opts: ExportOptions) -> bytes:
     """Render a styled figure to PNG, SVG or PDF bytes with the shared kaleido browser."""
     if fmt not in IMAGE_FORMATS:
         raise ValueError(f"fmt must be one of {', '.join(IMAGE_FORMATS)}; got {fmt!r}")
@@ -182,20 +182,35 @@ def _json_default(v: object) -> object:
     return str(v)
 
 
-def frame_figures(fig: go.Figure) -> Iterator[go.Figure]:
-    """One static figure per animation frame (controls removed), for GIF/MP4 export."""
-    base = go.Figure(fig)
-    base.layout.updatemenus, base.layout.sliders = (), ()
-    frames = list(fig.frames) or [go.Frame(data=[])]
-    base.frames = ()
+def frame_dicts(fig: go.Figure) -> Iterator[dict]:
+    """One static figure per animation frame, as plotly JSON with the play controls removed.
+
+    Plain dicts: rebuilding a validated ``go.Figure`` per frame cost ~40 ms a frame, 2 s of a 60-frame
+    GIF. A frame's traces and layout update the figure's the way plotly.js applies them: nested merge.
+    """
+    base = fig.to_plotly_json()
+    frames = base.pop("frames", None) or [{"data": []}]
+    layout = {k: v for k, v in base.get("layout", {}).items() if k not in ("updatemenus", "sliders")}
     for frame in frames:
-        still = go.Figure(base)
-        targets = list(frame.traces) if frame.traces else list(range(len(frame.data)))
-        for idx, data in zip(targets, frame.data, strict=False):
-            still.data[idx].update(data.to_plotly_json())
-        if frame.layout is not None:
-            still.update_layout(frame.layout)
-        yield still
+        data = list(base["data"])
+        updates = frame.get("data") or []
+        targets = frame.get("traces") or range(len(updates))
+        for idx, trace in zip(targets, updates, strict=False):
+            data[idx] = _merged(data[idx], trace)
+        yield {"data": data, "layout": _merged(layout, frame.get("layout") or {})}
+
+
+def frame_figures(fig: go.Figure) -> Iterator[go.Figure]:
+    """The frames of :func:`frame_dicts` as figures (for inspection; the export renders the dicts)."""
+    for still in frame_dicts(fig):
+        yield go.Figure(still)
+
+
+def _merged(base: dict, update: dict) -> dict:
+    out = dict(base)
+    for key, value in update.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
 
 
 def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions) -> bytes:
@@ -207,7 +222,7 @@ def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions) -> bytes:
     if fmt == "mp4":  # H.264 wants sizes divisible by 16
         opts = ExportOptions(**{**opts.__dict__, "width": max(112, opts.width // 16 * 16),
                                 "height": max(112, opts.height // 16 * 16), "scale": 1.0})
-    stills = list(frame_figures(fig))
+    stills = list(frame_dicts(fig))
     # one shared tab, in order: on 2 cores more kaleido tabs (or a private pipelined instance) were slower
     images = [iio.imread(image_bytes(f, "png", opts), extension=".png")[..., :3] for f in stills]
     buf = io.BytesIO()

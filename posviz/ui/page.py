@@ -36,6 +36,7 @@ class PageContext:
     params: dict[str, Param] = field(default_factory=dict)
     share_slot: Any = None
     sidebar_controls: Any = None
+    sidebar_used: bool = False
 
 
 class Values(dict):
@@ -118,13 +119,15 @@ def _lesson_fragment(body: Callable[[], None]) -> None:
     ctx.share_slot = None  # the share link is drawn once, after every control has synced the URL
     ctx.presenter = bool(_bind(PRESENT, _PRESENT_KEY))
     ctx.sidebar_controls = st.sidebar.container()
+    ctx.sidebar_used = False
     body()
     _draw_tools(ctx)
 
 
 def _draw_tools(ctx: PageContext) -> None:
     with st.sidebar:
-        st.divider()
+        if ctx.sidebar_used:  # a rule between the lesson's controls and the tools
+            st.divider()
         PRESENT.render(st.sidebar, _PRESENT_KEY)
         _sync_url(PRESENT, bool(st.session_state[_PRESENT_KEY]))
         st.button("Reset to defaults", on_click=_reset, args=(ctx.slug,), key=f"{ctx.slug}._reset",
@@ -154,6 +157,7 @@ def controls(*params: Param, where: Any = "sidebar", columns: int = 3) -> Values
     ctx = context()
     sidebar = ctx.sidebar_controls if ctx.sidebar_controls is not None else st.sidebar
     container = sidebar if where == "sidebar" else st.container() if where == "main" else where
+    ctx.sidebar_used = ctx.sidebar_used or where == "sidebar"
     slots = _slots(container, len(params), columns if where == "main" else 1)
     values = Values()
     for param, slot in zip(params, slots, strict=True):

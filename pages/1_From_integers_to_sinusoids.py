@@ -56,6 +56,7 @@ def link(path: str, label: str) -> None:
     except StreamlitAPIException:
         st.markdown(f"➡️ {ui.escape_md(label)} (lesson file `{path}`)")
 
+
 ui.setup_page(
     "From integers to sinusoids", icon="🔢",
     intro="Self-attention on its own cannot tell the first word of a sentence from the last. This lesson "
@@ -64,9 +65,19 @@ ui.setup_page(
 )
 
 
-def lesson() -> None:
-    """The five sections in order: blind attention, integers, p / N, binary, sinusoids."""
-    # ----------------------------------------------------------------------------------------------------
+def used_sentence(raw: str) -> str:
+    """The sentence the layer reads: the example one if ``raw`` has no words; says so when words are dropped."""
+    n_words = intro.count_words(raw)
+    if n_words == 0:
+        st.info("The sentence has no words (letters or digits), so the example sentence is used instead.")
+        return intro.DEFAULT_TEXT
+    if n_words > intro.MAX_TOKENS:
+        st.info(f"The sentence has {n_words} words; only the first {intro.MAX_TOKENS} are used, to keep the "
+                "figures readable.")
+    return raw
+
+
+def part_blind(p: ui.Values) -> None:
     st.header("1. Attention is blind to word order")
     st.markdown(
         "Take a sentence in which one word appears twice. Each word becomes a vector (a row of a small, "
@@ -75,30 +86,14 @@ def lesson() -> None:
         "Nothing in that recipe looks at **where** a row sits, so two copies of the same word must come out "
         "identical, even though in the sentence they are different things."
     )
-    s = ui.controls(ui.Text("text", "sentence (words only; punctuation is ignored)", default=intro.DEFAULT_TEXT,
-                            max_chars=200, help="Edit it: any words, up to 24 are used."), where="main")
-    a = ui.controls(
-        ui.Int("d", "embedding size d", default=16, lo=4, hi=intro.MAX_DIM, step=2,
-               help="Width of each word vector and of the attention layer. Even, so sinusoidal PE fits."),
-        ui.Int("seed", "seed (embedding table and W_q, W_k, W_v)", default=0, lo=0, hi=99),
-        where="main", columns=2,
-    )
-    text = s.text
-    n_words = intro.count_words(text)
-    if n_words == 0:
-        st.info("The sentence has no words (letters or digits), so the example sentence is used instead.")
-        text = intro.DEFAULT_TEXT
-    elif n_words > intro.MAX_TOKENS:
-        st.info(f"The sentence has {n_words} words; only the first {intro.MAX_TOKENS} are used, to keep the "
-                "figures readable.")
-
-    plain = attention_run(text, a.d, a.seed, "none")
-    with_pe = attention_run(text, a.d, a.seed, "sinusoidal")
-    st.markdown("**The tokens the layer sees** (slot: word, lower-cased):")
+    text = used_sentence(p.text)
+    plain = attention_run(text, p.d, p.seed, "none")
+    with_pe = attention_run(text, p.d, p.seed, "sinusoidal")
+    st.markdown("**The tokens the layer sees** (slot: word, lower-cased; edit the sentence in the sidebar):")
     ui.say("   ".join(f"{t}: {w}" for t, w in enumerate(plain.tokens)))
 
     ui.figure_panel(
-        "intro_attention", dict(text=text, d_model=a.d, seed=a.seed), key="attention",
+        "intro_attention", dict(text=text, d_model=p.d, seed=p.seed), key="attention",
         caption="What to notice: on the left, the outlined rows (the two copies of the repeated word) are the "
                 "same colours channel for channel. On the right the only change is that each slot's "
                 "sinusoidal code was added to its embedding before the layer, and the two rows now differ.",
@@ -110,22 +105,24 @@ def lesson() -> None:
     if pair is None:
         st.info("No word occurs twice in this sentence. Repeat one (for example end it with its first word) "
                 "to see two identical outputs.")
-    else:
-        i, j = pair
-        gap = intro.row_gap(plain.out, i, j)
-        gap_pe = intro.row_gap(with_pe.out, i, j)
-        st.markdown(f"**The two outputs of the repeated word** (slots {i} and {j}), first 6 of {a.d} channels:")
-        st.dataframe(
-            {"channel": list(range(min(6, a.d))),
-             f"slot {i}, no positions": plain.out[i, :6].round(6), f"slot {j}, no positions": plain.out[j, :6].round(6),
-             f"slot {i}, with PE": with_pe.out[i, :6].round(6), f"slot {j}, with PE": with_pe.out[j, :6].round(6)},
-            hide_index=True)
-        ui.check(f"Without positions, np.allclose(output[{i}], output[{j}])", gap <= 1e-12,
-                 f"max |difference| over {a.d} channels = {gap:.1e}")
-        ui.check(f"With sinusoidal PE, output[{i}] and output[{j}] differ", gap_pe > 1e-6,
-                 f"max |difference| = {gap_pe:.3g}")
+        return
+    i, j = pair
+    gap = intro.row_gap(plain.out, i, j)
+    gap_pe = intro.row_gap(with_pe.out, i, j)
+    st.markdown(f"**The two outputs of the repeated word** (slots {i} and {j}), first 6 of {p.d} channels:")
+    st.dataframe(
+        {"channel": list(range(min(6, p.d))),
+         f"slot {i}, no positions": plain.out[i, :6].round(6), f"slot {j}, no positions": plain.out[j, :6].round(6),
+         f"slot {i}, with PE": with_pe.out[i, :6].round(6), f"slot {j}, with PE": with_pe.out[j, :6].round(6)},
+        hide_index=True)
+    ui.check(f"Without positions, np.allclose(output[{i}], output[{j}])", gap <= 1e-12,
+             f"max |difference| over {p.d} channels = {gap:.1e}")
+    ui.check(f"With sinusoidal PE, output[{i}] and output[{j}] differ", gap_pe > 1e-6,
+             f"max |difference| = {gap_pe:.3g}")
 
-    st.subheader("Shuffle the words")
+
+def part_shuffle(p: ui.Values) -> None:
+    st.header("1b. Shuffle the words")
     st.markdown(
         "A stronger statement: reorder the words and the outputs are reordered the same way, each word's output "
         "unchanged (attention is *permutation-equivariant*). With positions added by slot, a word that moves "
@@ -133,11 +130,12 @@ def lesson() -> None:
     )
     sh = ui.controls(ui.Int("shuffle", "shuffle seed s (0 = original order)", default=1, lo=0, hi=50),
                      where="main")
-    shuffled = attention_run(text, a.d, a.seed, "none", sh.shuffle)
+    text = used_sentence(p.text)
+    shuffled = attention_run(text, p.d, p.seed, "none", sh.shuffle)
     st.markdown("**Shuffled sentence:**")
     ui.say(" ".join(shuffled.tokens))
     ui.figure_panel(
-        "intro_shuffle", dict(text=text, d_model=a.d, seed=a.seed, shuffle=sh.shuffle), key="shuffle",
+        "intro_shuffle", dict(text=text, d_model=p.d, seed=p.seed, shuffle=sh.shuffle), key="shuffle",
         caption="What to notice: in the top row, each row on the right (labelled with the slot it came from) is a "
                 "row of the left panel moved to a new place, colours unchanged. In the bottom row, with "
                 "sinusoidal PE by slot, the moved words get different outputs.",
@@ -146,15 +144,16 @@ def lesson() -> None:
     )
     if list(shuffled.order) == list(range(len(shuffled.order))):
         st.info("This shuffle seed keeps the original order; pick another seed to move the words.")
-    else:
-        eq_gap = intro.equivariance_gap(text, a.d, a.seed, "none", sh.shuffle)
-        eq_gap_pe = intro.equivariance_gap(text, a.d, a.seed, "sinusoidal", sh.shuffle)
-        ui.check("Without positions, attn(shuffled words) = shuffled attn(words)", eq_gap <= 1e-12,
-                 f"max |difference| = {eq_gap:.1e}")
-        ui.check("With sinusoidal PE, shuffling changes the outputs themselves", eq_gap_pe > 1e-6,
-                 f"max |attn(P·x + PE) − P·attn(x + PE)| = {eq_gap_pe:.3g}")
+        return
+    eq_gap = intro.equivariance_gap(text, p.d, p.seed, "none", sh.shuffle)
+    eq_gap_pe = intro.equivariance_gap(text, p.d, p.seed, "sinusoidal", sh.shuffle)
+    ui.check("Without positions, attn(shuffled words) = shuffled attn(words)", eq_gap <= 1e-12,
+             f"max |difference| = {eq_gap:.1e}")
+    ui.check("With sinusoidal PE, shuffling changes the outputs themselves", eq_gap_pe > 1e-6,
+             f"max |attn(P·x + PE) − P·attn(x + PE)| = {eq_gap_pe:.3g}")
 
-    # ----------------------------------------------------------------------------------------------------
+
+def part_integers(p: ui.Values) -> None:
     st.header("2. First try: add the integer position")
     st.markdown(
         "The simplest fix: add the position p to every component of the word's vector. Word vectors, like "
@@ -163,19 +162,21 @@ def lesson() -> None:
     )
     ln = ui.controls(ui.Int("L", "sequence length L (tokens)", default=64, lo=8, hi=intro.MAX_POSITIONS),
                      where="main")
+    text = used_sentence(p.text)
     ui.figure_panel(
-        "intro_integer_ranges", dict(text=text, n_positions=ln.L, d_model=a.d, seed=a.seed), key="integer",
+        "intro_integer_ranges", dict(text=text, n_positions=ln.L, d_model=p.d, seed=p.seed), key="integer",
         caption="What to notice: each band spans the smallest to the largest channel of one slot's vector (the "
                 "sentence repeated to fill L slots). The green band (the word alone) is a thin stripe near 0; "
                 "adding p carries it ever higher, while the sinusoidal band stays within about ±1 of it.",
         latex=r"x_p = e_{w_p} + p\cdot\mathbf 1",
         code=[intro.integer_encoding, intro.repeated_sentence],
     )
-    mean_abs, ratio = swamp_numbers(text, ln.L, a.d, a.seed)
+    mean_abs, ratio = swamp_numbers(text, ln.L, p.d, p.seed)
     ui.numbers({"mean |embedding entry|": mean_abs, "position added at the last slot": ln.L - 1,
                 "‖position‖ / ‖embedding‖ at the last slot": ratio}, fmt="{:.3g}")
 
-    # ----------------------------------------------------------------------------------------------------
+
+def part_normalised(p: ui.Values) -> None:
     st.header("3. Second try: normalise, p / N")
     st.markdown(
         "Divide by the sequence length N and every code stays between 0 and 1. But now the code of a position "
@@ -203,48 +204,45 @@ def lesson() -> None:
     ui.check(f"Property 1 for p/N: position {pos} has the same code when N = {nm.N1} and N = {nm.N2}", c1 == c2,
              f"{pos}/{nm.N1} = {c1:.4g}, {pos}/{nm.N2} = {c2:.4g}")
 
-    # ----------------------------------------------------------------------------------------------------
+
+def part_binary(p: ui.Values) -> None:
     st.header("4. Third try: binary")
     st.markdown(
         "Write p in binary and use one bit per dimension: every value is 0 or 1 and a position's code no "
         "longer depends on the length. The lowest bit alternates every token, the next every 2 tokens, bit j "
         "every 2^j tokens: a ladder of ever slower square waves."
     )
-    bn = ui.controls(
-        ui.Int("P", "positions shown", default=64, lo=8, hi=intro.MAX_POSITIONS),
-        ui.Int("bits", "bits n", default=6, lo=2, hi=intro.MAX_BITS),
-        ui.Int("j", "bit j for the close-ups", default=2, lo=0, hi=intro.MAX_BITS - 1),
-        where="main", columns=3,
-    )
     ui.figure_panel(
-        "intro_binary", dict(n_positions=bn.P, n_bits=bn.bits), key="binary",
+        "intro_binary", dict(n_positions=p.P, n_bits=p.bits), key="binary",
         caption="What to notice: the bottom row (least significant bit) flips at every token, each row above "
                 "flips half as often, and the top row (most significant bit) flips every 2^(n−1) tokens. With "
                 "more positions than 2^n the whole pattern starts again: codes are no longer unique.",
         latex=r"b_j(p) = \lfloor p / 2^j \rfloor \bmod 2",
         code=[intro.binary_encoding],
     )
-    nums = binary_numbers(bn.P, bn.bits, a.d)
-    expected = [intro.flip_period(k) if intro.flip_period(k) < bn.P else 0 for k in range(bn.bits)]
+    nums = binary_numbers(p.P, p.bits, p.d)
+    expected = [intro.flip_period(k) if intro.flip_period(k) < p.P else 0 for k in range(p.bits)]
     ui.check("Bit j flips exactly every 2^j tokens (measured on the heatmap's data)", nums["periods"] == expected,
              "measured intervals, LSB to MSB: " + ", ".join(str(v) if v else "no flip yet" for v in nums["periods"]))
-    ui.check(f"Every one of the {bn.P} positions has its own {bn.bits}-bit code", nums["distinct"] == bn.P,
-             f"{nums['distinct']} distinct codes for {bn.P} positions (at most 2^{bn.bits} = {1 << bn.bits})")
+    ui.check(f"Every one of the {p.P} positions has its own {p.bits}-bit code", nums["distinct"] == p.P,
+             f"{nums['distinct']} distinct codes for {p.P} positions (at most 2^{p.bits} = {1 << p.bits})")
 
-    st.subheader("Binary jumps")
+
+def part_jumps(p: ui.Values) -> None:
+    st.header("4b. Binary jumps")
     st.markdown(
         "Follow the code as p grows. Two neighbouring bits, drawn as a point in the plane, sit on one corner of "
         "a square for a while and then jump, sometimes diagonally. Over the whole code, one step forward "
         "changes a single bit at one position and every bit at the next power of two. Training prefers codes "
         "that move smoothly and predictably."
     )
-    traj_n = min(bn.P, 128)
-    traj_bit = min(bn.j, bn.bits - 2)
-    if traj_n < bn.P or traj_bit != bn.j:
+    traj_n = min(p.P, 128)
+    traj_bit = min(p.j, p.bits - 2)
+    if traj_n < p.P or traj_bit != p.j:
         st.info(f"This figure shows the first {traj_n} positions and bits ({traj_bit}, {traj_bit + 1}) "
-                f"(at most 128 positions, and bit j + 1 must exist among the {bn.bits} bits).")
+                f"(at most 128 positions, and bit j + 1 must exist among the {p.bits} bits).")
     ui.figure_panel(
-        "intro_trajectory", dict(n_positions=traj_n, bit=traj_bit, n_bits=bn.bits, d_model=a.d), key="trajectory",
+        "intro_trajectory", dict(n_positions=traj_n, bit=traj_bit, n_bits=p.bits, d_model=p.d), key="trajectory",
         caption="What to notice: the binary point visits four corners in blocks (labels list the positions on "
                 "each corner); the sinusoid pair with the same period glides round a circle in equal steps. "
                 "Right: one-token step lengths over the whole code jump around for binary and are flat for "
@@ -252,21 +250,22 @@ def lesson() -> None:
         latex=r"\lVert PE(p+1) - PE(p)\rVert^2 = \sum_i \big(2 - 2\cos\omega_i\big)\ \text{ for every } p",
         code=[intro.step_lengths, intro.sinusoid_pair],
     )
+    nums = binary_numbers(p.P, p.bits, p.d)
     if nums["steps_sin"] is not None:
         sb, ss = nums["steps_binary"], nums["steps_sin"]
-        ui.check(f"Sinusoidal (d = {a.d}): every one-token step has the same length", float(ss.max() - ss.min()) < 1e-9,
+        ui.check(f"Sinusoidal (d = {p.d}): every one-token step has the same length", float(ss.max() - ss.min()) < 1e-9,
                  f"steps from {ss.min():.6f} to {ss.max():.6f}; binary steps from {sb.min():.3g} to {sb.max():.3g}")
 
-    # ----------------------------------------------------------------------------------------------------
+
+def part_sinusoids(p: ui.Values) -> None:
     st.header("5. Sinusoids: binary, made smooth")
     st.markdown(
         "Keep the ladder of wavelengths and replace each square wave by a smooth wave of the same wavelength. "
         "That is the idea behind sinusoidal encoding. Vaswani et al. go one step further: every frequency gets "
         "a sine **and** a cosine, and their wavelengths grow by a factor b^(2/d) per pair instead of 2."
     )
-    close_bit = min(bn.j, bn.bits - 1)
     ui.figure_panel(
-        "intro_binary_vs_sinusoid", dict(n_positions=bn.P, n_bits=bn.bits, bit=close_bit), key="smooth",
+        "intro_binary_vs_sinusoid", dict(n_positions=p.P, n_bits=p.bits, bit=min(p.j, p.bits - 1)), key="smooth",
         caption="What to notice: the two heatmaps show the same stripes at the same wavelengths; on the right "
                 "the edges are blurred into waves. Below, bit j's square wave and its sinusoid rise and fall "
                 "together, the sinusoid peaking in the middle of each run of ones.",
@@ -274,8 +273,9 @@ def lesson() -> None:
               r"\lambda_j = 2^{j+1}",
         code=[intro.smooth_bits],
     )
+    nums = binary_numbers(p.P, p.bits, p.d)
     ui.check("Rounding each smooth bit gives back the binary code", nums["round_trip"],
-             f"compared at all {bn.P} × {bn.bits} cells")
+             f"compared at all {p.P} × {p.bits} cells")
     st.markdown(
         "Why a sine **and** a cosine? Because then moving k tokens is the same linear map (a rotation) from "
         "every starting position. Below: how far the best single affine map from code(p) to code(p+1) misses, "
@@ -294,30 +294,31 @@ def lesson() -> None:
         "whole code, for every offset up to 200,000 tokens.",
         key="wavelength",
         wrong=lambda: ui.figure_panel(
-            "intro_wavelength_limit", dict(d_model=a.d, pairs="slowest"), key="limit_wrong",
+            "intro_wavelength_limit", dict(d_model=p.d, pairs="slowest"), key="limit_wrong",
             caption="The slowest pair alone: its distance drops to almost 0 after one wavelength, and again "
                     "after every multiple of it.",
             code=[intro.offset_distances, intro.distance_profile]),
         right=lambda: ui.figure_panel(
-            "intro_wavelength_limit", dict(d_model=a.d, pairs="all"), key="limit_right",
+            "intro_wavelength_limit", dict(d_model=p.d, pairs="all"), key="limit_right",
             caption="All pairs together: no offset brings the code back to where it started.",
             latex=r"\lVert PE(p+k) - PE(p)\rVert^2 = \sum_i \big(2 - 2\cos k\omega_i\big)",
             code=[intro.offset_distances, intro.distance_profile]),
     )
-    k_best, d_best, d_step, slowest = repeat_numbers(a.d)
-    ui.check(f"d = {a.d}, b = 10,000: no offset k up to 200,000 gives a code closer to PE(p) than PE(p + 1) is",
+    k_best, d_best, d_step, slowest = repeat_numbers(p.d)
+    ui.check(f"d = {p.d}, b = 10,000: no offset k up to 200,000 gives a code closer to PE(p) than PE(p + 1) is",
              d_best >= d_step,
              f"closest repeat at k = {k_best:,}: distance {d_best:.3g}; next token: {d_step:.3g}; slowest "
              f"wavelength ≈ {slowest:,.0f} tokens")
 
-    # ----------------------------------------------------------------------------------------------------
+
+def part_properties(p: ui.Values) -> None:
     st.header("6. The five properties")
     st.markdown(
         "What we wanted from a position code, and how each attempt fares. RoPE, the rotary encoding used by "
         "most current language models, takes the rotation idea into the attention score itself."
     )
     st.table(intro.property_rows())
-    st.caption("✅ yes · ⚠️ partly · ❌ no. Integer, p/N and binary are shown in sections 2 to 4 above; the "
+    st.caption("✅ yes · ⚠️ partly · ❌ no. Integer, p/N and binary are shown in parts 2 to 4 of this lesson; the "
                "links below open the lessons that show the rest.")
     for prop in intro.PROPERTIES:
         st.markdown(f"**{prop.name}**: {prop.question}")
@@ -325,6 +326,37 @@ def lesson() -> None:
         for col, (path, label) in zip(cols, prop.pages, strict=True):
             with col:
                 link(path, label)
+
+
+PARTS = {"blind": part_blind, "shuffle": part_shuffle, "integers": part_integers, "normalised": part_normalised,
+         "binary": part_binary, "jumps": part_jumps, "sinusoids": part_sinusoids, "properties": part_properties}
+
+
+def lesson() -> None:
+    """The sidebar's sentence, layer and binary-code settings, the choice of part, and that part."""
+    p = ui.controls(
+        ui.Text("text", "sentence (words only; punctuation is ignored)", default=intro.DEFAULT_TEXT,
+                max_chars=200, help="Edit it: any words, up to 24 are used. Parts 1, 1b and 2 read it."),
+        ui.Int("d", "embedding size d", default=16, lo=4, hi=intro.MAX_DIM, step=2,
+               help="Width of each word vector and of the attention layer. Even, so sinusoidal PE fits."),
+        ui.Int("seed", "seed (embedding table and W_q, W_k, W_v)", default=0, lo=0, hi=99),
+        ui.Int("P", "positions shown", default=64, lo=8, hi=intro.MAX_POSITIONS,
+               help="Positions of the binary and smooth codes (parts 4, 4b and 5)."),
+        ui.Int("bits", "bits n", default=6, lo=2, hi=intro.MAX_BITS,
+               help="Bits of the binary code (parts 4, 4b and 5)."),
+        ui.Int("j", "bit j for the close-ups", default=2, lo=0, hi=intro.MAX_BITS - 1,
+               help="The bit that parts 4b and 5 follow up close."),
+    )
+    part = ui.controls(
+        ui.Choice("part", "lesson part", default="blind", widget="radio", options={
+            "blind": "1. Blind to word order", "shuffle": "1b. Shuffle the words", "integers": "2. Integers",
+            "normalised": "3. p / N", "binary": "4. Binary", "jumps": "4b. Binary jumps",
+            "sinusoids": "5. Sinusoids", "properties": "6. The five properties"}),
+        where="main", columns=1,
+    )["part"]
+    st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
+               "apply to all parts.")
+    PARTS[part](p)
 
 
 ui.lesson(lesson)

@@ -34,30 +34,7 @@ ui.setup_page(
 )
 
 
-def lesson() -> None:
-    """The kernel settings, then the kernel, its effect on attention, and the checks."""
-    p = ui.controls(
-        ui.Float("alpha1", "local weight α1", default=0.7, lo=0.0, hi=1.0, step=0.05),
-        ui.Float("alpha2", "global weight α2", default=0.3, lo=0.0, hi=1.0, step=0.05),
-        ui.Float("sigma1", "local width σ1 (tokens)", default=5.0, lo=0.5, hi=50.0, step=0.5),
-        ui.Float("sigma2", "global width σ2 (tokens)", default=20.0, lo=1.0, hi=500.0, step=1.0),
-        ui.Int("T", "sequence length T", default=128, lo=8, hi=512, step=8,
-               help="Attention matrices are T × T. Capped at 512 so every view stays fast."),
-        ui.Int("d", "head dim d", default=64, lo=8, hi=256, step=2, help="rotary dimension (even)"),
-        ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e7),
-        ui.Int("seed", "random seed of q, k", default=0, lo=0, hi=9999, widget="number",
-               help="q and k are i.i.d. standard normal token vectors drawn with this seed."),
-    )
-    alpha1, alpha2 = p.alpha1, p.alpha2
-    if alpha1 == 0 and alpha2 == 0:
-        st.warning("α1 and α2 are both 0, so K would be 0 everywhere (and log K undefined). Using the defaults "
-                   "α1 = 0.7 and α2 = 0.3 instead.", icon="⚠️")
-        alpha1, alpha2 = 0.7, 0.3
-    if p.sigma1 > p.sigma2:
-        st.info("σ1 is wider than σ2 here, so the 'local' and 'global' roles swap. The math does not mind.")
-    kern = dict(alpha1=alpha1, alpha2=alpha2, sigma1=p.sigma1, sigma2=p.sigma2)
-    qk = dict(T=p.T, d=p.d, base=p.base, seed=p.seed)
-
+def part_kernel(p: ui.Values, kern: dict, qk: dict) -> None:
     st.header("1. The kernel")
     ui.figure_panel(
         "gaussian_kernel_curve", kern, key="kernel",
@@ -69,6 +46,8 @@ def lesson() -> None:
         code=[gk.gaussian_kernel, gk.kernel_components],
     )
 
+
+def part_modes(p: ui.Values, kern: dict, qk: dict) -> None:
     st.header("2. Three ways to apply it")
     st.markdown(
         "All three start from the RoPE logit of query m and key n, "
@@ -81,22 +60,7 @@ def lesson() -> None:
         "weight by $K(|m-n|)$ before renormalising, like ALiBi and KERPLE do with their own kernels. "
         "K is clamped at $10^{-30}$ before the log."
     )
-    sel = ui.controls(
-        ui.Choice("mode", "mode shown beside plain RoPE", default="absolute",
-                  options={m: gk.MODE_LABELS[m] for m in gk.MODES if m != "rope"}),
-        where="main", columns=1,
-    )
-    ui.figure_panel(
-        "gaussian_attention", {**qk, **kern, "mode": sel.mode}, key="attention",
-        caption="What to notice: with random q and k, plain RoPE attention is noise around 1/T everywhere. "
-                "(a) leaves the first rows alone but turns every later row into a flat, uniform smear: K(m)K(n) "
-                "drives those logits to 0. (b) also pushes far logits to 0, which again means uniform, not "
-                "ignored. Only (c) actually suppresses distant keys, giving a band around the diagonal whose "
-                "width follows σ2. Colour is log10 of the weight; no causal mask.",
-        latex=r"A_{mn} = \operatorname{softmax}_n\big(s_{mn}\big),\quad s_{mn} \in \{\ell_{mn},\ "
-              r"K(m)K(n)\,\ell_{mn},\ K(m-n)\,\ell_{mn},\ \ell_{mn} + \log K(|m-n|)\}",
-        code=[gk.attention, gk.apply_kernel, gk.rope_logits, gk.random_qk],
-    )
+    # one attention chart at a time: the four-way view replaces the pair, so a slider move redraws one chart
     if ui.controls(ui.Bool("all4", "show all four modes side by side", default=False), where="main",
                    columns=1).all4:
         ui.figure_panel(
@@ -105,10 +69,29 @@ def lesson() -> None:
                     "of one colour means that query spreads its attention evenly over every key.",
             code=[gk.attention],
         )
+    else:
+        sel = ui.controls(
+            ui.Choice("mode", "mode shown beside plain RoPE", default="absolute",
+                      options={m: gk.MODE_LABELS[m] for m in gk.MODES if m != "rope"}),
+            where="main", columns=1,
+        )
+        ui.figure_panel(
+            "gaussian_attention", {**qk, **kern, "mode": sel.mode}, key="attention",
+            caption="What to notice: with random q and k, plain RoPE attention is noise around 1/T everywhere. "
+                    "(a) leaves the first rows alone but turns every later row into a flat, uniform smear: K(m)K(n) "
+                    "drives those logits to 0. (b) also pushes far logits to 0, which again means uniform, not "
+                    "ignored. Only (c) actually suppresses distant keys, giving a band around the diagonal whose "
+                    "width follows σ2. Colour is log10 of the weight; no causal mask.",
+            latex=r"A_{mn} = \operatorname{softmax}_n\big(s_{mn}\big),\quad s_{mn} \in \{\ell_{mn},\ "
+                  r"K(m)K(n)\,\ell_{mn},\ K(m-n)\,\ell_{mn},\ \ell_{mn} + \log K(|m-n|)\}",
+            code=[gk.attention, gk.apply_kernel, gk.rope_logits, gk.random_qk],
+        )
     st.caption(f"T × T = {p.T * p.T:,} cells per matrix. The charts show at most {fg.SIDE_COMPARE} × "
                f"{fg.SIDE_COMPARE} cells per matrix ({fg.SIDE_GRID} × {fg.SIDE_GRID} in the four-way view); larger T "
                "are averaged over blocks, as the chart titles say. T is capped at 512 so a slider move stays quick.")
 
+
+def part_envelope(p: ui.Values, kern: dict, qk: dict) -> None:
     st.header("3. What it does to attention")
     queries = tuple(m for m in (10, 40, 100) if m < p.T) or (p.T - 1,)
     ui.figure_panel(
@@ -120,14 +103,17 @@ def lesson() -> None:
         code=[gk.mean_by_distance, gk.gaussian_kernel],
     )
 
-    st.subheader("The shift check: move both positions, keep the distance")
+
+def part_shift(p: ui.Values, kern: dict, qk: dict) -> None:
+    st.header("3b. The shift check: move both positions, keep the distance")
     sh = ui.controls(
         ui.Int("m", "query position m", default=3, lo=0, hi=512),
         ui.Int("n", "key position n", default=0, lo=0, hi=512),
         ui.Int("shift", "shift c (both)", default=37, lo=0, hi=512),
         where="main", columns=3,
     )
-    res = shift_numbers(sh.m, sh.n, sh.shift, p.d, p.base, p.seed, alpha1, alpha2, p.sigma1, p.sigma2)
+    res = shift_numbers(sh.m, sh.n, sh.shift, p.d, p.base, p.seed, kern["alpha1"], kern["alpha2"], p.sigma1,
+                        p.sigma2)
     ui.figure_panel(
         "gaussian_shift_check", {"m": sh.m, "n": sh.n, "shift": sh.shift, "d": p.d, "base": p.base,
                                  "seed": p.seed, **kern}, key="shift",
@@ -148,6 +134,8 @@ def lesson() -> None:
         ui.check(f"{gk.MODE_LABELS[mode]}: logit unchanged by the shift", ok,
                  f"{before:.6g} before, {after:.6g} after")
 
+
+def part_pitfalls(p: ui.Values, kern: dict, qk: dict) -> None:
     st.header("4. Pitfalls in seed 002")
     ui.pitfall(
         "mixed pair layout",
@@ -169,7 +157,7 @@ def lesson() -> None:
     def broadcast_wrong() -> None:
         st.markdown("The seed's own demo, x of shape (2, 128, 64) and K_r of shape (128,):")
         st.code("K_r * ((x * cos) + (rotate_half(x) * sin))\nRuntimeError: " + broadcast_error(
-            alpha1, alpha2, p.sigma1, p.sigma2), language=None, wrap_lines=True)
+            kern["alpha1"], kern["alpha2"], p.sigma1, p.sigma2), language=None, wrap_lines=True)
         ui.figure_panel("gaussian_seed_broadcast", {"version": "seed", "T": 64, "D": 64, **kern}, key="bc_wrong",
                         caption="With T = D = 64 it runs without a word, but token t's channel c is scaled by "
                                 "K(c): every token gets the same treatment, and position plays no part.",
@@ -194,7 +182,7 @@ def lesson() -> None:
         "angle still grows by θ_i per token; only the length changes.",
         key="frequency",
     )
-    gap, shrink = angle_gap(p.d, p.base, p.seed, alpha1, alpha2, p.sigma1, p.sigma2)
+    gap, shrink = angle_gap(p.d, p.base, p.seed, kern["alpha1"], kern["alpha2"], p.sigma1, p.sigma2)
     ui.check("K(m)·R_m q has the same angle as R_m q at every position", gap < 1e-9,
              f"largest angle difference {gap:.1e} rad over m = 0..39, while the length shrinks to {shrink:.3g} "
              "of its start by m = 39")
@@ -206,6 +194,44 @@ def lesson() -> None:
                     "the two angle lines lie on top of each other. Right: only the length differs, by the factor K(m).",
             code=[gk.spiral, gk.as_written_qk],
         )
+
+
+PARTS = {"kernel": part_kernel, "modes": part_modes, "envelope": part_envelope, "shift": part_shift,
+         "pitfalls": part_pitfalls}
+
+
+def lesson() -> None:
+    """The sidebar's kernel and q, k settings, the choice of part, and that part."""
+    p = ui.controls(
+        ui.Float("alpha1", "local weight α1", default=0.7, lo=0.0, hi=1.0, step=0.05),
+        ui.Float("alpha2", "global weight α2", default=0.3, lo=0.0, hi=1.0, step=0.05),
+        ui.Float("sigma1", "local width σ1 (tokens)", default=5.0, lo=0.5, hi=50.0, step=0.5),
+        ui.Float("sigma2", "global width σ2 (tokens)", default=20.0, lo=1.0, hi=500.0, step=1.0),
+        ui.Int("T", "sequence length T", default=128, lo=8, hi=512, step=8,
+               help="Attention matrices are T × T. Capped at 512 so every view stays fast."),
+        ui.Int("d", "head dim d", default=64, lo=8, hi=256, step=2, help="rotary dimension (even)"),
+        ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e7),
+        ui.Int("seed", "random seed of q, k", default=0, lo=0, hi=9999, widget="number",
+               help="q and k are i.i.d. standard normal token vectors drawn with this seed."),
+    )
+    part = ui.controls(
+        ui.Choice("part", "lesson part", default="kernel", widget="radio", options={
+            "kernel": "1. The kernel", "modes": "2. Three ways to apply it", "envelope": "3. Effect on attention",
+            "shift": "3b. The shift check", "pitfalls": "4. Pitfalls"}),
+        where="main", columns=1,
+    )["part"]
+    st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
+               "apply to all parts.")
+    alpha1, alpha2 = p.alpha1, p.alpha2
+    if alpha1 == 0 and alpha2 == 0:
+        st.warning("α1 and α2 are both 0, so K would be 0 everywhere (and log K undefined). Using the defaults "
+                   "α1 = 0.7 and α2 = 0.3 instead.", icon="⚠️")
+        alpha1, alpha2 = 0.7, 0.3
+    if p.sigma1 > p.sigma2:
+        st.info("σ1 is wider than σ2 here, so the 'local' and 'global' roles swap. The math does not mind.")
+    kern = dict(alpha1=alpha1, alpha2=alpha2, sigma1=p.sigma1, sigma2=p.sigma2)
+    qk = dict(T=p.T, d=p.d, base=p.base, seed=p.seed)
+    PARTS[part](p, kern, qk)
 
 
 ui.lesson(lesson)

@@ -1,4 +1,4 @@
-"""AppTest of the "From integers to sinusoids" page: defaults, extremes, garbage URLs, hostile text."""
+"""AppTest of the "From integers to sinusoids" page: every part, extremes, garbage URLs, hostile text."""
 
 from __future__ import annotations
 
@@ -14,17 +14,34 @@ from tests.apptest_utils import GARBAGE, ROOT, assert_clean, chart_specs, run_pa
 
 PAGE = "pages/1_From_integers_to_sinusoids.py"
 SLUG = "from_integers_to_sinusoids"
-DEFAULTS = {"d": "16", "seed": "0", "shuffle": "1", "L": "64", "N1": "10", "N2": "100", "pos": "5", "P": "64",
-            "bits": "6", "j": "2"}
+PARTS = ["blind", "shuffle", "integers", "normalised", "binary", "jumps", "sinusoids", "properties"]
+SIDEBAR = {"d": "16", "seed": "0", "P": "64", "bits": "6", "j": "2"}  # drawn in every part
+OWN = {"blind": {}, "shuffle": {"shuffle": "1"}, "integers": {"L": "64"},
+       "normalised": {"N1": "10", "N2": "100", "pos": "5"}}  # the parts with controls of their own
+TITLES = {"blind": "Self-attention outputs", "shuffle": "Permutation equivariance",
+          "integers": "Channel ranges per position", "normalised": "p/N: position 5", "binary": "Binary code of p",
+          "jumps": "Binary jumps", "sinusoids": "Sinusoids as smooth binary"}
 HOSTILE = "<script>alert(1)</script> **bold** [link](javascript:alert(2)) <img src=x onerror=y> dog $x$ dog"
+
+
+def run_part(part: str, query: dict[str, str] | None = None) -> AppTest:
+    return run_page(PAGE, query={**(query or {}), "part": part})
 
 
 def _checks(at: AppTest) -> list[str]:
     return [m.value for m in at.markdown if m.value.startswith(("✅", "❌"))]
 
 
+def _by_label(at: AppTest) -> dict[str, str]:
+    return {c.split("**")[1]: c for c in _checks(at)}
+
+
 def _infos(at: AppTest) -> str:
     return "\n".join(str(i.value) for i in at.info)
+
+
+def _titles(at: AppTest) -> list[str]:
+    return [s["layout"]["title"]["text"] for s in chart_specs(at)]
 
 
 def _shape(z: dict | list) -> tuple[int, ...]:
@@ -38,50 +55,108 @@ def _heatmap_rows(spec: dict, trace: int = 0) -> list[str]:
     return spec["data"][trace]["y"]
 
 
-def test_defaults_render_every_figure_and_every_check_holds_as_expected():
+def test_a_link_without_part_opens_part_one_only():
     at = run_page(PAGE)
     assert_clean(at)
+    radio = at.radio(key=f"{SLUG}.part")
+    assert radio.value == "blind" and radio.options == [
+        "1. Blind to word order", "1b. Shuffle the words", "2. Integers", "3. p / N", "4. Binary",
+        "4b. Binary jumps", "5. Sinusoids", "6. The five properties"]
+    assert [h.value for h in at.header] == ["1. Attention is blind to word order"]
     specs = chart_specs(at)
-    titles = [s["layout"]["title"]["text"] for s in specs]
-    assert len(specs) == 7
-    assert titles[0].startswith("Self-attention outputs") and "Binary code of p" in titles[4]
+    assert len(specs) == 1 and _titles(at)[0].startswith(TITLES["blind"])
     assert _heatmap_rows(specs[0]) == ["0: the", "1: dog", "2: chased", "3: another", "4: dog"]
-    checks = _checks(at)
-    assert len(checks) == 10
-    by_label = {c.split("**")[1]: c for c in checks}
+    assert "0: the   1: dog   2: chased   3: another   4: dog" in [t.value for t in at.text]
+    by_label = _by_label(at)
+    assert len(by_label) == 2
     assert by_label["Without positions, np.allclose(output[1], output[4])"].startswith("✅")
     assert by_label["With sinusoidal PE, output[1] and output[4] differ"].startswith("✅")
-    assert by_label["Without positions, attn(shuffled words) = shuffled attn(words)"].startswith("✅")
-    assert by_label["With sinusoidal PE, shuffling changes the outputs themselves"].startswith("✅")
-    # the deliberate failure: p/N violates property 1
-    assert by_label["Property 1 for p/N: position 5 has the same code when N = 10 and N = 100"].startswith("❌")
-    assert "5/10 = 0.5, 5/100 = 0.05" in by_label[
-        "Property 1 for p/N: position 5 has the same code when N = 10 and N = 100"]
-    assert "1, 2, 4, 8, 16, 32" in checks[5]
-    texts = [t.value for t in at.text]
-    assert "0: the   1: dog   2: chased   3: another   4: dog" in texts
-    assert " ".join(intro.attention_demo(shuffle=1).tokens) in texts
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["position added at the last slot"] == "63"
-    assert float(metrics["‖position‖ / ‖embedding‖ at the last slot"]) > 50
-    assert float(metrics["binary bits"]) > 0.2 and float(metrics["Vaswani sinusoids, d = 16"]) < 1e-9
-    assert len(at.table) == 1
     assert not warnings_text(at) and not _infos(at)
+    assert "part" not in at.query_params  # the default part keeps the URL clean
+
+
+def test_every_part_draws_one_chart_and_its_checks():
+    titles, checks, headers = [], {}, []
+    for part in PARTS:
+        at = run_part(part)
+        assert_clean(at)
+        assert not warnings_text(at) and not _infos(at), part
+        got = _titles(at)
+        assert len(got) == (part != "properties"), (part, got)  # one chart per part, none in the summary
+        if got:
+            assert got[0].startswith(TITLES[part]), (part, got)
+        titles += got
+        checks.update(_by_label(at))
+        headers += [h.value for h in at.header]
+        if part == "shuffle":
+            assert " ".join(intro.attention_demo(shuffle=1).tokens) in [t.value for t in at.text]
+        if part == "integers":
+            metrics = {m.label: m.value for m in at.metric}
+            assert metrics["position added at the last slot"] == "63"
+            assert float(metrics["‖position‖ / ‖embedding‖ at the last slot"]) > 50
+        if part == "sinusoids":
+            metrics = {m.label: m.value for m in at.metric}
+            assert float(metrics["binary bits"]) > 0.2 and float(metrics["Vaswani sinusoids, d = 16"]) < 1e-9
+        if part == "properties":
+            assert len(at.table) == 1 and any("parts 2 to 4" in c.value for c in at.caption)
+    assert len(titles) == 7 and "Binary code of p" in titles[4]
+    assert headers == ["1. Attention is blind to word order", "1b. Shuffle the words",
+                       "2. First try: add the integer position", "3. Second try: normalise, p / N",
+                       "4. Third try: binary", "4b. Binary jumps", "5. Sinusoids: binary, made smooth",
+                       "6. The five properties"]
+    assert len(checks) == 10
+    assert checks["Without positions, attn(shuffled words) = shuffled attn(words)"].startswith("✅")
+    assert checks["With sinusoidal PE, shuffling changes the outputs themselves"].startswith("✅")
+    # the deliberate failure: p/N violates property 1
+    label = "Property 1 for p/N: position 5 has the same code when N = 10 and N = 100"
+    assert checks[label].startswith("❌") and "5/10 = 0.5, 5/100 = 0.05" in checks[label]
+    assert "1, 2, 4, 8, 16, 32" in checks["Bit j flips exactly every 2^j tokens (measured on the heatmap's data)"]
+    assert checks["Every one of the 64 positions has its own 6-bit code"].startswith("✅")
+    assert checks["Sinusoidal (d = 16): every one-token step has the same length"].startswith("✅")
+    assert checks["Rounding each smooth bit gives back the binary code"].startswith("✅")
+
+
+def test_choosing_a_part_redraws_only_that_part_and_puts_it_in_the_url():
+    at = run_page(PAGE)
+    at.radio(key=f"{SLUG}.part").set_value("binary").run()
+    assert_clean(at)
+    assert at.query_params["part"] in ("binary", ["binary"])
+    assert [t.split(":")[0] for t in _titles(at)] == ["Binary code of p, 6 bits"]
+    at.slider(key=f"{SLUG}.bits").set_value(4).run()  # a sidebar control applies to the part shown
+    assert_clean(at)
+    spec = chart_specs(at)[0]
+    assert _shape(spec["data"][0]["z"]) == (4, 64) and "4 bits" in spec["layout"]["title"]["text"]
+    at.radio(key=f"{SLUG}.part").set_value("sinusoids").run()  # ... and to the next part
+    assert_clean(at)
+    assert "64 × 4 cells" in _by_label(at)["Rounding each smooth bit gives back the binary code"]
+
+
+def test_an_old_link_keeps_the_values_of_later_parts():
+    """Links from before the parts carry every control; part 1 opens, and each part then shows its value."""
+    at = run_page(PAGE, query={"L": "200", "N1": "20", "pos": "3", "d": "8"})
+    assert_clean(at)
+    assert "d = 8" in _titles(at)[0] and not warnings_text(at)
+    at.radio(key=f"{SLUG}.part").set_value("integers").run()
+    assert_clean(at)
+    assert at.slider(key=f"{SLUG}.L").value == 200
+    assert {m.label: m.value for m in at.metric}["position added at the last slot"] == "199"
+    at.radio(key=f"{SLUG}.part").set_value("normalised").run()
+    assert_clean(at)
+    assert _by_label(at)["Property 1 for p/N: position 3 has the same code when N = 20 and N = 100"].startswith("❌")
 
 
 def test_wavelength_pitfall_shows_slowest_pair_beside_whole_code():
-    at = run_page(PAGE)
-    assert len(chart_specs(at)) == 7
+    at = run_part("sinusoids")
+    assert len(chart_specs(at)) == 1
     check = [c for c in _checks(at) if "no offset k up to 200,000" in c]
     assert len(check) == 1 and check[0].startswith("✅") and "slowest wavelength ≈ 19,869 tokens" in check[0]
     at.toggle(key=f"{SLUG}.pitfall.wavelength").set_value(True).run()
     assert_clean(at)
-    specs = chart_specs(at)
-    assert len(specs) == 9
-    titles = [s["layout"]["title"]["text"] for s in specs]
-    assert any(t.endswith("slowest pair only") for t in titles) and any(t.endswith("all 8 pairs") for t in titles)
+    titles = _titles(at)
+    assert len(titles) == 3
+    assert titles[1].endswith("slowest pair only") and titles[2].endswith("all 8 pairs")
     # d = 4: only two pairs, and a near-repeat really exists: the check says so
-    at = run_page(PAGE, query={"d": "4"})
+    at = run_part("sinusoids", {"d": "4"})
     check = [c for c in _checks(at) if "no offset k up to 200,000" in c]
     assert check[0].startswith("❌") and "k = 84,823" in check[0]
 
@@ -102,36 +177,49 @@ def test_dog_numbers_table_shows_identical_rows_without_positions():
      "bits": "12", "j": "11"},
 ])
 def test_every_control_at_its_extremes(query):
-    at = run_page(PAGE, query=query)
-    assert_clean(at)
-    assert not warnings_text(at)
-    specs = chart_specs(at)
-    assert len(specs) == 7
-    d = int(query["d"])
-    assert _shape(specs[0]["data"][0]["z"]) == (len(_heatmap_rows(specs[0])), d)
-    assert _shape(specs[4]["data"][0]["z"]) == (int(query["bits"]), int(query["P"]))
-    assert f"d = {d}" in specs[0]["layout"]["title"]["text"]
-    assert f"{query['bits']} bits" in specs[4]["layout"]["title"]["text"]
-    infos = _infos(at)
+    d, n_bits, n_pos = int(query["d"]), int(query["bits"]), int(query["P"])
+    runs = {}
+    for part in PARTS:
+        at = run_part(part, query)
+        assert_clean(at)
+        assert not warnings_text(at), part
+        runs[part] = at
+    attention = chart_specs(runs["blind"])[0]
+    assert _shape(attention["data"][0]["z"]) == (len(_heatmap_rows(attention)), d)
+    assert f"d = {d}" in attention["layout"]["title"]["text"]
+    binary = chart_specs(runs["binary"])[0]
+    assert _shape(binary["data"][0]["z"]) == (n_bits, n_pos)
+    assert f"{n_bits} bits" in binary["layout"]["title"]["text"]
     if query["shuffle"] == "0":
-        assert "keeps the original order" in infos
+        assert "keeps the original order" in _infos(runs["shuffle"])
+        assert not _checks(runs["shuffle"])
+    else:
+        assert all(c.startswith("✅") for c in _checks(runs["shuffle"]))
     if query["pos"] == "999":
-        assert "showing p = 1 instead" in infos
-        assert "position 1 has the same code when N = 1000 and N = 2" in "\n".join(_checks(at))
-    if query["P"] == "1024":
-        assert "first 128 positions" in infos
-        assert "4096" not in infos
+        assert "showing p = 1 instead" in _infos(runs["normalised"])
+        assert "position 1 has the same code when N = 1000 and N = 2" in "\n".join(_checks(runs["normalised"]))
+    if n_pos == 1024:
+        assert "first 128 positions" in _infos(runs["jumps"])
+        assert "4096" not in _infos(runs["jumps"])
         # 12 bits hold 4096 codes, so all 1024 positions are distinct; the MSB never flips within them
-        assert any("1024 distinct codes" in c and c.startswith("✅") for c in _checks(at))
-    if query["P"] == "8" and query["bits"] == "2":
-        assert any("4 distinct codes for 8 positions" in c and c.startswith("❌") for c in _checks(at))
+        assert any("1024 distinct codes" in c and c.startswith("✅") for c in _checks(runs["binary"]))
+    if n_pos == 8 and n_bits == 2:
+        assert any("4 distinct codes for 8 positions" in c and c.startswith("❌") for c in _checks(runs["binary"]))
+        assert "bits (0, 1)" not in _infos(runs["jumps"])  # j = 0 fits: no cap to explain
 
 
-def test_extreme_rerun_is_fast_and_small():
-    at = run_page(PAGE)
+@pytest.mark.parametrize(("part", "sliders"), [
+    ("blind", {"d": 64, "P": 1024, "bits": 12, "j": 11}),
+    ("integers", {"d": 64, "L": 1024}),
+    ("normalised", {"N1": 1000}),
+    ("jumps", {"d": 64, "P": 1024, "bits": 12, "j": 11}),
+    ("sinusoids", {"d": 64, "P": 1024, "bits": 12, "j": 11}),
+])
+def test_extreme_rerun_is_fast_and_small(part, sliders):
+    at = run_part(part)
     tracemalloc.start()
     start = time.perf_counter()
-    for name, value in (("d", 64), ("L", 1024), ("P", 1024), ("bits", 12), ("j", 11), ("N1", 1000)):
+    for name, value in sliders.items():
         at.slider(key=f"{SLUG}.{name}").set_value(value)
     at.text_input(key=f"{SLUG}.text").input(" ".join(f"w{i}" for i in range(40)))
     at.run()
@@ -141,21 +229,28 @@ def test_extreme_rerun_is_fast_and_small():
     assert_clean(at)
     assert elapsed < 4.0, elapsed  # 2 s budget per rerun on a quiet machine; margin for a shared CI core
     assert peak < 256 * 2**20, peak
-    assert "only the first 24 are used" in _infos(at)
-    assert len(_heatmap_rows(chart_specs(at)[0])) == intro.MAX_TOKENS
+    if part in ("blind", "integers"):  # the parts that read the sentence say it was cut
+        assert "only the first 24 are used" in _infos(at)
+    if part == "blind":
+        assert len(_heatmap_rows(chart_specs(at)[0])) == intro.MAX_TOKENS
 
 
 @pytest.mark.parametrize("value", GARBAGE)
 def test_garbage_in_every_query_parameter_warns_and_falls_back(value):
-    at = run_page(PAGE, query=dict.fromkeys(DEFAULTS, value))
+    for part, own in OWN.items():
+        at = run_part(part, dict.fromkeys({**SIDEBAR, **own}, value))
+        assert_clean(at)
+        warnings = warnings_text(at)
+        for name, default in {**SIDEBAR, **own}.items():
+            assert f"`{name}`" in warnings, (part, name, value)
+            assert f"using the default ({default})" in warnings
+        assert "<script>" not in warnings.replace("`", "")
+        assert len(chart_specs(at)) == 1
+    # a garbage part falls back to part 1, with the rest of the link still applied
+    at = run_page(PAGE, query={"part": value, "d": "8"})
     assert_clean(at)
-    warnings = warnings_text(at)
-    for name, default in DEFAULTS.items():
-        assert f"`{name}`" in warnings, (name, value)
-        assert f"using the default ({default})" in warnings
-    specs = chart_specs(at)
-    assert "d = 16" in specs[0]["layout"]["title"]["text"]
-    assert "<script>" not in warnings.replace("`", "")
+    assert "`part`" in warnings_text(at) and "using the default (blind)" in warnings_text(at)
+    assert "d = 8" in _titles(at)[0]
     assert "0: the   1: dog   2: chased   3: another   4: dog" in [t.value for t in at.text]
 
 
@@ -167,18 +262,23 @@ def test_too_long_text_in_the_url_falls_back_to_the_example():
 
 
 def test_hostile_text_is_shown_only_as_plain_text():
-    at = run_page(PAGE, query={"text": HOSTILE})
-    assert_clean(at)
-    assert not warnings_text(at)
     words = intro.tokenize(HOSTILE)
-    assert "   ".join(f"{t}: {w}" for t, w in enumerate(words)) in [t.value for t in at.text]
-    for m in at.markdown:
-        for bad in ("<script", "onerror", "javascript", "**bold**"):
-            assert bad not in m.value, m.value
-    rows = _heatmap_rows(chart_specs(at)[0])
-    assert all("<" not in r and ">" not in r and "*" not in r for r in rows)
-    assert intro.repeated_pair(words) is not None
-    assert _checks(at)[0].startswith("✅")
+    for part in ("blind", "shuffle"):
+        at = run_part(part, {"text": HOSTILE})
+        assert_clean(at)
+        assert not warnings_text(at)
+        for m in at.markdown:
+            for bad in ("<script", "onerror", "javascript", "**bold**"):
+                assert bad not in m.value, m.value
+        rows = _heatmap_rows(chart_specs(at)[0])
+        assert all("<" not in r and ">" not in r and "*" not in r for r in rows)
+        if part == "blind":
+            assert "   ".join(f"{t}: {w}" for t, w in enumerate(words)) in [t.value for t in at.text]
+            assert intro.repeated_pair(words) is not None
+            assert _checks(at)[0].startswith("✅")
+        else:
+            shown = [t.value for t in at.text]
+            assert any(sorted(s.split(" ")) == sorted(words) and s != " ".join(words) for s in shown), shown
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -192,6 +292,9 @@ def test_sentences_without_words_or_repeats_explain_themselves(text, message):
     assert message in _infos(at)
     if message == "no words":
         assert _heatmap_rows(chart_specs(at)[0])[1] == "1: dog"
+        # the other parts that read the sentence say so too; the binary parts do not read it
+        assert message in _infos(run_part("integers", {"text": text}))
+        assert not _infos(run_part("binary", {"text": text}))
     else:
         assert "np.allclose" not in "\n".join(_checks(at))
 
@@ -210,8 +313,11 @@ def test_moving_the_embedding_slider_redraws_with_the_new_width():
 def test_page_links_resolve_inside_the_app():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
     at.switch_page(PAGE).run()
-    assert_clean(at)
-    links = [(link.proto.page, link.proto.label) for link in at.get("page_link")]
+    links = []
+    for part in ("sinusoids", "properties"):
+        at.radio(key=f"{SLUG}.part").set_value(part).run()
+        assert_clean(at)
+        links += [(link.proto.page, link.proto.label) for link in at.get("page_link")]
     expected = [("pages/2_Sinusoidal.py", "Sinusoidal lesson: the full table, and the rotation M_k that shifts it")]
     expected += [(path, label) for prop in intro.PROPERTIES for path, label in prop.pages]
     # st.page_link resolves "pages/4_RoPE.py" to the page's URL name "RoPE"

@@ -4,6 +4,7 @@ After seed 004 (C. Fleetwood, "You could have designed state of the art position
 number is computed by posviz.intro on small seeded arrays; no torch, no download.
 """
 
+import numpy as np
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
@@ -55,6 +56,16 @@ def link(path: str, label: str) -> None:
         st.page_link(path, label=label, icon="➡️")
     except StreamlitAPIException:
         st.markdown(f"➡️ {ui.escape_md(label)} (lesson file `{path}`)")
+
+
+def number_table(columns: dict[str, np.ndarray]) -> None:
+    """A few computed columns as a plain markdown table, one row per channel (cheaper to redraw than
+    st.dataframe's grid, which cost about 50 ms of every slider move)."""
+    names = list(columns)
+    rows = ["| channel | " + " | ".join(names) + " |", "|---:|" + "---:|" * len(names)]
+    rows += [f"| {c} | " + " | ".join(f"{columns[n][c]:.6f}" for n in names) + " |"
+             for c in range(len(columns[names[0]]))]
+    st.markdown("\n".join(rows))
 
 
 ui.setup_page(
@@ -110,11 +121,8 @@ def part_blind(p: ui.Values) -> None:
     gap = intro.row_gap(plain.out, i, j)
     gap_pe = intro.row_gap(with_pe.out, i, j)
     st.markdown(f"**The two outputs of the repeated word** (slots {i} and {j}), first 6 of {p.d} channels:")
-    st.dataframe(
-        {"channel": list(range(min(6, p.d))),
-         f"slot {i}, no positions": plain.out[i, :6].round(6), f"slot {j}, no positions": plain.out[j, :6].round(6),
-         f"slot {i}, with PE": with_pe.out[i, :6].round(6), f"slot {j}, with PE": with_pe.out[j, :6].round(6)},
-        hide_index=True)
+    number_table({f"slot {i}, no positions": plain.out[i, :6], f"slot {j}, no positions": plain.out[j, :6],
+                  f"slot {i}, with PE": with_pe.out[i, :6], f"slot {j}, with PE": with_pe.out[j, :6]})
     ui.check(f"Without positions, np.allclose(output[{i}], output[{j}])", gap <= 1e-12,
              f"max |difference| over {p.d} channels = {gap:.1e}")
     ui.check(f"With sinusoidal PE, output[{i}] and output[{j}] differ", gap_pe > 1e-6,

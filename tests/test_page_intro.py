@@ -161,13 +161,27 @@ def test_wavelength_pitfall_shows_slowest_pair_beside_whole_code():
     assert check[0].startswith("❌") and "k = 84,823" in check[0]
 
 
+def _number_table(at: AppTest) -> dict[str, np.ndarray]:
+    """The markdown table of the repeated word's outputs, as columns of floats."""
+    tables = [m.value for m in at.markdown if m.value.startswith("| channel |")]
+    assert len(tables) == 1, tables
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in tables[0].splitlines()]
+    header, body = rows[0], rows[2:]
+    return {name: np.array([float(r[k]) for r in body]) for k, name in enumerate(header)}
+
+
 def test_dog_numbers_table_shows_identical_rows_without_positions():
-    at = run_page(PAGE)
-    df = at.dataframe[0].value
-    np.testing.assert_array_equal(df["slot 1, no positions"], df["slot 4, no positions"])
-    assert np.abs(df["slot 1, with PE"] - df["slot 4, with PE"]).max() > 1e-3
+    table = _number_table(run_page(PAGE))
+    assert list(table) == ["channel", "slot 1, no positions", "slot 4, no positions", "slot 1, with PE",
+                           "slot 4, with PE"]
+    np.testing.assert_array_equal(table["channel"], np.arange(6))
+    np.testing.assert_array_equal(table["slot 1, no positions"], table["slot 4, no positions"])
+    assert np.abs(table["slot 1, with PE"] - table["slot 4, with PE"]).max() > 1e-3
     demo = intro.attention_demo()
-    np.testing.assert_allclose(df["slot 1, no positions"], demo.out[1, :6].round(6))
+    np.testing.assert_allclose(table["slot 1, no positions"], demo.out[1, :6], atol=5e-7)
+    table = _number_table(run_page(PAGE, query={"d": "4", "text": "a b a"}))  # d = 4: only 4 channels
+    np.testing.assert_array_equal(table["channel"], np.arange(4))
+    np.testing.assert_allclose(table["slot 0, no positions"], intro.attention_demo("a b a", 4).out[0, :4], atol=5e-7)
 
 
 @pytest.mark.parametrize("query", [

@@ -96,28 +96,31 @@ def gaussian_kernel_curve(*, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: f
     r = np.linspace(0.0, r_max, 801)
     local, wide = gk.kernel_components(r, **kern)
     total = gk.gaussian_kernel(r, **kern)
-    fig = go.Figure()
     r32 = r.astype(np.float32)
-    for y, name, color, dash, width in (
-            (local, f"local α1·exp(−r²/2σ1²), σ1 = {sigma1:g}", COLORS[1], "dash", 2),
-            (wide, f"global α2·exp(−r²/2σ2²), σ2 = {sigma2:g}", COLORS[2], "dash", 2),
-            (total, "K(r) = local + global", COLORS[0], "solid", 3)):
-        fig.add_scatter(x=r32, y=y.astype(np.float32), mode="lines", name=name,
-                        line=dict(color=color, dash=dash, width=width),
-                        hovertemplate="r=%{x:.1f}<br>%{y:.4g}<extra>" + name.split(" ")[0] + "</extra>")
-    for s, name, color in ((sigma1, "σ1", COLORS[1]), (sigma2, "σ2", COLORS[2])):
-        if s <= r_max:
-            fig.add_vline(x=s, line_dash="dot", line_color=color,
-                          annotation_text=f"{name} = {s:g}", annotation_position="top right")
-    fig.update_layout(title=f"Multi-scale Gaussian kernel: K(0) = α1 + α2 = {alpha1 + alpha2:g}",
-                      xaxis_title="distance r (tokens)", yaxis_title="K(r)",
-                      legend=dict(orientation="h", y=-0.25))
+    # plain dicts, not add_scatter/add_vline/update_yaxes: plotly's validation of each call cost ~10 ms of
+    # every slider move (the first slider of the page drives this figure)
+    data = [dict(type="scatter", x=r32, y=y.astype(np.float32), mode="lines", name=name,
+                 line=dict(color=color, dash=dash, width=width),
+                 hovertemplate="r=%{x:.1f}<br>%{y:.4g}<extra>" + name.split(" ")[0] + "</extra>")
+            for y, name, color, dash, width in (
+                (local, f"local α1·exp(−r²/2σ1²), σ1 = {sigma1:g}", COLORS[1], "dash", 2),
+                (wide, f"global α2·exp(−r²/2σ2²), σ2 = {sigma2:g}", COLORS[2], "dash", 2),
+                (total, "K(r) = local + global", COLORS[0], "solid", 3))]
+    marks = [(s, name, color) for s, name, color in ((sigma1, "σ1", COLORS[1]), (sigma2, "σ2", COLORS[2]))
+             if s <= r_max]
     if log_y:
-        fig.update_yaxes(type="log", range=[-6, math.log10(max(alpha1 + alpha2, 1e-6)) + 0.2],
-                         title="K(r) (log scale)")
+        yaxis = dict(type="log", range=[-6, math.log10(max(alpha1 + alpha2, 1e-6)) + 0.2],
+                     title=dict(text="K(r) (log scale)"))
     else:
-        fig.update_yaxes(range=[0, (alpha1 + alpha2) * 1.08])
-    return fig
+        yaxis = dict(range=[0, (alpha1 + alpha2) * 1.08], title=dict(text="K(r)"))
+    layout = dict(
+        shapes=[dict(type="line", x0=s, x1=s, xref="x", y0=0, y1=1, yref="y domain", line=dict(color=color, dash="dot"))
+                for s, _, color in marks],
+        annotations=[dict(showarrow=False, text=f"{name} = {s:g}", x=s, xanchor="left", xref="x", y=1, yanchor="top",
+                          yref="y domain") for s, name, _ in marks],
+        title=dict(text=f"Multi-scale Gaussian kernel: K(0) = α1 + α2 = {alpha1 + alpha2:g}"),
+        xaxis=dict(title=dict(text="distance r (tokens)")), yaxis=yaxis, legend=dict(orientation="h", y=-0.25))
+    return go.Figure(dict(data=data, layout=layout))
 
 
 def _heatmap(a: np.ndarray, side: int, name: str, col: int) -> tuple[dict, int, int]:

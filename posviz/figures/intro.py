@@ -31,22 +31,20 @@ def _row_labels(tokens: tuple[str, ...], order: np.ndarray | None = None) -> lis
 
 
 def _output_heatmap(demo: intro.AttentionDemo, labels: list[str], zmax: float, name: str,
-                    showscale: bool) -> go.Heatmap:
-    return go.Heatmap(
-        z=_f32(demo.out), y=labels, x=np.arange(demo.out.shape[1]), colorscale=DIVERGING, meta="diverging",
-        zmid=0, zmin=-zmax, zmax=zmax, showscale=showscale, name=name,
+                    showscale: bool) -> dict:
+    """One layer's outputs as a heatmap trace (a plain dict: plotly validates nothing on a slider move)."""
+    return dict(
+        type="heatmap", z=_f32(demo.out), y=labels, x=np.arange(demo.out.shape[1]), colorscale=DIVERGING,
+        meta="diverging", zmid=0, zmin=-zmax, zmax=zmax, showscale=showscale, name=name,
         colorbar=dict(title=dict(text="output"), len=0.8),
         hovertemplate=f"{name}<br>token %{{y}}<br>channel %{{x}}<br>output %{{z:.4f}}<extra></extra>",
     )
 
 
-def _outline_rows(fig: go.Figure, rows: tuple[int, int] | None, n_cols: int, xref: str, yref: str) -> None:
-    """Draw a box around each of the two rows of a repeated word."""
-    if rows is None:
-        return
-    for r in rows:
-        fig.add_shape(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=r - 0.5, y1=r + 0.5, xref=xref, yref=yref,
-                      line=dict(color=COLORS[1], width=3), fillcolor="rgba(0,0,0,0)")
+def _outline_rows(rows: tuple[int, int] | None, n_cols: int, xref: str, yref: str) -> list[dict]:
+    """Boxes (layout shapes) around each of the two rows of a repeated word."""
+    return [dict(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=r - 0.5, y1=r + 0.5, xref=xref, yref=yref,
+                 line=dict(color=COLORS[1], width=3), fillcolor="rgba(0,0,0,0)") for r in rows or ()]
 
 
 def _spans(ps: list[int]) -> str:
@@ -78,18 +76,23 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
     with_pe = intro.attention_demo(text, d_model, seed, "sinusoidal")
     labels = _row_labels(plain.tokens)
     zmax = float(max(np.abs(plain.out).max(), np.abs(with_pe.out).max(), 1e-9))
-    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=("no positions: x = embedding", "with positions: x = embedding + PE"))
-    fig.add_trace(_output_heatmap(plain, labels, zmax, "no positions", False), row=1, col=1)
-    fig.add_trace(_output_heatmap(with_pe, labels, zmax, "with sinusoidal PE", True), row=1, col=2)
     pair = intro.repeated_pair(plain.tokens)
-    _outline_rows(fig, pair, d_model, "x", "y")
-    _outline_rows(fig, pair, d_model, "x2", "y2")
-    fig.update_xaxes(title_text="output channel")
-    fig.update_yaxes(autorange="reversed", title_text="token (slot: word)", row=1, col=1)
-    fig.update_layout(title=dict(text=f"Self-attention outputs softmax(QKᵀ/√d)·V, d = {d_model}, seed {seed}"),
-                      height=max(320, 120 + 26 * len(labels)))
-    return fig
+    # two panels sharing the token axis, as one layout dict: make_subplots, add_trace and update_xaxes
+    # validate every property (~15 ms of each slider move that changes d, the seed or the sentence)
+    titles = ("no positions: x = embedding", "with positions: x = embedding + PE")
+    layout = dict(
+        xaxis=dict(anchor="y", domain=[0.0, 0.48], title=dict(text="output channel")),
+        yaxis=dict(anchor="x", domain=[0.0, 1.0], autorange="reversed", title=dict(text="token (slot: word)")),
+        xaxis2=dict(anchor="y2", domain=[0.52, 1.0], title=dict(text="output channel")),
+        yaxis2=dict(anchor="x2", domain=[0.0, 1.0], matches="y", showticklabels=False),
+        annotations=[dict(font=dict(size=16), showarrow=False, text=t, x=x, xanchor="center", xref="paper", y=1.0,
+                          yanchor="bottom", yref="paper") for t, x in zip(titles, (0.24, 0.76), strict=True)],
+        shapes=_outline_rows(pair, d_model, "x", "y") + _outline_rows(pair, d_model, "x2", "y2"),
+        title=dict(text=f"Self-attention outputs softmax(QKᵀ/√d)·V, d = {d_model}, seed {seed}"),
+        height=max(320, 120 + 26 * len(labels)))
+    data = [dict(_output_heatmap(plain, labels, zmax, "no positions", False), xaxis="x", yaxis="y"),
+            dict(_output_heatmap(with_pe, labels, zmax, "with sinusoidal PE", True), xaxis="x2", yaxis="y2")]
+    return go.Figure(dict(data=data, layout=layout))
 
 
 @figure("intro_shuffle")

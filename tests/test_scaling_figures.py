@@ -67,6 +67,19 @@ def test_extremes_small_and_fast(name):
     assert _size(fig) < 2048 * KB
 
 
+@pytest.mark.parametrize("name", ["scaling_wavelengths", "scaling_ratio", "scaling_yarn_ramp", "scaling_dynamic"])
+def test_per_pair_markers_only_while_few_pairs(name):
+    """One marker per pair up to d = 64; above, lines only (hundreds of SVG markers per slider move)."""
+    def modes(dim: int) -> set[str]:
+        fig = build(name, dim=dim)
+        return {t.mode for t in fig.data if t.x is not None and len(t.x) == dim // 2 and t.mode}
+
+    assert "lines+markers" in modes(64)
+    assert modes(66) and all("markers" not in m for m in modes(66))
+    wide = build(name, dim=256)
+    assert sum(len(t.x) for t in wide.data if t.mode and "markers" in t.mode) < 10  # at most a few marks
+
+
 def test_wavelengths_data():
     fig = build("scaling_wavelengths", methods="default,linear,ntk", dim=64, base=1e4, factor=8, original_len=2048)
     lam0 = 2 * np.pi / inv_freq(64, 1e4)

@@ -55,6 +55,13 @@ def _compute(methods: str, dim: int, base: float, factor: float, L: int, beta_fa
     return out
 
 
+def _per_pair_mode(dim: int) -> str:
+    """Plotly mode of a per-pair curve: a marker per pair while there are few enough to tell apart
+    (d ≤ 64). Beyond that they merge into the line anyway, and each marker is an SVG element the browser
+    redraws on every slider move (hundreds per chart: half of the wavelength chart's redraw time)."""
+    return "lines+markers" if dim // 2 <= 32 else "lines"
+
+
 def _label(m: str) -> str:
     return sc.METHODS[m].label if m in sc.METHODS else m
 
@@ -185,7 +192,7 @@ def scaling_wavelengths(*, methods: str = DEFAULT_METHODS, dim: int = 128, base:
              vspace=0.1)
     for m, (theta, _) in res.items():
         color = METHOD_COLORS[m]
-        f.add(1, 1, x=i, y=_f32(2 * np.pi / theta), mode="lines+markers", name=_label(m), legendgroup=m,
+        f.add(1, 1, x=i, y=_f32(2 * np.pi / theta), mode=_per_pair_mode(dim), name=_label(m), legendgroup=m,
               line=dict(color=color, width=2), marker=dict(size=4),
               hovertemplate="pair %{x}<br>λ' = %{y:.4g} tokens<extra>" + _label(m) + "</extra>")
         f.add(2, 1, x=i, y=_f32(theta), mode="lines", name=_label(m), legendgroup=m, showlegend=False,
@@ -216,7 +223,7 @@ def scaling_ratio(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float
     f = _Fig()
     for m, (theta, A) in res.items():
         name = _label(m) + (f" (A = {A:.3f})" if A != 1 else "")
-        f.add(x=i, y=_f32(theta0 / theta), mode="lines+markers", name=name,
+        f.add(x=i, y=_f32(theta0 / theta), mode=_per_pair_mode(dim), name=name,
               line=dict(color=METHOD_COLORS[m], width=2), marker=dict(size=4),
               hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra>" + _label(m) + "</extra>")
     f.marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
@@ -290,7 +297,7 @@ def scaling_yarn_ramp(*, dim: int = 128, base: float = 10000.0, original_len: in
         style = dict(color=COLORS[0] if k == "code" else COLORS[1], width=3 if chosen else 1.5,
                      dash="solid" if chosen else "dot")
         for col, x in ((1, i), (2, r)):
-            f.add(1, col, x=_f32(x), y=_f32(w), mode="lines+markers" if chosen else "lines", name=name,
+            f.add(1, col, x=_f32(x), y=_f32(w), mode=_per_pair_mode(dim) if chosen else "lines", name=name,
                   legendgroup=k, showlegend=col == 1, line=style, marker=dict(size=5), customdata=custom,
                   hovertemplate="pair %{customdata[0]:.0f}, r = %{customdata[1]:.3g}<br>"
                                 "weight on θ_i = %{y:.3f}<extra>" + k + "</extra>")
@@ -394,9 +401,9 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
     bases, r_hf, r_pl = state(int(steps[0]))
     f.add(1, 1, x=[int(steps[0])] * 2, y=bases, mode="markers", name="current length l",
           marker=dict(size=12, color="#8c8c8c"))
-    f.add(1, 2, x=i, y=r_hf, mode="lines+markers", name="θ/θ', factor s", showlegend=False,
+    f.add(1, 2, x=i, y=r_hf, mode=_per_pair_mode(dim), name="θ/θ', factor s", showlegend=False,
           line=dict(color=METHOD_COLORS["dynamic"], width=2.5), marker=dict(size=4))
-    f.add(1, 2, x=i, y=r_pl, mode="lines+markers", name="θ/θ', factor 1", showlegend=False,
+    f.add(1, 2, x=i, y=r_pl, mode=_per_pair_mode(dim), name="θ/θ', factor 1", showlegend=False,
           line=dict(color=COLORS[2], width=2.5, dash="dash"), marker=dict(size=4))
     f.marks.vline(L, f"L = {L:,}", log=True, dash="dot")
     f.marks.vline(Lp, f"L' = {Lp:,}", log=True, dash="dot", top=False)
@@ -475,10 +482,10 @@ def scaling_config(*, preset: str = "Llama 3.1 8B", config_json: str = "", seq_l
     f.add(1, 1, x=i, y=_f32(2 * np.pi / theta0), mode="lines", name="original RoPE",
           line=dict(color=METHOD_COLORS["default"], width=2, dash="dash"))
     color = METHOD_COLORS.get(rc.rope_type, COLORS[0])
-    f.add(1, 1, x=i, y=_f32(2 * np.pi / long), mode="lines+markers", name=f"{rc.rope_type} at length {target:,}",
+    f.add(1, 1, x=i, y=_f32(2 * np.pi / long), mode=_per_pair_mode(rc.dim), name=f"{rc.rope_type} at length {target:,}",
           line=dict(color=color, width=2.5), marker=dict(size=4))
-    f.add(1, 2, x=i, y=_f32(theta0 / long), mode="lines+markers", name=f"scale at {target:,}", showlegend=False,
-          line=dict(color=color, width=2.5), marker=dict(size=4))
+    f.add(1, 2, x=i, y=_f32(theta0 / long), mode=_per_pair_mode(rc.dim), name=f"scale at {target:,}",
+          showlegend=False, line=dict(color=color, width=2.5), marker=dict(size=4))
     if not np.allclose(short, long):
         f.add(1, 2, x=i, y=_f32(theta0 / short), mode="lines", name=f"{rc.rope_type} at short lengths",
               line=dict(color=color, width=1.5, dash="dot"))

@@ -84,11 +84,35 @@ def test_gates_positions_heatmaps_match_the_math():
     assert np.nansum(g[-1] > 0.99) == 4
 
 
+def test_gates_positions_panels_share_one_pair_of_axes():
+    """Three heatmaps side by side on one x axis (one set of axes to redraw), each with its own colour range."""
+    L = cope.cope_lesson()
+    fig = build("cope_gates_positions")
+    heat = [t for t in fig.data if t.type == "heatmap"]
+    assert {t.xaxis for t in fig.data} == {None} and {t.yaxis for t in fig.data} == {None}
+    starts = [int(arr(t.x)[0]) for t in heat]
+    assert starts[0] == 0 and starts[1] > L.T - 1 and starts[2] > starts[1] + L.T - 1  # blank gutters between
+    for t, start in zip(heat, starts, strict=True):
+        np.testing.assert_array_equal(arr(t.x), np.arange(L.T) + start)
+        np.testing.assert_array_equal(arr(t.customdata)[-1], np.arange(L.T))  # hover names the key j, not x
+        assert t.showscale is False and "%{customdata}" in t.hovertemplate
+    assert [t.zmax for t in heat] == [1.0, pytest.approx(L.positions.max()), L.T - 1]
+    titles = [a.text for a in fig.layout.annotations]
+    assert titles[0].endswith("0 → 1") and titles[1].endswith(f"0 → {L.positions.max():.3g}")
+    assert titles[2].endswith(f"0 → {L.T - 1}")
+    ticks = dict(zip(fig.layout.xaxis.tickvals, fig.layout.xaxis.ticktext, strict=True))
+    assert ticks[starts[1]] == "CoPE ·0" and ticks[starts[0]] == ticks[starts[2]] == "0"  # tokens under p_ij
+
+
 def test_clamped_cells_are_marked():
     fig = build("cope_gates_positions", rule="all", scale=40.0, npos_max=3)
     marks = [t for t in fig.data if t.type == "scatter"][0]
     L = cope.cope_lesson(rule="all", scale=40.0, npos_max=3)
     assert len(arr(marks.x)) == int(L.clamped.sum()) > 0
+    ci, cj = np.nonzero(L.clamped)
+    np.testing.assert_array_equal(arr(marks.x), cj + arr(fig.data[1].x)[0])  # on the positions panel
+    np.testing.assert_array_equal(arr(marks.y), ci)
+    np.testing.assert_array_equal(arr(marks.customdata), cj)
     assert arr(fig.data[1].z)[-1, 0] == 2.0
 
 
@@ -107,6 +131,9 @@ def test_query_positions_bars():
     rel = arr(fig.data[1].y)
     assert rel[5] == 1 and rel[0] == 6 and np.isnan(rel[6:]).all()
     assert fig.layout.shapes[0].y0 == L.npos_max - 1
+    bars = fig.data[0]
+    np.testing.assert_allclose(arr(bars.marker.color), L.gates[5], rtol=1e-6)  # coloured by the gate
+    assert bars.marker.showscale is not True and "gate" in bars.name  # the legend names the colour, no colorbar
 
 
 def test_interpolation_figure_values():

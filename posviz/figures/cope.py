@@ -112,7 +112,8 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     """Gates g_ij, CoPE positions p_ij and the token distance i − j, query (rows) × key (columns).
 
     Blank cells are masked (future keys under the causal mask); cells changed by the clamp to
-    npos_max − 1 carry an ×. With every gate at 1 the middle panel is the right one plus 1.
+    npos_max − 1 carry an ×. With every gate at 1 the middle panel is the right one plus 1. Each panel
+    runs from dark (0) to bright (its own largest value, given in its title).
     """
     L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max, seed=seed,
                 d_head=d_head)
@@ -123,41 +124,46 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     gates = np.where(hide, np.nan, L.gates)  # masked gates left blank, so the causal mask is visible
     pos = np.where(hide, np.nan, L.positions)
     dist = np.where(future, np.nan, L.distance)
-    hover = "query i = %{y}<br>key j = %{x}<br>%{fullData.name} = %{z:.3f}<extra></extra>"
-    domains = [(0.0, 0.27), (0.355, 0.625), (0.71, 0.98)]
+    # The three panels are three heatmaps side by side on ONE pair of axes, a blank gutter between them:
+    # separate subplots (6 axes, 3 colorbars, 3 sets of rotated token labels) made this the slowest chart
+    # of the lesson to redraw. Each panel keeps its own colour range; its title says what bright means.
+    gap = max(2, -(-T // 6))
+    offsets = [0, T + gap, 2 * (T + gap)]
     tops = [1.0, max(float(L.positions.max()), 1.0), max(T - 1.0, 1.0)]
-    titles = ["gates g_ij = σ(z_ij)", f"positions p_ij (npos_max = {L.npos_max})", "token distance i − j"]
-    traces = []
-    for c, (z, name, bar) in enumerate(((gates, "g_ij", "g"), (pos, "p_ij", "p"), (dist, "i − j", "i − j"))):
-        axis = "" if c == 0 else str(c + 1)
-        traces.append(go.Heatmap(z=_f32(z), x=idx, y=idx, colorscale=SEQUENTIAL, zmin=0, zmax=tops[c],
-                                 xaxis=f"x{axis}", yaxis=f"y{axis}", name=name, hovertemplate=hover,
-                                 colorbar=dict(title=bar, thickness=10, len=0.8, x=domains[c][1] + 0.005)))
+    titles = ["gates g_ij = σ(z_ij): 0 → 1", f"positions p_ij (npos_max = {L.npos_max}): 0 → {tops[1]:.3g}",
+              f"token distance i − j: 0 → {T - 1}"]
+    keys = np.broadcast_to(idx.astype(np.int32), (T, T))  # hover shows the key j, not the shifted x
+    hover = "query i = %{y}<br>key j = %{customdata}<br>%{fullData.name} = %{z:.3f}<extra></extra>"
+    traces = [go.Heatmap(z=_f32(z), x=idx + off, y=idx, customdata=keys, colorscale=SEQUENTIAL, zmin=0, zmax=top,
+                         showscale=False, name=name, hovertemplate=hover)
+              for z, name, off, top in zip((gates, pos, dist), ("g_ij", "p_ij", "i − j"), offsets, tops,
+                                           strict=True)]
     ci, cj = np.nonzero(L.clamped)
-    traces.append(go.Scatter(x=cj.astype(np.int32), y=ci.astype(np.int32), mode="markers", xaxis="x2",
-                             yaxis="y2", name=f"clamped to npos_max − 1 = {L.npos_max - 1}",
+    traces.append(go.Scatter(x=(cj + offsets[1]).astype(np.int32), y=ci.astype(np.int32), mode="markers",
+                             name=f"clamped to npos_max − 1 = {L.npos_max - 1}", customdata=cj.astype(np.int32),
                              marker=dict(symbol="x-thin", size=7, line=dict(width=2, color=COLORS[3])),
-                             hovertemplate="clamped: query %{y}, key %{x}<extra></extra>"))
-    # One layout dict (make_subplots/update_xaxes validate every call), and fixed margins instead of
-    # automargin: with ~130 rotated token labels its re-layout passes made this the slowest chart to draw.
-    ticks = _ticks(L.tokens.labels)
+                             hovertemplate="clamped: query %{y}, key %{customdata}<extra></extra>"))
+    # Token names label the keys under the positions panel and the queries on the left; the side panels
+    # get a few plain indices. Fixed margins instead of automargin (its re-layout passes are slow).
+    labels = _ticks(L.tokens.labels)
+    side = list(range(0, T, max(1, -(-T // 4))))
+    tickvals = [off + k for off in (offsets[0], offsets[2]) for k in side]
+    ticktext = [str(k) for _ in range(2) for k in side]
+    tickvals += [offsets[1] + k for k in labels["tickvals"]]
+    ticktext += labels["ticktext"]
     layout: dict = dict(
         height=600, showlegend=bool(len(ci)), legend=dict(orientation="h", y=1.08, x=0.3),
-        margin=dict(t=110, b=100, l=130, r=40),
+        margin=dict(t=110, b=100, l=130, r=20),
         title=f"Which tokens count, and the positions they produce (T = {T}, rule: {rule})"
-              "<br><sup>rows: query i · columns: key j</sup>",
-        annotations=[dict(text=t, x=(a + b) / 2, y=1.0, xref="paper", yref="paper", xanchor="center",
+              "<br><sup>rows: query i · columns: key j · dark 0 → bright: the largest value in each panel</sup>",
+        annotations=[dict(text=t, x=off + (T - 1) / 2, y=1.0, xref="x", yref="paper", xanchor="center",
                           yanchor="bottom", showarrow=False, font=dict(size=14))
-                     for t, (a, b) in zip(titles, domains)])
-    for c, dom in enumerate(domains):
-        axis = "" if c == 0 else str(c + 1)
-        layout[f"xaxis{axis}"] = dict(domain=list(dom), anchor=f"y{axis}", tickangle=-90, automargin=False,
-                                      **ticks)
-        layout[f"yaxis{axis}"] = dict(anchor=f"x{axis}", autorange="reversed", automargin=False,
-                                      **(dict(title=dict(text="query i (token)", standoff=4), **ticks) if c == 0
-                                         else dict(matches="y", showticklabels=False)))
-    fig = go.Figure(data=traces, layout=layout)
-    return fig
+                     for t, off in zip(titles, offsets, strict=True)],
+        xaxis=dict(range=[-0.5, offsets[2] + T - 0.5], tickmode="array", tickvals=tickvals, ticktext=ticktext,
+                   tickangle=-90, tickfont=dict(size=10), showgrid=False, zeroline=False, automargin=False),
+        yaxis=dict(title=dict(text="query i (token)", standoff=4), autorange="reversed", showgrid=False,
+                   zeroline=False, automargin=False, **labels))
+    return go.Figure(data=traces, layout=layout)
 
 
 @figure("cope_query_positions")
@@ -174,9 +180,10 @@ def cope_query_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     i = cope.pick_index(query, L.T)
     keys = np.arange(L.T)
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=keys, y=_f32(L.positions[i]), name="CoPE position p_ij",
-                         marker=dict(color=_f32(L.gates[i]), colorscale=SEQUENTIAL, cmin=0, cmax=1,
-                                     colorbar=dict(title="gate g_ij")),
+    # the legend names the colour scale instead of a colorbar (a colorbar is a whole extra axis to redraw)
+    fig.add_trace(go.Bar(x=keys, y=_f32(L.positions[i]), name="CoPE position p_ij, coloured by the gate g_ij "
+                                                             "(dark 0 → bright 1)",
+                         marker=dict(color=_f32(L.gates[i]), colorscale=SEQUENTIAL, cmin=0, cmax=1),
                          customdata=_f32(L.gates[i]),
                          hovertemplate="key j = %{x}<br>p_ij = %{y:.3f}<br>g_ij = %{customdata:.3f}"
                                        "<extra></extra>"))

@@ -8,10 +8,17 @@ import pytest
 
 from posviz import presets
 from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, warnings_text
+from tests.test_cope_figures import arr
 
 PAGE = "pages/5_Context_extension.py"
-PARTS = ["pairs", "yarn", "dynamic", "scores", "models", "pitfalls"]
-CHARTS = {"pairs": 3, "yarn": 3, "dynamic": 1, "scores": 1, "models": 1, "pitfalls": 0}
+PARTS = ["pairs", "ratio", "unseen", "yarn", "temperature", "entropy", "dynamic", "scores", "models", "pitfalls"]
+CURVES = PARTS[:8]  # the parts that draw curves for the sidebar's settings (and show the numbers row)
+# one chart per part, so a slider move redraws one chart; "pairs" and "yarn" (keys of shared links from before
+# the split) open the first of their former charts
+TITLES = {"pairs": "Per-pair wavelengths", "ratio": "How much each pair is slowed down", "unseen": "Unseen angles",
+          "yarn": "YaRN ramp", "temperature": "Attention temperature", "entropy": "Attention entropy vs length",
+          "dynamic": "Dynamic NTK", "scores": "Attention score vs distance", "models": "Llama 3.1 8B"}
+CHARTS = {part: int(part in TITLES) for part in PARTS}
 EXTREME_HI = {"d": "256", "base": "10000000", "s": "128", "L": "131072", "beta_fast": "128", "beta_slow": "8",
               "truncate": "0", "mscale": "2", "mscale_all_dim": "2", "low_freq_factor": "4",
               "high_freq_factor": "32", "methods": "default,linear,ntk,dynamic,yarn,llama3"}
@@ -34,6 +41,34 @@ def test_defaults_every_part(part):
     assert len(specs) == CHARTS[part]
     for spec in specs:
         assert spec["data"], part
+        assert spec["layout"]["title"]["text"].startswith(TITLES[part])
+    labels = [m.label for m in at.metric]
+    if part in CURVES:
+        assert labels == ["L' = s·L", "pairs with λ > L", "NTK base b'", "YaRN low, high", "YaRN cos/sin × A",
+                          "logits × A²"]
+    else:
+        assert "L' = s·L" not in labels
+
+
+SIDEBAR_REACHES = {  # d = 64, s = 16 in the sidebar: what each curve part shows of them
+    "pairs": lambda spec: "d = 64, b = 10000, s = 16" in spec["layout"]["title"]["text"],
+    "ratio": lambda spec: "(s = 16, L = 4,096)" in spec["layout"]["title"]["text"],
+    "unseen": lambda spec: "L' = 65,536" in spec["layout"]["title"]["text"] and len(arr(spec["data"][0]["x"])) == 32,
+    "yarn": lambda spec: "d = 64, L = 4,096" in spec["layout"]["title"]["text"],
+    "temperature": lambda spec: spec["data"][-1]["name"] == "s = 16",
+    "entropy": lambda spec: arr(spec["data"][0]["x"]).max() == pytest.approx(65536, rel=1e-6),
+    "dynamic": lambda spec: "(d = 64, L = 4,096, s = 16)" in spec["layout"]["title"]["text"],
+    "scores": lambda spec: any("L' = 65,536" in a["text"] for a in spec["layout"]["annotations"]),
+}
+
+
+@pytest.mark.parametrize("part", CURVES)
+def test_sidebar_settings_apply_to_every_curve_part(part):
+    at = run_page(PAGE, {"part": part, "d": "64", "s": "16"})
+    assert_clean(at)
+    spec = chart_specs(at)[0]
+    assert SIDEBAR_REACHES[part](spec), spec["layout"]["title"]["text"]
+    assert {m.label: m.value for m in at.metric}["L' = s·L"] == "65,536"
 
 
 def test_default_wavelength_chart_data():
@@ -47,7 +82,7 @@ def test_default_wavelength_chart_data():
 
 
 @pytest.mark.parametrize("extreme", [EXTREME_HI, EXTREME_LO])
-@pytest.mark.parametrize("part", ["pairs", "yarn", "dynamic", "scores"])
+@pytest.mark.parametrize("part", CURVES)
 def test_controls_at_extremes(extreme, part):
     at = run_page(PAGE, {**extreme, "part": part})
     assert_clean(at)
@@ -81,7 +116,8 @@ def test_garbage_in_every_query_parameter(junk):
     for name in SIDEBAR:
         assert f"URL parameter `{name}` had an invalid value" in warn, (name, junk)
     assert "<script>" not in warn
-    assert len(chart_specs(at)) == CHARTS["pairs"]  # every control fell back: the default view
+    (spec,) = chart_specs(at)  # every control fell back: the default view, the default part
+    assert spec["layout"]["title"]["text"].startswith("Per-pair wavelengths, d = 128, b = 10000, s = 8")
 
 
 def test_garbage_list_from_utils_on_part_specific_controls():

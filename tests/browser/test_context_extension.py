@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tests.browser.conftest import chart_traces, error_elements, move_slider, open_page, wait_idle
+from tests.browser.conftest import chart_count, chart_traces, error_elements, move_slider, open_page, wait_idle
 
 pytestmark = pytest.mark.browser
 NAME = "Context_extension"
@@ -31,6 +31,17 @@ def test_slider_move_redraws_the_chart(page, app_url):
     after = chart_traces(page, 0)[0]["y"]
     assert len(before) == 64 and len(after) == 63
     assert "d=126" in page.url
+
+
+def test_old_yarn_link_opens_the_ramp_alone_and_the_sidebar_moves_it(page, app_url):
+    open_page(page, app_url, NAME, part="yarn")  # a link shared before the part was split in three
+    assert chart_count(page) == 1
+    title = page.locator(".js-plotly-plot .gtitle").first.text_content()
+    assert title.startswith("YaRN ramp (code shown bold), d = 128")
+    assert len(chart_traces(page, 0)[0]["y"]) == 64
+    move_slider(page, "rotary dim d", -2)  # the sidebar applies to every part: 128 -> 124
+    assert len(chart_traces(page, 0)[0]["y"]) == 62 and chart_count(page) == 1
+    assert error_elements(page) == []
 
 
 def test_dynamic_scrubber_plays_in_the_browser(page, app_url):

@@ -1,5 +1,7 @@
 """CoPE: gates decide which tokens count, positions are sums of gates, fractional positions interpolate."""
 
+import functools
+
 import streamlit as st
 
 from posviz import cope, ui
@@ -35,6 +37,8 @@ def lesson() -> None:
         where="main", columns=3,
     )
     s = ui.controls(
+        ui.Int("i", "query i (−1 = last token)", default=-1, lo=-1, hi=T_CAP - 1,
+               help="The query whose view the chips, bars, interpolation and attention show."),
         ui.Bool("causal", "causal mask on the gates", default=True,
                 help="Off shows the leak: positions then count future tokens."),
         ui.Int("npos_max", "npos_max P (0 = T + 1)", default=0, lo=0, hi=T_CAP + 1,
@@ -43,8 +47,6 @@ def lesson() -> None:
         ui.Int("d_head", "head dim d_h", default=16, lo=4, hi=64, step=4),
         ui.Choice("emb", "embedding table e", default="random",
                   options={"random": "seeded random", "sinusoidal": "sinusoidal"}),
-        ui.Int("i", "query i (−1 = last token)", default=-1, lo=-1, hi=T_CAP - 1,
-               help="The query whose view the chips, bars, interpolation and attention show."),
     )
 
     text = src.text if src.example == "typed" else cope.EXAMPLES[src.example]
@@ -68,8 +70,9 @@ def lesson() -> None:
     if s.i >= L.T:
         st.caption(f"The text has {L.T} tokens: query i is clamped to {i}.")
 
-    PARTS_SHOWN = {"count": "1–2 · gates and positions", "interp": "3 · interpolation", "attention": "4 · attention",
-             "pitfalls": "pitfalls", "all": "everything on one page"}
+    PARTS_SHOWN = {"count": "1 · which tokens count", "positions": "2 · positions, every query",
+                   "query": "2 · positions, one query", "interp": "3 · interpolation", "table": "3 · embedding table",
+                   "attention": "4 · attention", "pitfalls": "pitfalls", "all": "everything on one page"}
     part_shown = ui.controls(
         ui.Choice("part", "lesson part", default="count", options=PARTS_SHOWN, widget="radio",
                   help="One part at a time keeps every slider fast; “everything” shows the whole lesson."),
@@ -92,6 +95,7 @@ def lesson() -> None:
         ui.numbers({"tokens T": L.T, "words": sum(L.tokens.word_start), "sentence ends": sum(L.tokens.sentence_end),
                     f"counted by query {i}": round(float(L.gates[i].sum()), 2), "npos_max P": L.npos_max})
 
+    def part_positions() -> None:
         st.header("2. Positions are sums of gates")
         ui.figure_panel(
             "cope_gates_positions", full, key="positions",
@@ -101,13 +105,6 @@ def lesson() -> None:
                     "Blank cells are future keys, removed by the causal mask; an × marks a position clamped to P − 1.",
             latex=r"p_{ij} = \sum_{k=j}^{i} g_{ik}\ \in [0,\ i-j+1],\qquad p_{ij} \leftarrow \min(p_{ij},\ P-1)",
             code=[cope.cope_positions, cope.positions_from_gates],
-        )
-        ui.figure_panel(
-            "cope_query_positions", dict(full, query=s.i), key="query_bars",
-            caption="Bars: the CoPE position of every key seen from this query, coloured by the key's gate. Dashed: "
-                    "i − j + 1, what plain token counting gives. The bars climb only at counted tokens, so a "
-                    "position can mean “2 sentences back” however long the sentences are.",
-            code=[cope.cope_positions],
         )
         lower = L.distance >= 0
         top_ok = bool((L.positions_raw[lower] <= L.distance[lower] + 1 + 1e-9).all())
@@ -123,8 +120,19 @@ def lesson() -> None:
             st.caption(f"{int(L.clamped.sum())} positions exceed P − 1 = {L.npos_max - 1} and are clamped: those keys "
                        "all share the embedding e[P − 1].")
 
-    def part_interpolation() -> None:
-        st.header("3. Fractional positions interpolate between embeddings")
+    def part_query() -> None:
+        st.header("2. Positions seen from one query")
+        ui.figure_panel(
+            "cope_query_positions", dict(full, query=s.i), key="query_bars",
+            caption="Bars: the CoPE position of every key seen from this query, coloured by the key's gate. Dashed: "
+                    "i − j + 1, what plain token counting gives. The bars climb only at counted tokens, so a "
+                    "position can mean “2 sentences back” however long the sentences are.",
+            code=[cope.cope_positions],
+        )
+
+    @functools.cache
+    def key_j() -> int:
+        """The key j whose interpolation is shown (one control, shared by the interpolation and table parts)."""
         kj = ui.controls(
             ui.Int("j", "key j for the interpolation", default=0, lo=0, hi=T_CAP - 1),
             where="main", columns=1,
@@ -132,30 +140,34 @@ def lesson() -> None:
         j = min(kj.j, L.T - 1 if not s.causal else i)
         if j != kj.j:
             st.caption(f"Key j is clamped to {j} (keys after the query have no position under the causal mask).")
-        emb_params = dict(full, emb=s.emb, query=i, key=j)
-        left, right = st.columns(2)
-        with left:
-            ui.figure_panel(
-                "cope_interpolation", emb_params, key="interp",
-                caption="A position like 2.4 has no embedding of its own. CoPE computes the logits of the integer "
-                        "positions once per query, z_i[p] = q_i·e[p], and takes the point on the straight line "
-                        "between ⌊p⌋ and ⌈p⌉. When the gates are 0 or 1, p is (almost) an integer and w ≈ 0: pick "
-                        "the attention rule, or a scale a near 1, to see truly fractional positions.",
-                latex=r"\begin{gathered}\mathrm{pos}_{ij} = w\,z_i[\lceil p_{ij}\rceil] + (1-w)\,z_i[\lfloor p_{ij}"
-                      r"\rfloor] \\ w = p_{ij}-\lfloor p_{ij}\rfloor,\qquad z_i[p] = q_i^\top e[p]\end{gathered}",
-                code=[cope.interpolate, cope.position_logits],
-            )
-        with right:
-            ui.figure_panel(
-                "cope_embedding_table", emb_params, key="table",
-                caption="The table e has one column per integer position 0 … P − 1 (P = T + 1 by default, because "
-                        "p can reach T). Upstream learns it from zeros; here it is seeded random or sinusoidal so "
-                        "the logits are visible. The outlined columns are the two the chosen (i, j) mixes.",
-                code=[cope.embedding_table],
-            )
+        return j
+
+    def part_interpolation() -> None:
+        st.header("3. Fractional positions interpolate between embeddings")
+        j = key_j()
+        ui.figure_panel(
+            "cope_interpolation", dict(full, emb=s.emb, query=i, key=j), key="interp",
+            caption="A position like 2.4 has no embedding of its own. CoPE computes the logits of the integer "
+                    "positions once per query, z_i[p] = q_i·e[p], and takes the point on the straight line "
+                    "between ⌊p⌋ and ⌈p⌉. When the gates are 0 or 1, p is (almost) an integer and w ≈ 0: pick "
+                    "the attention rule, or a scale a near 1, to see truly fractional positions.",
+            latex=r"\begin{gathered}\mathrm{pos}_{ij} = w\,z_i[\lceil p_{ij}\rceil] + (1-w)\,z_i[\lfloor p_{ij}"
+                  r"\rfloor] \\ w = p_{ij}-\lfloor p_{ij}\rfloor,\qquad z_i[p] = q_i^\top e[p]\end{gathered}",
+            code=[cope.interpolate, cope.position_logits],
+        )
         d = cope.interpolation_detail(L, i, j)
         ui.numbers({"p_ij": f"{d['p']:.3f}", "⌊p⌋": int(d["floor"]), "⌈p⌉": int(d["ceil"]), "w": f"{d['w']:.3f}",
                     "z_i[⌊p⌋]": f"{d['z_floor']:.3f}", "z_i[⌈p⌉]": f"{d['z_ceil']:.3f}", "pos_ij": f"{d['logit']:.3f}"})
+
+    def part_table() -> None:
+        st.header("3. The table of position embeddings e")
+        ui.figure_panel(
+            "cope_embedding_table", dict(full, emb=s.emb, query=i, key=key_j()), key="table",
+            caption="The table e has one column per integer position 0 … P − 1 (P = T + 1 by default, because "
+                    "p can reach T). Upstream learns it from zeros; here it is seeded random or sinusoidal so "
+                    "the logits are visible. The outlined columns are the two the chosen (i, j) mixes.",
+            code=[cope.embedding_table],
+        )
 
     def part_attention() -> None:
         st.header("4. Attention with and without CoPE")
@@ -264,8 +276,8 @@ def lesson() -> None:
             key="name",
         )
 
-    PARTS = {"count": part_count, "interp": part_interpolation, "attention": part_attention,
-             "pitfalls": part_pitfalls}
+    PARTS = {"count": part_count, "positions": part_positions, "query": part_query, "interp": part_interpolation,
+             "table": part_table, "attention": part_attention, "pitfalls": part_pitfalls}
     for name, part in PARTS.items():
         if part_shown in (name, "all"):
             part()

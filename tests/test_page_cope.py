@@ -34,13 +34,18 @@ def markdown_blob(at):
     return "\n".join(str(m.value) for m in at.markdown) + "\n".join(str(c.value) for c in at.caption)
 
 
+# one chart per part ("count" and "interp", the keys of links shared before the split, open the first of
+# their former charts); "all" is the whole lesson on one page, an explicit opt-in
 PART_CHARTS = {
-    "count": ["Tokens", "Which tokens count", "Positions seen from query"],
-    "interp": ["Query i = ", "Embedding table e"],
+    "count": ["Tokens"],
+    "positions": ["Which tokens count"],
+    "query": ["Positions seen from query"],
+    "interp": ["Query i = "],
+    "table": ["Embedding table e"],
     "attention": ["Attention of query"],
     "pitfalls": [],
 }
-PART_CHARTS["all"] = [t for v in ("count", "interp", "attention") for t in PART_CHARTS[v]]
+PART_CHARTS["all"] = [t for titles in PART_CHARTS.values() for t in titles]
 
 
 @pytest.mark.parametrize("part", list(PART_CHARTS))
@@ -75,17 +80,53 @@ def test_defaults():
     at = run_page(PAGE)
     assert_clean(at)
     specs = chart_specs(at)
-    assert len(specs) == 3
+    assert len(specs) == 1
     assert texts(at)[0] == cope.DEFAULT_TEXT
     tokens = chart(at, "Tokens")
     assert tokens["data"][0]["text"][:3] == ["CoPE", "count", "##s"]
+    L = cope.cope_lesson()
+    assert [float(v) for v in tokens["data"][1]["text"]] == pytest.approx(L.positions[-1], abs=0.05)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["tokens T"] == str(L.T) and metrics["npos_max P"] == str(L.T + 1)
+    assert not at.info  # no cap, no empty-text notice
+
+
+def test_positions_part_at_defaults():
+    at = run_page(PAGE, {"part": "positions"})
+    assert_clean(at)
     heat = chart(at, "Which tokens count")
     L = cope.cope_lesson()
     p = arr(heat["data"][1]["z"])
     np.testing.assert_allclose(p[-1], L.positions[-1], rtol=1e-6)
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["tokens T"] == str(L.T) and metrics["npos_max P"] == str(L.T + 1)
-    assert not at.info  # no cap, no empty-text notice
+    assert any("p_ij ≤ i − j + 1" in m.value and "holds" in m.value for m in at.markdown)
+
+
+def test_first_sidebar_slider_redraws_the_default_part():
+    """The first sidebar slider is the query i, whose view the default part (the chips) shows."""
+    at = run_page(PAGE)
+    first = at.sidebar.slider[0]
+    assert first.key == "cope.i"
+    before = chart(at, "Tokens")
+    first.set_value(0).run()
+    assert_clean(at)
+    after = chart(at, "Tokens")
+    L = cope.cope_lesson()
+    assert len(before["data"][1]["text"]) == L.T  # the last token sees every key
+    assert after["data"][1]["text"] == [f"{L.positions[0, 0]:.1f}"]  # query 0 sees only itself
+    assert "query i = 0" in after["layout"]["title"]["text"]
+
+
+def test_key_j_is_shared_by_the_interpolation_and_table_parts():
+    query = {"rule": "constant", "scale": "0", "i": "2", "j": "0"}  # p_20 = 1.5: columns 1 and 2 mix
+    table = run_page(PAGE, {**query, "part": "table"})
+    assert_clean(table)
+    spec = chart(table, "Embedding table e")
+    assert sorted(s["x0"] + 0.5 for s in spec["layout"]["shapes"]) == [1, 2]
+    every = run_page(PAGE, {**query, "part": "all"})  # both parts on one page: one j control, drawn once
+    assert_clean(every)
+    assert len([s for s in every.slider if s.key == "cope.j"]) == 1
+    assert sorted(s["x0"] + 0.5 for s in chart(every, "Embedding table e")["layout"]["shapes"]) == [1, 2]
+    assert chart(every, "Query i = 2, key j = 0: p = 1.500")
 
 
 @pytest.mark.parametrize("example", ["sentences", "list", "code"])
@@ -134,7 +175,7 @@ def test_long_text_is_capped_and_said():
 
 
 def test_count_everything_is_relative_position():
-    at = run_page(PAGE, {"rule": "all", "scale": "40"})
+    at = run_page(PAGE, {"part": "positions", "rule": "all", "scale": "40"})
     assert_clean(at)
     assert any("relative position" in m.value and "holds" in m.value for m in at.markdown)
     p = arr(chart(at, "Which tokens count")["data"][1]["z"])
@@ -143,7 +184,7 @@ def test_count_everything_is_relative_position():
 
 
 def test_clamp_is_visible():
-    at = run_page(PAGE, {"rule": "all", "scale": "40", "npos_max": "3"})
+    at = run_page(PAGE, {"part": "positions", "rule": "all", "scale": "40", "npos_max": "3"})
     assert_clean(at)
     heat = chart(at, "Which tokens count")
     assert len(arr(heat["data"][3]["x"])) > 0
@@ -152,7 +193,7 @@ def test_clamp_is_visible():
 
 
 def test_query_index_is_clamped_and_said():
-    at = run_page(PAGE, {"i": "63", "j": "40"})
+    at = run_page(PAGE, {"part": "query", "i": "63"})
     assert_clean(at)
     T = cope.cope_lesson().T
     assert any(f"clamped to {T - 1}" in c.value for c in at.caption)
@@ -171,7 +212,7 @@ def test_every_control_at_an_extreme(high):
     at = run_page(PAGE, hi if high else lo)
     assert_clean(at)
     assert not warnings_text(at)
-    assert len(chart_specs(at)) == (6 if high else 3)
+    assert len(chart_specs(at)) == (6 if high else 1)
 
 
 @pytest.mark.parametrize("name", PARAMS)
@@ -180,7 +221,7 @@ def test_garbage_in_every_parameter_warns_and_falls_back(name):
     at = run_page(PAGE, query)
     assert_clean(at)
     assert f"`{name}`" in warnings_text(at)
-    assert len(chart_specs(at)) == (3 if name == "part" else 6)
+    assert len(chart_specs(at)) == (1 if name == "part" else 6)  # a bad part falls back to the first one
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e309", "", "<script>alert(1)</script>"])
@@ -219,7 +260,7 @@ def test_pitfall_toggles_show_wrong_and_right(key):
 
 
 def test_leak_toggle_on_the_main_control():
-    at = run_page(PAGE, {"causal": "0"})
+    at = run_page(PAGE, {"part": "positions", "causal": "0"})
     assert_clean(at)
     p = arr(chart(at, "Which tokens count")["data"][1]["z"])
     assert np.triu(p, 1).max() > 0

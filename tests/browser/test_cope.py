@@ -5,11 +5,9 @@ from __future__ import annotations
 import pytest
 
 from posviz import cope
-from tests.browser.conftest import chart_traces, error_elements, move_slider, open_page, wait_idle
+from tests.browser.conftest import chart_count, chart_traces, error_elements, move_slider, open_page, wait_idle
 
 pytestmark = pytest.mark.browser
-
-CHIPS, HEAT, BARS = 0, 1, 2
 
 
 def chip_labels(page) -> list[str]:
@@ -17,22 +15,41 @@ def chip_labels(page) -> list[str]:
     return page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0]._fullData[0].text")
 
 
+def chip_positions(page) -> list[str]:
+    """The position labels under the chips (one per key the query can see)."""
+    return page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0]._fullData[1].text")
+
+
 def test_page_loads_with_tokens_and_positions(page, app_url):
     open_page(page, app_url, "CoPE")
     assert error_elements(page) == []
-    L = cope.cope_lesson()
+    assert chart_count(page) == 1  # one part, one chart
     assert chip_labels(page)[:3] == ["CoPE", "count", "##s"]
-    heat = chart_traces(page, HEAT)
+    L = cope.cope_lesson()
+    open_page(page, app_url, "CoPE", part="positions")
+    assert chart_count(page) == 1
+    heat = chart_traces(page, 0)
     assert [t["type"] for t in heat[:3]] == ["heatmap"] * 3
     p = heat[1]["z"]
     assert len(p) == L.T and p[-1][0] == pytest.approx(L.positions[-1, 0], abs=1e-4)
 
 
-def test_slider_move_redraws_positions(page, app_url):
+def test_first_sidebar_slider_redraws_the_chips(page, app_url):
     open_page(page, app_url, "CoPE")
-    before = chart_traces(page, HEAT)[1]["z"]
+    first = page.get_by_role("slider").first  # what the slider-to-chart benchmark presses
+    assert first.evaluate("e => e.closest('[data-testid=stSlider]').innerText").startswith("query i")
+    T = cope.cope_lesson().T
+    assert len(chip_positions(page)) == T
+    move_slider(page, "query i (−1 = last token)", 1)  # -1 -> 0: the first token sees only itself
+    assert len(chip_positions(page)) == 1 and "i=0" in page.url
+    assert error_elements(page) == []
+
+
+def test_slider_move_redraws_positions(page, app_url):
+    open_page(page, app_url, "CoPE", part="positions")
+    before = chart_traces(page, 0)[1]["z"]
     move_slider(page, "npos_max P (0 = T + 1)", 3)  # 0 -> 3: positions clamp at 2
-    after = chart_traces(page, HEAT)[1]["z"]
+    after = chart_traces(page, 0)[1]["z"]
     top = lambda z: max(v for row in z for v in row if v is not None)  # noqa: E731
     assert top(before) == pytest.approx(4.0, abs=1e-3) and top(after) == pytest.approx(2.0)
     assert "npos_max=3" in page.url
@@ -40,10 +57,12 @@ def test_slider_move_redraws_positions(page, app_url):
 
 
 def test_shared_link_restores_view(page, app_url):
-    open_page(page, app_url, "CoPE", rule="all", scale=40, i=5, example="list")
+    view = dict(rule="all", scale=40, i=5, example="list")
+    open_page(page, app_url, "CoPE", **view)
     labels = chip_labels(page)
     assert labels == list(cope.tokenize(cope.EXAMPLES["list"]).labels)
-    bars = chart_traces(page, BARS)
+    open_page(page, app_url, "CoPE", part="query", **view)
+    bars = chart_traces(page, 0)
     assert bars[0]["y"][:6] == [6, 5, 4, 3, 2, 1]  # count everything: p_5j = 5 - j + 1
     assert error_elements(page) == []
 

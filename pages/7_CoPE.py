@@ -22,9 +22,10 @@ def lesson() -> None:
     # ---------------------------------------------------------------------------------------------------
     st.header("Your text and the gate rule")
     src = ui.controls(
+        # your own text is the last option: up to 64 tokens, the largest setting (the examples have 25-27)
         ui.Choice("example", "text to count", default="typed", widget="select",
-                  options={"typed": "your text (box)", "sentences": "example: several sentences",
-                           "list": "example: a bulleted list", "code": "example: a line of code"}),
+                  options={"sentences": "example: several sentences", "list": "example: a bulleted list",
+                           "code": "example: a line of code", "typed": "your text (box)"}),
         ui.Text("text", "your text", default=cope.DEFAULT_TEXT, max_chars=1000, area=True,
                 help=f"Shown back as plain text only. At most {T_CAP} tokens are used."),
         where="main", columns=2,

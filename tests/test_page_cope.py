@@ -215,6 +215,18 @@ def test_every_control_at_an_extreme(high):
     assert len(chart_specs(at)) == (6 if high else 1)
 
 
+def test_last_option_of_every_control_is_the_largest_text():
+    """Every control at its last option (what the --largest benchmark opens): your own text, 64 tokens, and the
+    last query i = 63 is a real token, so moving it redraws the chips."""
+    last = list(run_page(PAGE).session_state["_posviz_ctx"].params["example"].options)[-1]
+    assert last == "typed"
+    at = run_page(PAGE, {"example": last, "text": "x " * 500, "i": "63"})
+    assert_clean(at)
+    labels = chart(at, "Tokens")["data"][0]["text"]
+    assert len(labels) == cope.MAX_TOKENS == 64 and "query i = 63" in chart(at, "Tokens")["layout"]["title"]["text"]
+    assert not any("clamped" in c.value for c in at.caption)
+
+
 @pytest.mark.parametrize("name", PARAMS)
 def test_garbage_in_every_parameter_warns_and_falls_back(name):
     query = {"part": "all", name: "x" * 1001 if name == "text" else GARBAGE[0]}

@@ -1,7 +1,4 @@
-"""posviz: the app's navigation (Home first, then the lessons) and the home page: what posviz is, the lesson
-map, and how to export and share."""
-
-from pathlib import Path
+"""posviz home page: what it is, the lesson map, and how to export and share."""
 
 import streamlit as st
 
@@ -24,19 +21,14 @@ LESSONS = [
      "Contextual positions: gates decide what counts, and fractional positions interpolate embeddings."),
 ]
 
+ui.setup_page(
+    "posviz: how transformers encode position", icon="📐",
+    intro="Interactive lessons on positional encodings, computed from the exact math and checked against the "
+          "implementations models ship. Drag a slider and every figure redraws; every view has a link you "
+          "can share and every figure can be exported for a slide or a blog post.",
+)
 
 def home() -> None:
-    """The home page."""
-    ui.setup_page(
-        "posviz: how transformers encode position", icon="📐",
-        intro="Interactive lessons on positional encodings, computed from the exact math and checked against the "
-              "implementations models ship. Drag a slider and every figure redraws; every view has a link you "
-              "can share and every figure can be exported for a slide or a blog post.",
-    )
-    ui.lesson(home_body)
-
-
-def home_body() -> None:
     """The lesson map, then how to export and share."""
     st.header("Lessons")
     for path, title, line in LESSONS:
@@ -58,12 +50,4 @@ def home_body() -> None:
     )
 
 
-def url_path(path: str) -> str:
-    """The address of a lesson file: its name without the number prefix (pages/2_Sinusoidal.py -> Sinusoidal)."""
-    return Path(path).stem.split("_", 1)[1]
-
-
-# explicit navigation, so the home page is listed as "Home" (not the file name) and every lesson keeps the
-# address it has always had
-st.navigation([st.Page(home, title="Home", icon="📐", default=True)]
-              + [st.Page(path, title=title, url_path=url_path(path)) for path, title, _ in LESSONS]).run()
+ui.lesson(home)

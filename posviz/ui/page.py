@@ -103,38 +103,40 @@ def setup_page(title: str, *, icon: str = "📐", intro: str = "") -> PageContex
 
 
 def lesson(body: Callable[[], None]) -> None:
-    """Draw the page's controls and lesson parts with ``body``, then the sidebar tools, in one fragment.
+    """Draw the page's controls and lesson parts with ``body`` in a fragment, then the sidebar tools.
 
-    A control change then reruns only this fragment: the title, intro and page navigation are neither
-    rebuilt nor re-sent, which is most of what a rerun costs the browser besides the charts. The sidebar
-    tools (presenter mode, reset, the share link, export settings) come after the lesson's controls.
+    A control change reruns only the fragment: the title, intro, page navigation and sidebar tools
+    (presenter mode, reset, export settings) are neither rebuilt nor re-sent, and what the browser
+    redraws is the lesson's controls and its one part. The share link, which changes with every control,
+    is drawn at the end of the fragment, below the lesson's sidebar controls; the tools follow it.
     """
     _lesson_fragment(body)
+    _draw_tools(context())
 
 
 @st.fragment
 def _lesson_fragment(body: Callable[[], None]) -> None:
     ctx = context()
-    ctx.params = {}
-    ctx.share_slot = None  # the share link is drawn once, after every control has synced the URL
+    ctx.params = {PRESENT.name: PRESENT}  # reserved name; its toggle is drawn with the tools
     ctx.presenter = bool(_bind(PRESENT, _PRESENT_KEY))
+    _sync_url(PRESENT, ctx.presenter)
+    ctx.share_slot = None  # the share link is drawn once, after every control has synced the URL
     ctx.sidebar_controls = st.sidebar.container()
     ctx.sidebar_used = False
     body()
-    _draw_tools(ctx)
+    with st.sidebar:
+        if ctx.sidebar_used:  # a rule between the lesson's controls and the share link
+            st.divider()
+        ctx.share_slot = st.container()
+        _draw_share_link(ctx)
 
 
 def _draw_tools(ctx: PageContext) -> None:
     with st.sidebar:
-        if ctx.sidebar_used:  # a rule between the lesson's controls and the tools
-            st.divider()
+        st.divider()
         PRESENT.render(st.sidebar, _PRESENT_KEY)
-        _sync_url(PRESENT, bool(st.session_state[_PRESENT_KEY]))
         st.button("Reset to defaults", on_click=_reset, args=(ctx.slug,), key=f"{ctx.slug}._reset",
                   help="Put every control of this page back to its default value.")
-        ctx.params[PRESENT.name] = PRESENT
-        ctx.share_slot = st.container()
-        _draw_share_link(ctx)
     from posviz.ui.panel import draw_export_settings  # panel imports this module
 
     draw_export_settings()

@@ -18,12 +18,17 @@ from tests.browser.conftest import (  # noqa: E402
     wait_idle,
 )
 
-FINGERPRINT = """() => [...document.querySelectorAll('.js-plotly-plot')].map(p => (p._fullData || []).map(t => {
-    const z = t.z, y = t.y;
-    return [t.type, z ? z.length : 0, z && z[0] ? z[0].length : 0, y ? y.length : 0,
-            y && y.length ? String(y[y.length - 1]) : '',
-            z && z[0] ? String(z[z.length - 1][0]) : ''].join(':');
-}).join('|')).join('||')"""
+# what a redraw changes: per chart, its title and per trace the type, data lengths, last values and labels
+FINGERPRINT = """() => [...document.querySelectorAll('.js-plotly-plot')].map(p => {
+    const title = p._fullLayout && p._fullLayout.title ? String(p._fullLayout.title.text) : '';
+    return title + '#' + (p._fullData || []).map(t => {
+        const z = t.z, y = t.y, text = t.text;
+        return [t.type, z ? z.length : 0, z && z[0] ? z[0].length : 0, y ? y.length : 0,
+                y && y.length ? String(y[y.length - 1]) : '',
+                z && z[0] ? String(z[z.length - 1][0]) : '',
+                Array.isArray(text) && text.length ? String(text[text.length - 1]) : ''].join(':');
+    }).join('|');
+}).join('||')"""
 
 
 def launch(pw):

@@ -46,6 +46,253 @@ ui.setup_page(
 )
 
 
+def numbers(p: ui.Values) -> dict:
+    """The scores, norms and drifts quoted by parts 3, 4 and 6 (cached)."""
+    return relative_numbers(p.d, p.base, p.seed, p.layout, p.m, p.kpos, p.c, p.n)
+
+
+# ---------------------------------------------------------------------------- 1. clock hands
+
+def part_clock(p: ui.Values) -> None:
+    st.header("1. Every pair is a clock hand")
+    clock = ui.controls(
+        ui.Int("m_max", "animation ends at position M", default=30, lo=1, hi=8192, widget="number"),
+        ui.Int("frames", "frames", default=31, lo=30, hi=72,
+               help="At least 30, at most 72 frames keep the animation under 1 MB at d = 256."),
+        ui.Choice("preset", "query q", default="ones",
+                  options={"ones": "all ones (every hand starts at 45°)", "random": "random (seeded)"}),
+        ui.Choice("pairs", "pairs drawn", default="all",
+                  options={"all": "all d/2 pairs", "ends": "fastest 8 and slowest 8", "stride4": "every 4th pair"}),
+        ui.Bool("angles", "angle m·θ_i under each clock", default=False,
+                help="Up to 32 pairs: a second line under each clock shows its angle, frame by frame. Off, the "
+                     "angle is in the hover of each tip, and every redraw is quicker (32 labels fewer)."),
+        where="main", columns=4,
+    )
+    step = clock.m_max / (clock.frames - 1)
+    if step > 3.0:
+        st.info(f"Each frame advances the position by {step:.3g} tokens, so the fastest hands jump by more than "
+                "a full turn per frame (a strobe effect). Lower M or raise the frame count to follow them.")
+    ui.figure_panel(
+        "rope_clock",
+        dict(dim=p.d, base=p.base, m_max=float(clock.m_max), n_frames=clock.frames, preset=clock.preset,
+             seed=p.seed, layout=p.layout, pairs=clock.pairs, show_angles=clock.angles),
+        key="clock",
+        caption="Press Play, or drag the position slider under the chart: it runs in your browser. Pair 0 (top "
+                "left) turns one radian per token and completes a turn every 2π ≈ 6.3 tokens; each following pair "
+                "is slower by the same factor, and the last pairs hardly move in a whole document. A tip turns "
+                "orange once its pair has completed a full turn. Hover a tip for its angle and wavelength.",
+        latex=r"\theta_i = b^{-2i/d},\qquad (u, v) \mapsto (u\cos m\theta_i - v\sin m\theta_i,\;"
+              r" u\sin m\theta_i + v\cos m\theta_i)",
+        code=[rope.rotate, rope.inv_freq, rope.pair_channels],
+    )
+
+
+# ---------------------------------------------------------------------------- 2. angles and tables
+
+def part_angles(p: ui.Values) -> None:
+    st.header("2a. The angles")
+    ui.figure_panel(
+        "rope_angle_heatmap", dict(dim=p.d, base=p.base, n_positions=p.n), key="angles",
+        caption="Read each row left to right: fast pairs (bottom) cycle through all colours every few tokens, "
+                "slow pairs (top) keep one colour for thousands. The colour scale is cyclic because an angle of "
+                "2π is the same as 0. The dashed line is where each pair completes its first turn.",
+        latex=r"\phi_{m,i} = m\,\theta_i \bmod 2\pi",
+        code=[rope.angles, rope.wavelengths],
+    )
+
+
+def part_tables(p: ui.Values) -> None:
+    st.header("2b. The tables a model stores")
+    ui.figure_panel(
+        "rope_cos_sin_tables", dict(dim=p.d, base=p.base, n_positions=p.n), key="tables",
+        caption="Models precompute cos(mθ) and sin(mθ) once. Interleaved tables repeat each angle in two "
+                "neighbouring columns; half-split tables put all d/2 angles in the left half and repeat them in "
+                "the right half. Same numbers, different column order: the layout decides which columns rotate "
+                "together. Only the first 64 positions are drawn; the pattern just continues.",
+        code=[rope.cos_sin, rope.cos_sin_from_inv_freq],
+    )
+
+
+# ---------------------------------------------------------------------------- 3. relative property
+
+def part_relative(p: ui.Values) -> None:
+    st.header("3a. Only the offset m − n survives")
+    nums = numbers(p)
+    ui.numbers({"q_m·k_n": nums["s"], "q_(m+c)·k_(n+c)": nums["s_shift"], "‖q‖": nums["norm"],
+                "‖R_m q‖": nums["norm"] * nums["ratio"]})
+    ui.check("The score depends only on m − n", ok=abs(nums["s"] - nums["s_shift"]) < 1e-9 * (1 + abs(nums["s"])),
+             detail=f"|difference| = {abs(nums['s'] - nums['s_shift']):.2e}; the rotation keeps the norm "
+                    f"(ratio {nums['ratio']:.12f})")
+    if p.n > MAX_GRID_POSITIONS:
+        st.info(f"The score heatmap shows 1 position in {-(-p.n // MAX_GRID_POSITIONS)} of the N = {p.n} "
+                "chosen, to keep the chart small; its diagonals stay constant.")
+    ui.figure_panel(
+        "rope_score_grid", dict(dim=p.d, base=p.base, n_positions=p.n, layout=p.layout, seed=p.seed), key="grid",
+        caption="Every diagonal (fixed m − n) has one colour: moving the query and the key together does not "
+                "change their score. The picture is not symmetric about the main diagonal: a key 3 tokens to "
+                "the left scores differently from one 3 tokens to the right.",
+        latex=r"\langle R_m q, R_n k\rangle = \sum_i \operatorname{Re}\!\big[z^q_i\,\overline{z^k_i}\,"
+              r"e^{\,i(m-n)\theta_i}\big]",
+        code=[rope.score_grid, rope.score],
+    )
+
+
+def part_left_right(p: ui.Values) -> None:
+    st.header("3b. Left or right? The sign of m − n")
+    nums = numbers(p)
+    ui.numbers({"RoPE score at Δ = m − n": nums["s"], "RoPE score at −Δ": nums["s_swap"]})
+    ui.numbers({"sinusoidal PE·PE at Δ": nums["sin_pos"], "sinusoidal PE·PE at −Δ": nums["sin_neg"]})
+    if p.n > 2048:
+        st.caption("The curves below stop at Δ = ±2048 (N is larger) to stay readable.")
+    ui.figure_panel(
+        "rope_vs_sinusoidal", dict(dim=p.d, base=p.base, max_offset=min(p.n, 2048), seed=p.seed), key="vs_sin",
+        caption="Top: the RoPE score against the offset and its mirror image; they differ, so attention can "
+                "prefer keys on one side. Bottom: the dot product of two sinusoidal codes (the Sinusoidal "
+                "page) is the same for +Δ and −Δ, so on its own it cannot tell left from right.",
+        latex=r"\text{per pair: } (q_u k_u + q_v k_v)\cos\Delta\theta_i + (q_u k_v - q_v "
+              r"k_u)\sin\Delta\theta_i",
+        code=[rope.relative_scores, sn.dot_by_offset],
+    )
+    st.markdown("More on the sinusoidal dot product: the [Sinusoidal page](Sinusoidal), part 3.")
+
+
+# ---------------------------------------------------------------------------- 4. layouts
+
+def part_layouts(p: ui.Values) -> None:
+    st.header("4a. Two layouts, one rotation")
+    ui.figure_panel(
+        "rope_pairing", dict(dim=p.d), key="pairing",
+        caption="Interleaved RoPE (RoFormer, Meta, GPT-J) rotates neighbouring channels (2i, 2i+1); half-split "
+                "RoPE (GPT-NeoX, transformers' rotate_half) rotates channel i with channel i + d/2. The grey "
+                "lines are the permutation P that moves one layout onto the other; converting Meta weights to "
+                "transformers applies it to the rows of W_q and W_k.",
+        latex=r"P = [0, 2, 4, \dots, d-2,\; 1, 3, \dots, d-1],\qquad \mathrm{half}(Px) = "
+              r"P\,\mathrm{interleaved}(x)",
+        code=[rope.deinterleave_permutation, rope.layout_agreement],
+    )
+    agree = agreement(p.d, p.base, p.seed)
+    ui.check("Permuting q and k by P makes the two layouts agree",
+             ok=agree["max_score_diff"] < 1e-9 and agree["max_vector_diff"] < 1e-12,
+             detail=f"max |score difference| = {agree['max_score_diff']:.1e}, max |vector difference| = "
+                    f"{agree['max_vector_diff']:.1e} over 64 positions")
+
+
+def mixed_side(p: ui.Values, layout: str, key: str, s: float, s_shift: float, ratio: float, drift: float) -> None:
+    """One side of the mixed-layout pitfall: the score before and after a shift, the norm, and the grid."""
+    ui.numbers({"q_m·k_n": s, "q_(m+c)·k_(n+c)": s_shift, "‖R_m q‖/‖q‖": ratio})
+    ui.numbers({f"largest |‖R_m q‖/‖q‖ − 1|, m < {min(p.n, 2048)}": f"{drift:.2e}"})
+    ui.figure_panel("rope_score_grid", dict(dim=p.d, base=p.base, n_positions=min(p.n, 128), layout=layout,
+                                            seed=p.seed),
+                    key=key, caption="Diagonals of the mixed version change colour along their length."
+                    if layout == "mixed" else "Consistent layout: constant diagonals.",
+                    code=[rope.rotate])
+
+
+def part_mixed(p: ui.Values) -> None:
+    st.header("4b. Mixing the two layouts is not a rotation")
+    nums = numbers(p)
+    ui.pitfall(
+        "Mixed layout (seeds 001 and 002)",
+        "Building cos/sin by concatenation (the half-split table) but rotating interleaved neighbours gives "
+        "channel 2i the angle of pair 2i mod d/2 and channel 2i+1 that of pair 2i+1 mod d/2. The two halves of a "
+        "pair then turn by different angles: this is not a rotation. Norms drift and the score stops depending "
+        "on m − n only. Table and rotation must use the same layout.",
+        key="mixed",
+        wrong=lambda: mixed_side(p, "mixed", "mixed_wrong", nums["mixed_s"], nums["mixed_s_shift"],
+                                 nums["mixed_ratio"], nums["mixed_drift"]),
+        right=lambda: mixed_side(p, p.layout, "mixed_right", nums["s"], nums["s_shift"], nums["ratio"],
+                                 nums["drift"]),
+    )
+    ui.figure_panel(
+        "rope_norms", dict(dim=p.d, base=p.base, n_positions=p.n, seed=p.seed), key="norms",
+        caption="Both real layouts keep the length of q exactly (ratio 1); the mixed one stretches and shrinks "
+                "it as the position changes.",
+        code=[rope.norm_ratio],
+    )
+
+
+# ---------------------------------------------------------------------------- 5. decay
+
+def part_decay(p: ui.Values) -> None:
+    st.header("5. The 'long-term decay', honestly")
+    dec = ui.controls(ui.Int("max_delta", "largest offset Δ", default=1024, lo=16, hi=8192, step=16),
+                      where="main", columns=1)
+    ui.figure_panel(
+        "rope_decay", dict(dim=p.d, base=p.base, max_delta=dec.max_delta, seed=p.seed), key="decay",
+        caption="B(Δ) is RoFormer's upper bound on the score's size, not a score, and it is not monotone: it "
+                "rises on about half of the unit steps and only its envelope decays. Σcos(Δθ_i), half the score "
+                "of all-ones q and k, even turns negative. For independent random q and k the mean score is zero "
+                "at "
+                "every offset. Decay is not why RoPE works (Barbero et al. 2024): in Gemma the fastest pairs carry "
+                "positional attention patterns and the slowest pairs carry meaning, nearly independent of "
+                "position.",
+        latex=r"B(\Delta) = \frac{2}{d}\sum_{j=1}^{d/2}\Big|\sum_{i=0}^{j-1} e^{\,i\Delta\theta_i}\Big|",
+        code=[rope.decay_bound, rope.cos_sum, rope.mean_random_score],
+    )
+
+
+# ---------------------------------------------------------------------------- 6. pitfalls
+
+def part_pitfalls(p: ui.Values) -> None:
+    st.header("6. Pitfalls")
+    nums = numbers(p)
+    grid = dict(dim=p.d, base=p.base, n_positions=min(p.n, 128), layout=p.layout, seed=p.seed)
+    ui.pitfall(
+        "q and k swapped (seed 000)",
+        "Seed 000 defines `apply_rope(k, q, cis)` but calls it as `q, k = apply_rope(q, k, cis)`. The rotated "
+        "query and key trade places, so the score at (m, n) is the true score at (n, m): the matrix is "
+        "transposed and the model's sense of left and right is reversed. Weights trained with correct code "
+        "then attend to the wrong side. Keep the order `(q, k)` in and out.",
+        key="swap",
+        wrong=lambda: (ui.numbers({"score at (m, n)": nums["s_swap"]}),
+                       ui.figure_panel("rope_score_grid", dict(grid, swap=True), key="swap_wrong",
+                                       caption="Swapped: the transpose of the right grid.")),
+        right=lambda: (ui.numbers({"score at (m, n)": nums["s"]}),
+                       ui.figure_panel("rope_score_grid", grid, key="swap_right",
+                                       caption="Correct: query position on the rows.")),
+    )
+    ladder = dict(dim=p.d, base=p.base, n_positions=p.n)
+    ui.pitfall(
+        "Frequency or angle? Which pairs are fast? (seed 003)",
+        "Seed 003 writes θ_i = pos/10000^(2i/d) and calls it a frequency. The frequency is θ_i = b^(−2i/d) "
+        "(radians per token, no position in it); the angle is m·θ_i. It then says low dimensions change slowly "
+        "and high ones quickly. The opposite is true: pair 0 turns by 1 radian per token (local detail), the "
+        "last pair is the slowest (long range).",
+        key="freq",
+        wrong=lambda: ui.figure_panel("rope_frequency_ladder", dict(ladder, show_claim=True), key="freq_wrong",
+                                      caption="Dashed: the seed's claimed ordering, reversed."),
+        right=lambda: ui.figure_panel("rope_frequency_ladder", ladder, key="freq_right",
+                                      caption="Pair 0 is the fastest; orange dots never complete a turn within N."),
+    )
+    err = float32_numbers(p.d, p.base)
+    ui.pitfall(
+        "float32 angles at large positions",
+        "transformers computes m·θ_i in float32. A float32 number near 10^5 is only exact to about 0.008, so "
+        "cos and sin are off by several 1e-3 there, while float64 stays exact to ~1e-11. Compare against a "
+        "float64 reference only at small positions, or in the same precision.",
+        key="f32",
+        wrong=lambda: ui.numbers({"error at m = 10³": err[0], "m = 10⁴": err[1], "m = 10⁵": err[2],
+                                  "m = 10⁶": err[3]}, fmt="{:.1e}"),
+        right=lambda: ui.say("float64 angles: the rounding of m·θ_i stays near 1e-10 even at m = 10⁶."),
+    )
+    ui.figure_panel(
+        "rope_float32_error", dict(dim=p.d, base=p.base), key="f32",
+        caption="The float32 error grows in proportion to the position: about 1e-5 at 10³, a few 1e-4 at "
+                "10⁴, a few 1e-3 at 10⁵ and above 1e-2 by 10⁶. It follows the rounding step of the angle "
+                "itself (dotted line).",
+        code=[rope.float32_error, rope.angles],
+    )
+
+
+# One chart per part, so that a slider move redraws one chart. The parts split in two keep their old key
+# for the first half, so links shared before the split still open the same chart.
+PARTS = {"clock": ("1. Clock hands", part_clock), "tables": ("2a. Angles", part_angles),
+         "cossin": ("2b. Stored tables", part_tables), "relative": ("3a. Only m − n matters", part_relative),
+         "leftright": ("3b. Left or right", part_left_right), "layouts": ("4a. Two layouts", part_layouts),
+         "mixed": ("4b. Mixed layout", part_mixed), "decay": ("5. The decay story", part_decay),
+         "pitfalls": ("6. Pitfalls", part_pitfalls)}
+
+
 def lesson() -> None:
     """The sidebar's RoPE settings, the choice of part, and that part."""
     p = ui.controls(
@@ -62,218 +309,14 @@ def lesson() -> None:
         ui.Int("kpos", "key position n", default=2, lo=0, hi=8192, widget="number"),
         ui.Int("c", "shift c (both positions)", default=4, lo=0, hi=8192, widget="number"),
     )
-    common = dict(dim=p.d, base=p.base)
     part = ui.controls(
-        ui.Choice("part", "lesson part", default="clock", widget="radio", options={
-            "clock": "1. Clock hands", "tables": "2. Angles & tables", "relative": "3. Only m − n matters",
-            "layouts": "4. Two layouts", "decay": "5. The decay story", "pitfalls": "6. Pitfalls"}),
+        ui.Choice("part", "lesson part", default="clock", widget="radio",
+                  options={key: label for key, (label, _) in PARTS.items()}),
         where="main", columns=1,
     )["part"]
     st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
                "apply to all parts.")
-
-    def mixed_side(layout: str, key: str, s: float, s_shift: float, ratio: float, drift: float) -> None:
-        ui.numbers({"q_m·k_n": s, "q_(m+c)·k_(n+c)": s_shift, "‖R_m q‖/‖q‖": ratio})
-        ui.numbers({f"largest |‖R_m q‖/‖q‖ − 1|, m < {min(p.n, 2048)}": f"{drift:.2e}"})
-        ui.figure_panel("rope_score_grid", dict(common, n_positions=min(p.n, 128), layout=layout, seed=p.seed),
-                        key=key, caption="Diagonals of the mixed version change colour along their length."
-                        if layout == "mixed" else "Consistent layout: constant diagonals.",
-                        code=[rope.rotate])
-
-    nums = relative_numbers(p.d, p.base, p.seed, p.layout, p.m, p.kpos, p.c, p.n)
-
-    # ---------------------------------------------------------------------------- 1. clock hands
-    if part == "clock":
-        st.header("1. Every pair is a clock hand")
-        clock = ui.controls(
-            ui.Int("m_max", "animation ends at position M", default=48, lo=1, hi=8192, widget="number"),
-            ui.Int("frames", "frames", default=49, lo=30, hi=72,
-                   help="At least 30, at most 72 frames keep the animation under 1 MB at d = 256."),
-            ui.Choice("preset", "query q", default="ones",
-                      options={"ones": "all ones (every hand starts at 45°)", "random": "random (seeded)"}),
-            ui.Choice("pairs", "pairs drawn", default="all",
-                      options={"all": "all d/2 pairs", "ends": "fastest 8 and slowest 8", "stride4": "every 4th pair"}),
-            where="main", columns=4,
-        )
-        step = clock.m_max / (clock.frames - 1)
-        if step > 3.0:
-            st.info(f"Each frame advances the position by {step:.3g} tokens, so the fastest hands jump by more than "
-                    "a full turn per frame (a strobe effect). Lower M or raise the frame count to follow them.")
-        ui.figure_panel(
-            "rope_clock",
-            dict(common, m_max=float(clock.m_max), n_frames=clock.frames, preset=clock.preset, seed=p.seed,
-                 layout=p.layout, pairs=clock.pairs),
-            key="clock",
-            caption="Press Play, or drag the position slider under the chart: it runs in your browser. Pair 0 (top "
-                    "left) turns one radian per token and completes a turn every 2π ≈ 6.3 tokens; each following pair "
-                    "is slower by the same factor, and the last pairs hardly move in a whole document. A tip turns "
-                    "orange once its pair has completed a full turn. Hover a tip for its angle and wavelength.",
-            latex=r"\theta_i = b^{-2i/d},\qquad (u, v) \mapsto (u\cos m\theta_i - v\sin m\theta_i,\;"
-                  r" u\sin m\theta_i + v\cos m\theta_i)",
-            code=[rope.rotate, rope.inv_freq, rope.pair_channels],
-        )
-
-    # ---------------------------------------------------------------------------- 2. angles and tables
-    elif part == "tables":
-        st.header("2. The angles and the tables a model stores")
-        ui.figure_panel(
-            "rope_angle_heatmap", dict(common, n_positions=p.n), key="angles",
-            caption="Read each row left to right: fast pairs (bottom) cycle through all colours every few tokens, "
-                    "slow pairs (top) keep one colour for thousands. The colour scale is cyclic because an angle of "
-                    "2π is the same as 0. The dashed line is where each pair completes its first turn.",
-            latex=r"\phi_{m,i} = m\,\theta_i \bmod 2\pi",
-            code=[rope.angles, rope.wavelengths],
-        )
-        ui.figure_panel(
-            "rope_cos_sin_tables", dict(common, n_positions=p.n), key="tables",
-            caption="Models precompute cos(mθ) and sin(mθ) once. Interleaved tables repeat each angle in two "
-                    "neighbouring columns; half-split tables put all d/2 angles in the left half and repeat them in "
-                    "the right half. Same numbers, different column order: the layout decides which columns rotate "
-                    "together. Only the first 64 positions are drawn; the pattern just continues.",
-            code=[rope.cos_sin, rope.cos_sin_from_inv_freq],
-        )
-
-    # ---------------------------------------------------------------------------- 3. relative property
-    elif part == "relative":
-        st.header("3. Only the offset m − n survives")
-        ui.numbers({"q_m·k_n": nums["s"], "q_(m+c)·k_(n+c)": nums["s_shift"], "‖q‖": nums["norm"],
-                    "‖R_m q‖": nums["norm"] * nums["ratio"]})
-        ui.check("The score depends only on m − n", ok=abs(nums["s"] - nums["s_shift"]) < 1e-9 * (1 + abs(nums["s"])),
-                 detail=f"|difference| = {abs(nums['s'] - nums['s_shift']):.2e}; the rotation keeps the norm "
-                        f"(ratio {nums['ratio']:.12f})")
-        if p.n > MAX_GRID_POSITIONS:
-            st.info(f"The score heatmap shows 1 position in {-(-p.n // MAX_GRID_POSITIONS)} of the N = {p.n} "
-                    "chosen, to keep the chart small; its diagonals stay constant.")
-        left, right = st.columns(2)
-        with left:
-            ui.figure_panel(
-                "rope_score_grid", dict(common, n_positions=p.n, layout=p.layout, seed=p.seed), key="grid",
-                caption="Every diagonal (fixed m − n) has one colour: moving the query and the key together does not "
-                        "change their score. The picture is not symmetric about the main diagonal: a key 3 tokens to "
-                        "the left scores differently from one 3 tokens to the right.",
-                latex=r"\langle R_m q, R_n k\rangle = \sum_i \operatorname{Re}\!\big[z^q_i\,\overline{z^k_i}\,"
-                      r"e^{\,i(m-n)\theta_i}\big]",
-                code=[rope.score_grid, rope.score],
-            )
-        with right:
-            ui.numbers({"RoPE score at Δ = m − n": nums["s"], "RoPE score at −Δ": nums["s_swap"]})
-            ui.numbers({"sinusoidal PE·PE at Δ": nums["sin_pos"], "sinusoidal PE·PE at −Δ": nums["sin_neg"]})
-            if p.n > 2048:
-                st.caption("The curves below stop at Δ = ±2048 (N is larger) to stay readable.")
-            ui.figure_panel(
-                "rope_vs_sinusoidal", dict(common, max_offset=min(p.n, 2048), seed=p.seed), key="vs_sin",
-                caption="Top: the RoPE score against the offset and its mirror image; they differ, so attention can "
-                        "prefer keys on one side. Bottom: the dot product of two sinusoidal codes (the Sinusoidal "
-                        "page) is the same for +Δ and −Δ, so on its own it cannot tell left from right.",
-                latex=r"\text{per pair: } (q_u k_u + q_v k_v)\cos\Delta\theta_i + (q_u k_v - q_v "
-                      r"k_u)\sin\Delta\theta_i",
-                code=[rope.relative_scores, sn.dot_by_offset],
-            )
-            st.markdown("More on the sinusoidal dot product: the [Sinusoidal page](Sinusoidal), part 3.")
-
-    # ---------------------------------------------------------------------------- 4. layouts
-    elif part == "layouts":
-        st.header("4. Two layouts, one rotation")
-        ui.figure_panel(
-            "rope_pairing", dict(dim=p.d), key="pairing",
-            caption="Interleaved RoPE (RoFormer, Meta, GPT-J) rotates neighbouring channels (2i, 2i+1); half-split "
-                    "RoPE (GPT-NeoX, transformers' rotate_half) rotates channel i with channel i + d/2. The grey "
-                    "lines are the permutation P that moves one layout onto the other; converting Meta weights to "
-                    "transformers applies it to the rows of W_q and W_k.",
-            latex=r"P = [0, 2, 4, \dots, d-2,\; 1, 3, \dots, d-1],\qquad \mathrm{half}(Px) = "
-                  r"P\,\mathrm{interleaved}(x)",
-            code=[rope.deinterleave_permutation, rope.layout_agreement],
-        )
-        agree = agreement(p.d, p.base, p.seed)
-        ui.check("Permuting q and k by P makes the two layouts agree",
-                 ok=agree["max_score_diff"] < 1e-9 and agree["max_vector_diff"] < 1e-12,
-                 detail=f"max |score difference| = {agree['max_score_diff']:.1e}, max |vector difference| = "
-                        f"{agree['max_vector_diff']:.1e} over 64 positions")
-        ui.pitfall(
-            "Mixed layout (seeds 001 and 002)",
-            "Building cos/sin by concatenation (the half-split table) but rotating interleaved neighbours gives "
-            "channel 2i the angle of pair 2i mod d/2 and channel 2i+1 that of pair 2i+1 mod d/2. The two halves of a "
-            "pair then turn by different angles: this is not a rotation. Norms drift and the score stops depending "
-            "on m − n only. Table and rotation must use the same layout.",
-            key="mixed",
-            wrong=lambda: mixed_side("mixed", "mixed_wrong", nums["mixed_s"], nums["mixed_s_shift"],
-                                     nums["mixed_ratio"], nums["mixed_drift"]),
-            right=lambda: mixed_side(p.layout, "mixed_right", nums["s"], nums["s_shift"], nums["ratio"], nums["drift"]),
-        )
-        ui.figure_panel(
-            "rope_norms", dict(common, n_positions=p.n, seed=p.seed), key="norms",
-            caption="Both real layouts keep the length of q exactly (ratio 1); the mixed one stretches and shrinks "
-                    "it as the position changes.",
-            code=[rope.norm_ratio],
-        )
-
-    # ---------------------------------------------------------------------------- 5. decay
-    elif part == "decay":
-        st.header("5. The 'long-term decay', honestly")
-        dec = ui.controls(ui.Int("max_delta", "largest offset Δ", default=1024, lo=16, hi=8192, step=16),
-                          where="main", columns=1)
-        ui.figure_panel(
-            "rope_decay", dict(common, max_delta=dec.max_delta, seed=p.seed), key="decay",
-            caption="B(Δ) is RoFormer's upper bound on the score's size, not a score, and it is not monotone: it "
-                    "rises on about half of the unit steps and only its envelope decays. Σcos(Δθ_i), half the score "
-                    "of all-ones q and k, even turns negative. For independent random q and k the mean score is zero "
-                    "at "
-                    "every offset. Decay is not why RoPE works (Barbero et al. 2024): in Gemma the fastest pairs carry "
-                    "positional attention patterns and the slowest pairs carry meaning, nearly independent of "
-                    "position.",
-            latex=r"B(\Delta) = \frac{2}{d}\sum_{j=1}^{d/2}\Big|\sum_{i=0}^{j-1} e^{\,i\Delta\theta_i}\Big|",
-            code=[rope.decay_bound, rope.cos_sum, rope.mean_random_score],
-        )
-
-    # ---------------------------------------------------------------------------- 6. pitfalls
-    elif part == "pitfalls":
-        st.header("6. Pitfalls")
-        ui.pitfall(
-            "q and k swapped (seed 000)",
-            "Seed 000 defines `apply_rope(k, q, cis)` but calls it as `q, k = apply_rope(q, k, cis)`. The rotated "
-            "query and key trade places, so the score at (m, n) is the true score at (n, m): the matrix is "
-            "transposed and the model's sense of left and right is reversed. Weights trained with correct code "
-            "then attend to the wrong side. Keep the order `(q, k)` in and out.",
-            key="swap",
-            wrong=lambda: (ui.numbers({"score at (m, n)": nums["s_swap"]}),
-                           ui.figure_panel("rope_score_grid", dict(common, n_positions=min(p.n, 128), layout=p.layout,
-                                                                   seed=p.seed, swap=True),
-                                           key="swap_wrong", caption="Swapped: the transpose of the right grid.")),
-            right=lambda: (ui.numbers({"score at (m, n)": nums["s"]}),
-                           ui.figure_panel("rope_score_grid", dict(common, n_positions=min(p.n, 128), layout=p.layout,
-                                                                   seed=p.seed),
-                                           key="swap_right", caption="Correct: query position on the rows.")),
-        )
-        ui.pitfall(
-            "Frequency or angle? Which pairs are fast? (seed 003)",
-            "Seed 003 writes θ_i = pos/10000^(2i/d) and calls it a frequency. The frequency is θ_i = b^(−2i/d) "
-            "(radians per token, no position in it); the angle is m·θ_i. It then says low dimensions change slowly "
-            "and high ones quickly. The opposite is true: pair 0 turns by 1 radian per token (local detail), the "
-            "last pair is the slowest (long range).",
-            key="freq",
-            wrong=lambda: ui.figure_panel("rope_frequency_ladder", dict(common, n_positions=p.n, show_claim=True),
-                                          key="freq_wrong", caption="Dashed: the seed's claimed ordering, reversed."),
-            right=lambda: ui.figure_panel("rope_frequency_ladder", dict(common, n_positions=p.n), key="freq_right",
-                                          caption="Pair 0 is the fastest; orange dots never complete a turn within N."),
-        )
-        err = float32_numbers(p.d, p.base)
-        ui.pitfall(
-            "float32 angles at large positions",
-            "transformers computes m·θ_i in float32. A float32 number near 10^5 is only exact to about 0.008, so "
-            "cos and sin are off by several 1e-3 there, while float64 stays exact to ~1e-11. Compare against a "
-            "float64 reference only at small positions, or in the same precision.",
-            key="f32",
-            wrong=lambda: ui.numbers({"error at m = 10³": err[0], "m = 10⁴": err[1], "m = 10⁵": err[2],
-                                      "m = 10⁶": err[3]}, fmt="{:.1e}"),
-            right=lambda: ui.say("float64 angles: the rounding of m·θ_i stays near 1e-10 even at m = 10⁶."),
-        )
-        ui.figure_panel(
-            "rope_float32_error", common, key="f32",
-            caption="The float32 error grows in proportion to the position: about 1e-5 at 10³, a few 1e-4 at "
-                    "10⁴, a few 1e-3 at 10⁵ and above 1e-2 by 10⁶. It follows the rounding step of the angle "
-                    "itself (dotted line).",
-            code=[rope.float32_error, rope.angles],
-        )
+    PARTS[part][1](p)
 
 
 ui.lesson(lesson)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import time
 
 import numpy as np
@@ -13,8 +14,11 @@ from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, wa
 
 PAGE = "pages/4_RoPE.py"
 GLOBAL = ["d", "base", "n", "layout", "seed", "m", "kpos", "c", "part"]
-CLOCK = ["m_max", "frames", "preset", "pairs"]
-PARTS = {"clock": 1, "tables": 2, "relative": 2, "layouts": 2, "decay": 1, "pitfalls": 1}
+CLOCK = ["m_max", "frames", "preset", "pairs", "angles"]
+# every part draws one chart (a slider move redraws one chart); first words of its title
+PARTS = {"clock": "Clock hands", "tables": "Angle m·θ_i", "cossin": "cos/sin tables", "relative": "Score q_m·k_n",
+         "leftright": "Left or right?", "layouts": "Pairs in both layouts", "mixed": "Norm after rotation",
+         "decay": "The 'long-term decay'", "pitfalls": "float32 angle error"}
 
 
 def arr(v) -> np.ndarray:
@@ -37,40 +41,79 @@ def checks(at) -> list[str]:
     return [md.value for md in at.markdown if md.value.startswith(("✅", "❌"))]
 
 
-@pytest.mark.parametrize("part,count", sorted(PARTS.items()))
-def test_every_part_at_defaults(part, count):
+@pytest.mark.parametrize("part,words", sorted(PARTS.items()))
+def test_every_part_at_defaults_draws_one_chart(part, words):
     at = run_page(PAGE, query={"part": part} if part != "clock" else None)
     assert_clean(at)
     assert warnings_text(at) == ""
     specs = chart_specs(at)
-    assert len(specs) == count
+    assert len(specs) == 1
+    assert title(specs[0]).startswith(words)
     assert all(c.startswith("✅") for c in checks(at))
+
+
+def test_every_part_is_offered_and_old_links_open_the_first_half():
+    at = run_page(PAGE)
+    assert at.radio(key="rope.part").options == [
+        "1. Clock hands", "2a. Angles", "2b. Stored tables", "3a. Only m − n matters", "3b. Left or right",
+        "4a. Two layouts", "4b. Mixed layout", "5. The decay story", "6. Pitfalls"]
+    # links shared before the split (part=tables, relative, layouts) open the first chart of the old part
+    for part, words in (("tables", "Angle m·θ_i"), ("relative", "Score q_m·k_n"), ("layouts", "Pairs in both")):
+        assert title(chart_specs(run_page(PAGE, query={"part": part}))[0]).startswith(words)
 
 
 def test_clock_defaults():
     at = run_page(PAGE)
     clock = chart_specs(at)[0]
-    assert len(clock["frames"]) == 49
+    assert len(clock["frames"]) == 31  # positions 0, 1, ..., 30: one token per frame
     assert len(arr(clock["data"][3]["x"])) == 32  # d = 64 -> 32 hands
     assert clock["layout"]["updatemenus"][0]["buttons"][0]["args"][1]["frame"]["redraw"] is False
-    assert [s["label"] for s in clock["layout"]["sliders"][0]["steps"]][:3] == ["0", "1", "2"]
+    steps = clock["layout"]["sliders"][0]["steps"]
+    assert [s["label"] for s in steps][:11] == ["0"] + [""] * 9 + ["10"]  # a light slider: every 10th label
+    assert [s["args"][0][0] for s in steps] == [str(f) for f in range(31)]  # but a step for every frame
+    assert [t["name"] for t in clock["data"]][-1] == "status"  # no angle line by default: 32 labels, not 64
+    assert clock["frames"][5]["traces"] == [2, 3, 4]
+    assert len(str(clock)) < 150_000
+
+
+def test_clock_angle_labels_on_request():
+    at = run_page(PAGE, query={"angles": "1"})
+    assert_clean(at)
+    clock = chart_specs(at)[0]
+    angle_line = clock["data"][5]
+    assert angle_line["texttemplate"] == "m·θ=%{customdata:.3~g} rad"
+    theta = rope.inv_freq(64, 10000.0)
+    frame = clock["frames"][7]
+    assert frame["traces"] == [2, 3, 4, 5]
+    np.testing.assert_allclose(arr(frame["data"][3]["customdata"]), 7 * theta, rtol=1e-6)  # m = 7
 
 
 def test_relative_part_numbers_and_grid():
     at = run_page(PAGE, query={"part": "relative"})
-    grid_spec, vs_spec = chart_specs(at)
+    (grid_spec,) = chart_specs(at)
     grid = arr(grid_spec["data"][0]["z"])
     assert grid.shape == (256, 256)
     assert np.ptp(np.diagonal(grid, -3)) < 1e-3
-    assert "Left or right" in title(vs_spec)
     m = metrics(at)
     q, k = rope.sample_qk(64, 0)
     assert float(m["q_m·k_n"]) == pytest.approx(rope.score(q, k, 5, 2), rel=1e-5)
     assert m["q_m·k_n"] == m["q_(m+c)·k_(n+c)"]
     assert m["‖q‖"] == m["‖R_m q‖"]
+    assert len(checks(at)) == 1
+
+
+def test_left_right_part_numbers_and_curves():
+    at = run_page(PAGE, query={"part": "leftright"})
+    (vs_spec,) = chart_specs(at)
+    assert "Left or right" in title(vs_spec)
+    rope_at, mirror = arr(vs_spec["data"][0]["y"]), arr(vs_spec["data"][1]["y"])
+    np.testing.assert_allclose(mirror, rope_at[::-1], atol=1e-5)  # the mirror curve is the score at -Δ
+    assert np.abs(rope_at - mirror).max() > 0.1  # and RoPE's score tells the two sides apart
+    m = metrics(at)
+    q, k = rope.sample_qk(64, 0)
+    assert float(m["RoPE score at Δ = m − n"]) == pytest.approx(rope.score(q, k, 5, 2), rel=1e-5)
     assert m["RoPE score at Δ = m − n"] != m["RoPE score at −Δ"]
     assert m["sinusoidal PE·PE at Δ"] == m["sinusoidal PE·PE at −Δ"]
-    assert len(checks(at)) == 1
 
 
 def test_layouts_part_check_and_pairing():
@@ -95,13 +138,15 @@ def test_smallest_settings():
             assert len(arr(specs[0]["data"][3]["x"])) == 1
         if part == "tables":
             assert arr(specs[0]["data"][0]["z"]).shape == (1, 8)
+        if part == "cossin":
+            assert [arr(t["z"]).shape for t in specs[0]["data"]] == [(8, 2)] * 4
         if part == "relative":
             assert "half-split" in title(specs[0])
 
 
 def test_largest_settings_cap_say_so_and_stay_fast():
     query = dict(d="256", base="1e+07", n="8192", m_max="8192", frames="72", m="8192", kpos="8192", c="8192",
-                 max_delta="8192", pairs="stride4")
+                 max_delta="8192", pairs="stride4", angles="1")
     for part in PARTS:
         t0 = time.perf_counter()
         at = run_page(PAGE, query={**query, "part": part})
@@ -114,11 +159,15 @@ def test_largest_settings_cap_say_so_and_stay_fast():
         if part == "clock":
             assert "strobe" in info
             assert len(arr(specs[0]["data"][3]["x"])) == 32
+            assert len(specs[0]["frames"]) == 72 and specs[0]["frames"][0]["traces"] == [2, 3, 4, 5]  # live angles
+            assert len(json.dumps(specs[0])) < 1_000_000  # the bound for the animation at d = 256
         if part == "relative":
             assert "1 position in 32" in info
             assert arr(specs[0]["data"][0]["z"]).shape == (256, 256)
         if part == "tables":
-            assert "shown" in title(specs[0])
+            assert "(1 position in 7 shown)" in title(specs[0])
+        if part == "cossin":
+            assert "(first 64 of 8192 positions shown)" in title(specs[0])
         t0 = time.perf_counter()  # a warm rerun at the largest settings stays under 2 s
         at.run()
         assert time.perf_counter() - t0 < 2.0, part
@@ -142,7 +191,7 @@ def test_part_switch():
     assert b[0] == pytest.approx(16.5)  # B(0) = (d/2 + 1)/2 at d = 64
 
 
-@pytest.mark.parametrize("part,toggle,wrong_word", [("layouts", "mixed", "mixed"), ("pitfalls", "swap", "swapped"),
+@pytest.mark.parametrize("part,toggle,wrong_word", [("mixed", "mixed", "mixed"), ("pitfalls", "swap", "swapped"),
                                                      ("pitfalls", "freq", "claim")])
 def test_pitfall_toggles_show_wrong_and_right(part, toggle, wrong_word):
     at = run_page(PAGE, query={"part": part})

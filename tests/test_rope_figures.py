@@ -114,7 +114,7 @@ def test_clock_hands_follow_the_rotation():
     fig = build("rope_clock", dim=dim, base=base, m_max=m_max, n_frames=n, preset="ones")
     theta = rope.inv_freq(dim, base)
     cx = np.asarray(fig.data[1].x, dtype=np.float64)  # circle centres, from the label trace
-    cy = np.asarray(fig.data[1].y, dtype=np.float64) + 1.45
+    cy = np.asarray(fig.data[1].y, dtype=np.float64) + rf.LABEL_DY[0]
     tips_x, tips_y = np.asarray(fig.data[3].x), np.asarray(fig.data[3].y)  # frame 0: all hands at 45°
     np.testing.assert_allclose(tips_x - cx, math.cos(math.pi / 4), atol=1e-5)
     np.testing.assert_allclose(tips_y - cy, math.sin(math.pi / 4), atol=1e-5)
@@ -132,14 +132,38 @@ def test_clock_hands_follow_the_rotation():
 
 
 def test_clock_labels_show_the_angle_frame_by_frame():
-    fig = build("rope_clock", dim=8, base=100.0, m_max=30.0, n_frames=31)
-    assert list(fig.frames[0].traces) == [1, 2, 3, 4]
-    last = ft(fig, -1, 1).text
+    plain = build("rope_clock", dim=8, base=100.0, m_max=30.0, n_frames=31)  # by default: one label line
+    assert len(plain.data) == 5 and list(plain.frames[0].traces) == [2, 3, 4]
+    fig = build("rope_clock", dim=8, base=100.0, m_max=30.0, n_frames=31, show_angles=True)
     theta = rope.inv_freq(8, 100.0)
-    assert last[1] == f"i=1, λ={2 * math.pi / theta[1]:.3g}<br>m·θ={30 * theta[1]:.3g} rad"
-    assert fig.data[1].text[1].endswith("m·θ=0 rad")
-    big = build("rope_clock", dim=64, n_frames=rf.MAX_FRAMES, m_max=8192.0)  # 32 live labels, 72 frames
+    assert list(fig.frames[0].traces) == [2, 3, 4, 5]  # hands, tips, status, and the angle line of the labels
+    assert fig.data[1].text[1] == f"i=1, λ={2 * math.pi / theta[1]:.3g}"  # first line: pair and wavelength
+    angle_line = fig.data[5]  # second line: the angle, a template filled from each frame's customdata
+    assert angle_line.texttemplate == "m·θ=%{customdata:.3~g} rad"
+    assert arr(angle_line.customdata).tolist() == [0.0] * 4
+    np.testing.assert_allclose(arr(ft(fig, -1, 5).customdata), 30 * theta, rtol=1e-6)
+    np.testing.assert_allclose(arr(ft(fig, 10, 5).customdata), 10 * theta, rtol=1e-6)
+    assert ft(fig, 10, 5).to_plotly_json().keys() == {"type", "customdata"}  # a frame sends numbers, no text
+    np.testing.assert_allclose(arr(angle_line.y) + rf.LABEL_DY[1], arr(fig.data[1].y) + rf.LABEL_DY[0])
+    big = build("rope_clock", dim=64, n_frames=rf.MAX_FRAMES, m_max=8192.0, show_angles=True)  # 32 live labels
     assert _size(big) < 1_000_000
+    many = build("rope_clock", dim=66, show_angles=True)  # 33 pairs: static two-line labels, angle in the hover
+    assert list(many.frames[0].traces) == [2, 3, 4]
+    assert many.data[1].text[32] == "i=32" and many.data[5].text[32] == f"λ={rope.wavelengths(66, 1e4)[32]:.3g}"
+
+
+def test_clock_position_slider_is_light():
+    """The slider labels every 12th step and has no current-value box: the status line shows m."""
+    fig = build("rope_clock", dim=64, m_max=48.0, n_frames=49)
+    slider = fig.layout.sliders[0]
+    assert slider.currentvalue.visible is False
+    labels = [s.label for s in slider.steps]
+    assert [(i, x) for i, x in enumerate(labels) if x] == [(0, "0"), (12, "12"), (24, "24"), (36, "36"), (48, "48")]
+    assert [s.value for s in slider.steps] == [str(f) for f in range(49)]
+    assert ft(fig, 12, 4).text[0].startswith("m = 12:")  # the position the slider no longer prints
+    default = build("rope_clock")  # 31 frames, one token apart: every 10th step is labelled, the last one too
+    assert [s.label for s in default.layout.sliders[0].steps if s.label] == ["0", "10", "20", "30"]
+    assert len(default.frames) == 31 >= 30
 
 
 def test_clock_layout_and_subsets():
@@ -147,7 +171,7 @@ def test_clock_layout_and_subsets():
     for layout in ("interleaved", "half"):
         fig = build("rope_clock", dim=8, preset="random", seed=3, layout=layout)
         u, v = rope.pair_channels(8, layout)[2]
-        tip = np.array([fig.data[3].x[2] - fig.data[1].x[2], fig.data[3].y[2] - fig.data[1].y[2] - 1.45])
+        tip = np.array([fig.data[3].x[2] - fig.data[1].x[2], fig.data[3].y[2] - fig.data[1].y[2] - rf.LABEL_DY[0]])
         np.testing.assert_allclose(tip, np.array([q[u], q[v]]) / math.hypot(q[u], q[v]), atol=1e-6)
     assert len(build("rope_clock", dim=256, pairs="ends").data[3].x) == 16
     assert len(build("rope_clock", dim=256, pairs="stride4").data[3].x) == 32

@@ -26,7 +26,11 @@ MAX_HEATMAP_CELLS = 160_000
 MAX_GRID_POSITIONS = 256  # the (m, n) score heatmap shows at most this many positions per axis
 MAX_FRAMES = 72
 MAX_TABLE_ROWS = 64  # rope_cos_sin_tables shows the first positions only
-MAX_LIVE_LABELS = 32  # up to this many pairs, the clock's labels show each angle frame by frame
+MAX_LIVE_LABELS = 32  # up to this many pairs, the clock's labels can show each angle frame by frame
+LABEL_DY = (1.25, 1.62)  # the clock's two label lines sit this far below each circle's centre
+# The clock's position slider labels every 10th step when the last step is one of them, else every 12th
+# (plotly hides all but every 1st, 2nd, 3rd, ... label when they crowd: 12 suits most of those strides).
+SLIDER_LABEL_EVERY = (10, 12)
 PAIR_SETS = ("all", "ends", "stride4")
 LAYOUT_NAMES = {"interleaved": "interleaved (RoFormer, Meta)", "half": "half-split (GPT-NeoX, HF)",
                 "mixed": "mixed (seeds 001/002, buggy)"}
@@ -64,13 +68,15 @@ def _pair_subset(n_pairs: int, pairs: str) -> np.ndarray:
 # ---------------------------------------------------------------------------- 1. the clock hands
 
 @figure("rope_clock", animated=True)
-def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_frames: int = 49,
-               preset: str = "ones", seed: int = 0, layout: str = "interleaved", pairs: str = "all") -> go.Figure:
+def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 30.0, n_frames: int = 31,
+               preset: str = "ones", seed: int = 0, layout: str = "interleaved", pairs: str = "all",
+               show_angles: bool = False) -> go.Figure:
     """Each pair of a query as a clock hand turning by m·θ_i as the position m runs from 0 to m_max.
 
     Small multiples, one circle per pair (pair 0 top left, fastest). Hands are drawn at unit length
     (rotation keeps each pair's length). A hand turns orange once its pair has completed a full turn.
     Play/pause and the position slider run in the browser: no server round trip per frame.
+    ``show_angles`` (up to 32 pairs) adds each pair's angle m·θ_i under its clock, frame by frame.
     """
     n_frames = check_int("n_frames", n_frames, 30, MAX_FRAMES)
     m_max = check_float("m_max", m_max, 1.0, 1e6)
@@ -98,12 +104,22 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_f
     ring_x = np.concatenate([np.append(x0 + np.cos(circ), np.nan) for x0 in cx])
     ring_y = np.concatenate([np.append(y0 + np.sin(circ), np.nan) for y0 in cy])
     small = n_sel > 32
-    live = n_sel <= MAX_LIVE_LABELS  # few pairs: each label also shows the current angle, frame by frame
-
-    def labels(f: int) -> list[str]:
-        if not live:
-            return [f"i={i}<br>λ={lam[i]:.3g}" for i in sel]
-        return [f"i={i}, λ={lam[i]:.3g}<br>m·θ={a:.3g} rad" for i, a in zip(sel, ang[f])]
+    # Labels under each circle, one text trace per line: plotly lays a multi-line text out line by line, and
+    # every text element costs each redraw in the browser (in the app, 32 more labels add ~10 ms to a slider
+    # move). Few pairs: "i, λ" on one line and, if asked, the current angle on a second line, frame by
+    # frame: a text template filled in the browser from customdata, so a frame sends P numbers, not P
+    # strings. Many pairs: "i" and "λ" on two lines in a small font (the angle is in the hover).
+    live = bool(show_angles) and n_sel <= MAX_LIVE_LABELS
+    second_line = None
+    if n_sel <= MAX_LIVE_LABELS:
+        first_line = [f"i={i}, λ={lam[i]:.3g}" for i in sel]
+        if live:
+            second_line = dict(texttemplate="m·θ=%{customdata:.3~g} rad", customdata=_f32(ang[0]),
+                               name="angle m·θ_i at this position")
+    else:
+        first_line = [f"i={i}" for i in sel]
+        second_line = dict(text=[f"λ={lam[i]:.3g}" for i in sel], name="wavelength λ_i")
+    label_font = dict(size=8 if small else 11)
 
     hover = [f"pair {i} (channels {ch[j, 0]}, {ch[j, 1]})<br>θ_{i} = {theta[i]:.4g} rad/token"
              f"<br>λ_{i} = {lam[i]:.4g} tokens" for j, i in enumerate(sel)]
@@ -120,19 +136,18 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_f
     def frame_traces(f: int) -> list[dict]:
         hx, hy = hands(f)
         wrapped = np.abs(ang[f]) >= rope.TWO_PI
-        return [dict(type="scatter", text=labels(f))] * live + [
-                dict(type="scatter", x=_typed(hx), y=_typed(hy)),
+        return [dict(type="scatter", x=_typed(hx), y=_typed(hy)),
                 dict(type="scatter", x=_typed(cx + uv[f, :, 0]), y=_typed(cy + uv[f, :, 1]),
                      customdata=_typed(ang[f]), marker=dict(color=_typed(wrapped))),
-                dict(type="scatter", text=[status(f)])]
+                dict(type="scatter", text=[status(f)])] + [dict(type="scatter", customdata=_typed(ang[f]))] * live
 
     top = 1.4
     hx, hy = hands(0)
     data = [
         dict(type="scatter", x=_f32(ring_x), y=_f32(ring_y), mode="lines", line=dict(color="#9aa0b4", width=1),
              hoverinfo="skip", name="unit circle per pair"),
-        dict(type="scatter", x=_f32(cx), y=_f32(cy - 1.45), mode="text", text=labels(0), hoverinfo="skip",
-             textfont=dict(size=8 if small else 11), name="pair i and wavelength λ_i"),
+        dict(type="scatter", x=_f32(cx), y=_f32(cy - LABEL_DY[0]), mode="text", text=first_line, hoverinfo="skip",
+             textfont=label_font, name="pair i" + ", wavelength λ_i" * (n_sel <= MAX_LIVE_LABELS)),
         dict(type="scatter", x=hx, y=hy, mode="lines", line=dict(color=COLORS[0], width=2), hoverinfo="skip",
              name="hand (pair rotated by m·θ_i)"),
         dict(type="scatter", x=_f32(cx + uv[0, :, 0]), y=_f32(cy + uv[0, :, 1]), mode="markers",
@@ -144,13 +159,17 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_f
         dict(type="scatter", x=[-1.0], y=[top], mode="text", text=[status(0)], textposition="middle right",
              hoverinfo="skip", name="status"),
     ]
+    if second_line is not None:
+        data.append(dict(type="scatter", x=_f32(cx), y=_f32(cy - LABEL_DY[1]), mode="text", **second_line,
+                         hoverinfo="skip", textfont=label_font))
     # Frames are plain dicts with arrays already in plotly's typed-array form, built without plotly's
     # validation: with numpy arrays, validation and serialisation cost ~0.5 ms per array, about 0.3 s per
     # build and 60 ms per rerun for 300 arrays. The tests validate the frames instead.
-    traces = [1, 2, 3, 4] if live else [2, 3, 4]
+    traces = [2, 3, 4] + [5] * live
     frames = [dict(data=frame_traces(f), traces=traces, name=str(f)) for f in range(n_frames)]
     # about square cells at a 900 px wide chart, and at most 200 px per row when there are few pairs
     height = int(min(1100, max(360, 150 + min(880 * (3.0 * nrows + 0.6) / (2.6 * ncols), 200 * nrows))))
+    every = SLIDER_LABEL_EVERY[0] if (n_frames - 1) % SLIDER_LABEL_EVERY[0] == 0 else SLIDER_LABEL_EVERY[1]
     play = dict(frame=dict(duration=90, redraw=False), fromcurrent=True, transition=dict(duration=0))
     pause = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
     layout = dict(
@@ -163,13 +182,16 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 48.0, n_f
                           showactive=False, pad=dict(t=4, r=8),
                           buttons=[dict(label="▶ Play", method="animate", args=[None, play]),
                                    dict(label="❚❚ Pause", method="animate", args=[[None], pause])])],
+        # The status line above the clocks shows the position, so the slider has no "current value" box,
+        # and it labels every 10th or 12th step only: plotly draws and measures every label (and every
+        # current-value text) on each redraw, ~25 ms for 49 steps.
         sliders=[dict(active=0, x=0.18, len=0.82, y=-0.02, yanchor="top", pad=dict(t=4),
-                      currentvalue=dict(prefix="position m = "),
-                      steps=[dict(label=f"{pos[f]:.4g}", method="animate",
-                                  args=[[str(f)], pause]) for f in range(n_frames)])],
+                      currentvalue=dict(visible=False),
+                      steps=[dict(label=f"{pos[f]:.4g}" if f % every == 0 else "", value=str(f),
+                                  method="animate", args=[[str(f)], pause]) for f in range(n_frames)])],
         margin=dict(l=10, r=10, t=60, b=90),
     )
-    fig = go.Figure(data=data, layout=layout)  # validated: five traces and the layout are cheap
+    fig = go.Figure(data=data, layout=layout)  # validated: five or six traces and the layout are cheap
     fig.frames = [go.Frame(fr, _validate=False) for fr in frames]  # the bulk: skip per-attribute checks
     return fig
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
-from tests.browser.conftest import chart_traces, error_elements, move_slider, open_page
+from tests.browser.conftest import chart_count, chart_traces, error_elements, move_slider, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -22,11 +24,18 @@ def tips(page) -> list[float]:
     return chart_traces(page, 0)[3]["x"]
 
 
+def angle_labels(page) -> list[str]:
+    """The clock's rendered second label lines ("m·θ=... rad"), read from the SVG."""
+    return page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')[0].querySelectorAll("
+                         "'.textpoint text')].map(t => t.textContent).filter(t => t.startsWith('m·θ='))")
+
+
 def test_page_loads_and_play_animates_without_rerun(page, app_url):
-    open_page(page, app_url, "RoPE")
+    open_page(page, app_url, "RoPE", angles=1)  # with the angle under each clock
     assert error_elements(page) == []
     start = tips(page)
     assert len(start) == 32  # d = 64 -> 32 clock hands
+    assert angle_labels(page) == ["m·θ=0 rad"] * 32  # the label template is filled in the browser
     page.evaluate(WATCH_RERUNS)
     clock = page.locator(".js-plotly-plot").first
     clock.locator("g.updatemenu-button", has_text="Play").first.click(force=True)
@@ -36,6 +45,9 @@ def test_page_loads_and_play_animates_without_rerun(page, app_url):
     page.wait_for_timeout(600)
     mid = tips(page)
     assert mid != start
+    labels = angle_labels(page)
+    assert len(labels) == 32 and labels[0] != "m·θ=0 rad"  # the angles in the labels follow the animation
+    assert float(labels[0].split("=")[1].split()[0]) > float(labels[8].split("=")[1].split()[0]) > 0  # pair 0 fastest
     active = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0].layout.sliders[0].active")
     assert active > 0  # the position slider follows the animation
     state = page.evaluate("() => [window.__posvizRuns, document.querySelectorAll('.js-plotly-plot')[0]"
@@ -50,6 +62,7 @@ def test_page_loads_and_play_animates_without_rerun(page, app_url):
 
 def test_slider_move_redraws(page, app_url):
     open_page(page, app_url, "RoPE")
+    assert angle_labels(page) == []  # by default one label line per clock: i and λ
     before = chart_traces(page, 0)[2]["x"]
     move_slider(page, "head dim d", 2)  # 64 -> 68
     assert "d=68" in page.url
@@ -64,5 +77,10 @@ def test_shared_link_restores_view(page, app_url):
     z = chart_traces(page, 0)[0]["z"]
     assert (len(z), len(z[0])) == (8, 64)
     assert z[1][1] == pytest.approx(100 ** (-2 / 16), abs=1e-5)  # angle of pair 1 at m = 1
-    assert len(chart_traces(page, 1)) == 4  # cos/sin tables in both layouts
+    assert chart_count(page) == 1  # one chart per part
+    assert error_elements(page) == []
+    open_page(page, app_url, "RoPE", d=16, n=64, base=100, part="cossin")
+    tables = chart_traces(page, 0)
+    assert len(tables) == 4  # cos/sin tables in both layouts
+    assert tables[0]["z"][1][2] == pytest.approx(math.cos(100 ** (-2 / 16)), abs=1e-5)  # interleaved cos, pair 1
     assert error_elements(page) == []

@@ -8,16 +8,22 @@ import numpy as np
 import pytest
 
 from posviz import rope2d as r2
+from posviz.rope import inv_freq
 from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, warnings_text
 
 PAGE = "pages/3_2D_encodings.py"
 SLUG = "2d_encodings"
 SIDEBAR = ["H", "W", "D", "base", "combine", "part"]
-PART_PARAMS = {"grid": ["ch", "first", "spread"], "similarity": ["row", "col"], "mae": [],
-               "resize": ["nh", "nw", "recompute", "rch"],
+PART_PARAMS = {"grid": ["ch"], "multiples": ["first", "spread"], "similarity": ["row", "col"], "mae": [],
+               "resize": ["nh", "nw", "recompute", "rch"], "resize_error": ["nh", "nw", "recompute"],
                "rope": ["kind", "hd", "rbase", "content", "seed", "head", "ra", "ca", "rb", "cb", "by_offset"],
-               "flux": ["ntext", "fq", "fr", "fc"]}
-CHARTS = {"grid": 2, "similarity": 1, "mae": 1, "resize": 2, "rope": 1, "flux": 2}
+               "mixed": ["hd", "rbase", "seed"], "flux": ["ntext"], "flux_scores": ["ntext", "fq", "fr", "fc"]}
+# every part draws one chart, so a slider move redraws one chart; words of its title at defaults
+TITLES = {"grid": "MAE (column | row), ch 0", "multiples": "every 4th channel from 0 of 64", "similarity":
+          "Which patches look like patch (row 2, column 9)", "mae": "Which channels move", "resize":
+          "14×14 grid used at 20×20", "resize_error": "Bicubic 14×14 → 20×20", "rope": "axial RoPE (base 100)",
+          "mixed": "RoPE-Mixed at initialisation", "flux": "FLUX.1 RoPE angles", "flux_scores":
+          "FLUX.1 RoPE: query = patch (row 2, column 3)"}
 LARGEST = dict(spread="0", H="64", W="64", D="1024", base="1000000", ch="1023", first="1023", row="63", col="63",
                nh="64", nw="64", rch="1023", kind="mixed", hd="128", rbase="100000", content="random", seed="999",
                head="15", ra="63", ca="63", rb="63", cb="0", by_offset="1", ntext="64", fq="text", fr="63",
@@ -51,23 +57,58 @@ def test_defaults_open_the_patch_grid():
     assert_clean(at)
     assert not warnings_text(at)
     specs = chart_specs(at)
-    assert len(specs) == 2
+    assert len(specs) == 1
     img = z(by_title(specs, "MAE (column | row), ch 0")["data"][0])
     assert img.shape == (14, 14)
     np.testing.assert_allclose(img[5], np.sin(np.arange(14)), atol=1e-6)  # sin(column · 1) on every row
-    multiples = by_title(specs, "every 4th channel from 0 of 64")
-    assert len(multiples["data"]) == 1  # one mosaic heatmap
-    titles = [a["text"] for a in multiples["layout"]["annotations"]]
-    assert titles[0] == "ch 0: sin column" and titles[-1] == "ch 60: cos row"  # all four MAE blocks
     assert len(at.toggle) >= 3  # the pitfalls sit under every part
 
 
 @pytest.mark.parametrize("part", list(PART_PARAMS))
-def test_every_part_draws_its_charts(part):
+def test_every_part_draws_one_chart(part):
     at = run_page(PAGE, query={"part": part})
     assert_clean(at)
     assert not warnings_text(at)
-    assert len(chart_specs(at)) == CHARTS[part]
+    (spec,) = chart_specs(at)
+    assert TITLES[part] in spec["layout"]["title"]["text"]
+    drawn = set(at.session_state["_posviz_ctx"].params) - {*SIDEBAR, "present"}
+    assert drawn == set(PART_PARAMS[part])  # the part's own controls, and only those
+
+
+def test_part_choice_lists_every_part_and_old_links_open_the_first_half():
+    at = run_page(PAGE)
+    assert at.radio(key=f"{SLUG}.part").options == [
+        "1a · patch grid", "1b · small multiples", "2 · similar patches", "3 · MAE's halves",
+        "4a · resolution change", "4b · resize error", "5a · 2-D RoPE", "5b · RoPE-Mixed directions",
+        "6a · FLUX.1 angles", "6b · FLUX.1 scores"]
+    # parts split in two kept their key for the first half: links shared before the split open it
+    for part, words in (("grid", "ch 0"), ("resize", "grid used at"), ("flux", "FLUX.1 RoPE angles")):
+        assert words in chart_specs(run_page(PAGE, query={"part": part}))[0]["layout"]["title"]["text"]
+
+
+def test_small_multiples_part():
+    at = run_page(PAGE, query={"part": "multiples"})
+    assert_clean(at)
+    (multiples,) = chart_specs(at)
+    assert len(multiples["data"]) == 1  # one mosaic heatmap
+    titles = [a["text"] for a in multiples["layout"]["annotations"]]
+    assert titles[0] == "ch 0: sin column" and titles[-1] == "ch 60: cos row"  # all four MAE blocks
+    tile = z(multiples["data"][0])[5:19, 0:14]  # first tile (channel 0) under its label gutter
+    np.testing.assert_allclose(tile, np.sin(np.arange(14))[None, :].repeat(14, 0), atol=1e-6)
+
+
+def test_paired_parts_share_their_controls():
+    """4a and 4b draw the same H' x W' controls: a value set in one part is kept in the other."""
+    at = run_page(PAGE, query={"part": "resize"})
+    at.slider(key=f"{SLUG}.nh").set_value(30).run()
+    at.radio(key=f"{SLUG}.part").set_value("resize_error").run()
+    assert_clean(at)
+    assert at.slider(key=f"{SLUG}.nh").value == 30
+    assert "14×14 → 30×20" in chart_specs(at)[0]["layout"]["title"]["text"]
+    at.radio(key=f"{SLUG}.part").set_value("rope").run()
+    at.slider(key=f"{SLUG}.hd").set_value(32).run()
+    at.radio(key=f"{SLUG}.part").set_value("mixed").run()
+    assert len(arr(chart_specs(at)[0]["data"][0]["x"])) == 16  # head dim 32: 16 pairs per head
 
 
 def test_similarity_part_shows_the_collision_with_numbers():
@@ -107,14 +148,17 @@ def test_largest_settings(part):
     assert_clean(at)
     assert not warnings_text(at)
     specs = chart_specs(at)
-    assert len(specs) == CHARTS[part] + (part == "rope")  # + RoPE-Mixed directions
+    assert len(specs) == 1
     if part == "grid":
         assert z(by_title(specs, "add (row + column), ch 1023")["data"][0]).shape == (64, 64)
     if part == "flux":
         assert z(by_title(specs, "FLUX.1 RoPE angles")["data"][0]).shape == (64 + 3 * 64, 64)
+    if part == "flux_scores":
         assert z(by_title(specs, "query = text token 0")["data"][1]).shape == (64, 64)
         bars = arr(by_title(specs, "query = text token 0")["data"][0]["y"])
         assert len(bars) == 64 and np.ptp(bars) < 1e-6  # every text token scores the same
+    if part == "mixed":
+        assert len(by_title(specs, "RoPE-Mixed at initialisation")["data"]) == 4  # four heads of 64 pairs
 
 
 @pytest.mark.parametrize("part", list(PART_PARAMS))
@@ -161,7 +205,21 @@ def test_mixed_rope_and_offsets():
     assert arr(heat[0]["x"])[0] == -3 and arr(heat[1]["x"])[0] == -10  # offsets from queries (3,3) and (9,10)
     a, b = z(heat[0]), z(heat[1])
     assert a[3 + 1, 3 + 2] == pytest.approx(b[9 + 1, 10 + 2], abs=1e-5)  # same (dx, dy) = (2, 1)
-    assert any("perpendicular" in c.value for c in at.caption)
+    assert any("drawn in part 5b" in m.value for m in at.markdown)  # the directions have their own part
+
+
+def test_mixed_directions_part():
+    at = run_page(PAGE, query=dict(part="mixed", rbase="10", seed="3"))
+    assert_clean(at)
+    (dirs,) = chart_specs(at)
+    assert len(dirs["data"]) == 4 and any("perpendicular" in c.value for c in at.caption)
+    for head in dirs["data"]:  # each head: two perpendicular directions through the origin
+        angle = np.mod(np.arctan2(arr(head["y"]), arr(head["x"])), np.pi)
+        first, second = angle[:16], angle[16:]  # dim 64: 32 pairs, half along φ, half along φ + 90°
+        assert np.ptp(first) < 1e-5 and np.ptp(second) < 1e-5
+        assert abs(abs(first[0] - second[0]) - np.pi / 2) < 1e-5
+    np.testing.assert_allclose(np.hypot(arr(dirs["data"][0]["x"]), arr(dirs["data"][0]["y"]))[:16],
+                               inv_freq(32, 10.0), rtol=1e-5)  # magnitudes 10^(-4k/64)
 
 
 def test_pitfall_toggles_show_wrong_and_right():
@@ -193,7 +251,7 @@ def test_garbage_in_every_parameter_warns_and_falls_back(part, bad):
         if name in ("by_offset", "spread") and bad.strip().lower() in ("1", "0"):
             continue
         assert f"`{name}`" in warn, (name, bad)
-    assert len(chart_specs(at)) == CHARTS[part]  # the defaults are drawn
+    assert TITLES[part] in chart_specs(at)[0]["layout"]["title"]["text"]  # the defaults are drawn
     assert "<script>" not in " ".join(m.value for m in at.markdown)
 
 
@@ -202,4 +260,4 @@ def test_garbage_part_falls_back_to_the_grid(bad):
     at = run_page(PAGE, query={"part": bad})
     assert_clean(at)
     assert "`part`" in warnings_text(at)
-    assert len(chart_specs(at)) == CHARTS["grid"]
+    assert len(chart_specs(at)) == 1 and TITLES["grid"] in chart_specs(at)[0]["layout"]["title"]["text"]

@@ -87,8 +87,12 @@ def test_clock_frames_controls_and_payload():
     assert len(fig.frames) == rf.MAX_FRAMES >= 30
     assert _size(fig) < 1_000_000
     steps = fig.layout.sliders[0].steps
-    assert len(steps) == rf.MAX_FRAMES
-    assert [s.args[0][0] for s in steps] == [f.name for f in fig.frames]
+    # 72 frames: the slider stops at every 2nd frame and the last (a light slider), Play shows every frame
+    assert [s.args[0][0] for s in steps] == [str(f) for f in range(0, rf.MAX_FRAMES, 2)] + [str(rf.MAX_FRAMES - 1)]
+    assert len(steps) <= rf.MAX_SLIDER_STEPS
+    assert {s.args[0][0] for s in steps} <= {f.name for f in fig.frames}
+    small = build("rope_clock", n_frames=rf.MAX_SLIDER_STEPS, m_max=36.0)  # up to 37 frames: a stop per frame
+    assert [s.args[0][0] for s in small.layout.sliders[0].steps] == [f.name for f in small.frames]
     play, pause = fig.layout.updatemenus[0].buttons
     assert play.method == "animate" and play.args[1]["frame"]["redraw"] is False
     assert list(pause.args[0]) == [None]
@@ -157,9 +161,9 @@ def test_clock_position_slider_is_light():
     fig = build("rope_clock", dim=64, m_max=48.0, n_frames=49)
     slider = fig.layout.sliders[0]
     assert slider.currentvalue.visible is False
-    labels = [s.label for s in slider.steps]
-    assert [(i, x) for i, x in enumerate(labels) if x] == [(0, "0"), (12, "12"), (24, "24"), (36, "36"), (48, "48")]
-    assert [s.value for s in slider.steps] == [str(f) for f in range(49)]
+    labels = {s.value: s.label for s in slider.steps}
+    assert list(labels) == [str(f) for f in range(0, 49, 2)]  # 49 frames: a stop at every 2nd frame
+    assert {v: x for v, x in labels.items() if x} == {"0": "0", "12": "12", "24": "24", "36": "36", "48": "48"}
     assert ft(fig, 12, 4).text[0].startswith("m = 12:")  # the position the slider no longer prints
     default = build("rope_clock")  # 31 frames, one token apart: every 10th step is labelled, the last one too
     assert [s.label for s in default.layout.sliders[0].steps if s.label] == ["0", "10", "20", "30"]

@@ -25,6 +25,7 @@ __all__ = ["rope_clock", "rope_angle_heatmap", "rope_cos_sin_tables", "rope_scor
 MAX_HEATMAP_CELLS = 160_000
 MAX_GRID_POSITIONS = 256  # the (m, n) score heatmap shows at most this many positions per axis
 MAX_FRAMES = 72
+MAX_SLIDER_STEPS = 37  # more frames than that: the position slider steps through every k-th frame, Play shows all
 MAX_TABLE_ROWS = 64  # rope_cos_sin_tables shows the first positions only
 MAX_LIVE_LABELS = 32  # up to this many pairs, the clock's labels can show each angle frame by frame
 LABEL_DY = (1.25, 1.62)  # the clock's two label lines sit this far below each circle's centre
@@ -170,6 +171,10 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 30.0, n_f
     # about square cells at a 900 px wide chart, and at most 200 px per row when there are few pairs
     height = int(min(1100, max(360, 150 + min(880 * (3.0 * nrows + 0.6) / (2.6 * ncols), 200 * nrows))))
     every = SLIDER_LABEL_EVERY[0] if (n_frames - 1) % SLIDER_LABEL_EVERY[0] == 0 else SLIDER_LABEL_EVERY[1]
+    # plotly draws a tick and a label group per slider step on every redraw: above MAX_SLIDER_STEPS frames
+    # the slider stops at every 2nd (or 3rd) frame and the last; Play still shows every frame
+    stride = math.ceil((n_frames - 1) / (MAX_SLIDER_STEPS - 1))
+    stops = sorted(set(range(0, n_frames, stride)) | {n_frames - 1})
     play = dict(frame=dict(duration=90, redraw=False), fromcurrent=True, transition=dict(duration=0))
     pause = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
     layout = dict(
@@ -188,7 +193,7 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 30.0, n_f
         sliders=[dict(active=0, x=0.18, len=0.82, y=-0.02, yanchor="top", pad=dict(t=4),
                       currentvalue=dict(visible=False),
                       steps=[dict(label=f"{pos[f]:.4g}" if f % every == 0 else "", value=str(f),
-                                  method="animate", args=[[str(f)], pause]) for f in range(n_frames)])],
+                                  method="animate", args=[[str(f)], pause]) for f in stops])],
         margin=dict(l=10, r=10, t=60, b=90),
     )
     fig = go.Figure(data=data, layout=layout)  # validated: five or six traces and the layout are cheap

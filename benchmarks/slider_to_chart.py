@@ -9,6 +9,7 @@ controls at their largest values first.
 
     python benchmarks/slider_to_chart.py                 # every page, 9 moves each
     python benchmarks/slider_to_chart.py --moves 15 --pages Sinusoidal RoPE --largest
+    python benchmarks/slider_to_chart.py --pages Gaussian_kernel_RoPE --set T=512   # an issue's setting
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def main() -> None:
     ap.add_argument("--moves", type=int, default=9, help="slider moves per page (>= 7)")
     ap.add_argument("--pages", nargs="*", help="page names (URL paths), default: every page in pages/")
     ap.add_argument("--largest", action="store_true", help="start every page at its largest settings")
+    ap.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE",
+                    help="URL values to open the pages with (after --largest), e.g. T=512 d=256")
     args = ap.parse_args()
     files = sorted((ROOT / "pages").glob("*.py"))
     names = {f.stem.split("_", 1)[1]: f for f in files}
@@ -59,9 +62,12 @@ def main() -> None:
             wait_idle(ref_page)
             for name in chosen:
                 query = largest_query(str(names[name].relative_to(ROOT))) if args.largest else {}
+                query.update(item.split("=", 1) for item in args.set)
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
                 page.goto(f"{app_url}/{name}" + ("?" + urllib.parse.urlencode(query) if query else ""))
                 wait_idle(page)
+                if page.locator("[data-testid=stAlert]").count():  # a --set value the page rejected
+                    print(f"{name}: warning on the page: {page.locator('[data-testid=stAlert]').first.inner_text()}")
                 ours, theirs = [], []
                 try:
                     measure(page, ref_page, args, ours, theirs)
@@ -78,7 +84,7 @@ def main() -> None:
     finally:
         app.terminate()
         ref.terminate()
-    label = "largest settings" if args.largest else "defaults"
+    label = ("largest settings" if args.largest else "defaults") + (f", {' '.join(args.set)}" if args.set else "")
     print(f"\nslider-to-chart, median of {args.moves} moves, {label} (interleaved with the reference page)")
     print(f"{'page':28s} {'page ms':>8s} {'ref ms':>8s} {'ratio':>6s}")
     for name, a, b in rows:

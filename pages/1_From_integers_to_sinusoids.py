@@ -355,15 +355,10 @@ def lesson() -> None:
         ui.Int("j", "bit j for the close-ups", default=2, lo=0, hi=intro.MAX_BITS - 1,
                help="The bit that parts 4b and 5 follow up close."),
     )
-    part = ui.controls(
-        ui.Choice("part", "lesson part", default="blind", widget="radio", options={
-            "blind": "1. Blind to word order", "shuffle": "1b. Shuffle the words", "integers": "2. Integers",
-            "normalised": "3. p / N", "binary": "4. Binary", "jumps": "4b. Binary jumps",
-            "sinusoids": "5. Sinusoids", "properties": "6. The five properties"}),
-        where="main", columns=1,
-    )["part"]
-    st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
-               "apply to all parts.")
+    part = ui.choose_part({
+        "blind": "1. Blind to word order", "shuffle": "1b. Shuffle the words", "integers": "2. Integers",
+        "normalised": "3. p / N", "binary": "4. Binary", "jumps": "4b. Binary jumps",
+        "sinusoids": "5. Sinusoids", "properties": "6. The five properties"}, default="blind")
     PARTS[part](p)
 
 

@@ -144,14 +144,9 @@ def lesson() -> None:
                   options={"interleaved": "interleaved (paper)", "concat": "concatenated (TF, MAE)"}),
     )
     table = dict(n_positions=p.n, d_model=p.d, base=p.base)
-    part = ui.controls(
-        ui.Choice("part", "lesson part", default="table", widget="radio", options={
-            "table": "1. The table", "waves": "2. One dimension", "similarity": "3. Similarity",
-            "shift": "4. Shift = rotation", "pitfalls": "5. Pitfalls"}),
-        where="main", columns=1,
-    )["part"]
-    st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
-               "apply to all parts.")
+    part = ui.choose_part({
+        "table": "1. The table", "waves": "2. One dimension", "similarity": "3. Similarity",
+        "shift": "4. Shift = rotation", "pitfalls": "5. Pitfalls"}, default="table")
     PARTS[part](p, table)
 
 

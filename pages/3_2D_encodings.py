@@ -373,11 +373,8 @@ def lesson() -> None:
         ui.Choice("combine", "combine the two axes", default="mae", options=MODES, widget="radio"),
     )
     grid = dict(height=p.H, width=p.W, d_model=p.D, base=p.base)
-    part = ui.controls(ui.Choice("part", "lesson part", default="grid", widget="radio",
-                                 options={key: label for key, (label, _) in PARTS.items()},
-                                 help="One part at a time, so every redraw stays quick. The pitfalls are at the "
-                                      "bottom of every part."),
-                       where="main", columns=1).part
+    part = ui.choose_part({key: label for key, (label, _) in PARTS.items()}, default="grid",
+                          help="The pitfalls are at the bottom of every part.")
     PARTS[part][1](p, grid)
     pitfalls(p, grid)
 

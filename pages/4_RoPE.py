@@ -309,13 +309,7 @@ def lesson() -> None:
         ui.Int("kpos", "key position n", default=2, lo=0, hi=8192, widget="number"),
         ui.Int("c", "shift c (both positions)", default=4, lo=0, hi=8192, widget="number"),
     )
-    part = ui.controls(
-        ui.Choice("part", "lesson part", default="clock", widget="radio",
-                  options={key: label for key, (label, _) in PARTS.items()}),
-        where="main", columns=1,
-    )["part"]
-    st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
-               "apply to all parts.")
+    part = ui.choose_part({key: label for key, (label, _) in PARTS.items()}, default="clock")
     PARTS[part][1](p)
 
 

@@ -327,16 +327,11 @@ def lesson() -> None:
         high = p.low_freq_factor + 1.0
         st.warning("Llama 3 needs high_freq_factor > low_freq_factor (equal values divide by zero): it is drawn "
                    "with high_freq_factor = low_freq_factor + 1.", icon="⚠️")
-    part = ui.controls(
-        ui.Choice("part", "lesson part", default="pairs", widget="radio", options={
-            "pairs": "1. Wavelengths", "ratio": "2. Per-pair scale", "unseen": "3. Unseen angles",
-            "yarn": "4. YaRN ramp", "temperature": "5. Temperature", "entropy": "6. Entropy vs length",
-            "dynamic": "7. Dynamic NTK", "scores": "8. Scores past L", "models": "9. Real models' configs",
-            "pitfalls": "Pitfalls"}),
-        where="main", columns=1,
-    )["part"]
-    st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
-               "apply to all parts.")
+    part = ui.choose_part({
+        "pairs": "1. Wavelengths", "ratio": "2. Per-pair scale", "unseen": "3. Unseen angles",
+        "yarn": "4. YaRN ramp", "temperature": "5. Temperature", "entropy": "6. Entropy vs length",
+        "dynamic": "7. Dynamic NTK", "scores": "8. Scores past L", "models": "9. Real models' configs",
+        "pitfalls": "Pitfalls"}, default="pairs")
     PARTS[part](Setting(p, L=int(p.L), high=high))
 
 

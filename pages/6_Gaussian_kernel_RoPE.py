@@ -214,14 +214,9 @@ def lesson() -> None:
         ui.Int("seed", "random seed of q, k", default=0, lo=0, hi=9999, widget="number",
                help="q and k are i.i.d. standard normal token vectors drawn with this seed."),
     )
-    part = ui.controls(
-        ui.Choice("part", "lesson part", default="kernel", widget="radio", options={
-            "kernel": "1. The kernel", "modes": "2. Three ways to apply it", "envelope": "3. Effect on attention",
-            "shift": "3b. The shift check", "pitfalls": "4. Pitfalls"}),
-        where="main", columns=1,
-    )["part"]
-    st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
-               "apply to all parts.")
+    part = ui.choose_part({
+        "kernel": "1. The kernel", "modes": "2. Three ways to apply it", "envelope": "3. Effect on attention",
+        "shift": "3b. The shift check", "pitfalls": "4. Pitfalls"}, default="kernel")
     alpha1, alpha2 = p.alpha1, p.alpha2
     if alpha1 == 0 and alpha2 == 0:
         st.warning("α1 and α2 are both 0, so K would be 0 everywhere (and log K undefined). Using the defaults "

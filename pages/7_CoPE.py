@@ -74,11 +74,7 @@ def lesson() -> None:
     PARTS_SHOWN = {"count": "1 · which tokens count", "positions": "2 · positions, every query",
                    "query": "2 · positions, one query", "interp": "3 · interpolation", "table": "3 · embedding table",
                    "attention": "4 · attention", "pitfalls": "pitfalls", "all": "everything on one page"}
-    part_shown = ui.controls(
-        ui.Choice("part", "lesson part", default="count", options=PARTS_SHOWN, widget="radio",
-                  help="One part at a time keeps every slider fast; “everything” shows the whole lesson."),
-        where="main", columns=1,
-    ).part
+    part_shown = ui.choose_part(PARTS_SHOWN, default="count", help="“everything” shows the whole lesson.")
 
     def part_count() -> None:
         st.header("1. Gates decide which tokens count")

@@ -14,12 +14,12 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from posviz.ui.callouts import check, escape_md, numbers, pitfall, say
-from posviz.ui.page import PageContext, Values, context, controls, lesson, setup_page, share_query
+from posviz.ui.page import PageContext, Values, choose_part, context, controls, lesson, setup_page, share_query
 from posviz.ui.panel import code_snippet, draw_export_settings, figure_panel
 from posviz.ui.params import Bool, Choice, Float, Int, LogFloat, Multi, Param, Text
 
 __all__ = [
     "Bool", "Choice", "Float", "Int", "LogFloat", "Multi", "PageContext", "Param", "Text", "Values",
-    "check", "code_snippet", "context", "controls", "draw_export_settings", "escape_md", "figure_panel", "lesson",
-    "numbers", "pitfall", "say", "setup_page", "share_query",
+    "check", "choose_part", "code_snippet", "context", "controls", "draw_export_settings", "escape_md",
+    "figure_panel", "lesson", "numbers", "pitfall", "say", "setup_page", "share_query",
 ]

@@ -18,7 +18,7 @@ from typing import Any
 
 import streamlit as st
 
-from posviz.ui.params import Bool, Param, parse_or_default
+from posviz.ui.params import Bool, Choice, Param, parse_or_default
 
 _CTX = "_posviz_ctx"
 _PRESENT_KEY = "_global.present"
@@ -175,6 +175,16 @@ def controls(*params: Param, where: Any = "sidebar", columns: int = 3) -> Values
     return values
 
 
+def choose_part(options: dict[str, str], default: str, *, help: str | None = None) -> str:
+    """The URL-bound "lesson part" radio in the main area, with the note on why parts are drawn one at a
+    time; returns the chosen part's key. One part at a time keeps every slider move to one chart."""
+    part = controls(Choice("part", "lesson part", default=default, options=options, widget="radio", help=help),
+                    where="main", columns=1)["part"]
+    st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
+               "apply to all parts.")
+    return part
+
+
 def _bind(param: Param, key: str) -> Any:
     """The control's value; on a session's first run it comes from the URL (a bad value falls back to the
     default, with a warning naming the parameter)."""
@@ -211,10 +221,28 @@ def share_query(ctx: PageContext | None = None) -> str:
     return urllib.parse.urlencode(pairs)
 
 
+def _page_address() -> str:
+    """This page's address without the query string.
+
+    ``st.context.url`` trims whichever page name the browser's address ends with before appending the
+    current page's: on ".../Gaussian_kernel_RoPE" it trims "RoPE" and returns
+    ".../Gaussian_kernel_/Gaussian_kernel_RoPE". Its last path segment is still the current page, so the
+    address is rebuilt from the host, the server's base path and that segment.
+    """
+    url = (st.context.url or "").split("?")[0]
+    parts = urllib.parse.urlsplit(url)
+    if not parts.netloc:
+        return url
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    path = parts.path.strip("/")
+    page = path.rsplit("/", 1)[-1] if path and path != base else ""
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + "/".join(filter(None, (base, page))), "", ""))
+
+
 def _draw_share_link(ctx: PageContext) -> None:
     if ctx.share_slot is None:
         return
-    base = (st.context.url or "").split("?")[0]
+    base = _page_address()
     query = share_query(ctx)
     link = f"{base}?{query}" if query else base or "(this page's address)"
     with ctx.share_slot:

@@ -46,3 +46,10 @@ def test_shared_link_and_both_zero_alphas(page, app_url):
     page.get_by_text("1. The kernel", exact=True).click()
     wait_idle(page)
     assert chart_traces(page, 0)[2]["y"][0] == pytest.approx(1.0)  # fell back to 0.7 + 0.3
+
+
+def test_share_box_holds_this_pages_address(page, app_url):
+    # st.context.url trims a page name the address ends with ("RoPE"): the share box must not inherit that
+    open_page(page, app_url, PAGE, alpha1="0.75")
+    link = page.locator("[data-testid=stSidebar] [data-testid=stCode]").first.inner_text().strip()
+    assert link == f"{app_url}/{PAGE}?alpha1=0.75"

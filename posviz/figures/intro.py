@@ -89,6 +89,8 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
                           yanchor="bottom", yref="paper") for t, x in zip(titles, (0.24, 0.76), strict=True)],
         shapes=_outline_rows(pair, d_model, "x", "y") + _outline_rows(pair, d_model, "x2", "y2"),
         title=dict(text=f"Self-attention outputs softmax(QKᵀ/√d)·V, d = {d_model}, seed {seed}"),
+        # room for the longest token label and the axis title left of it (margins are fixed, no automargin)
+        margin=dict(l=48 + 9 * max(map(len, labels), default=4)),
         height=max(320, 120 + 26 * len(labels)))
     data = [dict(_output_heatmap(plain, labels, zmax, "no positions", False), xaxis="x", yaxis="y"),
             dict(_output_heatmap(with_pe, labels, zmax, "with sinusoidal PE", True), xaxis="x2", yaxis="y2")]

@@ -61,8 +61,11 @@ def part_clock(p: ui.Values) -> None:
                help="At least 30, at most 72 frames keep the animation under 1 MB at d = 256."),
         ui.Choice("preset", "query q", default="ones",
                   options={"ones": "all ones (every hand starts at 45°)", "random": "random (seeded)"}),
-        ui.Choice("pairs", "pairs drawn", default="all",
-                  options={"all": "all d/2 pairs", "ends": "fastest 8 and slowest 8", "stride4": "every 4th pair"}),
+        ui.Choice("pairs", "pairs drawn", default="spread",
+                  options={"spread": "16 pairs, fastest to slowest", "all": "all d/2 pairs",
+                           "ends": "fastest 8 and slowest 8", "stride4": "every 4th pair"}, widget="select",
+                  help="Up to d = 32 every choice draws all pairs. 16 clocks stay readable and quick to redraw; "
+                       "all d/2 clocks show every step from one pair to the next."),
         ui.Bool("angles", "angle m·θ_i under each clock", default=False,
                 help="Up to 32 pairs: a second line under each clock shows its angle, frame by frame. Off, the "
                      "angle is in the hover of each tip, and every redraw is quicker (32 labels fewer)."),

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from posviz import rope
+from posviz.figures import rope as rf
 from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, warnings_text
 
 PAGE = "pages/4_RoPE.py"
@@ -66,12 +67,14 @@ def test_clock_defaults():
     at = run_page(PAGE)
     clock = chart_specs(at)[0]
     assert len(clock["frames"]) == 31  # positions 0, 1, ..., 30: one token per frame
-    assert len(arr(clock["data"][3]["x"])) == 32  # d = 64 -> 32 hands
+    # d = 64 -> 32 pairs, of which 16 are drawn by default, pair 0 (fastest) to pair 31 (slowest)
+    assert clock["data"][1]["text"][0].startswith("i=0,") and clock["data"][1]["text"][-1].startswith("i=31,")
+    assert len(arr(clock["data"][3]["x"])) == 16
     assert clock["layout"]["updatemenus"][0]["buttons"][0]["args"][1]["frame"]["redraw"] is False
     steps = clock["layout"]["sliders"][0]["steps"]
     assert [s["label"] for s in steps][:11] == ["0"] + [""] * 9 + ["10"]  # a light slider: every 10th label
     assert [s["args"][0][0] for s in steps] == [str(f) for f in range(31)]  # but a step for every frame
-    assert [t["name"] for t in clock["data"]][-1] == "status"  # no angle line by default: 32 labels, not 64
+    assert [t["name"] for t in clock["data"]][-1] == "status"  # no angle line by default: 16 labels, not 32
     assert clock["frames"][5]["traces"] == [2, 3, 4]
     assert len(str(clock)) < 150_000
 
@@ -82,7 +85,7 @@ def test_clock_angle_labels_on_request():
     clock = chart_specs(at)[0]
     angle_line = clock["data"][5]
     assert angle_line["texttemplate"] == "m·θ=%{customdata:.3~g} rad"
-    theta = rope.inv_freq(64, 10000.0)
+    theta = rope.inv_freq(64, 10000.0)[rf._pair_subset(32, "spread")]  # the 16 pairs drawn
     frame = clock["frames"][7]
     assert frame["traces"] == [2, 3, 4, 5]
     np.testing.assert_allclose(arr(frame["data"][3]["customdata"]), 7 * theta, rtol=1e-6)  # m = 7
@@ -178,7 +181,10 @@ def test_slider_change_redraws():
     at.slider(key="rope.d").set_value(128).run()
     assert_clean(at)
     specs = chart_specs(at)
-    assert len(arr(specs[0]["data"][3]["x"])) == 64
+    assert len(arr(specs[0]["data"][3]["x"])) == 16  # 16 of the 64 pairs
+    assert specs[0]["data"][1]["text"][-1].startswith("i=63,")  # down to the slowest pair of d = 128
+    at.selectbox(key="rope.pairs").set_value("all").run()
+    assert len(arr(chart_specs(at)[0]["data"][3]["x"])) == 64
 
 
 def test_part_switch():
@@ -233,7 +239,7 @@ def test_garbage_in_every_query_parameter(garbage):
         assert f"`{name}`" in text, (name, text)
     assert "default" in text
     specs = chart_specs(at)
-    assert len(specs) == 1 and len(arr(specs[0]["data"][3]["x"])) == 32  # clock part, d = 64
+    assert len(specs) == 1 and specs[0]["data"][1]["text"][-1].startswith("i=31,")  # clock part, d = 64
     rendered = " ".join(md.value for md in at.markdown)
     assert "<script>" not in rendered
 

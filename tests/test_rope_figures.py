@@ -83,7 +83,7 @@ def test_builds_at_smallest_and_dark_theme(name):
 # ---------------------------------------------------------------------------- the clock
 
 def test_clock_frames_controls_and_payload():
-    fig = build("rope_clock", dim=256, n_frames=rf.MAX_FRAMES, m_max=8192.0)
+    fig = build("rope_clock", dim=256, n_frames=rf.MAX_FRAMES, m_max=8192.0, pairs="all")
     assert len(fig.frames) == rf.MAX_FRAMES >= 30
     assert _size(fig) < 1_000_000
     steps = fig.layout.sliders[0].steps
@@ -149,9 +149,11 @@ def test_clock_labels_show_the_angle_frame_by_frame():
     np.testing.assert_allclose(arr(ft(fig, 10, 5).customdata), 10 * theta, rtol=1e-6)
     assert ft(fig, 10, 5).to_plotly_json().keys() == {"type", "customdata"}  # a frame sends numbers, no text
     np.testing.assert_allclose(arr(angle_line.y) + rf.LABEL_DY[1], arr(fig.data[1].y) + rf.LABEL_DY[0])
-    big = build("rope_clock", dim=64, n_frames=rf.MAX_FRAMES, m_max=8192.0, show_angles=True)  # 32 live labels
+    # 32 live labels
+    big = build("rope_clock", dim=64, n_frames=rf.MAX_FRAMES, m_max=8192.0, show_angles=True, pairs="all")
     assert _size(big) < 1_000_000
-    many = build("rope_clock", dim=66, show_angles=True)  # 33 pairs: static two-line labels, angle in the hover
+    # 33 pairs: static two-line labels, the angle in the hover
+    many = build("rope_clock", dim=66, show_angles=True, pairs="all")
     assert list(many.frames[0].traces) == [2, 3, 4]
     assert many.data[1].text[32] == "i=32" and many.data[5].text[32] == f"λ={rope.wavelengths(66, 1e4)[32]:.3g}"
 
@@ -178,6 +180,13 @@ def test_clock_layout_and_subsets():
         tip = np.array([fig.data[3].x[2] - fig.data[1].x[2], fig.data[3].y[2] - fig.data[1].y[2] - rf.LABEL_DY[0]])
         np.testing.assert_allclose(tip, np.array([q[u], q[v]]) / math.hypot(q[u], q[v]), atol=1e-6)
     assert len(build("rope_clock", dim=256, pairs="ends").data[3].x) == 16
+    # the default: 16 pairs from the fastest to the slowest, every pair up to d = 32
+    spread = rf._pair_subset(128, "spread")
+    assert spread.size == rf.SPREAD_PAIRS and spread[0] == 0 and spread[-1] == 127
+    assert np.all(np.diff(spread) >= 8) and np.all(np.diff(spread) <= 9)  # evenly spaced
+    assert len(build("rope_clock", dim=256).data[3].x) == 16
+    assert len(build("rope_clock", dim=32).data[3].x) == 16
+    assert len(build("rope_clock", dim=20).data[3].x) == 10
     assert len(build("rope_clock", dim=256, pairs="stride4").data[3].x) == 32
 
 

@@ -32,7 +32,8 @@ LABEL_DY = (1.25, 1.62)  # the clock's two label lines sit this far below each c
 # The clock's position slider labels every 10th step when the last step is one of them, else every 12th
 # (plotly hides all but every 1st, 2nd, 3rd, ... label when they crowd: 12 suits most of those strides).
 SLIDER_LABEL_EVERY = (10, 12)
-PAIR_SETS = ("all", "ends", "stride4")
+PAIR_SETS = ("spread", "all", "ends", "stride4")
+SPREAD_PAIRS = 16  # the clock's default subset: this many pairs from the fastest to the slowest
 LAYOUT_NAMES = {"interleaved": "interleaved (RoFormer, Meta)", "half": "half-split (GPT-NeoX, HF)",
                 "mixed": "mixed (seeds 001/002, buggy)"}
 _WRAP_SCALE = [[0.0, COLORS[0]], [0.5, COLORS[0]], [0.5, COLORS[3]], [1.0, COLORS[3]]]
@@ -59,6 +60,10 @@ def _every(stride: int, what: str = "position") -> str:
 
 
 def _pair_subset(n_pairs: int, pairs: str) -> np.ndarray:
+    """The pairs the clock draws: "spread" picks SPREAD_PAIRS evenly from pair 0 to the last one (their
+    wavelengths evenly spaced on a log scale), "ends" the fastest and slowest 8, "stride4" every 4th."""
+    if pairs == "spread" and n_pairs > SPREAD_PAIRS:
+        return np.unique(np.round(np.linspace(0, n_pairs - 1, SPREAD_PAIRS)).astype(int))
     if pairs == "ends" and n_pairs > 16:
         return np.concatenate([np.arange(8), np.arange(n_pairs - 8, n_pairs)])
     if pairs == "stride4" and n_pairs > 4:
@@ -70,11 +75,12 @@ def _pair_subset(n_pairs: int, pairs: str) -> np.ndarray:
 
 @figure("rope_clock", animated=True)
 def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 30.0, n_frames: int = 31,
-               preset: str = "ones", seed: int = 0, layout: str = "interleaved", pairs: str = "all",
+               preset: str = "ones", seed: int = 0, layout: str = "interleaved", pairs: str = "spread",
                show_angles: bool = False) -> go.Figure:
     """Each pair of a query as a clock hand turning by m·θ_i as the position m runs from 0 to m_max.
 
-    Small multiples, one circle per pair (pair 0 top left, fastest). Hands are drawn at unit length
+    Small multiples, one circle per pair (pair 0 top left, fastest); by default 16 pairs spread from the
+    fastest to the slowest (every pair up to d = 32), ``pairs="all"`` draws all d/2. Hands are drawn at unit length
     (rotation keeps each pair's length). A hand turns orange once its pair has completed a full turn.
     Play/pause and the position slider run in the browser: no server round trip per frame.
     ``show_angles`` (up to 32 pairs) adds each pair's angle m·θ_i under its clock, frame by frame.

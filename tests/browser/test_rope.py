@@ -31,7 +31,7 @@ def angle_labels(page) -> list[str]:
 
 
 def test_page_loads_and_play_animates_without_rerun(page, app_url):
-    open_page(page, app_url, "RoPE", angles=1)  # with the angle under each clock
+    open_page(page, app_url, "RoPE", angles=1, pairs="all")  # every pair, with its angle under its clock
     assert error_elements(page) == []
     start = tips(page)
     assert len(start) == 32  # d = 64 -> 32 clock hands
@@ -64,11 +64,15 @@ def test_slider_move_redraws(page, app_url):
     open_page(page, app_url, "RoPE")
     assert angle_labels(page) == []  # by default one label line per clock: i and λ
     before = chart_traces(page, 0)[2]["x"]
+    labels_js = "() => document.querySelectorAll('.js-plotly-plot')[0]._fullData[1].text"
+    labels = page.evaluate(labels_js)
     move_slider(page, "head dim d", 2)  # 64 -> 68
     assert "d=68" in page.url
-    assert len(tips(page)) == 34
     after = chart_traces(page, 0)[2]["x"]
-    assert len(after) == 3 * 34 != len(before)
+    assert len(tips(page)) == len(before) // 3 == 16  # by default 16 pairs, fastest to slowest
+    assert len(after) == len(before) and page.evaluate(labels_js) != labels  # other pairs, same places
+    title = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0]._fullLayout.title.text")
+    assert "^(-2i/68)" in title and "(16 of 34 pairs shown)" in title
     assert error_elements(page) == []
 
 

@@ -90,3 +90,29 @@ def test_heap_is_frozen_once_per_set_of_imported_modules():
         assert freeze_long_lived_heap() is True
     finally:
         del sys.modules["_posviz_test_new_module"]
+
+
+def test_heap_is_frozen_again_after_a_lesson_imports_a_module():
+    """A lesson that imports a module on its first run (CoPE imports torch when it first computes) must not
+    leave it to every later gc.collect(2): slider moves rerun only the fragment, never setup_page."""
+    import sys
+
+    from streamlit.testing.v1 import AppTest
+
+    from posviz.ui.page import freeze_long_lived_heap
+
+    script = """
+import sys, types
+from posviz import ui
+ui.setup_page("Freeze test")
+def lesson():
+    sys.modules.setdefault("_posviz_lazy_module", types.ModuleType("_posviz_lazy_module"))
+ui.lesson(lesson)
+"""
+    freeze_long_lived_heap()
+    try:
+        at = AppTest.from_string(script).run(timeout=30)
+        assert not at.exception and "_posviz_lazy_module" in sys.modules
+        assert freeze_long_lived_heap() is False  # frozen at the end of the lesson that imported it
+    finally:
+        sys.modules.pop("_posviz_lazy_module", None)

@@ -129,6 +129,9 @@ def _lesson_fragment(body: Callable[[], None]) -> None:
             st.divider()
         ctx.share_slot = st.container()
         _draw_share_link(ctx)
+    # A lesson may import a module on its first run (CoPE imports torch when it first computes): freeze
+    # again, or every later slider move, a fragment rerun that never reaches setup_page, walks it in gc.
+    freeze_long_lived_heap()
 
 
 def _draw_tools(ctx: PageContext) -> None:

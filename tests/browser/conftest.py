@@ -43,12 +43,17 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(script: str = "app.py", port: int | None = None) -> tuple[subprocess.Popen, str]:
-    """Start ``streamlit run script`` on loopback and wait until it answers; return (process, url)."""
+def start_server(script: str = "app.py", port: int | None = None,
+                 options: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """Start ``streamlit run script`` on loopback and wait until it answers; return (process, url).
+
+    ``options`` are Streamlit config options given on the command line (they override .streamlit/config.toml).
+    """
     port = port or _free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
            "--server.headless", "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none", "--global.developmentMode", "false"]
+    cmd += [arg for name, value in (options or {}).items() for arg in (f"--{name}", value)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

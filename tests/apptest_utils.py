@@ -7,8 +7,10 @@ finished ``AppTest``.
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -33,6 +35,25 @@ def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     errors = [e.value for e in at.get("error")]
     assert not errors, errors
+
+
+def number_items(at: AppTest) -> list[tuple[str, str]]:
+    """Every (label, value) shown by ``ui.numbers`` (markdown tables of labels over bold values), in order."""
+    def plain(cell: str) -> str:
+        return html.unescape(re.sub(r"\\(.)", r"\1", cell.strip().removeprefix("**").removesuffix("**")))
+
+    items = []
+    for md in at.markdown:
+        lines = md.value.split("\n")
+        if len(lines) == 3 and lines[0].startswith("| ") and lines[1].startswith("|:--|"):
+            labels, values = (re.split(r"(?<!\\)\|", line.strip()[1:-1]) for line in (lines[0], lines[2]))
+            items += [(plain(k), plain(v)) for k, v in zip(labels, values, strict=True)]
+    return items
+
+
+def numbers(at: AppTest) -> dict[str, str]:
+    """The numbers shown by ``ui.numbers`` on the page, by label (the last one wins on a repeated label)."""
+    return dict(number_items(at))
 
 
 def chart_specs(at: AppTest) -> list[dict]:

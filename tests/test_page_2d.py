@@ -9,7 +9,7 @@ import pytest
 
 from posviz import rope2d as r2
 from posviz.rope import inv_freq
-from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, warnings_text
+from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, numbers, run_page, warnings_text
 
 PAGE = "pages/3_2D_encodings.py"
 SLUG = "2d_encodings"
@@ -119,7 +119,7 @@ def test_similarity_part_shows_the_collision_with_numbers():
     assert len(heat) == 3
     np.testing.assert_allclose(z(heat[1]), r2.patch_similarity(14, 14, 64, 10000.0, "add", 2, 9), atol=1e-6)
     assert z(heat[1])[9, 2] == pytest.approx(1.0, abs=1e-6)  # the transposed patch collides
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = numbers(at)
     assert metrics["|PE(2,9) − PE(9,2)|, add"] == "0.0000"
     assert float(metrics["|PE(2,9) − PE(9,2)|, mae"]) > 0.5
     assert "transposed patches collide** holds" in " ".join(m.value for m in at.markdown)
@@ -128,7 +128,7 @@ def test_similarity_part_shows_the_collision_with_numbers():
 def test_mae_part_numbers():
     at = run_page(PAGE, query={"part": "mae"})
     assert_clean(at)
-    metrics = {m.label: float(m.value) for m in at.metric}
+    metrics = {k: float(v) for k, v in numbers(at).items()}
     assert metrics["emb_h (1st half), down a column"] == 0.0
     assert metrics["emb_h (1st half), along a row"] > 0.05
     assert metrics["emb_w (2nd half), along a row"] == 0.0

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from posviz import presets
-from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, warnings_text
+from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, numbers, run_page, warnings_text
 from tests.test_cope_figures import arr
 
 PAGE = "pages/5_Context_extension.py"
@@ -42,7 +42,7 @@ def test_defaults_every_part(part):
     for spec in specs:
         assert spec["data"], part
         assert spec["layout"]["title"]["text"].startswith(TITLES[part])
-    labels = [m.label for m in at.metric]
+    labels = list(numbers(at))
     if part in CURVES:
         assert labels == ["L' = s·L", "pairs with λ > L", "NTK base b'", "YaRN low, high", "YaRN cos/sin × A",
                           "logits × A²"]
@@ -68,7 +68,7 @@ def test_sidebar_settings_apply_to_every_curve_part(part):
     assert_clean(at)
     spec = chart_specs(at)[0]
     assert SIDEBAR_REACHES[part](spec), spec["layout"]["title"]["text"]
-    assert {m.label: m.value for m in at.metric}["L' = s·L"] == "65,536"
+    assert numbers(at)["L' = s·L"] == "65,536"
 
 
 def test_default_wavelength_chart_data():
@@ -77,7 +77,7 @@ def test_default_wavelength_chart_data():
     wl = chart_specs(at)[0]
     names = [t["name"] for t in wl["data"] if t.get("showlegend", True) is not False]
     assert names == ["RoPE (no scaling)", "PI / linear", "NTK-aware (static)", "YaRN", "Llama 3"]
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = numbers(at)
     assert metrics["L' = s·L"] == "32,768" and metrics["YaRN low, high"] == "20, 46"
 
 
@@ -94,7 +94,7 @@ def test_extreme_sizes_reach_the_chart():
     at = run_page(PAGE, {**EXTREME_HI, "part": "pairs"})
     wl = chart_specs(at)[0]
     assert wl["layout"]["title"]["text"].startswith("Per-pair wavelengths, d = 256, b = 1e+07, s = 128")
-    assert {m.label: m.value for m in at.metric}["L' = s·L"] == "16,777,216"
+    assert numbers(at)["L' = s·L"] == "16,777,216"
     assert "Llama 3 needs" not in warnings_text(at)
 
 
@@ -223,5 +223,5 @@ def test_paste_that_reads_but_cannot_compute_is_caught():
 def test_deepseek_preset_shows_its_softmax_multiplier():
     at = run_page(PAGE, {"part": "models", "preset": "DeepSeek-V2"})
     assert_clean(at)
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = numbers(at)
     assert metrics["cos/sin × A"] == "1.0000" and metrics["softmax scale × (DeepSeek)"] == "1.5896"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from posviz import cope
-from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, warnings_text
+from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, number_items, numbers, run_page, warnings_text
 from tests.test_cope_figures import arr
 
 PAGE = "pages/7_CoPE.py"
@@ -62,7 +62,7 @@ def test_each_part_of_the_lesson(part):
 def test_interpolation_numbers_match_the_math():
     at = run_page(PAGE, {"part": "interp", "rule": "constant", "scale": "0", "i": "2", "j": "0"})
     assert_clean(at)
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = numbers(at)
     assert metrics["p_ij"] == "1.500" and metrics["w"] == "0.500"
     assert metrics["⌊p⌋"] == "1" and metrics["⌈p⌉"] == "2"
     L = cope.cope_lesson(rule="constant", scale=0.0)
@@ -72,7 +72,7 @@ def test_interpolation_numbers_match_the_math():
 def test_attention_numbers_show_the_effect():
     at = run_page(PAGE, {"part": "attention"})
     assert_clean(at)
-    values = [float(m.value) for m in at.metric]
+    values = [float(v) for _, v in number_items(at)]
     assert len(values) == 2 and values[1] > values[0] + 0.2
 
 
@@ -86,7 +86,7 @@ def test_defaults():
     assert tokens["data"][0]["text"][:3] == ["CoPE", "count", "##s"]
     L = cope.cope_lesson()
     assert [float(v) for v in tokens["data"][1]["text"]] == pytest.approx(L.positions[-1], abs=0.05)
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = numbers(at)
     assert metrics["tokens T"] == str(L.T) and metrics["npos_max P"] == str(L.T + 1)
     assert not at.info  # no cap, no empty-text notice
 

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from posviz import gaussian as gk
-from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, warnings_text
+from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, numbers, run_page, warnings_text
 from tests.test_gaussian_figures import values
 
 PAGE = "pages/6_Gaussian_kernel_RoPE.py"
@@ -33,7 +33,7 @@ def titles(at: AppTest) -> list[str]:
 
 
 def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    return numbers(at)
 
 
 def checks(at: AppTest) -> list[str]:

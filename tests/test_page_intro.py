@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from posviz import intro
-from tests.apptest_utils import GARBAGE, ROOT, assert_clean, chart_specs, run_page, warnings_text
+from tests.apptest_utils import GARBAGE, ROOT, assert_clean, chart_specs, numbers, run_page, warnings_text
 
 PAGE = "pages/1_From_integers_to_sinusoids.py"
 SLUG = "from_integers_to_sinusoids"
@@ -91,11 +91,11 @@ def test_every_part_draws_one_chart_and_its_checks():
         if part == "shuffle":
             assert " ".join(intro.attention_demo(shuffle=1).tokens) in [t.value for t in at.text]
         if part == "integers":
-            metrics = {m.label: m.value for m in at.metric}
+            metrics = numbers(at)
             assert metrics["position added at the last slot"] == "63"
             assert float(metrics["‖position‖ / ‖embedding‖ at the last slot"]) > 50
         if part == "sinusoids":
-            metrics = {m.label: m.value for m in at.metric}
+            metrics = numbers(at)
             assert float(metrics["binary bits"]) > 0.2 and float(metrics["Vaswani sinusoids, d = 16"]) < 1e-9
         if part == "properties":
             assert len(at.table) == 1 and any("parts 2 to 4" in c.value for c in at.caption)
@@ -139,7 +139,7 @@ def test_an_old_link_keeps_the_values_of_later_parts():
     at.radio(key=f"{SLUG}.part").set_value("integers").run()
     assert_clean(at)
     assert at.slider(key=f"{SLUG}.L").value == 200
-    assert {m.label: m.value for m in at.metric}["position added at the last slot"] == "199"
+    assert numbers(at)["position added at the last slot"] == "199"
     at.radio(key=f"{SLUG}.part").set_value("normalised").run()
     assert_clean(at)
     assert _by_label(at)["Property 1 for p/N: position 3 has the same code when N = 20 and N = 100"].startswith("❌")

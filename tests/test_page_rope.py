@@ -11,7 +11,7 @@ import pytest
 
 from posviz import rope
 from posviz.figures import rope as rf
-from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, run_page, warnings_text
+from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, number_items, numbers, run_page, warnings_text
 
 PAGE = "pages/4_RoPE.py"
 GLOBAL = ["d", "base", "n", "layout", "seed", "m", "kpos", "c", "part"]
@@ -35,7 +35,7 @@ def title(spec: dict) -> str:
 
 
 def metrics(at) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    return numbers(at)
 
 
 def checks(at) -> list[str]:
@@ -211,9 +211,9 @@ def test_pitfall_toggles_show_wrong_and_right(part, toggle, wrong_word):
     if toggle == "mixed":
         wrong = next(s for s in specs if "mixed" in title(s))
         assert np.ptp(np.diagonal(arr(wrong["data"][0]["z"]), -3)) > 0.1
-        m = [x.value for x in at.metric if x.label.startswith("‖R_m q‖/")]
+        m = [v for k, v in number_items(at) if k.startswith("‖R_m q‖/")]
         assert len(m) == 2 and m[0] != m[1]
-        drift = [float(x.value) for x in at.metric if x.label.startswith("largest |‖R_m q‖/‖q‖ − 1|, m < 256")]
+        drift = [float(v) for k, v in number_items(at) if k.startswith("largest |‖R_m q‖/‖q‖ − 1|, m < 256")]
         assert len(drift) == 2 and drift[0] > 1e-3 and drift[1] < 1e-12  # wrong side drifts, right side not
     if toggle == "swap":
         swapped = next(arr(s["data"][0]["z"]) for s in specs if "swapped" in title(s))

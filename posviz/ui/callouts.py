@@ -56,8 +56,14 @@ def check(label: str, ok: bool, detail: str = "") -> None:
 
 
 def numbers(values: Mapping[str, float | int | str], fmt: str = "{:.6g}") -> None:
-    """A compact row of labelled numbers."""
-    cols = st.columns(max(len(values), 1))
-    for col, (label, value) in zip(cols, values.items(), strict=False):
-        shown = fmt.format(value) if isinstance(value, (int, float)) else str(value)
-        col.metric(label, shown)
+    """A compact row of labelled numbers: one markdown table, labels over bold values.
+
+    One element instead of a metric per number (each ``st.metric`` in its own column cost the browser
+    ~5 ms on every slider move: a row of six was a sixth of a Context extension redraw).
+    """
+    if not values:
+        return
+    shown = [fmt.format(v) if isinstance(v, (int, float)) else str(v) for v in values.values()]
+    st.markdown("| " + " | ".join(escape_md(label) for label in values) + " |\n"
+                + "|" + ":--|" * len(values) + "\n"
+                + "| " + " | ".join(f"**{escape_md(v)}**" for v in shown) + " |")

@@ -62,7 +62,7 @@ def part_clock(p: ui.Values) -> None:
         ui.Choice("preset", "query q", default="ones",
                   options={"ones": "all ones (every hand starts at 45°)", "random": "random (seeded)"}),
         ui.Choice("pairs", "pairs drawn", default="spread",
-                  options={"spread": "16 pairs, fastest to slowest", "all": "all d/2 pairs",
+                  options={"spread": "16, fast to slow", "all": "all d/2 pairs",
                            "ends": "fastest 8 and slowest 8", "stride4": "every 4th pair"}, widget="select",
                   help="Up to d = 32 every choice draws all pairs. 16 clocks stay readable and quick to redraw; "
                        "all d/2 clocks show every step from one pair to the next."),
@@ -82,8 +82,10 @@ def part_clock(p: ui.Values) -> None:
         key="clock",
         caption="Press Play, or drag the position slider under the chart: it runs in your browser. Pair 0 (top "
                 "left) turns one radian per token and completes a turn every 2π ≈ 6.3 tokens; each following pair "
-                "is slower by the same factor, and the last pairs hardly move in a whole document. A tip turns "
-                "orange once its pair has completed a full turn. Hover a tip for its angle and wavelength.",
+                "is slower by the same factor, and the last pairs hardly move in a whole document. By default 16 "
+                "pairs are drawn, spread evenly from the fastest to the slowest (their labels give i); choose "
+                "“all d/2 pairs” to see every step. A tip turns orange once its pair has completed a full turn. "
+                "Hover a tip for its angle and wavelength.",
         latex=r"\theta_i = b^{-2i/d},\qquad (u, v) \mapsto (u\cos m\theta_i - v\sin m\theta_i,\;"
               r" u\sin m\theta_i + v\cos m\theta_i)",
         code=[rope.rotate, rope.inv_freq, rope.pair_channels],

@@ -32,9 +32,6 @@ def titles(at: AppTest) -> list[str]:
     return [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
 
 
-def metrics(at: AppTest) -> dict[str, str]:
-    return numbers(at)
-
 
 def checks(at: AppTest) -> list[str]:
     return [md.value for md in at.markdown if md.value.startswith(("✅", "❌"))]
@@ -69,7 +66,7 @@ def test_every_part_draws_one_chart_and_its_checks():
         if part == "modes":
             assert [t["name"] for t in chart_specs(at)[0]["data"]] == ["plain RoPE", "(a) K(m)·K(n)"]
         if part == "shift":
-            nums = metrics(at)
+            nums = numbers(at)
             assert float(nums["K(m)K(n) at (3, 0)"]) == pytest.approx(0.8813, abs=1e-4)
             assert float(nums["K(m)K(n) at (40, 37)"]) == pytest.approx(0.0022, abs=1e-4)
             assert float(nums["K(m−n) = K(3) at both"]) == pytest.approx(0.8813, abs=1e-4)
@@ -154,7 +151,7 @@ def test_garbage_in_every_query_parameter(bad):
         assert "<script>" not in text
         assert len(chart_specs(at)) == (part != "pitfalls")
         if part == "shift":
-            assert float(metrics(at)["K(m)K(n) at (40, 37)"]) == pytest.approx(0.0022, abs=1e-4)
+            assert float(numbers(at)["K(m)K(n) at (40, 37)"]) == pytest.approx(0.0022, abs=1e-4)
     at = run_page(PAGE, query={"part": bad, "T": "64"})  # a garbage part: the kernel, with the rest of the link
     assert_clean(at)
     assert "`part` had an invalid value" in warnings_text(at) and "using the default (kernel)" in warnings_text(at)
@@ -173,7 +170,7 @@ def test_both_alphas_zero_warns_and_falls_back(query):
     np.testing.assert_allclose(values(kernel["y"]), gk.gaussian_kernel(r), rtol=1e-5, atol=1e-7)
     at = run_part("shift", query)  # every part uses the fallback kernel
     assert "α1 and α2 are both 0" in warnings_text(at)
-    assert float(metrics(at)["K(m)K(n) at (3, 0)"]) == pytest.approx(0.8813, abs=1e-4)
+    assert float(numbers(at)["K(m)K(n) at (3, 0)"]) == pytest.approx(0.8813, abs=1e-4)
 
 
 def test_sigma_order_note_and_url_roundtrip():
@@ -251,4 +248,4 @@ def test_an_old_link_keeps_the_values_of_later_parts():
     assert chart_specs(at)[0]["data"][1]["name"] == "(c) +log K(|m−n|)"
     at.radio(key=f"{SLUG}.part").set_value("shift").run()
     assert_clean(at)
-    assert "K(m)K(n) at (15, 9)" in metrics(at)
+    assert "K(m)K(n) at (15, 9)" in numbers(at)

@@ -34,9 +34,6 @@ def title(spec: dict) -> str:
     return str(spec["layout"]["title"]["text"])
 
 
-def metrics(at) -> dict[str, str]:
-    return numbers(at)
-
 
 def checks(at) -> list[str]:
     return [md.value for md in at.markdown if md.value.startswith(("✅", "❌"))]
@@ -97,7 +94,7 @@ def test_relative_part_numbers_and_grid():
     grid = arr(grid_spec["data"][0]["z"])
     assert grid.shape == (256, 256)
     assert np.ptp(np.diagonal(grid, -3)) < 1e-3
-    m = metrics(at)
+    m = numbers(at)
     q, k = rope.sample_qk(64, 0)
     assert float(m["q_m·k_n"]) == pytest.approx(rope.score(q, k, 5, 2), rel=1e-5)
     assert m["q_m·k_n"] == m["q_(m+c)·k_(n+c)"]
@@ -112,7 +109,7 @@ def test_left_right_part_numbers_and_curves():
     rope_at, mirror = arr(vs_spec["data"][0]["y"]), arr(vs_spec["data"][1]["y"])
     np.testing.assert_allclose(mirror, rope_at[::-1], atol=1e-5)  # the mirror curve is the score at -Δ
     assert np.abs(rope_at - mirror).max() > 0.1  # and RoPE's score tells the two sides apart
-    m = metrics(at)
+    m = numbers(at)
     q, k = rope.sample_qk(64, 0)
     assert float(m["RoPE score at Δ = m − n"]) == pytest.approx(rope.score(q, k, 5, 2), rel=1e-5)
     assert m["RoPE score at Δ = m − n"] != m["RoPE score at −Δ"]
@@ -226,7 +223,7 @@ def test_float32_pitfall_numbers():
     at = run_page(PAGE, query=dict(d="128", part="pitfalls"))
     at.toggle(key="rope.pitfall.f32").set_value(True).run()
     assert_clean(at)
-    m = metrics(at)
+    m = numbers(at)
     assert float(m["m = 10⁵"]) > 1e-3 > float(m["error at m = 10³"])
 
 

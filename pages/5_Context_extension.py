@@ -58,12 +58,18 @@ def key_numbers(s: Setting) -> None:
 
 def part_wavelengths(s: Setting) -> None:
     key_numbers(s)
+    curve = ui.controls(ui.Choice("curve", "plot", default="wavelength", widget="radio",
+                                  options={"wavelength": "wavelength λ'_i (tokens)",
+                                           "frequency": "frequency θ'_i (rad/token)"}),
+                        where="main", columns=1)["curve"]
     st.header("Wavelengths: who finishes a turn inside L?")
     ui.figure_panel(
-        "scaling_wavelengths", s.every, key="wavelengths",
+        "scaling_wavelengths", s.every | {"curve": curve}, key="wavelengths",
         caption="Read the shaded region first: those slow pairs have wavelengths longer than L, so in training "
                 "they never completed a turn. PI moves every curve up by s; NTK leaves pair 0 alone and lifts the "
-                "slowest pair by s; YaRN and Llama 3 leave the fast pairs alone and move only the slow ones.",
+                "slowest pair by s; YaRN and Llama 3 leave the fast pairs alone and move only the slow ones. "
+                "Frequency is the same story upside down (θ' = 2π/λ'): a pair below the 2π/L line is one that "
+                "never finished a turn.",
         latex=r"\lambda'_i = \frac{2\pi}{\theta'_i},\qquad \theta_i = b^{-2i/d}",
         code=[sc.scaled_inv_freq, sc.linear_inv_freq, sc.ntk_inv_freq],
     )

@@ -121,7 +121,7 @@ def test_garbage_in_every_query_parameter(junk):
 
 
 def test_garbage_list_from_utils_on_part_specific_controls():
-    for name, part in (("ramp", "yarn"), ("qk", "scores"), ("preset", "models")):
+    for name, part in (("curve", "pairs"), ("ramp", "yarn"), ("qk", "scores"), ("preset", "models")):
         for junk in GARBAGE:
             at = run_page(PAGE, {"part": part, name: junk})
             assert_clean(at)
@@ -225,3 +225,16 @@ def test_deepseek_preset_shows_its_softmax_multiplier():
     assert_clean(at)
     metrics = numbers(at)
     assert metrics["cos/sin × A"] == "1.0000" and metrics["softmax scale × (DeepSeek)"] == "1.5896"
+
+
+def test_wavelength_part_switches_to_frequencies():
+    at = run_page(PAGE, {"curve": "frequency", "d": "64"})
+    assert_clean(at)
+    (spec,) = chart_specs(at)
+    assert spec["layout"]["title"]["text"].startswith("Per-pair frequencies, d = 64")
+    rope = next(t for t in spec["data"] if t["name"] == "RoPE (no scaling)")
+    assert arr(rope["y"])[0] == pytest.approx(1.0)  # θ_0 = b^0 = 1 rad/token
+    at.radio(key=f"{KEY}.curve").set_value("wavelength").run()
+    (spec,) = chart_specs(at)
+    assert spec["layout"]["title"]["text"].startswith("Per-pair wavelengths, d = 64")
+    assert "curve" not in at.query_params  # the default is left out of the shared link

@@ -83,13 +83,20 @@ def test_per_pair_markers_only_while_few_pairs(name):
 def test_wavelengths_data():
     fig = build("scaling_wavelengths", methods="default,linear,ntk", dim=64, base=1e4, factor=8, original_len=2048)
     lam0 = 2 * np.pi / inv_freq(64, 1e4)
-    wl = {t.name: _arr(t.y) for t in fig.data if t.yaxis in (None, "y")}
+    assert len(fig.data) == 3 and {t.yaxis for t in fig.data} <= {None, "y"}  # one panel, a curve per method
+    wl = {t.name: _arr(t.y) for t in fig.data}
     np.testing.assert_allclose(wl["RoPE (no scaling)"], lam0, rtol=1e-6)
     np.testing.assert_allclose(wl["PI / linear"], 8 * lam0, rtol=1e-6)
     ntk = wl["NTK-aware (static)"]
     assert ntk[0] == pytest.approx(lam0[0], rel=1e-6) and ntk[-1] == pytest.approx(8 * lam0[-1], rel=1e-6)
-    freq = [t for t in fig.data if t.yaxis == "y2"]
-    assert len(freq) == 3 and np.allclose(_arr(freq[0].y), inv_freq(64, 1e4), rtol=1e-6)
+    freq = build("scaling_wavelengths", methods="default,linear,ntk", dim=64, base=1e4, factor=8, original_len=2048,
+                 curve="frequency")
+    assert len(freq.data) == 3 and freq.layout.title.text.startswith("Per-pair frequencies")
+    np.testing.assert_allclose(_arr(freq.data[0].y), inv_freq(64, 1e4), rtol=1e-6)
+    np.testing.assert_allclose(_arr(freq.data[1].y) * _arr(wl["PI / linear"]), 2 * np.pi, rtol=1e-6)  # θ' = 2π/λ'
+    # the frequency view marks 2π/L and 2π/L' where the wavelength view marks L and L'
+    assert sorted(s.y0 for s in freq.layout.shapes if s.type == "line") == pytest.approx(
+        [2 * np.pi / 16384, 2 * np.pi / 2048])
     # L and L' lines and the shaded region of pairs with wavelength > L
     ys = sorted(s.y0 for s in fig.layout.shapes if s.type == "line")
     assert 2048 in ys and 16384 in ys
@@ -223,6 +230,7 @@ def test_pitfall_numbers():
 @pytest.mark.parametrize("name,bad,word", [
     ("scaling_wavelengths", dict(methods="warp"), "methods"),
     ("scaling_wavelengths", dict(dim=7), "dim"),
+    ("scaling_wavelengths", dict(curve="period"), "curve"),
     ("scaling_ratio", dict(factor=0.5), "factor"),
     ("scaling_yarn_ramp", dict(ramp="sideways"), "ramp"),
     ("scaling_dynamic", dict(n_frames=1000), "n_frames"),

@@ -62,6 +62,9 @@ def _per_pair_mode(dim: int) -> str:
     return "lines+markers" if dim // 2 <= 32 else "lines"
 
 
+WAVELENGTH_CURVES = ("wavelength", "frequency")
+
+
 def _label(m: str) -> str:
     return sc.METHODS[m].label if m in sc.METHODS else m
 
@@ -180,31 +183,36 @@ def _shade_long_wavelengths(marks: _Marks, lam: np.ndarray, L: int, axes: tuple[
 def scaling_wavelengths(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float = 10000.0,
                         factor: float = 8.0, original_len: int = 4096, beta_fast: float = 32.0,
                         beta_slow: float = 1.0, low_freq_factor: float = 1.0, high_freq_factor: float = 4.0,
-                        mscale: float = 0.0, mscale_all_dim: float = 0.0, truncate: bool = True) -> go.Figure:
-    """Wavelength 2π/θ'_i and frequency θ'_i against pair i for each method, with L and L' and the
-    pairs whose wavelength exceeds L shaded."""
+                        mscale: float = 0.0, mscale_all_dim: float = 0.0, truncate: bool = True,
+                        curve: str = "wavelength") -> go.Figure:
+    """Wavelength λ'_i = 2π/θ'_i (``curve="wavelength"``) or frequency θ'_i (``"frequency"``) against pair i
+    for each method, with L and L' (or 2π/L and 2π/L') marked and the pairs whose wavelength exceeds L
+    shaded. One panel: the two curves are reciprocals, and a second panel doubled the browser's redraw."""
+    if curve not in WAVELENGTH_CURVES:
+        raise ValueError(f"curve must be one of {', '.join(WAVELENGTH_CURVES)}, got {curve!r}")
     dim, base, factor, L, Lp = _common(dim, base, factor, original_len)
     res = _compute(methods, dim, base, factor, L, beta_fast, beta_slow, low_freq_factor, high_freq_factor,
                    mscale, mscale_all_dim, truncate)
     i = np.arange(dim // 2)
     lam0 = 2 * np.pi / inv_freq(dim, base)
-    f = _Fig(2, 1, ("wavelength λ'_i = 2π/θ'_i (tokens)", "frequency θ'_i (rad/token)"), shared_x=True,
-             vspace=0.1)
+    wave = curve == "wavelength"
+    unit = "tokens" if wave else "rad/token"
+    f = _Fig()
     for m, (theta, _) in res.items():
-        color = METHOD_COLORS[m]
-        f.add(1, 1, x=i, y=_f32(2 * np.pi / theta), mode=_per_pair_mode(dim), name=_label(m), legendgroup=m,
-              line=dict(color=color, width=2), marker=dict(size=4),
-              hovertemplate="pair %{x}<br>λ' = %{y:.4g} tokens<extra>" + _label(m) + "</extra>")
-        f.add(2, 1, x=i, y=_f32(theta), mode="lines", name=_label(m), legendgroup=m, showlegend=False,
-              line=dict(color=color, width=2),
-              hovertemplate="pair %{x}<br>θ' = %{y:.4g} rad/token<extra>" + _label(m) + "</extra>")
-    f.marks.hline(L, f"L = {L:,}", log=True)
-    f.marks.hline(Lp, f"L' = {Lp:,}", log=True, dash="dot")
-    _shade_long_wavelengths(f.marks, lam0, L, axes=(1, 2))
-    f.axis("y", 1, 1, title="λ' (tokens)", log=True)
-    f.axis("y", 2, 1, title="θ' (rad/token)", log=True)
-    f.axis("x", 2, 1, title="pair index i")
-    return f.build(title=f"Per-pair wavelengths, d = {dim}, b = {base:g}, s = {factor:g}", height=620,
+        y, sym = (2 * np.pi / theta, "λ'") if wave else (theta, "θ'")
+        f.add(x=i, y=_f32(y), mode=_per_pair_mode(dim), name=_label(m), line=dict(color=METHOD_COLORS[m], width=2),
+              marker=dict(size=4), hovertemplate=f"pair %{{x}}<br>{sym} = %{{y:.4g}} {unit}<extra>{_label(m)}</extra>")
+    if wave:
+        f.marks.hline(L, f"L = {L:,}", log=True)
+        f.marks.hline(Lp, f"L' = {Lp:,}", log=True, dash="dot")
+    else:
+        f.marks.hline(2 * np.pi / L, f"2π/L (L = {L:,})", log=True)
+        f.marks.hline(2 * np.pi / Lp, f"2π/L' (L' = {Lp:,})", log=True, dash="dot")
+    _shade_long_wavelengths(f.marks, lam0, L)
+    f.axis("y", title="wavelength λ'_i = 2π/θ'_i (tokens)" if wave else "frequency θ'_i (rad/token)", log=True)
+    f.axis("x", title="pair index i")
+    what = "wavelengths" if wave else "frequencies"
+    return f.build(title=f"Per-pair {what}, d = {dim}, b = {base:g}, s = {factor:g}", height=480,
                    hovermode="x unified")
 
 

@@ -62,7 +62,7 @@ def part_wavelengths(s: Setting) -> None:
                                   options={"wavelength": "wavelength λ'_i (tokens)",
                                            "frequency": "frequency θ'_i (rad/token)"}),
                         where="main", columns=1)["curve"]
-    st.header("Wavelengths: who finishes a turn inside L?")
+    st.header("Wavelengths and frequencies: who finishes a turn inside L?")
     ui.figure_panel(
         "scaling_wavelengths", s.every | {"curve": curve}, key="wavelengths",
         caption="Read the shaded region first: those slow pairs have wavelengths longer than L, so in training "

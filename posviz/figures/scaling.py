@@ -120,7 +120,7 @@ class _Fig:
     figure in one go, and these figures are rebuilt on every slider move.
     """
 
-    def __init__(self, rows: int = 1, cols: int = 1, titles: tuple[str, ...] = (), *, shared_x: bool = False,
+    def __init__(self, rows: int = 1, cols: int = 1, titles: tuple[str, ...] = (), *,
                  widths: tuple[float, ...] = (), hspace: float = 0.1, vspace: float = 0.1) -> None:
         self.rows, self.cols = rows, cols
         self.traces: list[dict] = []
@@ -138,9 +138,6 @@ class _Fig:
                 a = "" if n == 1 else str(n)
                 self.layout[f"xaxis{a}"] = dict(domain=[x0, x0 + float(w[c])], anchor=f"y{a}")
                 self.layout[f"yaxis{a}"] = dict(domain=[max(0.0, y1 - h), y1], anchor=f"x{a}")
-                if shared_x and r < rows - 1:
-                    last = "" if rows * cols == 1 else str((rows - 1) * cols + c + 1)
-                    self.layout[f"xaxis{a}"].update(matches=f"x{last}", showticklabels=False)
                 if n <= len(titles) and titles[n - 1]:
                     titles_ann.append(dict(text=titles[n - 1], x=x0 + float(w[c]) / 2, y=y1, xref="paper",
                                            yref="paper", xanchor="center", yanchor="bottom", showarrow=False,
@@ -170,13 +167,11 @@ class _Fig:
                                                   **layout))
 
 
-def _shade_long_wavelengths(marks: _Marks, lam: np.ndarray, L: int, axes: tuple[int, ...] = (1,)) -> None:
+def _shade_long_wavelengths(marks: _Marks, lam: np.ndarray, L: int) -> None:
     """Shade the pairs whose original wavelength exceeds L (they never finish a turn in training)."""
     idx = np.nonzero(lam > L)[0]
     if idx.size:
-        for k, a in enumerate(axes):
-            marks.vrect(idx[0] - 0.5, lam.size - 0.5, "λ_i > L: never a full turn in training" if k == 0 else "",
-                        axis=a)
+        marks.vrect(idx[0] - 0.5, lam.size - 0.5, "λ_i > L: never a full turn in training")
 
 
 @figure("scaling_wavelengths")
@@ -202,14 +197,12 @@ def scaling_wavelengths(*, methods: str = DEFAULT_METHODS, dim: int = 128, base:
         y, sym = (2 * np.pi / theta, "λ'") if wave else (theta, "θ'")
         f.add(x=i, y=_f32(y), mode=_per_pair_mode(dim), name=_label(m), line=dict(color=METHOD_COLORS[m], width=2),
               marker=dict(size=4), hovertemplate=f"pair %{{x}}<br>{sym} = %{{y:.4g}} {unit}<extra>{_label(m)}</extra>")
-    if wave:
-        f.marks.hline(L, f"L = {L:,}", log=True)
-        f.marks.hline(Lp, f"L' = {Lp:,}", log=True, dash="dot")
-    else:
-        f.marks.hline(2 * np.pi / L, f"2π/L (L = {L:,})", log=True)
-        f.marks.hline(2 * np.pi / Lp, f"2π/L' (L' = {Lp:,})", log=True, dash="dot")
+    for n, name, dash in ((L, "L", "dash"), (Lp, "L'", "dot")):  # a turn inside n tokens: λ' < n, θ' > 2π/n
+        f.marks.hline(n if wave else 2 * np.pi / n, f"{name} = {n:,}" if wave else f"2π/{name} ({name} = {n:,})",
+                      log=True, dash=dash)
     _shade_long_wavelengths(f.marks, lam0, L)
-    f.axis("y", title="wavelength λ'_i = 2π/θ'_i (tokens)" if wave else "frequency θ'_i (rad/token)", log=True)
+    f.axis("y", title="wavelength λ'_i = 2π/θ'_i (tokens)" if wave else "frequency θ'_i (rad/token)", log=True,
+           exponentformat="B" if wave else "power")  # 10⁻⁴ rather than 100μ rad/token
     f.axis("x", title="pair index i")
     what = "wavelengths" if wave else "frequencies"
     return f.build(title=f"Per-pair {what}, d = {dim}, b = {base:g}, s = {factor:g}", height=480,

@@ -391,6 +391,8 @@ def _finite(value: object) -> bool:
         return all(_finite(v) for v in value)
     if isinstance(value, list):
         return all(isinstance(v, str) for v in value)
+    if isinstance(value, str):  # a label (e.g. a word of repeated_sentence): nothing to be finite
+        return True
     return bool(np.all(np.isfinite(np.asarray(value, dtype=np.float64))))
 
 

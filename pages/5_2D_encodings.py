@@ -132,8 +132,8 @@ def part_multiples(p: ui.Values) -> None:
                 "every channel mixes both axes into a pattern that is symmetric about the diagonal. "
                 f"On this {p.H} × {p.W} grid at b = {p.base:g}, {still_channels(p)[0]} of the {p.D} channels "
                 f"({still_channels(p)[1]:.0%}) turn by less than a quarter radian (14°) from one edge to the "
-                "other: nearly constant, they carry almost no position. That is why image RoPE uses a small base (100 in "
-                "RoPE-ViT, 10 in RoPE-Mixed); lower b and watch them come alive.",
+                "other: nearly constant, they carry almost no position. That is why image RoPE uses a small "
+                "base (100 in RoPE-ViT, 10 in RoPE-Mixed); lower b and watch them come alive.",
         latex=LATEX_2D[p.combine],
         code=[rope2d.sincos_2d_channel_info],
     )

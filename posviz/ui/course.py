@@ -152,7 +152,8 @@ def href(slug: str, pages_dir: Path | None = None, **query: object) -> str:
     """The relative address of lesson ``slug`` with ``query`` (a link that opens a view of it)."""
     lesson = find(slug, pages_dir)
     part = query.get("part")
-    if part is not None and lesson.parts and part not in {k for p in lesson.parts.values() for k in (p.key, *p.aliases)}:
+    known = {k for p in lesson.parts.values() for k in (p.key, *p.aliases)}
+    if part is not None and known and part not in known:
         raise ValueError(f"lesson {slug!r} has no part {part!r}; parts: {', '.join(lesson.parts)}")
     return "/" + lesson.url_path + ("?" + urllib.parse.urlencode(query) if query else "")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import open_page, wait_idle
+from posviz import ui
+from tests.browser.conftest import ROOT, open_page, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -15,8 +16,7 @@ def _first_chart_top(page) -> float:
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
-@pytest.mark.parametrize("lesson", ["From_integers_to_sinusoids", "Sinusoidal", "RoPE", "Context_extension",
-                                    "2D_encodings", "Gaussian_kernel_RoPE", "CoPE"])
+@pytest.mark.parametrize("lesson", [ls.url_path for ls in ui.lessons(ROOT / "pages")])
 def test_the_first_figure_starts_above_the_fold(page, app_url, lesson, size):
     page.set_viewport_size({"width": size[0], "height": size[1]})
     open_page(page, app_url, lesson, present=1)

@@ -354,7 +354,7 @@ def test_speed_per_pair_at_extreme_sizes():
     ({"head_dim": 64, "rope_parameters": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 1024,
                                           "beta_fast": -1}}, "rope_parameters.beta_fast"),
     ({"head_dim": 64, "rope_parameters": {"rope_type": "llama3", "factor": 8, "original_max_position_embeddings": 8192,
-                                          "low_freq_factor": 4, "high_freq_factor": 4}}, "high_freq_factor"),
+                                          "low_freq_factor": 4, "high_freq_factor": 2}}, "high_freq_factor"),
     ({"head_dim": 64, "rope_parameters": {"rope_type": "llama3", "factor": 8,
                                           "original_max_position_embeddings": 8192}}, "low_freq_factor"),
     ({"head_dim": 64, "max_position_embeddings": 8192,
@@ -364,13 +364,20 @@ def test_speed_per_pair_at_extreme_sizes():
       "rope_parameters": {"rope_type": "longrope", "short_factor": [1.0] * 32, "long_factor": [1.0] * 31 + ["x"],
                           "original_max_position_embeddings": 4096}}, "long_factor[31]"),
     ({"head_dim": 64, "rope_parameters": {"rope_type": "dynamic", "factor": 2}}, "max_position_embeddings"),
-    ({"head_dim": 64, "rope_parameters": {"full_attention": {"rope_type": "default"},
-                                          "sliding_attention": {"rope_type": "default"}}}, "layer type"),
+    ({"head_dim": 64, "rope_parameters": {"full_attention": None, "sliding_attention": None}}, "no RoPE"),
+    ({"head_dim": 64, "rope_parameters": {"rope_type": "yarn", "original_max_position_embeddings": 1024}},
+     "rope_parameters.factor is required"),
+    ({"head_dim": 64, "rope_scaling": {"rope_type": "yarn", "factor": 148.41315910257657, "mscale": 1,
+                                       "mscale_all_dim": -2, "original_max_position_embeddings": 1024}},
+     "mscale_all_dim"),
+    ({"head_dim": 128, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 16]}}, "mrope_section"),
+    ({"text_config": [1]}, "text_config"),
+    ({"num_hidden_layers": 4, "head_dim": 64, "no_rope_layers": [1, 0, "x", 1]}, "no_rope_layers"),
     ({"head_dim": 64, "max_position_embeddings": 10**12}, "max_position_embeddings"),
 ])
 def test_invalid_configs_name_the_key(cfg, key):
     with pytest.raises(ValueError, match=key.replace("[", r"\[").replace("]", r"\]")):
-        sc.inv_freq_from_config(cfg)
+        sc.describe_config(cfg)
 
 
 def test_beta_fast_zero_is_read_as_32_with_a_note():

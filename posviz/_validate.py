@@ -139,9 +139,8 @@ def _to_float64(name: str, value: object, what: str) -> np.ndarray:
         raw = np.asarray(value)
     except (TypeError, ValueError, OverflowError, RecursionError):
         raise ValueError(f"{name} must be {what} (a ragged or non-numeric sequence)") from None
-    if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "O" and raw.size == 0):
-        if raw.dtype.kind != "O":
-            raise ValueError(f"{name} must be {what}; got dtype {raw.dtype}")
+    if raw.dtype.kind not in "iufO":  # bool, complex, text, dates; object arrays are checked entry by entry
+        raise ValueError(f"{name} must be {what}; got dtype {raw.dtype}")
     if raw.size > MAX_ARRAY_VALUES:
         raise ValueError(f"{name} may hold at most {MAX_ARRAY_VALUES:,} values; got {raw.size:,}")
     try:

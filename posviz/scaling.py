@@ -607,7 +607,7 @@ def read_rope_config(config: object, layer_type: str | None = None) -> RopeConfi
     """
     cfg, _, blocks, spelling, notes = rope_blocks(config)
     if layer_type is None:
-        layer_type = "all" if "all" in blocks else "full_attention" if "full_attention" in blocks else next(iter(blocks))
+        layer_type = next((k for k in ("all", "full_attention") if k in blocks), next(iter(blocks)))
         if len(blocks) > 1:
             notes.append(f"this config has one RoPE block per layer type ({', '.join(blocks)}); "
                          f"this view shows {layer_type}")

@@ -535,7 +535,8 @@ def test_config_temperature():
 
 ROTARY = {  # text model_type -> (module, rotary class) of transformers 5.23
     "llama4_text": ("llama4", "Llama4TextRotaryEmbedding"), "gemma3_text": ("gemma3", "Gemma3RotaryEmbedding"),
-    "qwen2_vl_text": ("qwen2_vl", "Qwen2VLRotaryEmbedding"), "qwen2_5_vl_text": ("qwen2_5_vl", "Qwen2_5_VLRotaryEmbedding"),
+    "qwen2_vl_text": ("qwen2_vl", "Qwen2VLRotaryEmbedding"),
+    "qwen2_5_vl_text": ("qwen2_5_vl", "Qwen2_5_VLRotaryEmbedding"),
     "qwen3": ("qwen3", "Qwen3RotaryEmbedding"), "smollm3": ("smollm3", "SmolLM3RotaryEmbedding"),
     "deepseek_v3": ("deepseek_v3", "DeepseekV3RotaryEmbedding"), "llama": ("llama", "LlamaRotaryEmbedding"),
     "qwen3_vl_text": ("qwen3_vl", "Qwen3VLTextRotaryEmbedding"),

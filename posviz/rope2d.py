@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posviz._validate import check_choice, check_float, check_int
+from posviz._validate import check_array, check_choice, check_float, check_int
 from posviz.rope import apply_rope, inv_freq
 from posviz.sinusoidal import COMBINE_2D, frequencies, sinusoidal_2d
 
@@ -58,20 +58,8 @@ def _check_sincos(height: object, width: object, d_model: object,
 
 
 def _float_array(name: str, value: object, ndim: int, max_abs: float = 1e7) -> np.ndarray:
-    """``value`` as a finite float64 array with ``ndim`` dims, else ValueError naming ``name``."""
-    if value is None or isinstance(value, (str, bytes, bool)):
-        raise ValueError(f"{name} must be a {ndim}-D array of finite numbers; got {type(value).__name__}")
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a {ndim}-D array of finite numbers") from None
-    if arr.ndim != ndim:
-        raise ValueError(f"{name} must be a {ndim}-D array; got shape {arr.shape}")
-    if arr.size > 1 << 24:
-        raise ValueError(f"{name} may hold at most {1 << 24} numbers; got {arr.size}")
-    if not np.isfinite(arr).all() or (arr.size and np.abs(arr).max() > max_abs):
-        raise ValueError(f"{name} must hold finite numbers with |value| <= {max_abs:g}")
-    return arr
+    """``value`` as a finite float64 array with ``ndim`` dims (``posviz._validate.check_array``)."""
+    return check_array(name, value, ndim=ndim, lo=-max_abs, hi=max_abs)
 
 
 def _check_base(base: object) -> float:

@@ -7,12 +7,14 @@ dynamic NTK (emozilla), YaRN (Peng et al. 2023, code ramp of jquesnelle/yarn and
 (Meta ``apply_scaling``) and LongRoPE (Ding et al. 2024, Phi-3 style). ``attention_factor`` multiplies cos
 and sin, so attention logits are multiplied by its square.
 
-``inv_freq_from_config`` reads a Hugging Face ``config.json`` dict in either spelling (transformers 5
-``rope_parameters`` with ``rope_theta`` inside, or transformers 4 top-level ``rope_theta`` plus
-``rope_scaling`` with ``type`` or ``rope_type``), resolves it the way transformers does (including its
-quirks: ``beta_fast = 0`` silently means 32, a missing YaRN ``factor`` is ``max_position_embeddings /
-original_max_position_embeddings``, a top-level ``original_max_position_embeddings`` wins) and dispatches
-to the per-method functions. Everything is per pair (d/2 numbers), so any context length costs the same.
+``inv_freq_from_config`` and ``describe_config`` read a Hugging Face ``config.json`` dict in either spelling
+(transformers 5 ``rope_parameters`` with ``rope_theta`` inside, possibly one block per layer type, or
+transformers 4 top-level ``rope_theta`` plus ``rope_scaling`` with ``type`` or ``rope_type``), nested under
+``text_config`` or not, and resolve it the way transformers 5.23 does (including its quirks: ``beta_fast = 0``
+silently means 32; a YaRN ``factor`` of null is inferred as ``max_position_embeddings /
+original_max_position_embeddings`` while a missing ``factor`` key raises; a top-level
+``original_max_position_embeddings`` wins), then dispatch to the per-method functions. Everything is per
+pair (d/2 numbers), so any context length costs the same.
 """
 
 from __future__ import annotations

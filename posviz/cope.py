@@ -39,7 +39,7 @@ MAX_ELEMENTS = 1 << 22   # cope_positions: largest (..., T, T) accepted (32 MB i
 MAX_NPOS = 1 << 20
 MAX_D_HEAD = 64
 MAX_SEED = 10**6
-SATURATE = 40.0          # |scale|, |bias| cap. In float64 σ(z) == 1.0 exactly once z >= 53·ln 2 ≈ 36.74, but σ(-z)
+SATURATE = 40.0          # |scale|, |bias| cap. In float64 σ(z) == 1.0 exactly once z > 53·ln 2 ≈ 36.737, but σ(-z)
 #                          never reaches 0 (σ(-37) ≈ 8.5e-17, σ(-40) ≈ 4.2e-18): at scale 40 "on" gates are exactly
 #                          1 and "off" gates below 5e-18, so a count over T <= 64 keys is within 3e-16 of a whole number
 

@@ -109,7 +109,7 @@ def _tokens(x: object, positions: object) -> tuple[np.ndarray, np.ndarray, int]:
     x = _as_real_array("x", x)
     if x.ndim != 2:
         raise ValueError(f"x must be (T, d); got shape {x.shape}")
-    d = check_int("d", x.shape[1], 2, MAX_DIM, even=True)
+    d = check_int("x.shape[1] (the dimension d)", x.shape[1], 2, MAX_DIM, even=True)
     pos = _positions("positions", positions)
     if pos.shape != (x.shape[0],):
         raise ValueError(f"positions must have shape (T,) = ({x.shape[0]},); got {pos.shape}")
@@ -173,7 +173,13 @@ def as_written_qk(q: np.ndarray, positions: object, base: float = 10000.0, alpha
     ``K(m)·K(n)·RoPE score``: the absolute mode of ``apply_kernel``.
     """
     kern = _check_kernel(alpha1, alpha2, sigma1, sigma2)
-    rotated = rotate(q, positions, base)  # (T, d)
+    q = _as_real_array("q", q)
+    if q.ndim != 2:
+        raise ValueError(f"q must be (T, d); got shape {q.shape}")
+    try:
+        rotated = rotate(q, positions, base)  # (T, d)
+    except ValueError as e:  # rotate names its input "x"
+        raise ValueError(str(e).replace("x.shape", "q.shape").replace("x must", "q must")) from None
     pos = _positions("positions", positions)
     return gaussian_kernel(pos, *kern)[:, None] * rotated  # (T, 1) * (T, d): one factor per token
 

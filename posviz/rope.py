@@ -177,8 +177,10 @@ def _rotation(T: int, dim: int, positions: object, inv_freq: object,
               layout: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Validated cos/sin tables (T, dim) and the partner index and sign of every channel, so that
     ``x·cos + x[..., idx]·sign·sin`` rotates x (shared by ``rotate`` and ``apply_rope``)."""
+    if dim % 2 or dim < 2:
+        raise ValueError(f"x must have an even number of channels dim >= 2 on its last axis; got {dim}")
     theta = _array("inv_freq", inv_freq, max_len=MAX_DIM // 2, max_abs=1e6)
-    if dim % 2 or theta.shape != (dim // 2,):
+    if theta.shape != (dim // 2,):
         raise ValueError(f"inv_freq must have shape (dim/2,) = ({dim // 2},) for an even dim; "
                          f"got {tuple(theta.shape)} for dim {dim}")
     pos = _array("positions", positions, max_len=MAX_SEQUENCE)

@@ -90,6 +90,8 @@ def sincos_2d_at(rows: np.ndarray, cols: np.ndarray, d_model: int, base: float =
     combine = check_choice("combine", combine, COMBINE_2D)
     r = _float_array("rows", rows, 1)
     c = _float_array("cols", cols, 1)
+    check_int("len(rows)", len(r), 0, MAX_GRID)
+    check_int("len(cols)", len(c), 0, MAX_GRID)
     _check_grid(max(len(r), 1), max(len(c), 1), d_model, multiple_of=4 if combine != "add" else 2)
     if len(r) == 0 or len(c) == 0:
         raise ValueError("rows and cols must each hold at least one coordinate")
@@ -427,6 +429,10 @@ def rope_nd_rotate(x: torch.Tensor, coords: np.ndarray, freqs: np.ndarray) -> to
     block): two rotations of the same plane add their angles, so the order does not matter. Axial, mixed
     and FLUX RoPE are all this with different (coords, freqs).
     """
+    import torch
+
+    if not isinstance(x, torch.Tensor) or x.ndim < 2:
+        raise ValueError(f"x must be a torch tensor of shape (..., T, dim); got {type(x).__name__}")
     coords = _float_array("coords", coords, 2)
     freqs = _float_array("freqs", freqs, 2, max_abs=1e6)
     if coords.shape[1] != freqs.shape[0]:
@@ -441,8 +447,6 @@ def rope_nd_rotate(x: torch.Tensor, coords: np.ndarray, freqs: np.ndarray) -> to
         if len(pairs) == freqs.shape[1]:
             x = apply_rope(x, coords[:, a], freqs[a], layout="interleaved")
             continue
-        import torch
-
         ch = torch.from_numpy(np.stack([2 * pairs, 2 * pairs + 1], axis=1).reshape(-1))  # (2·n,)
         x = x.clone()
         x[..., ch] = apply_rope(x[..., ch], coords[:, a], freqs[a, pairs], layout="interleaved")
@@ -534,6 +538,8 @@ def _check_pairs(query_a: object, query_b: object) -> None:
     for name, q in (("query_a", query_a), ("query_b", query_b)):
         if not isinstance(q, (tuple, list)) or len(q) != 2:
             raise ValueError(f"{name} must be a (row, col) pair; got {q!r}"[:120])
+        for v in q:
+            check_int(name, v, 0, MAX_GRID - 1)
 
 
 def shared_offset_gap(scores_a: np.ndarray, scores_b: np.ndarray, query_a: tuple[int, int],

@@ -81,6 +81,7 @@ def yarn_correction_range(dim: int, base: float, original_max_position_embedding
     L = check_int("original_max_position_embeddings", original_max_position_embeddings, 1, MAX_LENGTH)
     beta_fast = check_float("beta_fast", beta_fast, 0.0, 1e6, lo_open=True)
     beta_slow = check_float("beta_slow", beta_slow, 0.0, 1e6, lo_open=True)
+    truncate = check_bool("truncate", truncate)
     low = yarn_correction_dim(beta_fast, dim, base, L)
     high = yarn_correction_dim(beta_slow, dim, base, L)
     if truncate:
@@ -98,6 +99,7 @@ def yarn_extrapolation_weight(dim: int, base: float, original_max_position_embed
     ``r_i = L/lambda_i`` between ``alpha = beta_slow`` and ``beta = beta_fast``.
     """
     ramp = check_choice("ramp", ramp, RAMPS)
+    truncate = check_bool("truncate", truncate)
     if ramp == "paper":
         beta_fast = check_float("beta_fast", beta_fast, 0.0, 1e6, lo_open=True)
         beta_slow = check_float("beta_slow", beta_slow, 0.0, 1e6, lo_open=True)
@@ -224,7 +226,7 @@ def yarn_inv_freq(dim: int, base: float, factor: float, original_max_position_em
     """
     factor = _factor(factor)
     w = yarn_extrapolation_weight(dim, base, original_max_position_embeddings, beta_fast, beta_slow,
-                                  bool(truncate), ramp)
+                                  check_bool("truncate", truncate), ramp)
     theta = inv_freq(dim, base)
     A = yarn_attention_factor(factor, mscale, mscale_all_dim, attention_factor)
     return theta * w + theta / factor * (1.0 - w), A
@@ -607,6 +609,9 @@ def read_rope_config(config: object, layer_type: str | None = None) -> RopeConfi
     ``layer_type`` picks one block of a config with one RoPE block per layer type ("full_attention",
     "sliding_attention"); by default the full-attention block, with a note (``describe_config`` lists all).
     """
+    if layer_type is not None and not isinstance(layer_type, str):
+        raise ValueError(f"layer_type must be a string such as 'full_attention', or None; got "
+                         f"{type(layer_type).__name__}")
     cfg, _, blocks, spelling, notes = rope_blocks(config)
     if layer_type is None:
         layer_type = next((k for k in ("all", "full_attention") if k in blocks), next(iter(blocks)))
@@ -1063,6 +1068,7 @@ def parse_config_text(text: object, max_chars: int = MAX_CONFIG_CHARS) -> dict:
     """
     if not isinstance(text, str):
         raise ValueError(f"config text must be a string; got {type(text).__name__}")
+    max_chars = check_int("max_chars", max_chars, 2, 10 * MAX_CONFIG_CHARS)
     if len(text) > max_chars:
         raise ValueError(f"config text is {len(text):,} characters; the limit is {max_chars:,} "
                          "(a real config.json is a few kB)")
@@ -1129,6 +1135,7 @@ def seed000_yarn_inv_freq(dim: int, base: float, factor: float,
 def seed000_logit_multiplier(factor: float, mscale: float = 0.707) -> float:
     """WRONG on purpose (seed 000 line 110): cos/sin scaled by ``(0.1 ln s + 1)·0.707``, so the logits get
     its square (0.815 at s = 16) instead of ``(0.1 ln s + 1)**2`` (1.631)."""
+    factor = check_float("factor", factor, 0.0, MAX_FACTOR, lo_open=True)
     return (get_mscale(factor) * check_float("mscale", mscale, -1e3, 1e3)) ** 2
 
 

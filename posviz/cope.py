@@ -37,6 +37,7 @@ PIECE_LEN = 5            # the toy tokenizer cuts words longer than this into pi
 MAX_T = 4096             # cope_positions: largest T accepted
 MAX_ELEMENTS = 1 << 22   # cope_positions: largest (..., T, T) accepted (32 MB in float64)
 MAX_NPOS = 1 << 20
+MAX_MODULE_T = 1024      # CoPE module: block_size (tokens per call) and npos_max - 1
 MAX_D_HEAD = 64
 MAX_SEED = 10**6
 SATURATE = 40.0          # |scale|, |bias| cap. In float64 σ(z) == 1.0 exactly once z > 53·ln 2 ≈ 36.737, but σ(-z)
@@ -321,10 +322,10 @@ def _make_cope_class() -> type:
         def __init__(self, head_dim: int, block_size: int, npos_max: int | None = None,
                      nodiv: bool = False) -> None:
             super().__init__()
-            self.head_dim = check_int("head_dim", head_dim, 1, 1 << 16)
-            self.block_size = check_int("block_size", block_size, 1, MAX_T)
+            self.head_dim = check_int("head_dim", head_dim, 1, 1 << 12)
+            self.block_size = check_int("block_size", block_size, 1, MAX_MODULE_T)
             default = self.block_size + 1
-            self.npos_max = default if npos_max is None else check_int("npos_max", npos_max, 1, MAX_NPOS)
+            self.npos_max = default if npos_max is None else check_int("npos_max", npos_max, 1, MAX_MODULE_T + 1)
             self.nodiv = _check_bool("nodiv", nodiv)
             self.pos_emb = nn.Parameter(torch.zeros(self.head_dim, self.npos_max))  # (d_h, P)
 
@@ -339,6 +340,9 @@ def _make_cope_class() -> type:
             dtype = torch.promote_types(torch.promote_types(query.dtype, key.dtype), torch.float32)
             query, key, value = query.to(dtype), key.to(dtype), value.to(dtype)
             shape = tuple(query.shape)
+            if len(shape) >= 2 and shape[-2] > self.block_size:
+                raise ValueError(f"query, key and value may hold at most block_size = {self.block_size} tokens; "
+                                 f"got {shape[-2]}")
             if (len(shape) < 2 or shape[-1] != self.head_dim or tuple(key.shape) != shape
                     or tuple(value.shape)[:-1] != shape[:-1]):
                 raise ValueError(f"query, key and value must have shape (..., T, head_dim={self.head_dim}); "

@@ -235,6 +235,7 @@ def attention(T: int = 128, d: int = 64, base: float = 10000.0, seed: int = 0, m
     d = check_int("d", d, 2, MAX_DIM, even=True)
     base = check_float("base", base, 1.0, 1e12, lo_open=True)
     seed = check_int("seed", seed, 0, MAX_SEED)
+    check_cells("T × T × d", T * T * d, MAX_T * MAX_T * 128, "multiply-adds")
     return _attention(T, d, base, seed, mode, kern if mode != "rope" else ())  # plain RoPE ignores K
 
 

@@ -31,7 +31,7 @@ MAX_LENGTH = 1 << 16  # number of positions / offsets one call may take
 MAX_GRID = 2048  # score_grid is (T, T)
 MAX_CELLS = 1 << 22  # rows × pairs for the (T, d/2) intermediate arrays (64 MB as complex128)
 MAX_SEQUENCE = 1 << 20  # apply_rope / rotate: positions per call (a 1M-token sequence)
-MAX_TABLE = 1 << 21  # apply_rope / rotate: T × d/2 angles (measured peak ~200 MB at the cap, float64)
+MAX_TABLE = 1 << 20  # apply_rope / rotate: T × d/2 angles (measured peak ~100 MB at the cap, float64)
 TWO_PI = 2 * np.pi
 
 

@@ -451,7 +451,7 @@ def attention_entropy(theta: np.ndarray, lengths: np.ndarray, logit_multiplier: 
     mult = check_float("logit_multiplier", logit_multiplier, 0.0, 1e3)
     n_keys = check_int("n_keys", n_keys, 2, 8192)
     check_cells("n_keys × theta", n_keys * theta.size, MAX_CELLS // 4, "complex phases per length")
-    check_cells("lengths × n_keys × theta", lengths.size * n_keys * theta.size, 1 << 25, "phase products")
+    check_cells("lengths × n_keys × theta", lengths.size * n_keys * theta.size, 1 << 22, "phase products")
     rng = np.random.default_rng(check_int("seed", seed, 0, 2**31 - 1))
     d = 2 * theta.size
     q = rng.standard_normal((theta.size, 2))
@@ -889,7 +889,11 @@ def dynamic_ntk_bases(lengths: object, dim: int, base: float, factor: float,
     (``dynamic_ntk_schedule``), shape (n,). The "follows the length both ways" view is
     ``dynamic_base(..., seq_len=l)`` per length instead."""
     eff = dynamic_ntk_schedule(lengths, max_position_embeddings)
-    return np.array([dynamic_base(dim, base, factor, max_position_embeddings, int(n)) for n in eff])
+    dim = check_int("dim", dim, 4, MAX_DIM, even=True)
+    base = check_float("base", base, 1.0, MAX_BASE, lo_open=True)
+    factor = _factor(factor)
+    alpha = factor * eff / max_position_embeddings - (factor - 1)  # (n,), dynamic_alpha at each effective length
+    return base * alpha ** (dim / (dim - 2))
 
 
 # --------------------------------------------------------------------------------------------------

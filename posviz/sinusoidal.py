@@ -15,7 +15,7 @@ LAYOUTS_1D = ("interleaved", "concat")
 COMBINE_2D = ("concat", "add", "mae")
 MAX_POSITIONS = 1 << 20
 MAX_DIM = 4096
-MAX_CELLS = 1 << 23        # positions × d_model of one table: 64 MB, ~170 MB peak with sin/cos/angles
+MAX_CELLS = 1 << 22        # positions × d_model of one table: 32 MB, ~85 MB peak with sin/cos/angles
 MAX_POSITION = 1e9         # |p| of an explicit position (float64 angles p·w keep ~1e-7 rad)
 MAX_OFFSETS = 1 << 20      # distinct offsets ``similarity`` tabulates before it switches to table products
 

@@ -275,9 +275,11 @@ def relative_scores(q: object, k: object, deltas: object, base: float = 10000.0,
     """The score as a function of the offset Δ = m - n alone (consistent layouts), shape (len(deltas),).
 
     Per pair, with (u, v) the pair of q and (u', v') that of k:
-    ``(u u' + v v')·cos(Δ theta_i) + (u v' - v u')·sin(Δ theta_i)`` (formulas.md §1.1). The sine
-    term makes it change sign with Δ unless q and k are parallel pair by pair: RoPE can tell left from
-    right, unlike the sinusoidal PE dot product.
+    ``(u u' + v v')·cos(Δ theta_i) + (u v' - v u')·sin(Δ theta_i)`` (formulas.md §1.1). For any q and k
+    the whole score depends on Δ alone; the sine term makes S(Δ) differ from S(-Δ) unless every pair of q
+    is parallel to the same pair of k (q = k gives a symmetric score). Compare like with like: the raw
+    sinusoidal PE·PE (no weights) is even in Δ, but an absolute-PE score through learned W_q, W_k can be
+    direction-aware too, it then depends on m and n separately, not on m - n alone.
     """
     q = _vector("q", q)
     k = _vector("k", k, q.size)

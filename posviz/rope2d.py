@@ -3,7 +3,7 @@
 Two families live here, both for a grid of H×W patches in row-major token order ``t = r·W + c``
 (``r`` = row, ``c`` = column; rope-vit and FLUX call the column ``x`` and the row ``y``):
 
-* additive 2-D sin/cos (MAE, seed 003): helpers around :func:`posviz.sinusoidal.sinusoidal_2d` — the table
+* additive 2-D sin/cos (MAE's layout, and the "concat"/"add" variants): helpers around :func:`posviz.sinusoidal.sinusoidal_2d` — the table
   at real-valued coordinates, cosine similarity between patches, which channels follow which axis, and
   the bicubic resize ViTs apply when the grid changes (reference/formulas.md §3);
 * rotary 2-D encodings: axial RoPE (rope-vit, base 100), RoPE-Mixed (Heo et al. 2024, seeded random
@@ -67,7 +67,7 @@ def _check_base(base: object) -> float:
 
 
 # ---------------------------------------------------------------------------------------------------
-# 2-D sin/cos (MAE; seed 003)
+# 2-D sin/cos (MAE; the "concat" and "add" variants)
 # ---------------------------------------------------------------------------------------------------
 
 def _table_1d(pos: np.ndarray, d: int, base: float, layout: str) -> np.ndarray:
@@ -113,7 +113,9 @@ def sincos_2d_channel_info(d_model: int, base: float = 10000.0,
 
     Returns ``{"axis": (d,) of "row" | "column" | "row+column", "fn": (d,) of "sin" | "cos",
     "omega": (d,) radians per patch}``. MAE's first half follows the COLUMN although its code names it
-    ``emb_h`` (facebookresearch/mae issue 18); seed 003's concat puts the row first.
+    ``emb_h`` (facebookresearch/mae issue 18); the "concat" mode puts the row first. In "concat" and "mae"
+    each axis gets d/2 channels with ``w_k = base**(-4k/d)``, so in MAE's [sin | cos] halves channel d/4 of
+    a half turns as fast as channel 0.
     """
     combine = check_choice("combine", combine, COMBINE_2D)
     d_model = check_int("d_model", d_model, 4, MAX_D, multiple_of=4 if combine != "add" else 2)

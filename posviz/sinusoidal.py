@@ -1,4 +1,4 @@
-"""Sinusoidal position encodings, 1-D (Vaswani et al. 2017, §3.5) and 2-D (MAE; seed 003).
+"""Sinusoidal position encodings, 1-D (Vaswani et al. 2017, §3.5) and 2-D (MAE's layout and two simpler ones).
 
 Frequencies ``w_i = base**(-2i/d_model)``, ``i = 0 .. d_model/2 - 1``: pair 0 is the fastest (wavelength
 2π tokens), the last pair the slowest (wavelength 2π·base^((d-2)/d)). Numpy only.
@@ -81,7 +81,10 @@ def dot_by_offset(offsets: np.ndarray, d_model: int, base: float = 10000.0) -> n
 
 def sinusoidal_2d(height: int, width: int, d_model: int, base: float = 10000.0,
                   combine: str = "concat") -> np.ndarray:
-    """2-D sin/cos encodings of an H×W patch grid, shape (height, width, d_model) (seed 003; MAE).
+    """2-D sin/cos encodings of an H×W patch grid, shape (height, width, d_model) (MAE; formulas.md §3).
+
+    None of the three is seed 003's method, which concatenates two full d_model-channel tables (exponent
+    2i/d_model), 2·d_model channels in all; here every mode has d_model channels.
 
     ``"concat"``: [interleaved 1-D table of the row index, width d/2 | same of the column index].
     ``"add"``: interleaved 1-D table of the row (width d) + that of the column, so PE(r, c) = PE(c, r).

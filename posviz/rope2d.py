@@ -3,9 +3,10 @@
 Two families live here, both for a grid of H×W patches in row-major token order ``t = r·W + c``
 (``r`` = row, ``c`` = column; rope-vit and FLUX call the column ``x`` and the row ``y``):
 
-* additive 2-D sin/cos (MAE's layout, and the "concat"/"add" variants): helpers around :func:`posviz.sinusoidal.sinusoidal_2d` — the table
-  at real-valued coordinates, cosine similarity between patches, which channels follow which axis, and
-  the bicubic resize ViTs apply when the grid changes (reference/formulas.md §3);
+* additive 2-D sin/cos (MAE's layout, and the "concat"/"add" variants): helpers around
+  :func:`posviz.sinusoidal.sinusoidal_2d` — the table at real-valued coordinates, cosine similarity
+  between patches, which channels follow which axis, and the bicubic resize ViTs apply when the grid
+  changes (reference/formulas.md §3);
 * rotary 2-D encodings: axial RoPE (rope-vit, base 100), RoPE-Mixed (Heo et al. 2024, seeded random
   direction per head, base 10) and FLUX's ``EmbedND`` with three axes (16, 56, 56) (formulas.md §4).
   Every variant is "pair k rotates by ``Σ_a coord_a · f_a[k]``": a coordinate matrix (T, A) times a

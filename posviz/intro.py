@@ -445,7 +445,7 @@ PROPERTIES: tuple[Property, ...] = (
             "RoPE": ("yes", "q·k after rotation depends only on the offset m − n"),
         },
         (("pages/2_Sinusoidal.py", "Sinusoidal: the shift matrix M_k"),
-         ("pages/4_RoPE.py", "RoPE: scores that depend only on m − n")),
+         ("pages/3_RoPE.py", "RoPE: scores that depend only on m − n")),
     ),
     Property(
         "Generalises to longer sequences",
@@ -457,8 +457,8 @@ PROPERTIES: tuple[Property, ...] = (
             "sinusoidal": ("partly", "values stay in [−1, 1], but slow pairs reach unseen angles"),
             "RoPE": ("partly", "relative by design, yet long offsets reach unseen angles"),
         },
-        (("pages/4_RoPE.py", "RoPE: angles per pair"),
-         ("pages/5_Context_extension.py", "Context extension: stretching the angles")),
+        (("pages/3_RoPE.py", "RoPE: angles per pair"),
+         ("pages/4_Context_extension.py", "Context extension: stretching the angles")),
     ),
     Property(
         "A deterministic rule",
@@ -482,7 +482,7 @@ PROPERTIES: tuple[Property, ...] = (
             "sinusoidal": ("yes", "give each axis its share of the channels (MAE's 2-D table)"),
             "RoPE": ("yes", "rotate some pairs by the row and others by the column (axial 2-D RoPE)"),
         },
-        (("pages/3_2D_encodings.py", "2-D encodings: images and grids"),),
+        (("pages/5_2D_encodings.py", "2-D encodings: images and grids"),),
     ),
 )
 

@@ -39,9 +39,9 @@ MEMBERS = ("alibi", "t5", "kerple_log", "kerple_power", "nope", "gaussian_log", 
 BIASES = ("alibi", "t5", "kerple_log", "kerple_power", "nope", "gaussian_log")  # additive, f(distance) alone
 T5_SHAPES = ("seeded", "alibi", "kerple_log", "kerple_power", "gaussian_log")
 LABELS = {
-    "alibi": "ALiBi −m_h·d", "t5": "T5 buckets", "kerple_log": "KERPLE log −r1·log(1+r2·d)",
-    "kerple_power": "KERPLE power −r1·d^r2", "nope": "NoPE (no bias)", "gaussian_log": "Gaussian +log K(d)",
-    "gaussian_mul": "Gaussian ×K(d) on the logit", "rope": "RoPE (rotation, no bias)",
+    "alibi": "ALiBi −m_h·Δ", "t5": "T5 buckets", "kerple_log": "KERPLE log −r1·log(1+r2·Δ)",
+    "kerple_power": "KERPLE power −r1·Δ^r2", "nope": "NoPE (no bias)", "gaussian_log": "Gaussian +log K(Δ)",
+    "gaussian_mul": "Gaussian ×K(Δ) on the logit", "rope": "RoPE (rotation, no bias)",
 }
 
 

@@ -89,8 +89,8 @@ def test_distance_chart_is_every_member_and_every_alibi_head():
 
 def test_distance_chart_names_the_parameters_it_draws():
     fig = build("bias_distance", n_heads=4, head=1, log_r1=1.5, log_r2=0.25)
-    assert by_name(fig, "ALiBi head 1").name.endswith("−0.0625·d")
-    assert by_name(fig, "KERPLE log").name == "KERPLE log −1.5·log(1 + 0.25·d)"
+    assert by_name(fig, "ALiBi head 1").name.endswith("−0.0625·Δ")
+    assert by_name(fig, "KERPLE log").name == "KERPLE log −1.5·log(1 + 0.25·Δ)"
 
 
 def test_attention_chart_every_member_on_one_softmax_with_reach_in_the_legend():
@@ -102,9 +102,15 @@ def test_attention_chart_every_member_on_one_softmax_with_reach_in_the_legend():
         w = b.attention_row(m, 100, fam)
         np.testing.assert_allclose(arr(trace.y), w, rtol=1e-6, atol=1e-9)
         assert arr(trace.y).sum() == pytest.approx(1.0, abs=1e-5)
-        assert trace.name.endswith(f"80% within d ≤ {b.reach(w, 0.8)}")
+        assert trace.name.endswith(f"80% within Δ ≤ {b.reach(w, 0.8)}")
         np.testing.assert_array_equal(arr(trace.x), np.arange(99, -1, -1))
     assert "i = 99" in fig.layout.title.text
+
+
+def test_attention_chart_groups():
+    fig = build("bias_attention", group="gaussian")
+    assert [t.legendgroup for t in fig.data] == ["nope", "gaussian_log", "gaussian_mul"]
+    assert [t.legendgroup for t in build("bias_attention", group="biases").data] == list(b.BIASES)
 
 
 def test_attention_chart_log_axis():
@@ -180,6 +186,7 @@ def test_alibi_slopes_chart():
     ("bias_distance", dict(head=8), "head"),
     ("bias_attention", dict(T=1), "T"),
     ("bias_attention", dict(mass=0.0), "mass"),
+    ("bias_attention", dict(group="rope"), "group"),
     ("bias_heatmap", dict(member="rope"), "member"),
     ("bias_heatmap", dict(T=257), "T"),
     ("bias_rotation_vs_bias", dict(d=3), "d"),

@@ -20,6 +20,7 @@ MEMBER_COLORS = {"alibi": COLORS[0], "t5": COLORS[1], "kerple_log": COLORS[2], "
                  "nope": "#7f7f7f", "gaussian_log": COLORS[3], "gaussian_mul": COLORS[5], "rope": COLORS[9]}
 MAX_SPAN = 4096      # distances shown on the curves
 MAX_HEATMAP_T = 256  # the (i, j) heatmap: 256² = 65k cells at most
+GROUPS = {"all": b.MEMBERS, "gaussian": ("nope", "gaussian_log", "gaussian_mul"), "biases": b.BIASES}
 MASK_GREY = [[0.0, "#c9ccd6"], [1.0, "#c9ccd6"]]
 
 
@@ -29,13 +30,13 @@ def _f32(a: object) -> np.ndarray:
 
 def _member_name(member: str, fam: b.Family) -> str:
     if member == "alibi":
-        return f"ALiBi head {fam.head}: −{b.alibi_slopes(fam.n_heads)[fam.head]:.4g}·d"
+        return f"ALiBi head {fam.head}: −{b.alibi_slopes(fam.n_heads)[fam.head]:.4g}·Δ"
     if member == "t5":
         return f"T5 buckets ({fam.num_buckets}, max distance {fam.max_distance}, table: {fam.t5_shape})"
     if member == "kerple_log":
-        return f"KERPLE log −{fam.log_r1:g}·log(1 + {fam.log_r2:g}·d)"
+        return f"KERPLE log −{fam.log_r1:g}·log(1 + {fam.log_r2:g}·Δ)"
     if member == "kerple_power":
-        return f"KERPLE power −{fam.pow_r1:g}·d^{fam.pow_r2:g}"
+        return f"KERPLE power −{fam.pow_r1:g}·Δ^{fam.pow_r2:g}"
     return b.LABELS[member]
 
 
@@ -43,7 +44,7 @@ def _line(x: np.ndarray, y: np.ndarray, member: str, name: str, **extra: object)
     shape = "hv" if member == "t5" else "linear"
     return dict(type="scatter", x=_f32(x), y=_f32(y), mode="lines", name=name, legendgroup=member,
                 line=dict(color=MEMBER_COLORS[member], width=3, shape=shape),
-                hovertemplate="d = %{x}<br>%{y:.4g}<extra>" + b.LABELS[member] + "</extra>", **extra)
+                hovertemplate="Δ = %{x}<br>%{y:.4g}<extra>" + b.LABELS[member] + "</extra>", **extra)
 
 
 @figure("bias_distance")
@@ -52,7 +53,7 @@ def bias_distance(*, span: int = 128, y_floor: float = -20.0, n_heads: int = 8, 
                   t5_scale: float = 1.0, log_r1: float = 1.0, log_r2: float = 1.0, pow_r1: float = 0.5,
                   pow_r2: float = 0.5, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
                   sigma2: float = 20.0, seed: int = 0) -> go.Figure:
-    """The bias each member adds to the logit of a key d tokens behind the query, every ALiBi head drawn."""
+    """The bias each member adds to the logit of a key Δ tokens behind the query, every ALiBi head drawn."""
     fam = b.Family.of(**locals())
     span = check_int("span", span, 1, MAX_SPAN)
     y_floor = check_float("y_floor", y_floor, -1e6, -0.1)
@@ -64,21 +65,22 @@ def bias_distance(*, span: int = 128, y_floor: float = -20.0, n_heads: int = 8, 
                    y=_f32(np.hstack([ends, gap]).ravel()), customdata=np.repeat(others, 3), mode="lines",
                    legendgroup="heads", name=f"ALiBi, the other {others.size} heads",
                    line=dict(color=MEMBER_COLORS["alibi"], width=1), opacity=0.35,
-                   hovertemplate="head %{customdata}<br>d = %{x}<br>bias = %{y:.4g}<extra>ALiBi</extra>")
+                   hovertemplate="head %{customdata}<br>Δ = %{x}<br>bias = %{y:.4g}<extra>ALiBi</extra>")
               ][:1 if others.size else 0]
     traces += [_line(d, b.distance_bias(m, d, fam), m, _member_name(m, fam)) for m in b.BIASES]
     top = float(max(0.0, np.log(fam.alpha1 + fam.alpha2))) + 0.5
     layout = dict(
-        title=dict(text=f"The bias added to the logit of a key d tokens back (d = 0..{span})"),
-        xaxis=dict(title=dict(text="distance d = i − j (tokens)")),
+        title=dict(text=f"The bias added to the logit of a key Δ tokens back (Δ = 0..{span})"),
+        xaxis=dict(title=dict(text="distance Δ = i − j (tokens)")),
         yaxis=dict(title=dict(text="bias added to the logit (nats)"), range=[y_floor, top]),
         legend=dict(orientation="h", y=-0.22), height=520)
     return go.Figure(data=traces, layout=layout)
 
 
 @figure("bias_attention")
-def bias_attention(*, T: int = 128, log_y: bool = False, mass: float = 0.9, content_scale: float = 1.0,
-                   d: int = 64, base: float = 10000.0, seed: int = 0, n_heads: int = 8, head: int = 0,
+def bias_attention(*, T: int = 128, group: str = "all", log_y: bool = False, mass: float = 0.9,
+                   content_scale: float = 1.0, d: int = 64, base: float = 10000.0, seed: int = 0,
+                   n_heads: int = 8, head: int = 0,
                    num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "kerple_log",
                    t5_scale: float = 1.0, log_r1: float = 1.0, log_r2: float = 1.0, pow_r1: float = 0.5,
                    pow_r2: float = 0.5, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
@@ -86,22 +88,23 @@ def bias_attention(*, T: int = 128, log_y: bool = False, mass: float = 0.9, cont
     """One query's softmax attention over its T keys under every member, on the same q·k content term."""
     fam = b.Family.of(**locals())
     T = check_int("T", T, 2, b.MAX_ATTENTION_T)
-    dist = np.arange(T - 1, -1, -1, dtype=np.float64)  # key j = 0..T−1 is dist T−1..0 back
+    members = GROUPS[check_choice("group", group, GROUPS)]
+    dist = np.arange(T - 1, -1, -1, dtype=np.float64)  # key j = 0..T−1 is Δ = T−1..0 back
     traces = []
-    for m in b.MEMBERS:
+    for m in members:
         w = b.attention_row(m, T, fam)
         reach = b.reach(w, mass)
         traces.append(dict(type="scatter", x=_f32(dist), y=_f32(w), mode="lines", legendgroup=m,
-                           name=f"{b.LABELS[m]}: {mass:.0%} within d ≤ {reach}",
+                           name=f"{b.LABELS[m]}: {mass:.0%} within Δ ≤ {reach}",
                            line=dict(color=MEMBER_COLORS[m], width=2.5 if m != "nope" else 1.5,
                                      dash="dot" if m in ("rope", "gaussian_mul") else "solid"),
-                           hovertemplate="d = %{x}<br>weight = %{y:.4g}<extra>" + b.LABELS[m] + "</extra>"))
+                           hovertemplate="Δ = %{x}<br>weight = %{y:.4g}<extra>" + b.LABELS[m] + "</extra>"))
     yaxis = dict(title=dict(text="attention weight (log)" if log_y else "attention weight"))
     if log_y:
         yaxis.update(type="log", exponentformat="power")
     layout = dict(
         title=dict(text=f"Attention of the query at i = {T - 1} over its {T} keys, same q·k for every member"),
-        xaxis=dict(title=dict(text="distance d = i − j of the key (tokens)")), yaxis=yaxis,
+        xaxis=dict(title=dict(text="distance Δ = i − j of the key (tokens)")), yaxis=yaxis,
         legend=dict(orientation="h", y=-0.22), height=540)
     return go.Figure(data=traces, layout=layout)
 
@@ -168,7 +171,7 @@ def bias_rotation_vs_bias(*, span: int = 256, y_floor: float = -20.0, d: int = 6
     top = float(max(0.0, np.log(fam.alpha1 + fam.alpha2))) + 0.5
     _axes(layout, 1, x=dict(title=dict(text="distance Δ = i − j (tokens)")),
           y=dict(title=dict(text="logit q·k/√d (nats)")))
-    _axes(layout, 2, x=dict(title=dict(text="distance d = i − j (tokens)")),
+    _axes(layout, 2, x=dict(title=dict(text="distance Δ = i − j (tokens)")),
           y=dict(title=dict(text="bias (nats)"), range=[y_floor, top]))
     layout.update(title=dict(text=f"Rotation against bias, d = {fam.d}, b = {fam.base:g}"),
                   legend=dict(orientation="h", y=-0.25), height=520, margin=dict(t=90))

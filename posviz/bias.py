@@ -32,6 +32,7 @@ MAX_R = 1e6                # KERPLE r1 (both kinds) and r2 (log kind); power r2 
 MAX_POWER = 2.0
 MAX_CURVE_DISTANCE = 10**6  # distance_bias (the Gaussian kernel takes positions up to 1e6)
 MAX_ATTENTION_T = gk.MAX_T  # attention_row uses posviz.gaussian's seeded q, k
+ROPE_SAMPLES = 512         # rope_profile: random (q, k) pairs averaged
 MAX_SCALE = 1e3            # content_scale, t5_scale
 
 KERPLE_KINDS = ("log", "power")
@@ -90,6 +91,12 @@ def _number_array(name: str, value: object, *, integer: bool, lo: float, hi: flo
 
 # ---------------------------------------------------------------------------- ALiBi
 
+def alibi_base_heads(n_heads: int) -> int:
+    """P, the largest power of two <= H: ALiBi's heads 0..P − 1 take the P-head geometric slopes."""
+    n_heads = check_int("n_heads", n_heads, 1, MAX_HEADS)
+    return 1 << (n_heads.bit_length() - 1)
+
+
 def alibi_slopes(n_heads: int) -> np.ndarray:
     """ALiBi head slopes as BLOOM builds them (Press et al. 2022, §3; transformers ``_get_alibi_slopes``).
 
@@ -97,10 +104,9 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     members ``2^(−8k/(2P))``, k = 1, 3, 5, ..., of the 2P-head sequence for the remaining H − P heads.
     For H a power of two the slopes are geometric with ratio ``2^(−8/H)``. Shape (H,), float64.
     """
-    n_heads = check_int("n_heads", n_heads, 1, MAX_HEADS)
-    p = 1 << (n_heads.bit_length() - 1)  # the largest power of two <= n_heads
+    p = alibi_base_heads(n_heads)
     slopes = 2.0 ** (-8.0 * np.arange(1, p + 1) / p)  # (P,)
-    extra = 2.0 ** (-8.0 * np.arange(1, 2 * (n_heads - p), 2) / (2 * p))  # (H − P,)
+    extra = 2.0 ** (-8.0 * np.arange(1, 2 * (int(n_heads) - p), 2) / (2 * p))  # (H − P,)
     return np.concatenate([slopes, extra])
 
 
@@ -389,7 +395,7 @@ def nope_signals(T: int = 128, d: int = 256, seed: int = 0) -> dict[str, np.ndar
 # ---------------------------------------------------------------------------- RoPE's side, for contrast
 
 def rope_profile(span: int = 128, dim: int = 64, base: float = 10000.0, seed: int = 0,
-                 n_samples: int = 512) -> dict[str, np.ndarray]:
+                 n_samples: int = ROPE_SAMPLES) -> dict[str, np.ndarray]:
     """RoPE's logit ``(R_i q)·(R_j k)/√d`` as a function of the distance Δ = i − j = 0..span (RoFormer §3.4).
 
     ``"seeded"``: one seeded (q, k) pair (``posviz.gaussian.random_qk``); ``"ones"``: q = k = all ones

@@ -145,7 +145,7 @@ def bias_heatmap(*, member: str = "alibi", T: int = 48, n_heads: int = 8, head: 
 
 @figure("bias_rotation_vs_bias")
 def bias_rotation_vs_bias(*, span: int = 256, y_floor: float = -20.0, d: int = 64, base: float = 10000.0,
-                          seed: int = 0, n_samples: int = 512, n_heads: int = 8, head: int = 0,
+                          seed: int = 0, n_samples: int = b.ROPE_SAMPLES, n_heads: int = 8, head: int = 0,
                           num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "kerple_log",
                           t5_scale: float = 1.0, log_r1: float = 1.0, log_r2: float = 1.0, pow_r1: float = 0.5,
                           pow_r2: float = 0.5, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
@@ -236,8 +236,7 @@ def bias_alibi_slopes(*, n_heads: int = 8) -> go.Figure:
     """ALiBi's slope per head on a log2 axis: a geometric sequence for 2^k heads; for other H, the 2^k
     sequence followed by every other slope of the next power of two."""
     slopes = b.alibi_slopes(n_heads)
-    n_heads = slopes.size
-    p = 1 << (n_heads.bit_length() - 1)  # the largest power of two <= H
+    n_heads, p = slopes.size, b.alibi_base_heads(n_heads)
     h = np.arange(n_heads)
     k = np.arange(0, int(np.ceil(-np.log2(slopes.min()))) + 1)  # ticks at 2^0 .. 2^−8
     traces = [dict(type="scatter", x=h[sel], y=slopes[sel], mode="markers", name=name,

@@ -58,14 +58,14 @@ lesson = ui.Lesson(
                  help="0 leaves only the position term; larger values let the content of q and k dominate."),
         ui.Int("d", "head dim d", default=64, lo=8, hi=256, step=2),
         ui.LogFloat("base", "RoPE base b", default=10000.0, lo=10.0, hi=1e7),
-        ui.Int("seed", "random seed of q, k", default=0, lo=0, hi=9999, widget="number"),
+        ui.Int("seed", "random seed (q, k; seeded T5 table)", default=0, lo=0, hi=9999, widget="number"),
         ui.Int("span", "distances shown Δ ≤", default=128, lo=16, hi=4096, step=16),
     ),
 )
 
 FAMILY = ("n_heads", "head", "num_buckets", "max_distance", "t5_shape", "t5_scale", "log_r1", "log_r2",
-          "pow_r1", "pow_r2", "alpha1", "alpha2", "sigma1", "sigma2")
-CONTENT = ("T", "content_scale", "d", "base", "seed")
+          "pow_r1", "pow_r2", "alpha1", "alpha2", "sigma1", "sigma2", "seed")  # seed: the seeded T5 table too
+CONTENT = ("T", "content_scale", "d", "base")
 
 
 def family(v: ui.Values) -> dict:
@@ -116,7 +116,7 @@ def part_attention(v: ui.Values) -> None:
     opts = ui.controls(ui.Bool("log_y", "log scale for the weights", default=True),
                        ui.Float("mass", "share of the weight for 'reach'", default=0.9, lo=0.5, hi=0.99, step=0.01),
                        where="main", columns=2)
-    params = {**family(v), "T": v.T, "content_scale": v.content_scale, "d": v.d, "base": v.base, "seed": v.seed}
+    params = {**family(v), "T": v.T, "content_scale": v.content_scale, "d": v.d, "base": v.base}
     r = reaches(params, v.T, opts.mass)
     ui.figure_panel(
         bias_attention, {**params, "log_y": opts.log_y, "mass": opts.mass}, key="attention",
@@ -220,7 +220,7 @@ def part_nope(v: ui.Values) -> None:
 @lesson.part("gaussian", "7. Seed 002's kernel", uses=FAMILY + CONTENT,
              title="7. Seed 002's Gaussian kernel is one of the family")
 def part_gaussian(v: ui.Values) -> None:
-    params = {**family(v), "T": v.T, "content_scale": v.content_scale, "d": v.d, "base": v.base, "seed": v.seed}
+    params = {**family(v), "T": v.T, "content_scale": v.content_scale, "d": v.d, "base": v.base}
     r = reaches(params, v.T, 0.9, ("nope", "gaussian_log", "gaussian_mul"))
     ui.prose(f"The [Gaussian-kernel RoPE lesson]({GAUSSIAN_LESSON}) applies seed 002's kernel K three ways. Its "
              "additive mode, + log K(|m − n|), is a distance bias like ALiBi and KERPLE: it multiplies each softmax "
@@ -243,14 +243,14 @@ def profile(span: int, d: int, base: float, seed: int) -> dict[str, np.ndarray]:
     return b.rope_profile(span, d, base, seed)
 
 
-@lesson.part("rotation", "8. Rotation vs bias", uses=FAMILY + ("d", "base", "seed", "span"),
+@lesson.part("rotation", "8. Rotation vs bias", uses=FAMILY + ("d", "base", "span"),
              title="8. Rotation against bias")
 def part_rotation(v: ui.Values) -> None:
     prof = profile(v.span, v.d, v.base, v.seed)
     seeded, ones, mean = prof["seeded"], prof["ones"], prof["mean"]
     flips = int(np.count_nonzero(np.diff(np.sign(seeded))))
     ui.figure_panel(
-        bias_rotation_vs_bias, {**family(v), "span": v.span, "d": v.d, "base": v.base, "seed": v.seed},
+        bias_rotation_vs_bias, {**family(v), "span": v.span, "d": v.d, "base": v.base},
         key="rotation",
         caption=f"A rotation changes which keys look alike: the seeded pair's logit swings between "
                 f"{seeded.min():.3g} and {seeded.max():.3g} and changes sign {flips} times for Δ ≤ {v.span}; the "

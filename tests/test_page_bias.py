@@ -90,6 +90,16 @@ def test_matrix_part_shows_the_chosen_member_and_its_mask():
     assert "Next to the diagonal (Δ = 1) it is −1.5; in the corner (i, j) = (23, 0), Δ = 23, it is −34.5" in caption(at)
 
 
+def test_the_seed_control_seeds_the_t5_table_too():
+    at = run_part("matrix", member="t5", t5_shape="seeded", T_map="16", seed="4")
+    z = values(chart_specs(at)[0]["data"][0]["z"]).reshape(16, 16)
+    low = np.tril(np.ones((16, 16), bool))
+    np.testing.assert_allclose(z[low], b.bias_matrix("t5", 16, b.Family(t5_shape="seeded", seed=4))[low], rtol=1e-6)
+    at = run_part("family", t5_shape="seeded", seed="4")
+    np.testing.assert_allclose(values(trace(at, "t5")["y"]),
+                               b.distance_bias("t5", np.arange(129), b.Family(t5_shape="seeded", seed=4)), rtol=1e-6)
+
+
 def test_t5_part_numbers_and_a_bidirectional_request_with_too_few_buckets():
     at = run_part("t5", num_buckets="16", max_distance="40", span="64", bidirectional="1")
     y = values(chart_specs(at)[0]["data"][0]["y"])

@@ -65,12 +65,13 @@ lesson = ui.Lesson(
 
 FAMILY = ("n_heads", "head", "num_buckets", "max_distance", "t5_shape", "t5_scale", "log_r1", "log_r2",
           "pow_r1", "pow_r2", "alpha1", "alpha2", "sigma1", "sigma2", "seed")  # seed: the seeded T5 table too
+KERNEL = ("alpha1", "alpha2", "sigma1", "sigma2", "seed")  # what the Gaussian part needs of the family
 CONTENT = ("T", "content_scale", "d", "base")
 
 
 def family(v: ui.Values) -> dict:
-    """The family's settings from the controls (the same names as the builders' parameters)."""
-    return {name: v[name] for name in FAMILY}
+    """The family's settings this part uses (the same names as the builders' parameters; the rest default)."""
+    return {name: v[name] for name in FAMILY if name in v}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -103,9 +104,10 @@ def part_family(v: ui.Values) -> None:
                 f"{fmt_bias(val['gaussian_log'])} (steepening like −Δ²/2σ2² far out, floored at log "
                 f"{gk.KERNEL_FLOOR:.0e} ≈ {fmt_bias(math.log(gk.KERNEL_FLOOR))}), NoPE 0. The faint lines are "
                 "ALiBi's other heads: each head looks at its own range.",
-        latex=r"\ell_{ij} = \frac{q_i^\top k_j}{\sqrt d} + b(i-j),\quad b_{\text{ALiBi}}(\Delta) = -m_h\Delta,\quad "
-              r"b_{\text{KERPLE}}(\Delta) = -r_1\log(1 + r_2\Delta)\ \text{or}\ -r_1\Delta^{r_2},\quad "
-              r"b_{\text{Gauss}}(\Delta) = \log K(\Delta)",
+        latex=r"\begin{aligned}\ell_{ij} &= \frac{q_i^\top k_j}{\sqrt d} + b(i-j),\qquad "
+              r"b_{\text{ALiBi}}(\Delta) = -m_h\Delta,\qquad b_{\text{Gauss}}(\Delta) = \log K(\Delta)\\ "
+              r"b_{\text{KERPLE}}(\Delta) &= -r_1\log(1 + r_2\Delta)\ \text{ or }\ -r_1\Delta^{r_2},\qquad "
+              r"b_{\text{T5}}(\Delta) = \beta_{\text{bucket}(\Delta)}\end{aligned}",
         code=[b.distance_bias, b.alibi_slopes, b.kerple, b.t5_bucket, b.t5_table, gk.apply_kernel],
     )
 
@@ -217,7 +219,7 @@ def part_nope(v: ui.Values) -> None:
     )
 
 
-@lesson.part("gaussian", "7. Seed 002's kernel", uses=FAMILY + CONTENT,
+@lesson.part("gaussian", "7. Seed 002's kernel", uses=KERNEL + CONTENT,
              title="7. Seed 002's Gaussian kernel is one of the family")
 def part_gaussian(v: ui.Values) -> None:
     params = {**family(v), "T": v.T, "content_scale": v.content_scale, "d": v.d, "base": v.base}

@@ -140,6 +140,8 @@ def test_nope_part_numbers():
 def test_gaussian_part_links_to_the_gaussian_lesson_and_compares_three_members():
     at = run_part("gaussian")
     assert [t["legendgroup"] for t in chart_specs(at)[0]["data"]] == ["nope", "gaussian_log", "gaussian_mul"]
+    sidebar = {w.label for w in at.sidebar.slider} | {w.label for w in at.sidebar.number_input}
+    assert "Gaussian global width σ2 (tokens)" in sidebar and "ALiBi heads H" not in sidebar  # only what it uses
     links = re.findall(r"\]\((/[^)]+)\)", " ".join(m.value for m in at.markdown))
     assert "/Gaussian_kernel_RoPE" in links
     r = {m: b.reach(b.attention_row(m, 128, b.Family())) for m in ("gaussian_log", "gaussian_mul", "nope")}

@@ -9,6 +9,7 @@ from posviz import bias as b
 from posviz import gaussian as gk
 from posviz import rope, ui
 from posviz.figures.bias import (
+    bias_alibi_bloom,
     bias_alibi_slopes,
     bias_attention,
     bias_distance,
@@ -180,6 +181,14 @@ def part_t5(v: ui.Values) -> None:
     )
 
 
+GAP_T = 64  # sequence length of the BLOOM-form check
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def forms_gap(n_heads: int, causal: bool) -> float:
+    return b.alibi_forms_gap(n_heads, GAP_T, causal)
+
+
 @lesson.part("alibi", "5. ALiBi's slopes", uses=("n_heads", "head"), title="5. ALiBi: one slope per head")
 def part_alibi(v: ui.Values) -> None:
     slopes = b.alibi_slopes(v.n_heads)
@@ -196,6 +205,24 @@ def part_alibi(v: ui.Values) -> None:
                 f"key at Δ = 0, every ln 2 / m = {math.log(2) / mh:.3g} tokens.",
         latex=r"m_h = 2^{-8h/H},\ h = 1..H\quad (H = 2^k)",
         code=[b.alibi_slopes],
+    )
+    gap = {causal: forms_gap(v.n_heads, causal) for causal in (True, False)}
+    view = dict(n_heads=v.n_heads, head=v.head)
+    ui.pitfall(
+        "BLOOM's ALiBi is m·j, and it needs the causal mask",
+        "transformers' `build_alibi_tensor` (BLOOM) adds m_h·j for key j, the same for every query, instead of "
+        "−m_h·(i − j). Under the causal mask both give the same attention: they differ by −m_h·i, a constant "
+        "per query row, which softmax cancels. Copied into a model without the mask (an encoder), the key-only "
+        "form is no distance bias at all: it favours the last keys of the sequence, wherever the query is.",
+        key="bloom",
+        wrong=lambda: (ui.figure_panel(bias_alibi_bloom, {**view, "masked": False}, key="bloom_wrong",
+                                       caption="No mask: m·j keeps growing past the query."),
+                       ui.check("m·j without a mask attends like −m·|i − j|", gap[False] < 1e-9,
+                                f"largest weight difference {gap[False]:.2g} (H = {v.n_heads}, T = {GAP_T})")),
+        right=lambda: (ui.figure_panel(bias_alibi_bloom, {**view, "masked": True}, key="bloom_right",
+                                       caption="Causal mask: the same line shifted by m·i."),
+                       ui.check("m·j under the causal mask attends like −m·(i − j)", gap[True] < 1e-9,
+                                f"largest weight difference {gap[True]:.2g} (H = {v.n_heads}, T = {GAP_T})")),
     )
 
 

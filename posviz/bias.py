@@ -25,6 +25,7 @@ MAX_HEADS = 1024           # alibi_slopes / alibi_bias: heads
 MAX_T = 4096               # alibi_bias: sequence length T
 MAX_MATRIX_T = 1024        # bias_matrix: T·T <= MAX_ELEMENTS
 MAX_CELLS = 1 << 23        # alibi_bias: n_heads·T·T cells (64 MB of float64)
+MAX_GAP_CELLS = 1 << 19    # alibi_forms_gap: n_heads·T·T (several (H, T, T) arrays at once)
 MAX_ELEMENTS = 1 << 20     # t5_bucket, kerple, distance_bias: array elements per call (~1M, < 0.5 s)
 MAX_RELATIVE = 10**9       # |relative_position|, distance
 MAX_BUCKETS = 1024
@@ -130,6 +131,41 @@ def alibi_bias(n_heads: int, T: int) -> np.ndarray:
 def _distance_grid(T: int) -> np.ndarray:
     pos = np.arange(T, dtype=np.float64)
     return pos[:, None] - pos[None, :]  # (T, T): query i on rows, key j on columns
+
+
+def alibi_key_only(n_heads: int, T: int) -> np.ndarray:
+    """BLOOM's form of ALiBi: ``m_h·j`` for key j, whatever the query, shape (H, T) (``build_alibi_tensor``).
+
+    It differs from ``−m_h·(i − j)`` by ``−m_h·i``, a constant per query row, which softmax ignores, but only
+    over the keys j <= i: the causal mask is what makes it a distance bias.
+    """
+    slopes = alibi_slopes(n_heads)
+    T = check_int("T", T, 1, MAX_T)
+    return slopes[:, None] * np.arange(T, dtype=np.float64)[None, :]  # (H, T)
+
+
+def alibi_forms_gap(n_heads: int = 8, T: int = 64, causal: bool = True, seed: int = 0) -> float:
+    """Largest |softmax difference| between BLOOM's ``m_h·j`` and the distance bias, on seeded content logits.
+
+    Causal: against ``alibi_bias`` (the mask on both): ~1e-16, the same attention. Not causal (an encoder):
+    against the symmetric ``−m_h·|i − j|``: BLOOM's form then favours the last keys, not the near ones.
+    """
+    causal = _check_bool("causal", causal)
+    key_only = alibi_key_only(n_heads, T)  # (H, T)
+    T = key_only.shape[1]
+    if key_only.size * T > MAX_GAP_CELLS:
+        raise ValueError(f"n_heads·T·T must be at most {MAX_GAP_CELLS} cells here (the size cap); "
+                         f"got n_heads = {key_only.shape[0]}, T = {T}: {key_only.size * T}")
+    content = content_logits_grid(T, seed)  # (T, T)
+    dist = _distance_grid(T)  # (T, T)
+    if causal:
+        ours = content + alibi_bias(n_heads, T)  # (H, T, T), −inf above the diagonal
+        bloom = np.where(dist < 0, -np.inf, content + key_only[:, None, :])  # (H, T, T), the same mask
+    else:
+        ours = content - alibi_slopes(n_heads)[:, None, None] * np.abs(dist)  # (H, T, T)
+        bloom = content + key_only[:, None, :]  # (H, T, T)
+    worst = float(np.abs(gk.softmax(bloom) - gk.softmax(ours)).max())
+    return worst
 
 
 # ---------------------------------------------------------------------------- T5 buckets
@@ -331,6 +367,13 @@ def content_logits(T: int, fam: Family = Family()) -> np.ndarray:
     T = check_int("T", T, 1, MAX_ATTENTION_T)
     q, k = gk.random_qk(T, fam.d, fam.seed)  # (T, d) each
     return fam.content_scale * (k @ q[-1]) / np.sqrt(fam.d)
+
+
+def content_logits_grid(T: int, seed: int = 0, d: int = 16) -> np.ndarray:
+    """Content logits ``q_i·k_j/√d`` of every query and key (T, T), seeded q, k, no position."""
+    T = check_int("T", T, 1, MAX_ATTENTION_T)
+    q, k = gk.random_qk(T, d, seed)  # (T, d) each
+    return q @ k.T / np.sqrt(d)
 
 
 def attention_row(member: str, T: int, fam: Family = Family()) -> np.ndarray:

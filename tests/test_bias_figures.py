@@ -59,6 +59,7 @@ LARGEST = {
     "bias_nope": dict(T=b.MAX_ATTENTION_T, d=1024),
     "bias_t5_buckets": dict(span=fb.MAX_SPAN, num_buckets=1024, max_distance=4000),
     "bias_alibi_slopes": dict(n_heads=b.MAX_HEADS),
+    "bias_alibi_bloom": dict(T=fb.MAX_SPAN, query=fb.MAX_SPAN - 1, n_heads=64, head=63),
 }
 
 
@@ -180,7 +181,22 @@ def test_alibi_slopes_chart():
     assert len(build("bias_alibi_slopes", n_heads=16).data) == 1
 
 
+@pytest.mark.parametrize("masked", [False, True])
+def test_alibi_bloom_chart(masked):
+    fig = build("bias_alibi_bloom", masked=masked, T=30, query=12, n_heads=4, head=1)
+    ours, bloom = (arr(t.y) for t in fig.data)
+    j = np.arange(30)
+    np.testing.assert_allclose(ours[:13], -(12 - j[:13]) / 16, rtol=1e-6)
+    assert np.isnan(ours[13:]).all()
+    np.testing.assert_allclose(bloom[:13], j[:13] / 16, rtol=1e-6)
+    np.testing.assert_allclose(bloom[:13] - ours[:13], 12 / 16, rtol=1e-6)  # one constant per query row
+    assert np.isnan(bloom[13:]).all() == masked and (masked or bloom[-1] == pytest.approx(29 / 16))
+    assert ("m·i = 0.75" in fig.layout.title.text) == masked
+
+
 @pytest.mark.parametrize(("name", "params", "word"), [
+    ("bias_alibi_bloom", dict(query=40, T=40), "query"),
+    ("bias_alibi_bloom", dict(masked="no"), "masked"),
     ("bias_distance", dict(span=0), "span"),
     ("bias_distance", dict(y_floor=1.0), "y_floor"),
     ("bias_distance", dict(head=8), "head"),

@@ -72,6 +72,30 @@ def test_alibi_bias_matches_plain_loops_and_mask():
     assert out.shape == (H, T, T) and np.isfinite(out[:, np.tril(np.ones((T, T), bool))]).all()
 
 
+@pytest.mark.parametrize(("n_heads", "T"), [(1, 5), (6, 20), (16, 33)])
+def test_alibi_key_only_is_blooms_tensor(n_heads, T):
+    bloom = build_alibi_tensor(torch.ones(1, T), n_heads, torch.float32)[:, 0, :].double().numpy()  # (H, T)
+    np.testing.assert_allclose(b.alibi_key_only(n_heads, T), bloom, rtol=2e-7 * n_heads, atol=0)
+
+
+def test_blooms_form_needs_the_causal_mask():
+    assert b.alibi_forms_gap(8, 64, causal=True) < 1e-12
+    assert b.alibi_forms_gap(12, 50, causal=True, seed=3) < 1e-12
+    assert b.alibi_forms_gap(8, 64, causal=False) > 0.1
+    # without the mask, head 0's key-only bias sends the first query's weight to the last keys
+    content = b.content_logits_grid(32)
+    w = gk.softmax(content + b.alibi_key_only(8, 32)[0][None, :])
+    assert w[0, -8:].sum() > 0.9
+
+
+def test_content_logits_grid_matches_a_loop():
+    q, k = gk.random_qk(6, 16, 2)
+    grid = b.content_logits_grid(6, seed=2)
+    for i in range(6):
+        for j in range(6):
+            assert grid[i, j] == pytest.approx(sum(q[i, c] * k[j, c] for c in range(16)) / 4.0, rel=1e-12)
+
+
 @FAST
 @given(k=st.integers(0, 10))
 def test_alibi_slopes_geometric_for_powers_of_two(k):
@@ -95,15 +119,12 @@ def test_alibi_slopes_positive_distinct_and_in_range(H):
 GRID = np.concatenate([np.arange(-1100, 1101), [-(10**6), -4097, 4097, 10**6, 123_456_789]])
 
 
-@pytest.mark.parametrize("bidirectional", [True, False])
-@pytest.mark.parametrize(("num_buckets", "max_distance"),
-                         [(32, 128), (4, 3), (5, 20), (8, 9), (16, 64), (31, 100), (64, 256), (128, 1000),
-                          (256, 4096), (2, 2), (3, 7)])
+SIZES = [(32, 128), (4, 3), (5, 20), (8, 9), (16, 64), (31, 100), (64, 256), (128, 1000), (256, 4096)]
+T5_CASES = [(bi, n, m) for bi in (True, False) for n, m in SIZES] + [(False, 2, 2), (False, 3, 7)]
+
+
+@pytest.mark.parametrize(("bidirectional", "num_buckets", "max_distance"), T5_CASES)
 def test_t5_bucket_equals_transformers(bidirectional, num_buckets, max_distance):
-    if bidirectional and num_buckets < 4:
-        pytest.skip("bidirectional needs >= 4 buckets (tested as an error below)")
-    if max_distance <= (num_buckets // 2 if bidirectional else num_buckets) // 2:
-        pytest.skip("max_distance must exceed max_exact (tested as an error below)")
     ref = T5_BUCKET(torch.tensor(GRID), bidirectional, num_buckets, max_distance).numpy()
     got = b.t5_bucket(GRID, bidirectional, num_buckets, max_distance)
     np.testing.assert_array_equal(got, ref)
@@ -316,6 +337,11 @@ def test_rope_profile():
     (lambda: b.alibi_bias(8, 0), "T"),
     (lambda: b.alibi_bias(8, 5000), "T"),
     (lambda: b.alibi_bias(64, 4096), "n_heads·T·T"),
+    (lambda: b.alibi_key_only(8, 0), "T"),
+    (lambda: b.alibi_forms_gap(64, 128), "n_heads·T·T"),
+    (lambda: b.alibi_forms_gap(8, 16, causal=1), "causal"),
+    (lambda: b.alibi_base_heads(0), "n_heads"),
+    (lambda: b.content_logits_grid(2000), "T"),
     (lambda: b.t5_bucket("3"), "relative_position"),
     (lambda: b.t5_bucket([1.5]), "relative_position"),
     (lambda: b.t5_bucket([np.nan]), "relative_position"),
@@ -374,6 +400,10 @@ ANY = st.one_of(st.none(), st.booleans(), st.integers(-(10**30), 10**30), st.flo
 GOOD = {
     b.alibi_slopes: dict(n_heads=8),
     b.alibi_bias: dict(n_heads=4, T=8),
+    b.alibi_base_heads: dict(n_heads=5),
+    b.alibi_key_only: dict(n_heads=3, T=8),
+    b.alibi_forms_gap: dict(n_heads=2, T=8, causal=False, seed=0),
+    b.content_logits_grid: dict(T=8, seed=0, d=16),
     b.t5_bucket: dict(relative_position=[-3, 0, 4], bidirectional=True, num_buckets=32, max_distance=128),
     b.kerple: dict(distance=[0.0, 2.0], r1=1.0, r2=0.5, kind="power"),
     b.t5_bucket_edges: dict(num_buckets=32, max_distance=128),
@@ -405,7 +435,8 @@ def _finite(out) -> bool:
 @given(call=st.sampled_from(CALLS), value=ANY)
 def test_fuzz_every_public_function(call, value):
     fn, name = call
-    if fn in (b.alibi_bias, b.bias_matrix) and name == "T" and isinstance(value, int) and value > 64:
+    if fn in (b.alibi_bias, b.bias_matrix, b.alibi_forms_gap) and name == "T" and isinstance(value, int) \
+            and value > 64:
         value = 64  # the caps are tested above; keep examples quick
     kwargs = dict(GOOD[fn], **{name: value})
     try:

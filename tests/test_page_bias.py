@@ -130,6 +130,17 @@ def test_alibi_part_for_a_head_count_that_is_not_a_power_of_two():
                                b.alibi_slopes(12))
 
 
+def test_alibi_pitfall_shows_both_forms_and_their_checks():
+    at = run_part("alibi", n_heads="4")
+    at.toggle[0].set_value(True).run()
+    assert_clean(at)
+    assert len(chart_specs(at)) == 3  # the slopes, then the wrong and the right BLOOM form
+    marks = [m.value for m in at.markdown if m.value.startswith(("✅", "❌"))]
+    gap_open, gap_causal = b.alibi_forms_gap(4, 64, False), b.alibi_forms_gap(4, 64, True)
+    assert marks[0].startswith("❌") and f"largest weight difference {gap_open:.2g}" in marks[0]
+    assert marks[1].startswith("✅") and f"largest weight difference {gap_causal:.2g}" in marks[1]
+
+
 def test_nope_part_numbers():
     at = run_part("nope", T="200", channels="64", seed="3")
     sig = b.nope_signals(200, 64, 3)

@@ -14,7 +14,7 @@ from posviz.figures.gaussian import _axes, _on, _row
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
 __all__ = ["bias_distance", "bias_attention", "bias_heatmap", "bias_rotation_vs_bias", "bias_nope",
-           "bias_t5_buckets", "bias_alibi_slopes"]
+           "bias_t5_buckets", "bias_alibi_slopes", "bias_alibi_bloom"]
 
 MEMBER_COLORS = {"alibi": COLORS[0], "t5": COLORS[1], "kerple_log": COLORS[2], "kerple_power": COLORS[4],
                  "nope": "#7f7f7f", "gaussian_log": COLORS[3], "gaussian_mul": COLORS[5], "rope": COLORS[9]}
@@ -251,4 +251,40 @@ def bias_alibi_slopes(*, n_heads: int = 8) -> go.Figure:
         yaxis=dict(title=dict(text="slope m_h (per token, log axis)"), type="log", tickvals=2.0 ** -k,
                    ticktext=[f"2^−{e}" for e in k]),
         legend=dict(orientation="h", y=-0.22), height=420)
+    return go.Figure(data=traces, layout=layout)
+
+
+@figure("bias_alibi_bloom")
+def bias_alibi_bloom(*, masked: bool = False, T: int = 40, query: int = 20, n_heads: int = 8,
+                     head: int = 0) -> go.Figure:
+    """One query's ALiBi bias over every key: the distance form −m·(i − j) against BLOOM's key-only m·j, with or
+    without the causal mask. Masked, the two differ by the constant m·i; unmasked, BLOOM's grows past the query."""
+    fam = b.Family(n_heads=n_heads, head=head)
+    T = check_int("T", T, 2, MAX_SPAN)
+    query = check_int("query", query, 0, T - 1)
+    masked = b._check_bool("masked", masked)
+    j = np.arange(T)
+    seen = j <= query if masked else np.ones(T, bool)
+    bloom = b.alibi_key_only(fam.n_heads, T)[fam.head]  # (T,)
+    ours = b.distance_bias("alibi", np.maximum(query - j, 0), fam)  # (T,), shown for j <= i only
+    slope = b.alibi_slopes(fam.n_heads)[fam.head]
+    traces = [
+        dict(type="scatter", x=j, y=_f32(np.where(j <= query, ours, np.nan)), mode="lines+markers",
+             name=f"−m·(i − j) (the paper; causal): 0 at j = i = {query}", line=dict(color=COLORS[0], width=3),
+             marker=dict(size=5), hovertemplate="j = %{x}<br>bias = %{y:.4g}<extra>−m·(i − j)</extra>"),
+        dict(type="scatter", x=j, y=_f32(np.where(seen, bloom, np.nan)), mode="lines+markers",
+             name="m·j (BLOOM)" + (", keys j ≤ i" if masked else ", every key: no mask"),
+             line=dict(color=COLORS[3], width=2, dash="dash"), marker=dict(size=5),
+             hovertemplate="j = %{x}<br>bias = %{y:.4g}<extra>m·j</extra>"),
+    ]
+    layout = dict(
+        shapes=[dict(type="line", x0=query, x1=query, xref="x", y0=0, y1=1, yref="y domain",
+                     line=dict(color="#9aa0b4", dash="dot"))],
+        annotations=[dict(text=f"query i = {query}", x=query, xref="x", y=1, yref="y domain", yanchor="bottom",
+                          showarrow=False)],
+        title=dict(text=f"ALiBi head {fam.head} (m = {slope:.4g}) for the query at i = {query}: "
+                        + ("the two differ by m·i = " + f"{slope * query:.4g} on every visible key" if masked
+                           else "without the mask, m·j is largest on the LAST key")),
+        xaxis=dict(title=dict(text="key position j")), yaxis=dict(title=dict(text="bias added to the logit (nats)")),
+        legend=dict(orientation="h", y=-0.22), height=440, margin=dict(t=90))
     return go.Figure(data=traces, layout=layout)

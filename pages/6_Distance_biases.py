@@ -19,9 +19,6 @@ from posviz.figures.bias import (
     bias_t5_buckets,
 )
 
-GAUSSIAN_LESSON = "/Gaussian_kernel_RoPE"  # a legacy page (no ui.Lesson yet): its address, as ui.href would give
-ROPE_DECAY = "/RoPE?part=decay"
-
 lesson = ui.Lesson(
     "bias", "Distance biases", icon="📏", order=6,
     summary="The other big family: a number added to the attention logit that depends on the distance i − j. "
@@ -251,7 +248,8 @@ def part_nope(v: ui.Values) -> None:
 def part_gaussian(v: ui.Values) -> None:
     params = {**family(v), "T": v.T, "content_scale": v.content_scale, "d": v.d, "base": v.base}
     r = reaches(params, v.T, 0.9, ("nope", "gaussian_log", "gaussian_mul"))
-    ui.prose(f"The [Gaussian-kernel RoPE lesson]({GAUSSIAN_LESSON}) applies seed 002's kernel K three ways. Its "
+    modes = ui.href("gaussian_kernel_rope", part="modes")
+    ui.prose(f"The [Gaussian-kernel RoPE lesson]({modes}) applies seed 002's kernel K three ways. Its "
              "additive mode, + log K(|m − n|), is a distance bias like ALiBi and KERPLE: it multiplies each softmax "
              "weight by K before renormalising. Its multiplicative mode, × K(m − n) on the logit, is not: it shrinks "
              "far logits towards 0 instead of pushing them down. Here both act on the same plain content logit "
@@ -291,7 +289,7 @@ def part_rotation(v: ui.Values) -> None:
               r"\quad\text{vs}\quad q^\top k + b(i-j)",
         code=[b.rope_profile, rope.relative_scores, rope.mean_random_score],
     )
-    ui.prose(f"More on RoPE's distance profile: [the RoPE lesson, part 5]({ROPE_DECAY}).")
+    ui.prose(f"More on RoPE's distance profile: [the RoPE lesson, part 5]({ui.href('rope', part='decay')}).")
 
 
 lesson.run()

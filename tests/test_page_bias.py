@@ -154,7 +154,7 @@ def test_gaussian_part_links_to_the_gaussian_lesson_and_compares_three_members()
     sidebar = {w.label for w in at.sidebar.slider} | {w.label for w in at.sidebar.number_input}
     assert "Gaussian global width σ2 (tokens)" in sidebar and "ALiBi heads H" not in sidebar  # only what it uses
     links = re.findall(r"\]\((/[^)]+)\)", " ".join(m.value for m in at.markdown))
-    assert "/Gaussian_kernel_RoPE" in links
+    assert "/Gaussian_kernel_RoPE?part=modes" in links
     r = {m: b.reach(b.attention_row(m, 128, b.Family())) for m in ("gaussian_log", "gaussian_mul", "nope")}
     assert f"within Δ ≤ {r['gaussian_log']} with + log K, within Δ ≤ {r['gaussian_mul']} with × K" in caption(at)
 
@@ -169,10 +169,8 @@ def test_rotation_part_numbers_and_link():
     assert "/RoPE?part=decay" in links
 
 
-def test_linked_pages_and_parts_exist():
-    pages = {re.sub(r"^\d+_", "", p.stem): p for p in (ROOT / "pages").glob("*.py")}
-    assert "Gaussian_kernel_RoPE" in pages and "RoPE" in pages
-    assert '"decay"' in pages["RoPE"].read_text(encoding="utf-8")  # the RoPE page's part key
+def test_linked_lessons_and_parts_exist():
+    assert "modes" in ui.find("gaussian_kernel_rope").parts and "decay" in ui.find("rope").parts
 
 
 def test_the_lesson_declares_itself():

@@ -473,8 +473,9 @@ def cope_lesson(text: str = DEFAULT_TEXT, rule: str = "sentences", scale: float 
     """Run CoPE on ``text`` with a gate rule and a toy attention head; ``npos_max = 0`` means T + 1.
 
     The query is the toy head's content query plus ``strength·e[p*]/‖e[p*]‖``: it "looks for" keys at
-    CoPE position ``p* = target`` (with sentence gates, p* = 1 is the previous sentence). Raises
-    ValueError naming the parameter for bad values, and for a text without any token.
+    CoPE position ``p* = target``. With sentence gates p* counts sentence ends back from the query, its own
+    gate included: from a query that ends a sentence p* = 2 is the previous sentence, from one inside a
+    sentence p* = 1. Raises ValueError naming the parameter for bad values, and for a text without any token.
     """
     if not isinstance(text, str):
         raise ValueError(f"text must be a string; got {type(text).__name__}")

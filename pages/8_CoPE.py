@@ -31,8 +31,9 @@ def n_tokens(v: dict) -> int:
 
 
 def last_key(v: dict) -> int:
-    """The last key the query i can see: itself under the causal mask, else the last token."""
-    return cope.pick_index(v["i"], n_tokens(v)) if v["causal"] else n_tokens(v) - 1
+    """The last key the query i can see: itself under the causal mask, else the last token. At least 1: a
+    slider whose ends meet raises in Streamlit (query 0, or a one-token text, then also offers key 1)."""
+    return max(1, cope.pick_index(v["i"], n_tokens(v)) if v["causal"] else n_tokens(v) - 1)
 
 
 lesson = ui.Lesson(
@@ -186,9 +187,9 @@ def part_query(v: ui.Values) -> None:
              title="3. Fractional positions interpolate between embeddings")
 def part_interpolation(v: ui.Values) -> None:
     run = show_text(v)
-    query = cope.pick_index(v.i, run.T)
+    query, key = cope.pick_index(v.i, run.T), cope.pick_index(v.j, run.T)
     ui.figure_panel(
-        cope_interpolation, head(v) | dict(emb=v.emb, query=query, key=v.j), key="interp",
+        cope_interpolation, head(v) | dict(emb=v.emb, query=query, key=key), key="interp",
         caption="A position like 2.4 has no embedding of its own. CoPE computes the logits of the integer positions "
                 "once per query, z_i[p] = q_i·e[p], and takes the point on the straight line between ⌊p⌋ and ⌈p⌉. "
                 "The larger the gate scale a, the closer the gates are to 0 or 1 and p to a whole number (w → 0): "
@@ -197,7 +198,7 @@ def part_interpolation(v: ui.Values) -> None:
               r"\rfloor] \\ w = p_{ij}-\lfloor p_{ij}\rfloor,\qquad z_i[p] = q_i^\top e[p]\end{gathered}",
         code=[cope.interpolate, cope.position_logits],
     )
-    mix = cope.interpolation_detail(cope.cope_lesson(**head(v), emb=v.emb), query, v.j)
+    mix = cope.interpolation_detail(cope.cope_lesson(**head(v), emb=v.emb), query, key)
     ui.numbers({"p_ij": f"{mix['p']:.3f}", "⌊p⌋": int(mix["floor"]), "⌈p⌉": int(mix["ceil"]), "w": f"{mix['w']:.3f}",
                 "z_i[⌊p⌋]": f"{mix['z_floor']:.3f}", "z_i[⌈p⌉]": f"{mix['z_ceil']:.3f}",
                 "pos_ij": f"{mix['logit']:.3f}"})
@@ -217,8 +218,8 @@ def part_table(v: ui.Values) -> None:
 
 
 def largest_position(v: dict) -> int:
-    """The largest position the table holds, P − 1 (P = T + 1 when npos_max is 0)."""
-    return (v["npos_max"] or n_tokens(v) + 1) - 1
+    """The largest position the table holds, P − 1 (P = T + 1 when npos_max is 0); at least 1 for the slider."""
+    return max(1, (v["npos_max"] or n_tokens(v) + 1) - 1)
 
 
 @lesson.part("attention", "4 · attention", uses=(*HEAD, "i", "emb"), title="4. Attention with and without CoPE")

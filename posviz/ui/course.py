@@ -61,7 +61,7 @@ class Lesson:
     parts: dict[str, Part] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not re.fullmatch(r"[a-z][a-z0-9_]*", self.slug):
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_]*", self.slug):
             raise ValueError(f"lesson slug must be lower-case letters, digits and _; got {self.slug!r}")
         names = [c.name for c in self.controls]
         for i, control in enumerate(self.controls):
@@ -117,9 +117,17 @@ def lessons(pages_dir: Path | None = None) -> list[Lesson]:
     with _DISCOVERY_LOCK:
         for path in sorted(pages_dir.glob("*.py")):
             if "Lesson(" not in path.read_text(encoding="utf-8"):
-                continue  # not a lesson page: importing it would draw it
+                found.append(_placeholder(path))  # not a lesson yet: importing it would draw it
+                continue
             found += [ls for ls in _REGISTRY.values() if ls.script == path.resolve()] or _import_page(path)
     return sorted({ls.slug: ls for ls in found}.values(), key=lambda ls: ls.order)
+
+
+def _placeholder(path: Path) -> Lesson:
+    """A page written before lessons declared themselves, known by its file name only (while pages move)."""
+    number, _, name = path.stem.partition("_")
+    return Lesson(name.lower(), name.replace("_", " "), icon="📄", order=int(number), summary="",
+                  script=path.resolve())
 
 
 def _import_page(path: Path) -> list[Lesson]:
@@ -142,8 +150,12 @@ def find(slug: str, pages_dir: Path | None = None) -> Lesson:
 
 def href(slug: str, pages_dir: Path | None = None, **query: object) -> str:
     """The relative address of lesson ``slug`` with ``query`` (a link that opens a view of it)."""
-    path = "/" + find(slug, pages_dir).url_path
-    return path + ("?" + urllib.parse.urlencode(query) if query else "")
+    lesson = find(slug, pages_dir)
+    part = query.get("part")
+    known = {k for p in lesson.parts.values() for k in (p.key, *p.aliases)}
+    if part is not None and known and part not in known:
+        raise ValueError(f"lesson {slug!r} has no part {part!r}; parts: {', '.join(lesson.parts)}")
+    return "/" + lesson.url_path + ("?" + urllib.parse.urlencode(query) if query else "")
 
 
 def markdown_table(items: Iterable[Lesson]) -> str:

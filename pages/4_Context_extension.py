@@ -235,18 +235,33 @@ def part_entropy(v: ui.Values) -> None:
 @lesson.part("dynamic", "7. Dynamic NTK", uses=SIZE, title="Dynamic NTK: the base follows the sequence")
 def part_dynamic(v: ui.Values) -> None:
     key_numbers(v)
+    calls = dynamic_calls(v)
     ui.figure_panel(
         scaling_dynamic, size(v), key="dynamic",
         caption="Press Play or drag the length slider under the chart. Up to max_position_embeddings nothing "
                 "changes; beyond it transformers' 'dynamic' uses α = s·l/L − (s − 1), which overshoots the plain "
                 "α = l/L by a lot at large s. The chart draws each length's base as if it were computed afresh "
                 "for that length. transformers does not go back down step by step: it keeps the base of the "
-                "longest length seen so far, and returns to the original base only once the sequence is shorter "
-                "than L again. Every change of the base re-rotates all cached keys, so a KV cache must hold keys "
-                "before RoPE.",
+                "longest length seen so far and returns to the original base only once a call is shorter than L, "
+                f"as the calls below show ({calls}). Every change of the base re-rotates all cached keys, so a KV "
+                "cache must hold keys before RoPE.",
         latex=r"b' = b\,\alpha^{d/(d-2)},\qquad \alpha = \frac{s\,l}{L} - (s-1),\ \ l = \max(\text{seq\_len}, L)",
-        code=[sc.dynamic_alpha, sc.dynamic_base, sc.dynamic_inv_freq],
+        code=[sc.dynamic_alpha, sc.dynamic_base, sc.dynamic_ntk_schedule, sc.dynamic_ntk_bases],
     )
+
+
+def dynamic_calls(v: ui.Values) -> str:
+    """Three calls in a row (l = L', then halfway back to L, then L/2): the base transformers uses for each,
+    beside the base computed afresh for that length; returns how many of them differ, in words."""
+    L = int(v.L)
+    lengths = np.array([int(round(v.s * L)), (L + int(round(v.s * L))) // 2, max(1, L // 2)])
+    kept = sc.dynamic_ntk_bases(lengths, v.d, v.base, v.s, L)
+    fresh = [sc.dynamic_base(v.d, v.base, v.s, L, int(n)) for n in lengths]
+    ui.numbers({f"call {k}: l = {n:,}": f"b' = {short(b)}" + ("" if np.isclose(b, f) else f" (afresh: {short(f)})")
+                for k, (n, b, f) in enumerate(zip(lengths, kept, fresh, strict=True), start=1)})
+    differ = int(sum(not np.isclose(b, f) for b, f in zip(kept, fresh, strict=True)))
+    return f"calls whose base differs from the chart's: {differ} of 3" if differ else \
+        "here all three agree with the chart"
 
 
 @lesson.part("scores", "8. Scores past L", uses=EVERY_METHOD, title="Attention score against distance, past L")
@@ -307,6 +322,7 @@ def part_models(v: ui.Values) -> None:
     with right:
         temperature = sc.config_temperature(config)
         ui.numbers({"target length": f"{target:,}"} | {k: f"{x:.4f}" for k, x in temperature.items()})
+        st.caption(f"Target length from {sc.config_target_source(read)}.")
         if "softmax scale × (DeepSeek)" in temperature:
             st.caption("DeepSeek models multiply the softmax scale by (0.1·mscale_all_dim·ln s + 1)² on top of "
                        "cos/sin × A, so A = 1 here does not mean 'no temperature'.")

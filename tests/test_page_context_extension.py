@@ -26,7 +26,8 @@ SIZE_NUMBERS = ["L' = s·L", "pairs with λ > L", "NTK base b'"]
 NUMBERS = {**dict.fromkeys(("pairs", "ratio", "unseen", "scores"), [*SIZE_NUMBERS, "YaRN low, high"]),
            "yarn": ["pairs with λ > L", "YaRN low, high"], "temperature": ["YaRN cos/sin × A", "logits × A²"],
            "entropy": [*SIZE_NUMBERS, "YaRN low, high", "YaRN cos/sin × A", "logits × A²"],
-           "dynamic": SIZE_NUMBERS, "models": ["target length", "cos/sin × A", "logits × A²"], "pitfalls": []}
+           "dynamic": [*SIZE_NUMBERS, "call 1: l = 32,768", "call 2: l = 18,432", "call 3: l = 2,048"],
+           "models": ["target length", "cos/sin × A", "logits × A²"], "pitfalls": []}
 # the sidebar controls each part reads (the sidebar shows only those)
 EVERY_METHOD = ["methods", "d", "base", "s", "L", "beta_fast", "beta_slow", "truncate", "high_freq_factor",
                 "low_freq_factor"]
@@ -318,20 +319,31 @@ def test_gpt_oss_preset_reads_truncate_false():
     assert dict(zip(frame["key"], frame["value"], strict=True))["truncate"] == "False"
 
 
-@pytest.mark.parametrize("name", ["Llama 3.2 1B", "Llama 3.1 8B", "DeepSeek-V3"])
+@pytest.mark.parametrize("name", ["Llama 3.2 1B", "Llama 3.1 8B", "DeepSeek-V3", "Qwen2.5 7B Instruct + YaRN x4"])
 def test_models_target_length_is_config_target_length(name):
     at = run_page(PAGE, {"part": "models", "preset": name})
     assert_clean(at)
-    target = sc.config_target_length(sc.read_rope_config(presets.get_preset(name).config))
+    read = sc.read_rope_config(presets.get_preset(name).config)
+    target = sc.config_target_length(read)
     assert numbers(at)["target length"] == f"{target:,}"
     assert f"target length, {target:,} tokens" in _caption(at, "Dashed: plain RoPE")
+    assert _caption(at, "Target length from") == f"Target length from {sc.config_target_source(read)}."
     assert any(f"at {target:,} tokens" in m.value for m in at.markdown)
 
 
-def test_dynamic_caption_says_how_transformers_differs():
-    caption = _caption(run_page(PAGE, {"part": "dynamic"}), "Press Play")
+def test_dynamic_part_shows_what_transformers_keeps():
+    at = run_page(PAGE, {"part": "dynamic"})
+    assert_clean(at)
+    caption = _caption(at, "Press Play")
     assert "as if it were computed afresh" in caption and "longest length seen so far" in caption
-    assert "shorter than L again" in caption
+    assert "calls whose base differs from the chart's: 1 of 3" in caption
+    lengths = np.array([32768, 18432, 2048])
+    kept = sc.dynamic_ntk_bases(lengths, 128, 10000.0, 8.0, 4096)
+    shown = numbers(at)
+    assert shown["call 1: l = 32,768"] == f"b' = {kept[0]:,.0f}"
+    fresh = sc.dynamic_base(128, 10000.0, 8.0, 4096, 18432)
+    assert shown["call 2: l = 18,432"] == f"b' = {kept[1]:,.0f} (afresh: {fresh:,.0f})" and kept[1] == kept[0]
+    assert shown["call 3: l = 2,048"] == "b' = 10,000"  # shorter than L: back to the original base
 
 
 @pytest.mark.parametrize("query,spacing", [({}, "every 16 tokens"), ({"s": "1", "L": "1024"}, None)])

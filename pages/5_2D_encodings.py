@@ -44,7 +44,7 @@ RECOMPUTE = ui.Choice("recompute", "compare with", default="scaled",
                       options={"scaled": "formula at the same fractional positions",
                                "integer": "formula on the new integer grid"})
 HEAD_DIM = ui.Int("hd", "head dim d", default=64, lo=4, hi=128, step=4,
-                  help="A multiple of 4; capped at 128 (FLUX's head dim) to keep a 64 × 64 grid fast.")
+                  help="A multiple of 4, at most 128 (FLUX's head dim).")
 ROPE_BASE = ui.LogFloat("rbase", "RoPE base", default=100.0, lo=2.0, hi=1e5, extra=(10.0, 100.0),
                         help="100 for axial RoPE-ViT; 10 for RoPE-Mixed's initial magnitudes.")
 SEED = ui.Int("seed", "random seed", default=0, lo=0, hi=999)

@@ -52,7 +52,7 @@ lesson = ui.Lesson(
             ui.Float("sigma1", "local width σ1 (tokens)", default=5.0, lo=0.5, hi=50.0, step=0.5),
             ui.Float("sigma2", "global width σ2 (tokens)", default=20.0, lo=1.0, hi=500.0, step=1.0),
             ui.Int("T", "sequence length T", default=128, lo=8, hi=512, step=8,
-                   help="Attention matrices are T × T. Capped at 512 so every view stays fast."),
+                   help="Attention matrices are T × T; T is at most 512."),
             ui.Int("d", "head dim d", default=64, lo=8, hi=256, step=2, help="rotary dimension (even)"),
             ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e7),
             ui.Int("seed", "random seed of q, k", default=0, lo=0, hi=9999, widget="number",
@@ -154,7 +154,7 @@ def part_modes(p: ui.Values) -> None:
         )
     st.caption(f"T × T = {p.T * p.T:,} cells per matrix. The charts show at most {fg.SIDE_COMPARE} × "
                f"{fg.SIDE_COMPARE} cells per matrix ({fg.SIDE_GRID} × {fg.SIDE_GRID} in the four-way view); larger T "
-               "are averaged over blocks, as the chart titles say. T is capped at 512 so a slider move stays quick.")
+               "are averaged over blocks, as the chart titles say.")
 
 
 @lesson.part('envelope', '3. Effect on attention',

@@ -13,6 +13,8 @@ apply whatever the working directory is.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -40,10 +42,12 @@ def app_dir() -> Path:
 
 
 def run_app(args: list[str]) -> int:
-    """``streamlit run <app dir>/app.py *args`` in this process (as Streamlit's own command does)."""
-    try:
-        from streamlit.web import cli as streamlit_cli
-    except ImportError:
+    """Replace this process by ``python -m streamlit run <app dir>/app.py *args`` (same pid, same signals).
+
+    An exec rather than an import keeps streamlit out of everything in posviz but posviz.ui; returns only
+    on an error (2).
+    """
+    if importlib.util.find_spec("streamlit") is None:
         print('posviz: error: posviz app needs Streamlit: pip install "posviz[app]"', file=sys.stderr)
         return 2
     try:
@@ -51,12 +55,9 @@ def run_app(args: list[str]) -> int:
     except FileNotFoundError as err:
         print(f"posviz: error: {err}", file=sys.stderr)
         return 2
-    sys.argv = ["streamlit", "run", str(script), *args]
-    try:
-        streamlit_cli.main()  # a click command: it exits through SystemExit
-    except SystemExit as done:
-        return done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
-    return 0
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, "-m", "streamlit", "run", str(script), *args])
+    return 2  # not reached: execv only returns by raising OSError
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,19 +31,19 @@ def test_app_dir_falls_back_to_the_copy_a_wheel_ships(tmp_path, monkeypatch):
         command.app_dir()
 
 
-def test_app_runs_streamlit_on_the_found_script(monkeypatch):
-    from streamlit.web import cli as streamlit_cli
+def test_app_execs_streamlit_on_the_found_script(monkeypatch):
+    seen = []
+    monkeypatch.setattr(command.os, "execv", lambda path, argv: seen.append((path, argv)))
+    command.main(["app", "--server.port", "9"])
+    assert seen == [(sys.executable, [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+                                      "--server.port", "9"])]
 
-    seen = {}
 
-    def fake_main() -> None:
-        seen["argv"] = list(sys.argv)
-        raise SystemExit(0)
-
-    monkeypatch.setattr(streamlit_cli, "main", fake_main)
-    monkeypatch.setattr(sys, "argv", ["posviz"])
-    assert command.main(["app", "--server.port", "9"]) == 0
-    assert seen["argv"] == ["streamlit", "run", str(ROOT / "app.py"), "--server.port", "9"]
+def test_app_without_streamlit_says_which_extra(monkeypatch, capsys):
+    monkeypatch.setattr(command.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(command.os, "execv", lambda *a: pytest.fail("must not exec without streamlit"))
+    assert command.main(["app"]) == 2
+    assert 'pip install "posviz[app]"' in capsys.readouterr().err
 
 
 def test_usage_errors_exit_2_and_name_the_command(capsys):

@@ -4,8 +4,10 @@ For each process count, deploy/serve_class.py starts that many ``posviz app`` pr
 loopback, and S sessions run for T seconds each: open a random lesson, then every 1-2 s move one of its
 sliders by one step (a rerun with the new value), switching lesson a quarter of the time. Reported per
 process count: slider moves per second served, rerun p50/p95 (request -> the server's script_finished),
-lesson opens p50/p95, errors (exception elements, failed runs, timeouts, dropped connections) and each
-process's memory.
+lesson opens p50/p95, errors (exception elements, failed runs, timeouts, dropped connections), the CPU
+seconds the app processes used and per rerun (moves and opens; ws client only: a browser's reruns are
+not all counted), and each process's memory. CPU per rerun depends far less than latency on what else
+loads the machine, so it is what to scale from: one core serves about 1000 / (CPU ms) reruns a second.
 
     python benchmarks/proxy_load.py --processes 1 2 --sessions 20 --seconds 45
     python benchmarks/proxy_load.py --client browser --processes 1 2 --sessions 6 --seconds 45
@@ -84,29 +86,40 @@ async def browser_students(url: str, sessions: int, seconds: float, seed: int) -
             await browser.close()
 
 
-def report(n: int, sessions: int, seconds: float, results: list[dict], rss: list[float]) -> str:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (/proc/<pid>/stat, fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def report(n: int, sessions: int, seconds: float, results: list[dict], rss: list[float], cpu: float) -> str:
     moves = [t for r in results for t in r["times"]]
     opens = [t for r in results for t in r.get("opens", [])]
     errors = sum(r["errors"] for r in results)
     open_txt = f"{pct(opens, .5):7.0f} {pct(opens, .95):7.0f}" if opens else f"{'-':>7s} {'-':>7s}"
+    runs = len(moves) + len(opens)
+    cpu_txt = f"{1000 * cpu / runs:7.0f}" if runs and opens else f"{'-':>7s}"
     return (f"{n:9d} {sessions:8d} {len(moves):6d} {len(moves) / seconds:8.2f} {pct(moves, .5):7.0f} "
-            f"{pct(moves, .95):7.0f} {open_txt} {errors:6d}   {' + '.join(f'{x:.0f}' for x in rss)} MB")
+            f"{pct(moves, .95):7.0f} {open_txt} {errors:6d} {cpu:6.0f} {cpu_txt}   "
+            f"{' + '.join(f'{x:.0f}' for x in rss)} MB")
 
 
 async def main_async(args: argparse.Namespace) -> None:
     print(f"client {args.client}, {args.sessions} sessions x {args.seconds:.0f} s per process count; "
           f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     print(f"{'processes':>9s} {'sessions':>8s} {'moves':>6s} {'moves/s':>8s} {'p50 ms':>7s} {'p95 ms':>7s} "
-          f"{'open50':>7s} {'open95':>7s} {'errors':>6s}   RSS per process")
+          f"{'open50':>7s} {'open95':>7s} {'errors':>6s} {'CPU s':>6s} {'CPU ms':>7s}   RSS per process")
     for n in args.processes:
         with Classroom(n, free_ports(1)[0]) as room:
+            cpu0 = sum(cpu_seconds(pid) for pid in room.app_pids())
             if args.client == "ws":
                 results = await asyncio.gather(*[ws_student(room.url, args.seconds, random.Random(100 + i))
                                                  for i in range(args.sessions)])
             else:
                 results = await browser_students(room.url, args.sessions, args.seconds, 100)
             rss = [rss_mb(pid) for pid in room.app_pids()]
-        print(report(n, args.sessions, args.seconds, results, rss), flush=True)
+            cpu = sum(cpu_seconds(pid) for pid in room.app_pids()) - cpu0
+        print(report(n, args.sessions, args.seconds, results, rss, cpu), flush=True)
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

@@ -6,7 +6,7 @@ the machine's local CPU wheel, then ``posviz[app,export]`` constrained to requir
 a directory outside the repository: the public API, ``posviz export``, and ``posviz app`` until its health
 endpoint answers and a session gets the project's theme and a lesson's charts over the websocket.
 
-Slow (a minute or two: it installs torch, streamlit and their dependencies), so it is marked:
+Slow (minutes: it installs torch, streamlit and their dependencies into the venv), so it is marked:
 ``python -m pytest -m package`` runs only this, ``-m "not package"`` skips it. Everything it creates
 lives in one temporary directory, removed at the end (the pip cache included).
 """

@@ -428,7 +428,7 @@ def _write_gif(out: BinaryIO, frames: Iterable[Image.Image], palette: Image.Imag
     what changed since the previous one (kept, disposal 1 = "leave in place") and written at once, so
     only the previous frame's palette indices stay in memory (GIF89a: graphic control extension, image
     descriptor, LZW data; Pillow encodes each frame)."""
-    delay = round(1000 / fps)
+    delay = 10 * int(100 / fps + 0.5)  # GIF delays are in 1/100 s: the nearest one, in ms
     prev = None
     for rgb in frames:
         frame = rgb.quantize(palette=palette, dither=Image.Dither.NONE)

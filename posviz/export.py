@@ -27,6 +27,7 @@ import math
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
@@ -35,6 +36,7 @@ import numpy as np
 import plotly.graph_objects as go
 from PIL import GifImagePlugin, Image
 
+from posviz._validate import check_choice, check_int
 from posviz.figures import FIGURES, build
 from posviz.theme import THEMES, style
 
@@ -55,7 +57,7 @@ MIME = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "h
 MAX_IMAGE_PIXELS = 36_000_000  # one PNG/SVG/PDF page or animation frame: (width·scale)·(height·scale)
 MAX_ANIMATION_PIXELS = 260_000_000  # frames × pixels of a frame: the 72-frame clock at blog ×2 is 233 M
 EXPORT_SLOTS = 2  # exports rendering at once per process (= browser tabs); the others wait in order
-SLOT_WAIT_S = 120.0  # a queued export gives up after this: Streamlit drops a download after 180 s
+DOWNLOAD_TIME_LIMIT_S = 170.0  # the app's exports, queue included: Streamlit drops a download after 180 s
 AHEAD = 2  # animation frames in flight in the browser while the previous one is encoded
 PALETTE_SAMPLES = 6  # frames (spread over the animation) whose colours make a GIF's one palette
 
@@ -113,6 +115,8 @@ def check_budget(fmt: str, opts: ExportOptions, n_frames: int = 1) -> None:
     MAX_IMAGE_PIXELS = (width·scale)·(height·scale); an animation at most MAX_ANIMATION_PIXELS over all
     its frames. Checked before any rendering; data formats (HTML, CSV, JSON) cost no pixels.
     """
+    fmt = check_choice("fmt", fmt, FORMATS)
+    n_frames = check_int("n_frames", n_frames, 0)
     if fmt not in RENDERED:
         return
     w, h = raster_size(render_options(fmt, opts))
@@ -120,7 +124,7 @@ def check_budget(fmt: str, opts: ExportOptions, n_frames: int = 1) -> None:
         raise ValueError(f"image size {w}×{h} px ({w * h / 1e6:.1f} megapixels: width × height × scale²) is "
                          f"above the cap of {MAX_IMAGE_PIXELS / 1e6:g} megapixels per image; lower the size "
                          "or the scale")
-    frames = n_frames if fmt in ANIMATION_FORMATS else 1
+    frames = max(1, n_frames) if fmt in ANIMATION_FORMATS else 1
     if frames * w * h > MAX_ANIMATION_PIXELS:
         most = MAX_ANIMATION_PIXELS // (w * h)
         raise ValueError(f"{fmt.upper()} of {frames} frames at {w}×{h} px is {frames * w * h / 1e6:.0f} "
@@ -132,7 +136,7 @@ def check_budget(fmt: str, opts: ExportOptions, n_frames: int = 1) -> None:
 # ----------------------------------------------------------------------------------------------- slots
 
 class ExportBusyError(RuntimeError):
-    """Every export slot stayed busy for the whole wait: try again later."""
+    """The export could not finish within its time limit (waiting for a slot, or rendering): try later."""
 
 
 class _Slots:
@@ -145,14 +149,14 @@ class _Slots:
         self._running = 0
 
     @contextlib.contextmanager
-    def hold(self, wait: float) -> Iterator[None]:
+    def hold(self, wait: float | None) -> Iterator[None]:
         ticket = object()
         with self._cond:
             self._queue.append(ticket)
             if not self._cond.wait_for(lambda: self._queue[0] is ticket and self._running < self.n, wait):
                 self._queue.remove(ticket)
                 self._cond.notify_all()
-                raise ExportBusyError(f"the server was busy with other exports for {wait:.0f} s "
+                raise ExportBusyError(f"the server stayed busy with other exports for {wait:.0f} s "
                                       f"({self._running} rendering, {len(self._queue)} waiting); try again "
                                       "in a minute")
             self._queue.popleft()
@@ -256,12 +260,32 @@ def _plotly_json(fig: go.Figure | dict) -> dict:
     return fig if isinstance(fig, dict) else fig.to_dict()
 
 
-def image_bytes(fig: go.Figure | dict, fmt: str, opts: ExportOptions) -> bytes:
-    """Render a styled figure to PNG, SVG or PDF bytes in the shared browser (budget checked first)."""
+def _left(deadline: float | None) -> float | None:
+    """Seconds left until ``deadline`` (a time.monotonic() value; None: no limit); ExportBusyError if none."""
+    if deadline is None:
+        return None
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise ExportBusyError("the export ran out of time (the server is busy); try again in a minute")
+    return left
+
+
+def _wait(future: concurrent.futures.Future, deadline: float | None) -> bytes:
+    try:
+        return future.result(timeout=_left(deadline))
+    except concurrent.futures.TimeoutError:
+        future.cancel()
+        raise ExportBusyError("the export ran out of time (the server is busy); try again in a minute") from None
+
+
+def image_bytes(fig: go.Figure | dict, fmt: str, opts: ExportOptions, *, deadline: float | None = None) -> bytes:
+    """Render a styled figure to PNG, SVG or PDF bytes in the shared browser (budget checked first);
+    ExportBusyError if it is not done by ``deadline`` (a time.monotonic() value)."""
     if fmt not in IMAGE_FORMATS:
         raise ValueError(f"fmt must be one of {', '.join(IMAGE_FORMATS)}; got {fmt!r}")
     check_budget(fmt, opts)
-    return _RENDERER.submit(_plotly_json(fig), fmt, opts).result()
+    _left(deadline)
+    return _wait(_RENDERER.submit(_plotly_json(fig), fmt, opts), deadline)
 
 
 def html_bytes(fig: go.Figure) -> bytes:
@@ -368,26 +392,28 @@ def _merged(base: dict, update: dict) -> dict:
     return out
 
 
-def _png_stream(stills: Iterable[dict], opts: ExportOptions, done: Mapping[int, bytes]) -> Iterator[bytes]:
+def _png_stream(stills: Iterable[dict], opts: ExportOptions, done: Mapping[int, bytes],
+                deadline: float | None) -> Iterator[bytes]:
     """PNG bytes of each still in order, AHEAD frames rendering in the browser while the caller encodes
-    the previous one; frames already in ``done`` are not rendered again. Unfinished renders are
-    cancelled if the caller stops early."""
+    the previous one; frames already in ``done`` are not rendered again. Past ``deadline`` the stream
+    stops (ExportBusyError), and unfinished renders are cancelled whenever the caller stops early."""
     pending: collections.deque[concurrent.futures.Future | bytes] = collections.deque()
     try:
         for i, still in enumerate(stills):
+            _left(deadline)
             pending.append(done[i] if i in done else _RENDERER.submit(still, "png", opts))
             if len(pending) > AHEAD:
-                yield _result(pending.popleft())
+                yield _result(pending.popleft(), deadline)
         while pending:
-            yield _result(pending.popleft())
+            yield _result(pending.popleft(), deadline)
     finally:
         for item in pending:
             if isinstance(item, concurrent.futures.Future):
                 item.cancel()
 
 
-def _result(item: concurrent.futures.Future | bytes) -> bytes:
-    return item if isinstance(item, bytes) else item.result()
+def _result(item: concurrent.futures.Future | bytes, deadline: float | None) -> bytes:
+    return item if isinstance(item, bytes) else _wait(item, deadline)
 
 
 def _rgb(png: bytes) -> Image.Image:
@@ -470,12 +496,13 @@ def _release_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
-def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions) -> bytes:
+def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions, *, deadline: float | None = None) -> bytes:
     """GIF or MP4 of an animated figure: each frame rendered by the browser and streamed to the encoder.
 
     Memory holds a few frames: AHEAD in flight, the one being encoded and (GIF) the previous frame's
     palette indices. A GIF's palette comes from PALETTE_SAMPLES frames spread over the animation,
-    rendered first (their PNGs are reused, not rendered twice).
+    rendered first (their PNGs are reused, not rendered twice). Past ``deadline`` (a time.monotonic()
+    value) it stops with ExportBusyError, so a download nobody waits for any more stops using the server.
     """
     if fmt not in ANIMATION_FORMATS:
         raise ValueError(f"fmt must be one of {', '.join(ANIMATION_FORMATS)}; got {fmt!r}")
@@ -484,25 +511,26 @@ def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions) -> bytes:
     check_budget(fmt, opts, n)
     try:
         if fmt == "mp4":
-            frames = (_rgb(png) for png in _png_stream(frame_dicts(fig), opts, {}))
+            frames = (_rgb(png) for png in _png_stream(frame_dicts(fig), opts, {}, deadline))
             return _write_mp4(frames, raster_size(opts), opts.fps)
         stills = list(frame_dicts(fig))  # plotly JSON, no pixels: ~0.1 MB a frame for the clock at d = 256
         picks = sorted(set(np.linspace(0, n - 1, min(PALETTE_SAMPLES, n)).round().astype(int).tolist()))
-        done = dict(zip(picks, _png_stream([stills[i] for i in picks], opts, {}), strict=True))
+        done = dict(zip(picks, _png_stream([stills[i] for i in picks], opts, {}, deadline), strict=True))
         palette = _palette(done.values())
         buf = io.BytesIO()
-        _write_gif(buf, (_rgb(png) for png in _png_stream(stills, opts, done)), palette, opts.fps)
+        _write_gif(buf, (_rgb(png) for png in _png_stream(stills, opts, done, deadline)), palette, opts.fps)
         return buf.getvalue()
     finally:
         _release_memory()
 
 
 def render(fig: go.Figure, fmt: str, opts: ExportOptions | None = None, *, name: str = "",
-           params: Mapping[str, object] | None = None, wait: float = SLOT_WAIT_S) -> bytes:
+           params: Mapping[str, object] | None = None, time_limit: float | None = None) -> bytes:
     """Bytes of ``fig`` (already styled) in format ``fmt`` (one of FORMATS).
 
-    Images and animations check the budget first, then wait (at most ``wait`` seconds, first come first
-    served) for one of the EXPORT_SLOTS render slots; ExportBusyError if none frees up in time.
+    Images and animations check the budget first, then wait (first come, first served) for one of the
+    EXPORT_SLOTS render slots. With a ``time_limit`` (seconds, queue included) an export that cannot
+    finish in time stops with ExportBusyError, waiting or rendering; the app passes DOWNLOAD_TIME_LIMIT_S.
     """
     opts = opts or ExportOptions()
     if fmt not in FORMATS:
@@ -515,23 +543,24 @@ def render(fig: go.Figure, fmt: str, opts: ExportOptions | None = None, *, name:
         return json_bytes(fig, name, params)
     if fmt in ANIMATION_FORMATS and not fig.frames:
         raise ValueError(f"format {fmt} is only for animated figures; {name or 'this figure'} has no frames")
-    check_budget(fmt, render_options(fmt, opts), len(fig.frames))
-    with _SLOTS.hold(wait):
+    check_budget(fmt, opts, len(fig.frames))  # before waiting in line: a refused export never queues
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    with _SLOTS.hold(time_limit):
         if fmt in IMAGE_FORMATS:
-            return image_bytes(fig, fmt, opts)
-        return animation_bytes(fig, fmt, opts)
+            return image_bytes(fig, fmt, opts, deadline=deadline)
+        return animation_bytes(fig, fmt, opts, deadline=deadline)
 
 
 def export_figure(name: str, params: Mapping[str, object], fmt: str,
-                  opts: ExportOptions | None = None, *, wait: float = SLOT_WAIT_S) -> bytes:
+                  opts: ExportOptions | None = None, *, time_limit: float | None = None) -> bytes:
     """Build the registered figure ``name`` with ``params``, style it, and return it as ``fmt`` bytes
-    (see ``render`` for the budget and the wait for a render slot)."""
+    (see ``render`` for the budget, the render slots and the time limit)."""
     opts = opts or ExportOptions()
     fig = build(name, **dict(params))
     style(fig, opts.theme, opts.presenter, opts.transparent)
     if fmt in RENDERED:
         fig.update_layout(width=opts.width, height=opts.height)
-    return render(fig, fmt, opts, name=name, params=params, wait=wait)
+    return render(fig, fmt, opts, name=name, params=params, time_limit=time_limit)
 
 
 def formats_for(name: str) -> tuple[str, ...]:

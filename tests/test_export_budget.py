@@ -81,7 +81,7 @@ def test_slots_bound_the_renders_and_serve_in_order(monkeypatch):
     most = [0]
     lock = threading.Lock()
 
-    def slow(fig, fmt, opts):
+    def slow(fig, fmt, opts, deadline=None):
         with lock:
             inside.append(fig.layout.meta)
             most[0] = max(most[0], export.export_status()[0])
@@ -98,7 +98,7 @@ def test_slots_bound_the_renders_and_serve_in_order(monkeypatch):
         _until(lambda i=i: sum(export.export_status()) == i + 1)
     assert export.export_status() == (export.EXPORT_SLOTS, n - export.EXPORT_SLOTS)
     with pytest.raises(export.ExportBusyError, match="try again"):
-        export.render(go.Figure(), "svg", export.ExportOptions(), wait=0.2)
+        export.render(go.Figure(), "svg", export.ExportOptions(), time_limit=0.2)
     assert export.export_status() == (export.EXPORT_SLOTS, n - export.EXPORT_SLOTS)  # the quitter left the line
     release.set()
     for t in threads:
@@ -201,3 +201,27 @@ def test_mp4_streams_every_frame(fake):
     left = [np.flatnonzero(red[i].any(axis=0))[0] for i in (0, n - 1)]
     assert abs(left[0] - 5) <= 2 and abs(left[1] - (5 + 4 * (n - 1))) <= 2  # the square moved as drawn
     assert fake.submitted == n and fake.most_ahead <= export.AHEAD + 1 and fake.most_alive[0] <= 3
+
+
+def test_an_export_past_its_time_limit_stops_and_frees_its_slot(fake, monkeypatch):
+    clock = [1000.0]
+
+    class Clock:  # each rendered frame takes one second of this clock
+        @staticmethod
+        def monotonic() -> float:
+            return clock[0]
+
+    real_submit = fake.submit
+
+    def slow_submit(fig, fmt, opts):
+        clock[0] += 1.0
+        return real_submit(fig, fmt, opts)
+
+    monkeypatch.setattr(export, "time", Clock)
+    monkeypatch.setattr(fake, "submit", slow_submit)
+    with pytest.raises(export.ExportBusyError, match="ran out of time"):
+        export.render(_moving_square(40), "gif", export.ExportOptions(width=160, height=120), time_limit=12.5)
+    assert fake.submitted == 13  # frames started at 0, 1, ..., 12 s; none after the 12.5 s limit
+    assert export.export_status() == (0, 0)
+    gif = export.render(_moving_square(8), "gif", export.ExportOptions(width=160, height=120), time_limit=12.5)
+    assert gif[:6] == b"GIF89a"  # 8 frames fit in the limit

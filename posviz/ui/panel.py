@@ -161,8 +161,8 @@ def _export_buttons(name: str, params: dict[str, object], key: str) -> None:
 
 def _deferred(name: str, params: dict[str, object], fmt: str, opts: export.ExportOptions) -> Callable[[], Any]:
     """The download's callable, run by Streamlit in a worker thread when the button is pressed: the export
-    waits its turn for a render slot (export.SLOT_WAIT_S at most) and renders in its own browser request."""
+    waits its turn for a render slot and stops once Streamlit would no longer deliver it."""
     def make() -> bytes:
-        return export.export_figure(name, params, fmt, opts)
+        return export.export_figure(name, params, fmt, opts, time_limit=export.DOWNLOAD_TIME_LIMIT_S)
 
     return make

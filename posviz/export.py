@@ -21,7 +21,9 @@ import concurrent.futures
 import contextlib
 import csv
 import ctypes
+import heapq
 import io
+import itertools
 import json
 import math
 import os
@@ -56,7 +58,9 @@ MIME = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "h
 # The budget (benchmarks/export_budget.py measures the largest allowed export of each kind).
 MAX_IMAGE_PIXELS = 36_000_000  # one PNG/SVG/PDF page or animation frame: (width·scale)·(height·scale)
 MAX_ANIMATION_PIXELS = 260_000_000  # frames × pixels of a frame: the 72-frame clock at blog ×2 is 233 M
-EXPORT_SLOTS = 2  # exports rendering at once per process (= browser tabs); the others wait in order
+EXPORT_SLOTS = 3  # exports rendering at once per process; the others wait (see export_priority)
+BROWSER_TABS = 2  # renders at once in the browser: one per core of a 2-core server
+FRAME_S = 0.5  # a rough cost of one frame, for ordering exports (a 72-frame GIF at blog ×2: ~0.3-0.5 s a frame)
 DOWNLOAD_TIME_LIMIT_S = 170.0  # the app's exports, queue included: Streamlit drops a download after 180 s
 AHEAD = 2  # animation frames in flight in the browser while the previous one is encoded
 PALETTE_SAMPLES = 6  # frames (spread over the animation) whose colours make a GIF's one palette
@@ -139,27 +143,37 @@ class ExportBusyError(RuntimeError):
     """The export could not finish within its time limit (waiting for a slot, or rendering): try later."""
 
 
+def export_priority(n_frames: int) -> float:
+    """The order in which exports get slots and browser tabs, lowest first: arrival time plus a rough
+    cost (n_frames × FRAME_S). Earliest estimated finish first: a PNG pressed while a GIF renders goes
+    next, and of two GIFs the earlier one gets the browser first, so they finish one after the other
+    instead of both late (what matters when each download has a deadline)."""
+    return time.monotonic() + max(1, n_frames) * FRAME_S
+
+
 class _Slots:
-    """At most ``n`` holders at once; the others wait first come, first served (a ticket queue)."""
+    """At most ``n`` holders at once; the others wait, lowest priority value first (ties: first come)."""
 
     def __init__(self, n: int) -> None:
         self.n = n
         self._cond = threading.Condition()
-        self._queue: collections.deque[object] = collections.deque()
+        self._queue: list[tuple[float, int]] = []  # a heap of (priority, ticket)
+        self._tickets = itertools.count()
         self._running = 0
 
     @contextlib.contextmanager
-    def hold(self, wait: float | None) -> Iterator[None]:
-        ticket = object()
+    def hold(self, wait: float | None, priority: float) -> Iterator[None]:
+        ticket = (priority, next(self._tickets))
         with self._cond:
-            self._queue.append(ticket)
-            if not self._cond.wait_for(lambda: self._queue[0] is ticket and self._running < self.n, wait):
+            heapq.heappush(self._queue, ticket)
+            if not self._cond.wait_for(lambda: self._queue[0] == ticket and self._running < self.n, wait):
                 self._queue.remove(ticket)
+                heapq.heapify(self._queue)
                 self._cond.notify_all()
                 raise ExportBusyError(f"the server stayed busy with other exports for {wait:.0f} s "
                                       f"({self._running} rendering, {len(self._queue)} waiting); try again "
                                       "in a minute")
-            self._queue.popleft()
+            heapq.heappop(self._queue)
             self._running += 1
             self._cond.notify_all()
         try:
@@ -184,12 +198,44 @@ def export_status() -> tuple[int, int]:
 
 # -------------------------------------------------------------------------------------------- renderer
 
+class _Gate:
+    """At most ``n`` holders (browser tabs); waiters enter lowest priority value first. Used from the
+    renderer's event loop only, so it needs no lock."""
+
+    def __init__(self, n: int) -> None:
+        self.free = n
+        self._waiters: list[tuple[float, int, asyncio.Future]] = []
+        self._order = itertools.count()
+
+    async def acquire(self, priority: float) -> None:
+        if self.free and not self._waiters:
+            self.free -= 1
+            return
+        entry = (priority, next(self._order), asyncio.get_running_loop().create_future())
+        heapq.heappush(self._waiters, entry)
+        try:
+            await entry[2]
+        except asyncio.CancelledError:
+            if entry[2].done() and not entry[2].cancelled():  # handed the tab just as it was cancelled
+                self.release()
+            raise
+
+    def release(self) -> None:
+        while self._waiters:
+            waiter = heapq.heappop(self._waiters)[2]
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self.free += 1
+
+
 class _Renderer:
     """One Chromium with ``tabs`` kaleido tabs, run by an asyncio loop on its own daemon thread.
 
     ``submit`` hands a figure to the loop and returns that request's own future: results cannot cross
-    between callers, however many threads submit at once. Started on first use; a broken browser (a
-    crash, a timeout) is replaced by a fresh one on the next request.
+    between callers, however many threads submit at once. Requests get a tab lowest priority first.
+    Started on first use; a broken browser (a crash, a timeout) is replaced by a fresh one on the next
+    request.
     """
 
     def __init__(self, tabs: int) -> None:
@@ -197,6 +243,7 @@ class _Renderer:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._kaleido: Any = None
+        self._gate = _Gate(tabs)
 
     def _start(self) -> None:
         import kaleido
@@ -213,16 +260,24 @@ class _Renderer:
         except BaseException:
             loop.call_soon_threadsafe(loop.stop)
             raise
-        self._loop = loop
+        self._loop, self._gate = loop, _Gate(self.tabs)
 
-    def submit(self, fig: dict, fmt: str, opts: ExportOptions) -> concurrent.futures.Future:
+    def submit(self, fig: dict, fmt: str, opts: ExportOptions, priority: float = 0.0) -> concurrent.futures.Future:
         """Start rendering ``fig`` (plotly JSON) as ``fmt``; the future's result is the image bytes."""
         with self._lock:
             if self._loop is None:
                 self._start()
-            loop, k = self._loop, self._kaleido
+            loop, k, gate = self._loop, self._kaleido, self._gate
         layout = dict(format=fmt, width=opts.width, height=opts.height, scale=opts.scale)
-        future = asyncio.run_coroutine_threadsafe(k.calc_fig(fig, opts=layout), loop)
+
+        async def render() -> bytes:
+            await gate.acquire(priority)
+            try:
+                return await k.calc_fig(fig, opts=layout)
+            finally:
+                gate.release()
+
+        future = asyncio.run_coroutine_threadsafe(render(), loop)
         future.add_done_callback(lambda f: self._check(f, k))
         return future
 
@@ -252,7 +307,7 @@ class _Renderer:
                 done.result(timeout=15)
 
 
-_RENDERER = _Renderer(tabs=EXPORT_SLOTS)
+_RENDERER = _Renderer(tabs=BROWSER_TABS)
 atexit.register(_RENDERER.close)
 
 
@@ -278,14 +333,16 @@ def _wait(future: concurrent.futures.Future, deadline: float | None) -> bytes:
         raise ExportBusyError("the export ran out of time (the server is busy); try again in a minute") from None
 
 
-def image_bytes(fig: go.Figure | dict, fmt: str, opts: ExportOptions, *, deadline: float | None = None) -> bytes:
+def image_bytes(fig: go.Figure | dict, fmt: str, opts: ExportOptions, *, deadline: float | None = None,
+                priority: float | None = None) -> bytes:
     """Render a styled figure to PNG, SVG or PDF bytes in the shared browser (budget checked first);
     ExportBusyError if it is not done by ``deadline`` (a time.monotonic() value)."""
     if fmt not in IMAGE_FORMATS:
         raise ValueError(f"fmt must be one of {', '.join(IMAGE_FORMATS)}; got {fmt!r}")
     check_budget(fmt, opts)
     _left(deadline)
-    return _wait(_RENDERER.submit(_plotly_json(fig), fmt, opts), deadline)
+    priority = export_priority(1) if priority is None else priority
+    return _wait(_RENDERER.submit(_plotly_json(fig), fmt, opts, priority), deadline)
 
 
 def html_bytes(fig: go.Figure) -> bytes:
@@ -393,7 +450,7 @@ def _merged(base: dict, update: dict) -> dict:
 
 
 def _png_stream(stills: Iterable[dict], opts: ExportOptions, done: Mapping[int, bytes],
-                deadline: float | None) -> Iterator[bytes]:
+                deadline: float | None, priority: float) -> Iterator[bytes]:
     """PNG bytes of each still in order, AHEAD frames rendering in the browser while the caller encodes
     the previous one; frames already in ``done`` are not rendered again. Past ``deadline`` the stream
     stops (ExportBusyError), and unfinished renders are cancelled whenever the caller stops early."""
@@ -401,7 +458,7 @@ def _png_stream(stills: Iterable[dict], opts: ExportOptions, done: Mapping[int, 
     try:
         for i, still in enumerate(stills):
             _left(deadline)
-            pending.append(done[i] if i in done else _RENDERER.submit(still, "png", opts))
+            pending.append(done[i] if i in done else _RENDERER.submit(still, "png", opts, priority))
             if len(pending) > AHEAD:
                 yield _result(pending.popleft(), deadline)
         while pending:
@@ -496,7 +553,8 @@ def _release_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
-def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions, *, deadline: float | None = None) -> bytes:
+def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions, *, deadline: float | None = None,
+                    priority: float | None = None) -> bytes:
     """GIF or MP4 of an animated figure: each frame rendered by the browser and streamed to the encoder.
 
     Memory holds a few frames: AHEAD in flight, the one being encoded and (GIF) the previous frame's
@@ -509,16 +567,19 @@ def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions, *, deadline: 
     opts = render_options(fmt, opts)
     n = max(1, len(fig.frames))
     check_budget(fmt, opts, n)
+    priority = export_priority(n) if priority is None else priority
     try:
         if fmt == "mp4":
-            frames = (_rgb(png) for png in _png_stream(frame_dicts(fig), opts, {}, deadline))
+            frames = (_rgb(png) for png in _png_stream(frame_dicts(fig), opts, {}, deadline, priority))
             return _write_mp4(frames, raster_size(opts), opts.fps)
         stills = list(frame_dicts(fig))  # plotly JSON, no pixels: ~0.1 MB a frame for the clock at d = 256
         picks = sorted(set(np.linspace(0, n - 1, min(PALETTE_SAMPLES, n)).round().astype(int).tolist()))
-        done = dict(zip(picks, _png_stream([stills[i] for i in picks], opts, {}, deadline), strict=True))
+        done = dict(zip(picks, _png_stream([stills[i] for i in picks], opts, {}, deadline, priority),
+                        strict=True))
         palette = _palette(done.values())
         buf = io.BytesIO()
-        _write_gif(buf, (_rgb(png) for png in _png_stream(stills, opts, done, deadline)), palette, opts.fps)
+        _write_gif(buf, (_rgb(png) for png in _png_stream(stills, opts, done, deadline, priority)), palette,
+                   opts.fps)
         return buf.getvalue()
     finally:
         _release_memory()
@@ -528,9 +589,10 @@ def render(fig: go.Figure, fmt: str, opts: ExportOptions | None = None, *, name:
            params: Mapping[str, object] | None = None, time_limit: float | None = None) -> bytes:
     """Bytes of ``fig`` (already styled) in format ``fmt`` (one of FORMATS).
 
-    Images and animations check the budget first, then wait (first come, first served) for one of the
-    EXPORT_SLOTS render slots. With a ``time_limit`` (seconds, queue included) an export that cannot
-    finish in time stops with ExportBusyError, waiting or rendering; the app passes DOWNLOAD_TIME_LIMIT_S.
+    Images and animations check the budget first, then wait for one of the EXPORT_SLOTS render slots
+    (in the order of export_priority, which also orders their frames in the browser). With a
+    ``time_limit`` (seconds, queue included) an export that cannot finish in time stops with
+    ExportBusyError, waiting or rendering; the app passes DOWNLOAD_TIME_LIMIT_S.
     """
     opts = opts or ExportOptions()
     if fmt not in FORMATS:
@@ -545,10 +607,11 @@ def render(fig: go.Figure, fmt: str, opts: ExportOptions | None = None, *, name:
         raise ValueError(f"format {fmt} is only for animated figures; {name or 'this figure'} has no frames")
     check_budget(fmt, opts, len(fig.frames))  # before waiting in line: a refused export never queues
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    with _SLOTS.hold(time_limit):
+    priority = export_priority(len(fig.frames) if fmt in ANIMATION_FORMATS else 1)
+    with _SLOTS.hold(time_limit, priority):
         if fmt in IMAGE_FORMATS:
-            return image_bytes(fig, fmt, opts, deadline=deadline)
-        return animation_bytes(fig, fmt, opts, deadline=deadline)
+            return image_bytes(fig, fmt, opts, deadline=deadline, priority=priority)
+        return animation_bytes(fig, fmt, opts, deadline=deadline, priority=priority)
 
 
 def export_figure(name: str, params: Mapping[str, object], fmt: str,

@@ -81,7 +81,7 @@ def test_slots_bound_the_renders_and_serve_in_order(monkeypatch):
     most = [0]
     lock = threading.Lock()
 
-    def slow(fig, fmt, opts, deadline=None):
+    def slow(fig, fmt, opts, deadline=None, priority=None):
         with lock:
             inside.append(fig.layout.meta)
             most[0] = max(most[0], export.export_status()[0])
@@ -144,7 +144,7 @@ class FakeRenderer:
         self.decoded = 0
         self.most_ahead = 0
 
-    def submit(self, fig, fmt, opts):
+    def submit(self, fig, fmt, opts, priority=0.0):
         w, h = export.raster_size(opts)
         rgba = np.dstack([_frame_rgb(fig["layout"]["meta"], w, h), np.full((h, w), 255, np.uint8)])
         buf = io.BytesIO()
@@ -213,9 +213,9 @@ def test_an_export_past_its_time_limit_stops_and_frees_its_slot(fake, monkeypatc
 
     real_submit = fake.submit
 
-    def slow_submit(fig, fmt, opts):
+    def slow_submit(fig, fmt, opts, priority=0.0):
         clock[0] += 1.0
-        return real_submit(fig, fmt, opts)
+        return real_submit(fig, fmt, opts, priority)
 
     monkeypatch.setattr(export, "time", Clock)
     monkeypatch.setattr(fake, "submit", slow_submit)
@@ -225,3 +225,35 @@ def test_an_export_past_its_time_limit_stops_and_frees_its_slot(fake, monkeypatc
     assert export.export_status() == (0, 0)
     gif = export.render(_moving_square(8), "gif", export.ExportOptions(width=160, height=120), time_limit=12.5)
     assert gif[:6] == b"GIF89a"  # 8 frames fit in the limit
+
+
+def test_browser_tabs_go_to_the_lowest_priority_first_and_skip_cancelled_waiters():
+    import asyncio
+
+    async def scenario() -> list[str]:
+        gate, order = export._Gate(1), []
+        await gate.acquire(0.0)  # the tab is busy
+
+        async def wait(name: str, priority: float) -> None:
+            await gate.acquire(priority)
+            order.append(name)
+            gate.release()
+
+        tasks = {name: asyncio.create_task(wait(name, p)) for name, p in [("gif", 5.0), ("png", 1.0),
+                                                                           ("gone", 0.5), ("svg", 3.0)]}
+        await asyncio.sleep(0)
+        tasks["gone"].cancel()  # a download whose export stopped early
+        await asyncio.sleep(0)
+        gate.release()
+        await asyncio.gather(*(t for name, t in tasks.items() if name != "gone"))
+        assert gate.free == 1  # every tab handed back
+        return order
+
+    assert asyncio.run(scenario()) == ["png", "svg", "gif"]
+
+
+def test_a_short_export_pressed_after_a_long_one_comes_first():
+    gif = export.export_priority(72)
+    time.sleep(0.01)
+    png = export.export_priority(1)
+    assert png < gif < export.export_priority(72)  # and two GIFs keep their order of arrival

@@ -20,7 +20,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 
 from posviz import export
 from posviz.theme import style
-from tests.apptest_utils import run_page
+from tests.apptest_utils import ROOT, run_page
 from tests.browser.conftest import _need_browser
 
 
@@ -125,8 +125,14 @@ def deferred(monkeypatch):
     return managers
 
 
+def _page(title: str) -> str:
+    """The page script of a lesson, whatever its number (pages/<n>_<title>.py)."""
+    (path,) = [p for p in (ROOT / "pages").glob("*.py") if re.fullmatch(rf"\d+_{title}\.py", p.name)]
+    return str(path.relative_to(ROOT))
+
+
 def _session(page: str, preset: str, width: int, height: int, theme: str):
-    at = run_page(page)
+    at = run_page(_page(page))
     at.selectbox(key="_export.preset").set_value(preset)
     at.run()
     if preset == "custom":
@@ -135,7 +141,8 @@ def _session(page: str, preset: str, width: int, height: int, theme: str):
     at.select_slider(key="_export.scale").set_value(1.0)
     at.selectbox(key="_export.theme").set_value(theme)
     at.run()
-    at.get("button_group")[0].set_value("export")
+    extras = [b for b in at.get("button_group") if str(b.key).endswith(".extras")]
+    extras[0].set_value("export")  # the first figure's "Export / copy as code"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return {b.proto.label.lower(): b.proto.deferred_file_id for b in at.get("download_button")}
@@ -147,8 +154,8 @@ def _fetch(manager: MediaFileManager, file_id: str) -> bytes:
 
 
 def test_two_app_sessions_exporting_at_once_get_their_own_files(deferred):
-    clock = _session("pages/4_RoPE.py", "custom", 360, 240, "dark")
-    waves = _session("pages/2_Sinusoidal.py", "custom", 420, 300, "light")
+    clock = _session("RoPE", "custom", 360, 240, "dark")
+    waves = _session("Sinusoidal", "custom", 420, 300, "light")
     assert {"png", "svg", "pdf", "gif"} <= set(clock) and {"png", "svg", "pdf"} <= set(waves)
     jobs = [("clock", fmt, clock[fmt], (360, 240)) for fmt in ("png", "svg", "pdf", "gif")]
     jobs += [("waves", fmt, waves[fmt], (420, 300)) for fmt in ("png", "svg", "pdf", "svg", "png")]

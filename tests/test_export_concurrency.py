@@ -185,3 +185,41 @@ def test_two_app_sessions_exporting_at_once_get_their_own_files(deferred):
         if fmt == "png":
             corner = iio.imread(results[k], extension=".png")[3, 3, :3]
             assert np.array_equal(corner, [15, 17, 23]) == (who == "clock")
+
+
+def test_the_app_shows_the_queue_and_does_not_offer_what_is_over_budget():
+    release, held = threading.Event(), []
+
+    def hold(priority: float) -> None:
+        with export._SLOTS.hold(None, priority):
+            held.append(priority)
+            release.wait(60)
+
+    holders = [threading.Thread(target=hold, args=(float(i),)) for i in range(export.EXPORT_SLOTS + 2)]
+    try:
+        for t in holders:
+            t.start()
+        for _ in range(3000):  # until the holders are in place (at most 30 s)
+            if export.export_status() == (export.EXPORT_SLOTS, 2):
+                break
+            threading.Event().wait(0.01)
+        at = run_page(_page("RoPE"))
+        at.selectbox(key="_export.preset").set_value("custom")
+        at.run()
+        at.number_input(key="_export.w").set_value(4000)
+        at.number_input(key="_export.h").set_value(4000)
+        at.select_slider(key="_export.scale").set_value(1.0)
+        at.run()
+        [b for b in at.get("button_group") if str(b.key).endswith(".extras")][0].set_value("export")
+        at.run()
+    finally:
+        release.set()
+        for t in holders:
+            t.join(60)
+    captions = "\n".join(c.value for c in at.caption)
+    assert f"{export.EXPORT_SLOTS} rendering, 2 waiting in line" in captions
+    offered = {b.proto.label for b in at.get("download_button")}
+    assert {"PNG", "SVG", "PDF", "HTML", "CSV", "JSON"} <= offered  # 16 MP per image: under the cap
+    assert not offered & {"GIF", "MP4"}  # 31 frames × 16 MP: over 260 MP
+    assert "GIF not offered" in captions and "cap of 260 megapixels per animation" in captions
+    assert export.export_status() == (0, 0)

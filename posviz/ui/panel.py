@@ -146,8 +146,8 @@ def _export_buttons(name: str, params: dict[str, object], key: str) -> None:
         st.caption(f"{FORMAT_LABELS[fmt]} not offered: {why}.")
     if any(f in export.RENDERED for f in fmts):
 
-        @st.fragment(run_every=3)
-        def queue() -> None:  # live: a download's button only spins while its export waits or renders
+        @st.fragment(run_every=5)  # a tiny rerun of this line alone, only while the export pane is open
+        def queue() -> None:  # live: while a download waits or renders, nothing else on the page says so
             running, waiting = export.export_status()
             if running + waiting:
                 st.caption(f"Exports on this server now: {running} rendering, {waiting} waiting in line (at most "

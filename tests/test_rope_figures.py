@@ -101,9 +101,11 @@ def test_clock_frames_controls_and_payload():
     go.Figure(fig.to_plotly_json())  # frames built without validation for speed: every attribute must be valid
     dark = theme.style(build("rope_clock"), "dark").to_dict()["layout"]["template"]
     assert dark["layout"]["paper_bgcolor"] == "#0f1117"  # the theme's template really applies
-    stills = list(export.frame_figures(fig))  # what the GIF/MP4 export renders
+    stills = list(export.frame_dicts(fig))  # what the GIF/MP4 export renders
     assert len(stills) == rf.MAX_FRAMES
-    assert arr(stills[-1].data[3].x).tolist() == arr(ft(fig, -1, 3).x).tolist()
+    assert arr(stills[-1]["data"][3]["x"]).tolist() == arr(ft(fig, -1, 3).x).tolist()
+    assert arr(stills[0]["data"][3]["x"]).tolist() != arr(stills[-1]["data"][3]["x"]).tolist()
+    go.Figure(stills[-1])  # every still is a valid figure
 
 
 def test_clock_builds_fast():

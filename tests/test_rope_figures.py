@@ -22,8 +22,17 @@ LARGEST = dict(dim=256, base=1e7, n_positions=8192, max_delta=8192, m_max=8192.0
                max_offset=8192, max_position=100_000_000, n_samples=4096)
 
 
+# caps of the new parts' math (rope.MAX_ADDITIVE positions; qk cells: 2·max_offset + 1 rows × d/2 pairs <= 2^18)
+LARGEST_BY_NAME = {"rope_additive_terms": dict(n_positions=rope.MAX_ADDITIVE),
+                   "rope_left_right": dict(max_offset=1000, c=rope.MAX_OFFSET),
+                   "rope_qk_turn": dict(c_max=1e6, m=1e6, n=1e6),
+                   "rope_pair_roles": dict(context=10**7)}
+ANIMATED = {"rope_clock", "rope_qk_turn"}
+
+
 def _largest(name: str) -> dict:
-    return {k: v for k, v in LARGEST.items() if k in FIGURES[name].defaults()}
+    out = {k: v for k, v in LARGEST.items() if k in FIGURES[name].defaults()}
+    return out | LARGEST_BY_NAME.get(name, {})
 
 
 def arr(v) -> np.ndarray:
@@ -45,8 +54,7 @@ def _size(fig) -> int:
 
 def test_every_builder_is_registered():
     assert sorted(n for n in FIGURES if n.startswith("rope_")) == NAMES
-    assert FIGURES["rope_clock"].animated
-    assert not any(FIGURES[n].animated for n in NAMES if n != "rope_clock")
+    assert {n for n in NAMES if FIGURES[n].animated} == ANIMATED
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -346,4 +354,4 @@ def test_data_exports(name):
     assert csv.count("\n") > 5
     assert export.export_figure(name, {}, "json").startswith(b"{")
     assert b"plotly" in export.export_figure(name, {}, "html")[:5000].lower()
-    assert ("gif" in export.formats_for(name)) == (name == "rope_clock")
+    assert ("gif" in export.formats_for(name)) == (name in ANIMATED)

@@ -302,8 +302,9 @@ def relative_scores(q: object, k: object, deltas: object, base: float = 10000.0,
 
     Per pair, with (u, v) the pair of q and (u', v') that of k:
     ``(u u' + v v')·cos(Δ theta_i) + (u v' - v u')·sin(Δ theta_i)`` (formulas.md §1.1). The sine
-    term makes it change sign with Δ unless q and k are parallel pair by pair: RoPE can tell left from
-    right, unlike the sinusoidal PE dot product.
+    term makes it change sign with Δ unless q and k are parallel pair by pair (q = k gives an even curve).
+    Direction alone is not special (an absolute code with a learned W can be direction-aware); what RoPE
+    adds is that the whole score is a function of Δ, for any q and k.
     """
     q = _vector("q", q)
     k = _vector("k", k, q.size)
@@ -483,6 +484,26 @@ def off_offset_residual(z: object) -> float:
     return float(np.sqrt(np.mean((z - means[offset]) ** 2)))
 
 
+DEPENDENCES = ("constant", "m − n", "n", "m", "m and n")
+
+
+def dependence(z: object, rtol: float = 1e-9) -> str:
+    """What a (T, T) score term depends on, from its numbers: "constant", "m − n" (constant diagonals), "n"
+    (every row the same), "m" (every column the same) or "m and n"; equal means within ``rtol``·max|z|."""
+    z = _array("z", z, max_len=MAX_GRID * MAX_GRID, max_abs=1e300, ndim=2)
+    rtol = check_float("rtol", rtol, 0.0, 1.0)
+    tol = rtol * max(1.0, float(np.abs(z).max()) if z.size else 1.0)
+    if z.size == 0 or np.ptp(z) <= tol:
+        return "constant"
+    if off_offset_residual(z) <= tol:
+        return "m − n"
+    if np.ptp(z, axis=0).max() <= tol:
+        return "n"
+    if np.ptp(z, axis=1).max() <= tol:
+        return "m"
+    return "m and n"
+
+
 # ---------------------------------------------------------------------------- 2. derive the rotation
 
 def rotation_2d(angle: float) -> np.ndarray:
@@ -641,7 +662,9 @@ def pair_frequencies(dim: int, base: float = 10000.0, scheme: str = "full", frac
     if scheme == "p-rope":
         kept = int(fraction * dim // 2)
         return np.concatenate([inv_freq(dim, base)[:kept], np.zeros(dim // 2 - kept)])
-    d_r = int(dim * fraction) if scheme == "partial" else round(dim * fraction)  # HF int(); DeepSeek gives d_r
+    # transformers: int(head_dim·factor) (1e-9 absorbs a product like 41.999..., which HF would floor to odd);
+    # DeepSeek's configs give the rotated width itself, so round
+    d_r = int(dim * fraction + 1e-9) if scheme == "partial" else round(dim * fraction)
     if d_r < 2 or d_r % 2:
         raise ValueError(f"fraction must make the rotated width dim·fraction an even number >= 2 for scheme "
                          f"{scheme!r}; got fraction {fraction:g} ({dim}·{fraction:g} -> {d_r} channels)")

@@ -323,8 +323,8 @@ def _score_marks(fig: go.Figure, q: np.ndarray, k: np.ndarray, m: int, n: int, c
 def rope_vs_sinusoidal(*, dim: int = 64, base: float = 10000.0, max_offset: int = 64, seed: int = 0) -> go.Figure:
     """Score against offset Δ = m - n: RoPE (seeded q, k) is not mirror-symmetric; sinusoidal PE·PE is.
 
-    The sinusoidal dot product PE(p)·PE(p+Δ) = Σ cos(Δ w_i) is even in Δ, so it cannot tell a key on
-    the left from one on the right. RoPE's score has a sine term that flips sign with Δ.
+    The raw sinusoidal dot product PE(p)·PE(p+Δ) = Σ cos(Δ w_i) (W = I) is even in Δ; RoPE's score has a
+    sine term that flips sign with Δ. For the fair comparison (a learned W, q = k) see ``rope_left_right``.
     """
     max_offset = check_int("max_offset", max_offset, 1, 8192)
     q, k = rope.sample_qk(dim, seed)
@@ -423,7 +423,8 @@ def rope_pairing(*, dim: int = 16) -> go.Figure:
         title=f"Pairs in both layouts, d = {d}: same colour = same pair (labels below: P[j])",
         xaxis=dict(title="channel index", range=[-1, d]), showlegend=False, height=380,
         yaxis=dict(tickvals=[0, 1], ticktext=["half-split", "interleaved"], range=[-0.6, 1.55],
-                   zeroline=False, showgrid=False))
+                   zeroline=False, showgrid=False),
+        margin=dict(l=110))  # the row labels need more than the template's 72 px
     return fig
 
 

@@ -130,7 +130,7 @@ lesson = ui.Lesson(
         ui.Int("m", "query position m", default=5, lo=0, hi=8192, widget="number"),
         ui.Int("kpos", "key position n", default=2, lo=0, hi=8192, widget="number"),
         ui.Int("c", "shift c (both positions)", default=4, lo=0, hi=8192, widget="number"),
-        ui.Int("pair", "pair i", default=0, lo=0, hi=lambda v: v["d"] // 2 - 1, hi_max=127,
+        ui.Int("pair", "pair i", default=0, lo=0, hi=lambda v: v["d"] // 2 - 1, hi_max=127, widget="number",
                help="The pair drawn large: 0 is the fastest (θ_0 = 1 rad/token), d/2 − 1 the slowest."),
     ),
 )
@@ -473,6 +473,9 @@ def part_decay(p: ui.Values) -> None:
 
 SCHEMES = {"full": "full RoPE", "partial": "partial (GPT-NeoX, Phi)", "p-rope": "p-RoPE (Barbero et al.)",
            "decoupled": "decoupled (DeepSeek)"}
+SHARES = {"0.125": "1/8", "0.25": "1/4 (GPT-NeoX rotary_pct)", "1/3": "1/3 (DeepSeek-V3: 64 of 192)",
+          "0.4": "0.4 (Phi-2)", "0.5": "1/2", "0.75": "3/4", "1": "all"}
+SHARE_VALUES = {"0.125": 0.125, "0.25": 0.25, "1/3": 1 / 3, "0.4": 0.4, "0.5": 0.5, "0.75": 0.75, "1": 1.0}
 
 
 @lesson.part("pairs", "9. Which pairs matter", uses=("base", "d"),
@@ -480,12 +483,12 @@ SCHEMES = {"full": "full RoPE", "partial": "partial (GPT-NeoX, Phi)", "p-rope": 
 def part_pairs(p: ui.Values) -> None:
     pr = ui.controls(
         ui.Choice("scheme", "variant", default="p-rope", options=SCHEMES, widget="radio"),
-        ui.Float("share", "share of the head that rotates", default=0.75, lo=0.05, hi=1.0, step=0.05),
+        ui.Choice("share", "share of the head that rotates", default="0.75", options=SHARES, widget="select"),
         ui.LogFloat("ctx", "context L (tokens)", default=4096.0, lo=256.0, hi=131072.0,
                     extra=tuple(float(2**k) for k in range(8, 18))),
         where="main", columns=3,
     )
-    pairs = max(1, round(p.d * pr.share / 2))  # rotated pairs, at least one: the width is even
+    pairs = max(1, round(p.d * SHARE_VALUES[pr.share] / 2))  # rotated pairs, at least one: the width is even
     fraction = 2 * pairs / p.d
     L = int(pr.ctx)
     num = pair_numbers(p.d, p.base, pr.scheme, fraction, L)

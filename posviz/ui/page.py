@@ -109,7 +109,7 @@ def start_page(slug: str, title: str, *, icon: str, intro: str) -> PageContext:
     ctx.presenter = bool(_value(PRESENT, PRESENT, _key("_global", "present"), st.sidebar))
     if ctx.presenter:
         _presenter_css()
-    st.title(f"{icon} {title}" if ctx.presenter else title)
+    st.title(title)
     if intro and ctx.presenter:
         with st.expander("About this lesson"):
             st.markdown(intro)
@@ -123,8 +123,9 @@ def _presenter_css() -> None:
     st.html("<style>.block-container { padding-top: 1.2rem !important; }"
             "h1 { font-size: 1.9rem !important; padding: 0.2rem 0 !important; }"
             "h2 { font-size: 1.5rem !important; padding: 0.2rem 0 !important; }"
-            ".stMarkdown p, .stMarkdown li, [data-testid=stCaptionContainer] "
-            "{ font-size: 1.3rem !important; line-height: 1.5; }</style>")
+            "[data-testid=stMain] .stMarkdown p, [data-testid=stMain] .stMarkdown li, "
+            "[data-testid=stMain] [data-testid=stCaptionContainer] { font-size: 1.3rem !important; "
+            "line-height: 1.5; }</style>")
 
 
 @st.fragment
@@ -204,7 +205,7 @@ def _step_buttons(lesson: Lesson, part: Part) -> None:
     keys = list(lesson.parts)
     i = keys.index(part.key)
     key = _key(lesson.slug, "part")
-    left, middle, right = st.columns([2, 1, 2], vertical_alignment="center")
+    left, middle, right = st.columns(3, vertical_alignment="center")
     if i > 0:
         previous = lesson.parts[keys[i - 1]]
         left.button(f"← {previous.label}", key=f"{key}.previous", on_click=_go_to_part, args=(key, previous.key),
@@ -212,8 +213,9 @@ def _step_buttons(lesson: Lesson, part: Part) -> None:
     middle.markdown(f"<div style='text-align:center'>step {i + 1} / {len(keys)}</div>", unsafe_allow_html=True)
     if i + 1 < len(keys):
         following = lesson.parts[keys[i + 1]]
-        right.button(f"{following.label} →", key=f"{key}.next", on_click=_go_to_part, args=(key, following.key),
-                     shortcut=NEXT_KEYS, help=f"Next part ({NEXT_KEYS})", type="primary", width="stretch")
+        with right, st.container(horizontal=True, horizontal_alignment="right"):
+            st.button(f"{following.label} →", key=f"{key}.next", on_click=_go_to_part, args=(key, following.key),
+                      shortcut=NEXT_KEYS, help=f"Next part ({NEXT_KEYS})", type="primary")
 
 
 def _go_to_part(key: str, part: str) -> None:

@@ -166,8 +166,9 @@ def part_add(p: ui.Values) -> None:
         where="main", columns=3,
     )
     num = additive_numbers(add.add_T, p.d, p.base, p.seed, add.tokens, add.weights)
-    ui.numbers({name: f"RMS {num[name]['rms']:.3g} · along diagonals {num[name]['res']:.2g}"
-                for name in (*rope.ADDITIVE_TERMS, "full")}, fmt="{}")
+    names = (*rope.ADDITIVE_TERMS, "full")
+    ui.numbers({f"RMS, {name}": num[name]["rms"] for name in names}, fmt="{:.3g}")
+    ui.numbers({f"RMS along diagonals, {name}": num[name]["res"] for name in names}, fmt="{:.2g}")
     ui.check("The four terms add up to the full score",
              ok=num["sum_error"] <= 1e-10 * max(1.0, num["scale"]),
              detail=f"max |sum of the terms − (x_m + p_m)ᵀ W_qᵀW_k (x_n + p_n)| = {num['sum_error']:.1e} over "

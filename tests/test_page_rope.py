@@ -275,8 +275,8 @@ def test_add_part_terms_sum_back_and_the_caption_reads_the_numbers():
     terms = rope.additive_score_terms(64, 64, 10000.0, 0, "same", "random")
     m = numbers(at)
     z = terms["position·position"]
-    assert m["position·position"] == f"RMS {np.sqrt(np.mean(z**2)):.3g} · along diagonals " \
-                                     f"{rope.off_offset_residual(z):.2g}"
+    assert m["RMS, position·position"] == f"{np.sqrt(np.mean(z**2)):.3g}"
+    assert m["RMS along diagonals, position·position"] == f"{rope.off_offset_residual(z):.2g}"
     caption = at.caption[0].value
     assert "content·position: a function of the key's position n alone (absolute)" in caption
     assert "position·position: changes with m and n, not with m − n alone" in caption

@@ -343,20 +343,43 @@ PUBLIC = {
 }
 ALIASES: dict[str, tuple[str, ...]] = {}
 
+# RoPE from first principles (issue 19)
+NEW_PUBLIC = {
+    "additive_weights": (rope.additive_weights, ("d_model", "seed", "weights")),
+    "additive_score_terms": (rope.additive_score_terms, ("n_positions", "d_model", "base", "seed", "tokens",
+                                                         "weights")),
+    "off_offset_residual": (rope.off_offset_residual, ("z",)),
+    "rotation_2d": (rope.rotation_2d, ("angle",)),
+    "block_rotation": (rope.block_rotation, ("m", "dim", "base")),
+    "complex_pairs": (rope.complex_pairs, ("x", "layout")),
+    "derivation_checks": (rope.derivation_checks, ("q", "k", "m", "n", "c", "base")),
+    "qk_pairs": (rope.qk_pairs, ("q", "k", "m", "n", "base", "layout", "freqs")),
+    "absolute_offset_scores": (rope.absolute_offset_scores, ("anchor", "max_offset", "d_model", "base", "seed",
+                                                             "weights")),
+    "left_right_curves": (rope.left_right_curves, ("dim", "base", "max_offset", "c", "seed")),
+    "pair_frequencies": (rope.pair_frequencies, ("dim", "base", "scheme", "fraction")),
+    "turns_within": (rope.turns_within, ("freqs", "length")),
+    "pair_roles": (rope.pair_roles, ("freqs", "length")),
+    "slowest_wavelengths": (rope.slowest_wavelengths, ("dim", "bases")),
+    "base_for_wavelength": (rope.base_for_wavelength, ("dim", "length")),
+}
+
 
 def _finite(out: object) -> bool:
     if isinstance(out, dict):
         return all(_finite(v) for v in out.values())
     if isinstance(out, tuple):
         return all(_finite(v) for v in out)
+    if np.asarray(out).dtype.kind == "U":  # labels (pair_roles)
+        return True
     return bool(np.isfinite(np.asarray(out, dtype=np.float64)).all())
 
 
-@pytest.mark.parametrize("fname", sorted(PUBLIC))
+@pytest.mark.parametrize("fname", sorted(PUBLIC | NEW_PUBLIC))
 @settings(max_examples=40, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_fuzz_public_functions(fname, data):
-    fn, names = PUBLIC[fname]
+    fn, names = (PUBLIC | NEW_PUBLIC)[fname]
     args = {n: data.draw(junk, label=n) for n in names}
     try:
         out = fn(**args)
@@ -668,49 +691,6 @@ NEW_BAD_CALLS = [
 def test_new_functions_name_the_bad_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
-
-
-NEW_PUBLIC = {
-    "additive_weights": (rope.additive_weights, ("d_model", "seed", "weights")),
-    "additive_score_terms": (rope.additive_score_terms, ("n_positions", "d_model", "base", "seed", "tokens",
-                                                         "weights")),
-    "off_offset_residual": (rope.off_offset_residual, ("z",)),
-    "rotation_2d": (rope.rotation_2d, ("angle",)),
-    "block_rotation": (rope.block_rotation, ("m", "dim", "base")),
-    "complex_pairs": (rope.complex_pairs, ("x", "layout")),
-    "derivation_checks": (rope.derivation_checks, ("q", "k", "m", "n", "c", "base")),
-    "qk_pairs": (rope.qk_pairs, ("q", "k", "m", "n", "base", "layout", "freqs")),
-    "absolute_offset_scores": (rope.absolute_offset_scores, ("anchor", "max_offset", "d_model", "base", "seed",
-                                                             "weights")),
-    "left_right_curves": (rope.left_right_curves, ("dim", "base", "max_offset", "c", "seed")),
-    "pair_frequencies": (rope.pair_frequencies, ("dim", "base", "scheme", "fraction")),
-    "turns_within": (rope.turns_within, ("freqs", "length")),
-    "pair_roles": (rope.pair_roles, ("freqs", "length")),
-    "slowest_wavelengths": (rope.slowest_wavelengths, ("dim", "bases")),
-    "base_for_wavelength": (rope.base_for_wavelength, ("dim", "length")),
-}
-
-
-@pytest.mark.parametrize("fname", sorted(NEW_PUBLIC))
-@settings(max_examples=40, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-def test_fuzz_new_public_functions(fname, data):
-    """Junk in every argument: a finite result, or a ValueError naming one of the arguments, within 256 MB."""
-    import tracemalloc
-
-    fn, names = NEW_PUBLIC[fname]
-    args = {n: data.draw(junk, label=n) for n in names}
-    tracemalloc.start()
-    try:
-        out = fn(**args)
-    except ValueError as e:
-        assert any(n in str(e) for n in names), str(e)
-    else:
-        assert _finite(out) if fname != "pair_roles" else out.dtype.kind == "U"
-    finally:
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-    assert peak < 256 * 2**20, peak
 
 
 @pytest.mark.parametrize("fname,kwargs", [

@@ -589,7 +589,7 @@ def _player(n_frames: int, labels: list[str], *, duration: int = 90, every: int 
                           showactive=False, pad=dict(t=4, r=8),
                           buttons=[dict(label="▶ Play", method="animate", args=[None, play]),
                                    dict(label="❚❚ Pause", method="animate", args=[[None], pause])])],
-        sliders=[dict(active=0, x=0.18, len=0.82, y=-0.02, yanchor="top", pad=dict(t=4),
+        sliders=[dict(active=0, x=0.24, len=0.76, y=-0.02, yanchor="top", pad=dict(t=4),
                       currentvalue=dict(visible=False),
                       steps=[dict(label=labels[f] if f % every == 0 else "", value=str(f), method="animate",
                                   args=[[str(f)], pause]) for f in stops])])
@@ -632,9 +632,9 @@ def rope_additive_terms(*, dim: int = 64, base: float = 10000.0, n_positions: in
                                    cx, top))
         layout[f"yaxis{'' if j == 0 else j + 1}"].update(autorange="reversed", title="query m" if j % 2 == 0 else None)
         layout[f"xaxis{'' if j == 0 else j + 1}"].update(title="key n" if j >= 2 else None)
-    what = "one token at every position" if tokens == "same" else "a random token per position"
-    w = "learned (random) W" if weights == "random" else "W = identity"
-    layout.update(title=f"Additive code, four terms of the score: {what}, {w}, d = {dim}" + _every(step),
+    what = "one token everywhere" if tokens == "same" else "random tokens"
+    w = "learned W" if weights == "random" else "W = I"
+    layout.update(title=f"Additive code, four terms: {what}, {w}, d = {dim}" + _every(step),
                   annotations=titles, height=760, margin=dict(t=110))
     return go.Figure(data=data, layout=layout)
 
@@ -806,14 +806,14 @@ def rope_qk_turn(*, dim: int = 8, base: float = 10000.0, m: float = 5.0, n: floa
         title=f"q at m + c and k at n + c turn together: d = {dim}, b = {base:g}, m = {m:g}, n = {n:g}",
         showlegend=False, hovermode=False, height=560, margin=dict(l=10, r=10, t=60, b=90),
         xaxis=dict(domain=[0.0, 0.42], range=[-1.25, 1.25], visible=False, constrain="domain"),
-        yaxis=dict(domain=[0.0, 0.86], range=[-1.25, 1.25], visible=False, scaleanchor="x", constrain="domain"),
+        yaxis=dict(domain=[0.0, 0.8], range=[-1.25, 1.25], visible=False, scaleanchor="x", constrain="domain"),
         xaxis2=dict(domain=[0.48, 1.0], range=span_x, visible=False, constrain="domain"),
-        yaxis2=dict(domain=[0.0, 0.86], range=span_y, visible=False, scaleanchor="x2", constrain="domain"),
+        yaxis2=dict(domain=[0.0, 0.8], range=span_y, visible=False, scaleanchor="x2", constrain="domain"),
         xaxis3=dict(domain=[0.0, 1.0], range=[0, 1], visible=False, fixedrange=True),
-        yaxis3=dict(domain=[0.88, 1.0], range=[0, 1], visible=False, fixedrange=True),
+        yaxis3=dict(domain=[0.9, 1.0], range=[0, 1], visible=False, fixedrange=True),
         annotations=[_panel_title(f"pair {pair} (θ = {theta[pair]:.3g} rad/token): {_colored('q at m + c', 0)}, "
-                                  f"{_colored('k at n + c', 2)}, {_colored('angle k → q', 3)}", 0.21, 0.86),
-                     _panel_title("pairs fast → slow, each at its own speed", 0.74, 0.86)],
+                                  f"{_colored('k at n + c', 2)}, {_colored('angle k → q', 3)}", 0.21, 0.81),
+                     _panel_title("pairs fast → slow, each at its own speed", 0.74, 0.81)],
         **_player(n_frames, [f"{c:.3g}" for c in shifts], every=12 if (n_frames - 1) % 12 == 0 else 8),
     )
     fig_layout["sliders"][0]["currentvalue"] = dict(visible=False)
@@ -890,9 +890,9 @@ def rope_pair_roles(*, dim: int = 64, base: float = 10000.0, scheme: str = "p-ro
     for level, label, dash in ((0.25, "a quarter turn", "dot"), (1.0, "one turn", "dash")):
         data.append(dict(type="scatter", x=[-0.5, dim // 2 - 0.5], y=[level, level], mode="lines", name=label,
                          line=dict(color=_GREY, dash=dash, width=1), hoverinfo="skip"))
-    what = SCHEME_NAMES[scheme] + ("" if scheme == "full" else f", fraction {fraction:g}")
+    rotated = int((freqs > 0).sum())
     return go.Figure(data=data, layout=dict(
-        title=f"Turns per pair within L = {context:,} tokens: {what}, d = {dim}, b = {base:g}",
+        title=f"Turns per pair within L = {context:,}: {SCHEME_NAMES[scheme]}, {rotated} of {dim // 2} pairs rotate",
         xaxis=dict(title="pair (head's channel order)"),
         yaxis=dict(title="turns within L = L·θ_i/2π (log)", type="log"),
         legend=dict(orientation="h", y=-0.2, x=0), height=480, margin=dict(b=130)))

@@ -705,8 +705,7 @@ def rope_derivation(*, dim: int = 8, base: float = 10000.0, m: float = 5.0, n: f
     cut = "" if shown == dim else f" (top-left {shown} × {shown} of {dim} × {dim})"
     layout.update(
         title=f"From one plane to d/2 planes: θ_{pair} = {theta:.4g} rad/token, b = {base:g}",
-        annotations=[_panel_title(f"pair {pair} as a complex number, turned counter-clockwise", panels[0][2],
-                                  panels[0][3]),
+        annotations=[_panel_title(f"pair {pair} in the complex plane", panels[0][2], panels[0][3]),
                      _panel_title(f"R_m at m = {m:g}: {dim // 2} blocks R(m·θ_i){cut}", panels[1][2], panels[1][3])],
         height=520, legend=dict(orientation="h", y=-0.18, x=0), margin=dict(t=90, b=130))
     return go.Figure(data=data, layout=layout)
@@ -811,9 +810,9 @@ def rope_qk_turn(*, dim: int = 8, base: float = 10000.0, m: float = 5.0, n: floa
         yaxis2=dict(domain=[0.0, 0.8], range=span_y, visible=False, scaleanchor="x2", constrain="domain"),
         xaxis3=dict(domain=[0.0, 1.0], range=[0, 1], visible=False, fixedrange=True),
         yaxis3=dict(domain=[0.9, 1.0], range=[0, 1], visible=False, fixedrange=True),
-        annotations=[_panel_title(f"pair {pair} (θ = {theta[pair]:.3g} rad/token): {_colored('q at m + c', 0)}, "
-                                  f"{_colored('k at n + c', 2)}, {_colored('angle k → q', 3)}", 0.21, 0.81),
-                     _panel_title("pairs fast → slow, each at its own speed", 0.74, 0.81)],
+        annotations=[_panel_title(f"pair {pair}: {_colored('q at m + c', 0)}, {_colored('k at n + c', 2)}, "
+                                  f"{_colored('angle', 3)}", 0.21, 0.81),
+                     _panel_title("each pair at its own speed", 0.74, 0.81)],
         **_player(n_frames, [f"{c:.3g}" for c in shifts], every=12 if (n_frames - 1) % 12 == 0 else 8),
     )
     fig_layout["sliders"][0]["currentvalue"] = dict(visible=False)

@@ -475,7 +475,7 @@ def part_decay(p: ui.Values) -> None:
 SCHEMES = {"full": "full RoPE", "partial": "partial (GPT-NeoX, Phi)", "p-rope": "p-RoPE (Barbero et al.)",
            "decoupled": "decoupled (DeepSeek)"}
 SHARES = {"0.125": "1/8", "0.25": "1/4 (GPT-NeoX rotary_pct)", "1/3": "1/3 (DeepSeek-V3: 64 of 192)",
-          "0.4": "0.4 (Phi-2)", "0.5": "1/2", "0.75": "3/4", "1": "all"}
+          "0.4": "0.4", "0.5": "1/2", "0.75": "3/4", "1": "all"}
 SHARE_VALUES = {"0.125": 0.125, "0.25": 0.25, "1/3": 1 / 3, "0.4": 0.4, "0.5": 0.5, "0.75": 0.75, "1": 1.0}
 
 
@@ -501,7 +501,7 @@ def part_pairs(p: ui.Values) -> None:
         "full": f"Full RoPE rotates all {p.d // 2} pairs.",
         "partial": f"Partial RoPE rotates the first {2 * pairs} of {p.d} channels ({pairs} pairs, with frequencies "
                    f"b^(−2i/{2 * pairs}): the exponent uses the rotated width) and passes the rest untouched: "
-                   "transformers' partial_rotary_factor, GPT-NeoX's rotary_pct (0.25), Phi-2 (0.4).",
+                   "transformers' partial_rotary_factor (Phi models), GPT-NeoX's rotary_pct (0.25 in GPT-NeoX 20B).",
         "p-rope": f"p-RoPE keeps the {pairs} fastest pairs at their full-RoPE frequencies b^(−2i/{p.d}) and sets "
                   f"the {p.d // 2 - pairs} slowest to frequency 0 (transformers' rope_type 'proportional').",
         "decoupled": f"DeepSeek's MLA gives each head {p.d - 2 * pairs} channels without position and a separate "

@@ -359,3 +359,22 @@ def test_garbage_in_the_new_parts_controls(garbage):
         for name in names:
             assert f"`{name}`" in text, (part, name, text)
         assert len(chart_specs(at)) == 1
+
+
+def test_claims_about_models_in_the_pairs_part():
+    """The pairs part names models: GPT-NeoX 20B rotates a quarter of each head, DeepSeek-V3 rotates 64 of 192
+    channels (128 without position), and Phi models use transformers' partial_rotary_factor below 1."""
+    import warnings
+
+    from transformers import PhiConfig
+
+    from posviz import presets
+
+    neox = presets.get_preset("GPT-NeoX 20B").config
+    assert neox["rotary_pct"] == 0.25
+    ds = presets.get_preset("DeepSeek-V3").config
+    assert (ds["qk_nope_head_dim"], ds["qk_rope_head_dim"]) == (128, 64)
+    assert ds["qk_rope_head_dim"] / (ds["qk_nope_head_dim"] + ds["qk_rope_head_dim"]) == pytest.approx(1 / 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert PhiConfig().rope_parameters["partial_rotary_factor"] < 1

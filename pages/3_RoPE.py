@@ -130,7 +130,7 @@ lesson = ui.Lesson(
         ui.Int("m", "query position m", default=5, lo=0, hi=8192, widget="number"),
         ui.Int("kpos", "key position n", default=2, lo=0, hi=8192, widget="number"),
         ui.Int("c", "shift c (both positions)", default=4, lo=0, hi=8192, widget="number"),
-        ui.Int("pair", "pair i", default=0, lo=0, hi=lambda v: v["d"] // 2 - 1, hi_max=127, widget="number",
+        ui.Int("pair", "pair i", default=0, lo=0, hi=lambda v: v["d"] // 2 - 1, hi_max=127,
                help="The pair drawn large: 0 is the fastest (θ_0 = 1 rad/token), d/2 − 1 the slowest."),
     ),
 )

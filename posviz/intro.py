@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from posviz._validate import check_choice, check_float, check_int
+from posviz._validate import check_array, check_choice, check_float, check_int
 from posviz.sinusoidal import frequencies, sinusoidal_table
 
 DEFAULT_TEXT = "The dog chased another dog"
@@ -124,16 +124,9 @@ def self_attention(x: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray
     shapes (T, d) and (T, T) (Vaswani et al. 2017, §3.2.1). Nothing in it looks at a row's index, so
     permuting the rows of x permutes the rows of the output the same way.
     """
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError("x must be a 2-D array of finite numbers") from None
-    if arr.ndim != 2:
-        raise ValueError(f"x must be a 2-D array (tokens, d); got {arr.ndim} dimension(s)")
+    arr = check_array("x", x, ndim=2, lo=-MAX_ABS_INPUT, hi=MAX_ABS_INPUT)
     check_int("x.shape[0]", arr.shape[0], 1, 4096)
     check_int("x.shape[1]", arr.shape[1], 1, 4096)
-    if not np.all(np.isfinite(arr)) or np.max(np.abs(arr)) > MAX_ABS_INPUT:
-        raise ValueError(f"x must hold finite numbers with |x| <= {MAX_ABS_INPUT:g}")
     w_q, w_k, w_v = attention_weights_qkv(arr.shape[1], seed)
     q, k, v = arr @ w_q, arr @ w_k, arr @ w_v  # (T, d) each
     scores = q @ k.T / np.sqrt(arr.shape[1])  # (T, T)
@@ -154,6 +147,8 @@ def shuffle_order(n: int, shuffle: int = 0) -> np.ndarray:
 
 def repeated_pair(tokens: Sequence[str]) -> tuple[int, int] | None:
     """Indices ``(i, j)``, i < j, of the first word that occurs twice, or None if every word is unique."""
+    if isinstance(tokens, str) or not isinstance(tokens, Sequence) or not all(isinstance(t, str) for t in tokens):
+        raise ValueError(f"tokens must be a list of strings; got {type(tokens).__name__}")
     seen: dict[str, int] = {}
     for j, t in enumerate(tokens):
         if t in seen:
@@ -311,16 +306,9 @@ def position_codes(scheme: str, n_positions: int, d_model: int = 16, base: float
 
 
 def _as_codes(codes: np.ndarray, name: str = "codes", min_rows: int = 2) -> np.ndarray:
-    try:
-        arr = np.asarray(codes, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a 2-D array of finite numbers") from None
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (rows, columns); got {arr.ndim} dimension(s)")
+    arr = check_array(name, codes, ndim=2, lo=-1e12, hi=1e12)
     check_int(f"{name}.shape[0]", arr.shape[0], min_rows, 1 << 16)
     check_int(f"{name}.shape[1]", arr.shape[1], 1, 4096)
-    if not np.all(np.isfinite(arr)) or np.max(np.abs(arr)) > 1e12:
-        raise ValueError(f"{name} must hold finite numbers with |value| <= 1e12")
     return arr
 
 

@@ -103,7 +103,7 @@ def pair_numbers(d: int, base: float, scheme: str, fraction: float, context: int
 def base_numbers(d: int, base: float, L: int) -> dict:
     lam = rope.wavelengths(d, base)
     return {"slowest": float(lam[-1]), "longer": int((lam > L).sum()), "turns": float(L / lam[-1]),
-            "b_star": rope.base_for_wavelength(d, float(L)) if d >= 4 else float("nan")}
+            "b_star": rope.base_for_wavelength(d, float(L)) if d >= 4 else float("nan")}  # L <= 131072: b* < 1e12
 
 
 lesson = ui.Lesson(

@@ -399,7 +399,8 @@ SCHEMES = ("full", "partial", "p-rope", "decoupled")
 MAX_ADDITIVE = 1024  # additive_score_terms: positions per call (five (T, T) float64 arrays: 40 MB)
 MAX_BLOCK = 256  # block_rotation: the dense (dim, dim) matrix is for looking at, not for computing
 MAX_D_MODEL = 512  # additive code: width of x, p and W
-MAX_OFFSET = 4096  # absolute_offset_scores / left_right_curves: offsets per side, and the anchor shift
+MAX_OFFSET = 2048  # absolute_offset_scores / left_right_curves: offsets per side and the anchor shift (the PE
+# table of 3·MAX_OFFSET + 1 rows × MAX_D_MODEL stays under sinusoidal_table's cell cap)
 MAX_QK_CELLS = 1 << 18  # qk_pairs: positions × pairs (each (T, d) float64 temporary stays under 4 MB)
 QUARTER_TURN = np.pi / 2  # a pair turning less than this within the context never flips its sign there
 
@@ -680,4 +681,8 @@ def base_for_wavelength(dim: int, length: float) -> float:
     """The base whose slowest pair has wavelength ``length``: ``b = (length/2π)^(d/(d−2))``, d >= 4."""
     dim = check_int("dim", dim, 4, MAX_DIM, even=True)
     length = check_float("length", length, TWO_PI, MAX_POSITION, lo_open=True)
-    return float((length / TWO_PI) ** (dim / (dim - 2)))
+    b = (length / TWO_PI) ** (dim / (dim - 2))
+    if b > 1e12:
+        raise ValueError(f"length: the base for a slowest wavelength of {length:g} at dim {dim} would be {b:.3g}, "
+                         "above the largest base 1e12")
+    return float(b)

@@ -8,6 +8,7 @@ and say so in their title.
 from __future__ import annotations
 
 import base64
+import contextlib
 import math
 
 import numpy as np
@@ -916,7 +917,11 @@ def rope_base_choice(*, dim: int = 64, base: float = 10000.0, train_length: int 
     longer = np.array([(rope.wavelengths(dim, b) > train_length).sum() for b in bases])  # (B,)
     here = float(rope.slowest_wavelengths(dim, [base])[0])
     n_here = int((rope.wavelengths(dim, base) > train_length).sum())
-    star = rope.base_for_wavelength(dim, float(train_length)) if dim >= 4 else float("nan")  # d = 2: θ_0 = 1 always
+    # b* exists for d >= 4 (at d = 2 the only pair has θ_0 = 1 whatever b is) and is shown up to the largest base
+    star = float("nan")
+    if dim >= 4:
+        with contextlib.suppress(ValueError):  # b* above the largest base: not drawn
+            star = rope.base_for_wavelength(dim, float(train_length))
     data = [
         dict(type="scatter", x=_f32(bases), y=_f32(lam), mode="lines", name="slowest wavelength λ_(d/2−1)",
              line=dict(color=COLORS[0], width=3),

@@ -16,6 +16,7 @@ from plotly.colors import sample_colorscale
 
 from posviz import cope
 from posviz._validate import check_choice
+from posviz.figures._common import f32
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
@@ -42,10 +43,6 @@ def _ticks(labels: tuple[str, ...]) -> dict:
 
 def _lesson(**kw: object) -> cope.Lesson:
     return cope.cope_lesson(**kw)  # type: ignore[arg-type]
-
-
-def _f32(a: np.ndarray) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32)
 
 
 @figure("cope_tokens")
@@ -77,20 +74,20 @@ def cope_tokens(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale
     custom = np.stack([np.arange(L.T), g, p], axis=1).astype(np.float32)
     fig = go.Figure()
     fig.add_trace(go.Scatter(
-        x=_f32(xs), y=_f32(ys), mode="text", text=[_esc(s) for s in labels], name="token",
+        x=f32(xs), y=f32(ys), mode="text", text=[_esc(s) for s in labels], name="token",
         textfont=dict(color=["#ffffff" if d else "#1f2330" for d in dark], size=13), hoverinfo="skip"))
     shown = ~masked
     fig.add_trace(go.Scatter(
-        x=_f32(xs[shown]), y=_f32(ys[shown] - 0.85), mode="text", name="p_ij",
+        x=f32(xs[shown]), y=f32(ys[shown] - 0.85), mode="text", name="p_ij",
         text=[f"{v:.1f}" for v in p[shown]], textfont=dict(size=10, color=COLORS[2]), hoverinfo="skip"))
     # the chips: one horizontal bar per token (a single trace draws much faster than one shape per chip)
     fig.add_trace(go.Bar(
-        orientation="h", base=_f32([a for a, _, _ in boxes]), x=_f32([b - a for a, b, _ in boxes]),
-        y=_f32(ys), width=1.0, name="chip", customdata=custom,
+        orientation="h", base=f32([a for a, _, _ in boxes]), x=f32([b - a for a, b, _ in boxes]),
+        y=f32(ys), width=1.0, name="chip", customdata=custom,
         marker=dict(color=["#d9dbe3" if m else f for m, f in zip(masked, fills)],
-                    opacity=_f32(np.where(masked, 0.45, 1.0)),
+                    opacity=f32(np.where(masked, 0.45, 1.0)),
                     line=dict(color=[COLORS[3] if j == i else "#9aa0b4" for j in range(L.T)],
-                              width=_f32(np.where(np.arange(L.T) == i, 3.0, 1.0)))),
+                              width=f32(np.where(np.arange(L.T) == i, 3.0, 1.0)))),
         hovertemplate="key j = %{customdata[0]}<br>gate g_ij = %{customdata[1]:.3f}<br>"
                       "position p_ij = %{customdata[2]:.2f}<extra></extra>"))
     rows = boxes[-1][2] + 1
@@ -134,7 +131,7 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
               f"token distance i − j: 0 → {T - 1}"]
     keys = np.broadcast_to(idx.astype(np.int32), (T, T))  # hover shows the key j, not the shifted x
     hover = "query i = %{y}<br>key j = %{customdata}<br>%{fullData.name} = %{z:.3f}<extra></extra>"
-    traces = [go.Heatmap(z=_f32(z), x=idx + off, y=idx, customdata=keys, colorscale=SEQUENTIAL, zmin=0, zmax=top,
+    traces = [go.Heatmap(z=f32(z), x=idx + off, y=idx, customdata=keys, colorscale=SEQUENTIAL, zmin=0, zmax=top,
                          showscale=False, name=name, hovertemplate=hover)
               for z, name, off, top in zip((gates, pos, dist), ("g_ij", "p_ij", "i − j"), offsets, tops,
                                            strict=True)]
@@ -181,14 +178,14 @@ def cope_query_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     keys = np.arange(L.T)
     fig = go.Figure()
     # the legend names the colour scale instead of a colorbar (a colorbar is a whole extra axis to redraw)
-    fig.add_trace(go.Bar(x=keys, y=_f32(L.positions[i]), name="CoPE position p_ij, coloured by the gate g_ij "
+    fig.add_trace(go.Bar(x=keys, y=f32(L.positions[i]), name="CoPE position p_ij, coloured by the gate g_ij "
                                                              "(dark 0 → bright 1)",
-                         marker=dict(color=_f32(L.gates[i]), colorscale=SEQUENTIAL, cmin=0, cmax=1),
-                         customdata=_f32(L.gates[i]),
+                         marker=dict(color=f32(L.gates[i]), colorscale=SEQUENTIAL, cmin=0, cmax=1),
+                         customdata=f32(L.gates[i]),
                          hovertemplate="key j = %{x}<br>p_ij = %{y:.3f}<br>g_ij = %{customdata:.3f}"
                                        "<extra></extra>"))
     rel = np.where(keys <= i, i - keys + 1, np.nan)
-    fig.add_trace(go.Scatter(x=keys, y=_f32(rel), mode="lines+markers", name="i − j + 1 (count everything)",
+    fig.add_trace(go.Scatter(x=keys, y=f32(rel), mode="lines+markers", name="i − j + 1 (count everything)",
                              line=dict(dash="dash", color=COLORS[1]), marker=dict(size=5)))
     fig.add_hline(y=L.npos_max - 1, line=dict(dash="dot", color=COLORS[3]),
                   annotation_text=f"npos_max − 1 = {L.npos_max - 1}", annotation_position="top left")
@@ -217,7 +214,7 @@ def cope_interpolation(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences"
     fig = go.Figure()
     fig.add_vrect(x0=d["floor"], x1=max(d["ceil"], d["floor"] + 1e-3), fillcolor=COLORS[4], opacity=0.18,
                   line_width=0)
-    fig.add_trace(go.Scatter(x=ps, y=_f32(L.z_int[i]), mode="lines+markers", name="z_i[p] = q_i·e[p]",
+    fig.add_trace(go.Scatter(x=ps, y=f32(L.z_int[i]), mode="lines+markers", name="z_i[p] = q_i·e[p]",
                              line=dict(color=COLORS[0]),
                              hovertemplate="p = %{x}<br>z_i[p] = %{y:.3f}<extra></extra>"))
     fig.add_trace(go.Scatter(x=[d["floor"], d["ceil"]], y=[d["z_floor"], d["z_ceil"]], mode="markers",
@@ -248,7 +245,7 @@ def cope_embedding_table(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     d = cope.interpolation_detail(L, i, j)
     e = L.pos_emb
     lim = float(np.abs(e).max()) or 1.0
-    fig = go.Figure(go.Heatmap(z=_f32(e), x=np.arange(e.shape[1]), y=np.arange(e.shape[0]),
+    fig = go.Figure(go.Heatmap(z=f32(e), x=np.arange(e.shape[1]), y=np.arange(e.shape[0]),
                                colorscale=DIVERGING, zmid=0, zmin=-lim, zmax=lim, meta="diverging",
                                colorbar=dict(title="e[p]_c"),
                                hovertemplate="position p = %{x}<br>channel c = %{y}<br>value = %{z:.3f}"
@@ -278,11 +275,11 @@ def cope_attention(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", sc
     i = cope.pick_index(query, L.T)
     keys = np.arange(i + 1)
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=keys, y=_f32(L.attn_plain[i, : i + 1]), name="softmax(q·k/√d) (no position)",
+    fig.add_trace(go.Bar(x=keys, y=f32(L.attn_plain[i, : i + 1]), name="softmax(q·k/√d) (no position)",
                          marker_color=COLORS[7], hovertemplate="key j = %{x}<br>weight = %{y:.3f}<extra></extra>"))
     label = "softmax(q·k/√d + pos) (nodiv)" if nodiv else "softmax((q·k + pos)/√d) (CoPE)"
-    fig.add_trace(go.Bar(x=keys, y=_f32(L.attn_cope[i, : i + 1]), name=label, marker_color=COLORS[1],
-                         customdata=_f32(L.positions[i, : i + 1]),
+    fig.add_trace(go.Bar(x=keys, y=f32(L.attn_cope[i, : i + 1]), name=label, marker_color=COLORS[1],
+                         customdata=f32(L.positions[i, : i + 1]),
                          hovertemplate="key j = %{x}<br>weight = %{y:.3f}<br>p_ij = %{customdata:.2f}"
                                        "<extra></extra>"))
     fig.update_layout(barmode="group", height=430,
@@ -304,7 +301,7 @@ def cope_positions_map(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences"
     L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max)
     T = L.T
     idx = np.arange(T)
-    fig = go.Figure(go.Heatmap(z=_f32(L.positions), x=idx, y=idx, colorscale=SEQUENTIAL, zmin=0,
+    fig = go.Figure(go.Heatmap(z=f32(L.positions), x=idx, y=idx, colorscale=SEQUENTIAL, zmin=0,
                                colorbar=dict(title="p_ij"), name="p_ij",
                                hovertemplate="query i = %{y}<br>key j = %{x}<br>p_ij = %{z:.3f}<extra></extra>"))
     fig.add_trace(go.Scatter(x=[-0.5, T - 0.5, T - 0.5, -0.5], y=[-0.5, -0.5, T - 0.5, -0.5], mode="lines",
@@ -340,11 +337,11 @@ def cope_position_bounds(*, text: str = cope.DEFAULT_TEXT, rule: str = "all", sc
     bound = qi.astype(float) if claim == "seed" else qi + 1.0
     over = top > bound + 1e-9
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=qi, y=_f32(top), name="p_i0 = largest position of query i",
+    fig.add_trace(go.Bar(x=qi, y=f32(top), name="p_i0 = largest position of query i",
                          marker_color=[COLORS[3] if o else COLORS[2] for o in over],
                          hovertemplate="query i = %{x}<br>p_i0 = %{y:.3f}<extra></extra>"))
     name = "seed 000's bound: p ≤ i" if claim == "seed" else "true bound: p_ij ≤ i − j + 1 (= i + 1 at j = 0)"
-    fig.add_trace(go.Scatter(x=qi, y=_f32(bound), mode="lines+markers", name=name,
+    fig.add_trace(go.Scatter(x=qi, y=f32(bound), mode="lines+markers", name=name,
                              line=dict(color=COLORS[1], dash="dash")))
     fig.update_layout(title=f"{int(over.sum())} of {T} queries i exceed the bound",
                       xaxis=dict(tickangle=-90, **_ticks(L.tokens.labels)),

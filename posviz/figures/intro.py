@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from posviz import intro
 from posviz import sinusoidal as sn
+from posviz.figures._common import Panels, f32, grid_domains
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
 __all__ = ["intro_attention", "intro_shuffle", "intro_integer_ranges", "intro_normalised", "intro_binary",
            "intro_binary_vs_sinusoid", "intro_trajectory", "intro_wavelength_limit"]
-
-def _f32(a: np.ndarray) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32)
-
 
 def _row_labels(tokens: tuple[str, ...], order: np.ndarray | None = None) -> list[str]:
     """Unique y labels "slot: word" (plus "(was i)" after a shuffle), so repeated words keep their rows."""
@@ -34,7 +30,7 @@ def _output_heatmap(demo: intro.AttentionDemo, labels: list[str], zmax: float, n
                     showscale: bool) -> dict:
     """One layer's outputs as a heatmap trace (a plain dict: plotly validates nothing on a slider move)."""
     return dict(
-        type="heatmap", z=_f32(demo.out), y=labels, x=np.arange(demo.out.shape[1]), colorscale=DIVERGING,
+        type="heatmap", z=f32(demo.out), y=labels, x=np.arange(demo.out.shape[1]), colorscale=DIVERGING,
         meta="diverging", zmid=0, zmin=-zmax, zmax=zmax, showscale=showscale, name=name,
         colorbar=dict(title=dict(text="output"), len=0.8),
         hovertemplate=f"{name}<br>token %{{y}}<br>channel %{{x}}<br>output %{{z:.4f}}<extra></extra>",
@@ -77,24 +73,22 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
     labels = _row_labels(plain.tokens)
     zmax = float(max(np.abs(plain.out).max(), np.abs(with_pe.out).max(), 1e-9))
     pair = intro.repeated_pair(plain.tokens)
-    # two panels sharing the token axis, as one layout dict: make_subplots, add_trace and update_xaxes
+    # two panels sharing the token axis, built as one layout dict (Panels): make_subplots and update_xaxes
     # validate every property (~15 ms of each slider move that changes d, the seed or the sentence)
-    titles = ("no positions: x = embedding", "with positions: x = embedding + PE")
-    layout = dict(
-        xaxis=dict(anchor="y", domain=[0.0, 0.48], title=dict(text="output channel")),
-        yaxis=dict(anchor="x", domain=[0.0, 1.0], autorange="reversed", title=dict(text="token (slot: word)")),
-        xaxis2=dict(anchor="y2", domain=[0.52, 1.0], title=dict(text="output channel")),
-        yaxis2=dict(anchor="x2", domain=[0.0, 1.0], matches="y", showticklabels=False),
-        annotations=[dict(font=dict(size=16), showarrow=False, text=t, x=x, xanchor="center", xref="paper", y=1.0,
-                          yanchor="bottom", yref="paper") for t, x in zip(titles, (0.24, 0.76), strict=True)],
+    grid = Panels.grid(1, 2, ("no positions: x = embedding", "with positions: x = embedding + PE"), hspace=0.04,
+                       title_size=16)
+    grid.add(_output_heatmap(plain, labels, zmax, "no positions", False), 1)
+    grid.add(_output_heatmap(with_pe, labels, zmax, "with sinusoidal PE", True), 2)
+    for panel in (1, 2):
+        grid.axis("x", panel, title="output channel")
+    grid.axis("y", 1, title="token (slot: word)", autorange="reversed")
+    grid.axis("y", 2, matches="y", showticklabels=False)
+    return grid.figure(
         shapes=_outline_rows(pair, d_model, "x", "y") + _outline_rows(pair, d_model, "x2", "y2"),
         title=dict(text=f"Self-attention outputs softmax(QKᵀ/√d)·V, d = {d_model}, seed {seed}"),
         # room for the longest token label and the axis title left of it (margins are fixed, no automargin)
         margin=dict(l=48 + 9 * max(map(len, labels), default=4)),
         height=max(320, 120 + 26 * len(labels)))
-    data = [dict(_output_heatmap(plain, labels, zmax, "no positions", False), xaxis="x", yaxis="y"),
-            dict(_output_heatmap(with_pe, labels, zmax, "with sinusoidal PE", True), xaxis="x2", yaxis="y2")]
-    return go.Figure(dict(data=data, layout=layout))
 
 
 @figure("intro_shuffle")
@@ -112,19 +106,19 @@ def intro_shuffle(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: in
         labels_o, labels_s = _row_labels(orig.tokens), _row_labels(shuf.tokens, shuf.order)
         demos.append((positions, orig, shuf))
     zmax = float(max(max(np.abs(o.out).max(), np.abs(s.out).max()) for _, o, s in demos))
-    fig = make_subplots(rows=2, cols=2, horizontal_spacing=0.2, vertical_spacing=0.14,
-                        subplot_titles=("no positions, original order", f"no positions, shuffle seed {shuffle}",
-                                        "with sinusoidal PE, original order",
-                                        f"with sinusoidal PE, shuffle seed {shuffle}"))
-    for r, (positions, orig, shuf) in enumerate(demos, start=1):
+    grid = Panels.grid(2, 2, ("no positions, original order", f"no positions, shuffle seed {shuffle}",
+                              "with sinusoidal PE, original order", f"with sinusoidal PE, shuffle seed {shuffle}"),
+                       hspace=0.2, vspace=0.14, title_size=16)
+    for r, (positions, orig, shuf) in enumerate(demos):
         name = "no positions" if positions == "none" else "with sinusoidal PE"
-        fig.add_trace(_output_heatmap(orig, labels_o, zmax, f"{name}, original", r == 1), row=r, col=1)
-        fig.add_trace(_output_heatmap(shuf, labels_s, zmax, f"{name}, shuffled", False), row=r, col=2)
-    fig.update_xaxes(title_text="output channel", row=2)
-    fig.update_yaxes(autorange="reversed")
-    fig.update_layout(title=dict(text="Permutation equivariance: attn(P·x) = P·attn(x) only without positions"),
-                      height=max(520, 200 + 52 * len(labels_o)))
-    return fig
+        grid.add(_output_heatmap(orig, labels_o, zmax, f"{name}, original", r == 0), 2 * r + 1)
+        grid.add(_output_heatmap(shuf, labels_s, zmax, f"{name}, shuffled", False), 2 * r + 2)
+    for panel in (1, 2, 3, 4):
+        grid.axis("y", panel, autorange="reversed")
+    for panel in (3, 4):
+        grid.axis("x", panel, title="output channel")
+    return grid.figure(title=dict(text="Permutation equivariance: attn(P·x) = P·attn(x) only without positions"),
+                       height=max(520, 200 + 52 * len(labels_o)))
 
 
 @figure("intro_integer_ranges")
@@ -147,7 +141,7 @@ def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 6
     p = np.arange(n_positions)
     words = np.array(tokens, dtype=object)
     for name, values, color in variants:
-        lo, hi = _f32(values.min(axis=1)), _f32(values.max(axis=1))
+        lo, hi = f32(values.min(axis=1)), f32(values.max(axis=1))
         fig.add_trace(go.Scatter(x=p, y=lo, mode="lines", line=dict(color=color, width=1), showlegend=False,
                                  name=f"{name}: min over channels", legendgroup=name, hoverinfo="skip"))
         fig.add_trace(go.Scatter(
@@ -172,7 +166,7 @@ def intro_normalised(*, short: int = 10, long: int = 100, position: int = 5) -> 
     for n, color in ((short, COLORS[0]), (long, COLORS[1])):
         codes = intro.normalised_positions(n)
         p = np.arange(n)
-        fig.add_trace(go.Scatter(x=p, y=_f32(codes), mode="lines+markers" if n <= 60 else "lines",
+        fig.add_trace(go.Scatter(x=p, y=f32(codes), mode="lines+markers" if n <= 60 else "lines",
                                  name=f"N = {n}", line=dict(color=color), marker=dict(size=6),
                                  hovertemplate=f"N = {n}<br>position %{{x}}<br>p/N = %{{y:.4f}}<extra></extra>"))
         value = float(codes[position])
@@ -192,7 +186,7 @@ def intro_binary(*, n_positions: int = 64, n_bits: int = 6) -> go.Figure:
     bits = intro.binary_encoding(n_positions, n_bits)  # (N, n)
     labels = [f"bit {j} (flips every {intro.flip_period(j)})" for j in range(n_bits)]
     fig = go.Figure(go.Heatmap(
-        z=_f32(bits.T), x=np.arange(n_positions), y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1,
+        z=f32(bits.T), x=np.arange(n_positions), y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1,
         xgap=1 if n_positions <= 128 else 0, ygap=1,
         colorbar=dict(title=dict(text="bit"), tickvals=[0, 1]),
         hovertemplate="position %{x}<br>%{y}<br>value %{z:.0f}<extra></extra>"))
@@ -216,29 +210,26 @@ def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int
     smooth = intro.smooth_bits(n_positions, n_bits)
     x = np.arange(n_positions)
     labels = [f"j = {j} (λ = {2 << j})" for j in range(n_bits)]
-    fig = make_subplots(rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]], row_heights=[0.62, 0.38],
-                        vertical_spacing=0.16, horizontal_spacing=0.08,
-                        subplot_titles=("binary: bit j of p", "smooth: ½ − ½cos at wavelength λ = 2^(j+1)",
-                                        f"bit {bit} and its sinusoid (wavelength {2 << bit} tokens)"))
+    top_left, top_right, bottom, _ = grid_domains(2, 2, heights=(0.62, 0.38), hspace=0.08, vspace=0.16)
+    grid = Panels((top_left, top_right, ((0.0, 1.0), bottom[1])),
+                  ("binary: bit j of p", "smooth: ½ − ½cos at wavelength λ = 2^(j+1)",
+                   f"bit {bit} and its sinusoid (wavelength {2 << bit} tokens)"), title_size=16)
     for col, (name, z) in enumerate((("binary", bits), ("smooth", smooth)), start=1):
-        fig.add_trace(go.Heatmap(
-            z=_f32(z.T), x=x, y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1, showscale=col == 2, name=name,
-            colorbar=dict(title=dict(text="value"), len=0.55, y=0.78),
-            hovertemplate=f"{name}<br>position %{{x}}<br>%{{y}}<br>value %{{z:.3f}}<extra></extra>"),
-            row=1, col=col)
-    fig.add_trace(go.Scatter(x=x, y=_f32(bits[:, bit]), mode="lines", line=dict(shape="hv", color=COLORS[3]),
-                             name=f"bit {bit} (binary)",
-                             hovertemplate="position %{x}<br>bit %{y:.0f}<extra>binary</extra>"), row=2, col=1)
-    fig.add_trace(go.Scatter(x=x, y=_f32(smooth[:, bit]), mode="lines+markers", line=dict(color=COLORS[0]),
-                             marker=dict(size=4), name=f"bit {bit} (smooth)",
-                             hovertemplate="position %{x}<br>value %{y:.3f}<extra>smooth</extra>"), row=2, col=1)
-    fig.update_yaxes(title_text="bit j", row=1, col=1)
-    fig.update_yaxes(showticklabels=False, row=1, col=2)
-    fig.update_xaxes(title_text="position p (tokens)", row=2, col=1)
-    fig.update_yaxes(title_text="value", range=[-0.1, 1.1], row=2, col=1)
-    fig.update_layout(title=dict(text="Sinusoids as smooth binary: same wavelengths, no jumps"),
-                      height=max(560, 380 + 24 * n_bits), legend=dict(orientation="h", y=-0.12))
-    return fig
+        grid.add(dict(type="heatmap",
+                      z=f32(z.T), x=x, y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1, showscale=col == 2, name=name,
+                      colorbar=dict(title=dict(text="value"), len=0.55, y=0.78),
+                      hovertemplate=f"{name}<br>position %{{x}}<br>%{{y}}<br>value %{{z:.3f}}<extra></extra>"), col)
+    grid.scatter(3, x=x, y=f32(bits[:, bit]), mode="lines", line=dict(shape="hv", color=COLORS[3]),
+                 name=f"bit {bit} (binary)", hovertemplate="position %{x}<br>bit %{y:.0f}<extra>binary</extra>")
+    grid.scatter(3, x=x, y=f32(smooth[:, bit]), mode="lines+markers", line=dict(color=COLORS[0]),
+                 marker=dict(size=4), name=f"bit {bit} (smooth)",
+                 hovertemplate="position %{x}<br>value %{y:.3f}<extra>smooth</extra>")
+    grid.axis("y", 1, title="bit j")
+    grid.axis("y", 2, showticklabels=False)
+    grid.axis("x", 3, title="position p (tokens)")
+    grid.axis("y", 3, title="value", range=[-0.1, 1.1])
+    return grid.figure(title=dict(text="Sinusoids as smooth binary: same wavelengths, no jumps"),
+                       height=max(560, 380 + 24 * n_bits), legend=dict(orientation="h", y=-0.12))
 
 
 @figure("intro_trajectory")
@@ -257,42 +248,34 @@ def intro_trajectory(*, n_positions: int = 32, bit: int = 2, n_bits: int = 6, d_
     pair = intro.sinusoid_pair(n_positions, period)  # (N, 2)
     sin_codes = intro.position_codes("sinusoidal", n_positions, d_model)
     p = np.arange(n_positions)
-    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.09, column_widths=[0.3, 0.3, 0.4],
-                        subplot_titles=(f"binary: (bit {bit}, bit {bit + 1})",
-                                        f"sinusoid: (sin, cos) of period {period}",
-                                        "step length ‖code(p+1) − code(p)‖"))
+    grid = Panels.grid(1, 3, (f"binary: (bit {bit}, bit {bit + 1})", f"sinusoid: (sin, cos) of period {period}",
+                              "step length ‖code(p+1) − code(p)‖"), widths=(0.3, 0.3, 0.4), hspace=0.09,
+                       title_size=16)
     for col, (name, pts, color) in enumerate((("binary", two_bits, COLORS[3]), ("sinusoid", pair, COLORS[0])),
                                              start=1):
-        fig.add_trace(go.Scatter(
-            x=_f32(pts[:, 0]), y=_f32(pts[:, 1]), mode="lines+markers", name=f"{name} path",
-            line=dict(color=color, width=1.5), marker=dict(size=7, color=p, colorscale=SEQUENTIAL),
-            customdata=p, hovertemplate=f"{name}<br>position %{{customdata}}<br>(%{{x:.3f}}, %{{y:.3f}})"
-                                        "<extra></extra>"), row=1, col=col)
-    for (cx, cy), label in _corner_labels(two_bits).items():
-        fig.add_annotation(x=cx, y=cy, text=label, showarrow=False, yanchor="bottom" if cy > 0.5 else "top",
-                           yshift=6 if cy > 0.5 else -6, font=dict(size=11), row=1, col=1)
+        grid.scatter(col, x=f32(pts[:, 0]), y=f32(pts[:, 1]), mode="lines+markers", name=f"{name} path",
+                     line=dict(color=color, width=1.5), marker=dict(size=7, color=p, colorscale=SEQUENTIAL),
+                     customdata=p, hovertemplate=f"{name}<br>position %{{customdata}}<br>(%{{x:.3f}}, %{{y:.3f}})"
+                                                 "<extra></extra>")
+    corners = [dict(x=cx, y=cy, xref="x", yref="y", text=label, showarrow=False,
+                    yanchor="bottom" if cy > 0.5 else "top", yshift=6 if cy > 0.5 else -6, font=dict(size=11))
+               for (cx, cy), label in _corner_labels(two_bits).items()]
     steps_b = intro.step_lengths(bits) if n_positions > 1 else np.zeros(0)
     steps_s = intro.step_lengths(sin_codes) if n_positions > 1 else np.zeros(0)
-    fig.add_trace(go.Scatter(x=p[:-1], y=_f32(steps_b), mode="lines+markers", line=dict(color=COLORS[3]),
-                             name=f"binary, {n_bits} bits",
-                             hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>binary</extra>"), row=1, col=3)
-    fig.add_trace(go.Scatter(x=p[:-1], y=_f32(steps_s), mode="lines+markers", line=dict(color=COLORS[0]),
-                             name=f"sinusoidal, d = {d_model}",
-                             hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>sinusoidal</extra>"),
-                  row=1, col=3)
-    fig.update_xaxes(title_text="first coordinate", row=1, col=1)
-    fig.update_xaxes(title_text="sin(2πp/λ)", row=1, col=2)
-    fig.update_yaxes(title_text="second coordinate", row=1, col=1)
-    fig.update_yaxes(title_text="cos(2πp/λ)", row=1, col=2)
-    for col, lim in ((1, (-0.5, 1.5)), (2, (-1.3, 1.3))):  # square panels: a circle looks round
-        fig.update_xaxes(range=list(lim), constrain="domain", row=1, col=col)
-        fig.update_yaxes(range=list(lim), scaleanchor="x" if col == 1 else "x2", scaleratio=1, constrain="domain",
-                         row=1, col=col)
-    fig.update_xaxes(title_text="position p (tokens)", row=1, col=3)
-    fig.update_yaxes(title_text="step length", rangemode="tozero", row=1, col=3)
-    fig.update_layout(title=dict(text=f"Binary jumps, sinusoids glide: {n_positions} positions"),
-                      legend=dict(orientation="h", y=-0.22), height=440)
-    return fig
+    grid.scatter(3, x=p[:-1], y=f32(steps_b), mode="lines+markers", line=dict(color=COLORS[3]),
+                 name=f"binary, {n_bits} bits", hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>binary</extra>")
+    grid.scatter(3, x=p[:-1], y=f32(steps_s), mode="lines+markers", line=dict(color=COLORS[0]),
+                 name=f"sinusoidal, d = {d_model}",
+                 hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>sinusoidal</extra>")
+    for col, (xt, yt), lim in ((1, ("first coordinate", "second coordinate"), (-0.5, 1.5)),
+                               (2, ("sin(2πp/λ)", "cos(2πp/λ)"), (-1.3, 1.3))):  # square panels: circles look round
+        grid.axis("x", col, title=xt, range=list(lim), constrain="domain")
+        grid.axis("y", col, title=yt, range=list(lim), scaleanchor="x" if col == 1 else "x2", scaleratio=1,
+                  constrain="domain")
+    grid.axis("x", 3, title="position p (tokens)")
+    grid.axis("y", 3, title="step length", rangemode="tozero")
+    return grid.figure(title=dict(text=f"Binary jumps, sinusoids glide: {n_positions} positions"),
+                       legend=dict(orientation="h", y=-0.22), height=440, annotations=corners)
 
 
 @figure("intro_wavelength_limit")
@@ -308,7 +291,7 @@ def intro_wavelength_limit(*, d_model: int = 16, base: float = 10000.0, pairs: s
     color = COLORS[0] if pairs == "all" else COLORS[3]
     label = f"all {d_model // 2} pairs" if pairs == "all" else "slowest pair only"
     fig = go.Figure(go.Scatter(
-        x=np.sqrt(lo * hi.astype(np.float64)), y=_f32(mins), mode="lines+markers", marker=dict(size=4),
+        x=np.sqrt(lo * hi.astype(np.float64)), y=f32(mins), mode="lines+markers", marker=dict(size=4),
         line=dict(color=color), name=label, customdata=np.stack([lo, hi], axis=1),
         hovertemplate=f"{label}<br>offsets k = %{{customdata[0]}} … %{{customdata[1]}}<br>"
                       "smallest distance %{y:.4g}<extra></extra>"))

@@ -7,7 +7,6 @@ and say so in their title.
 
 from __future__ import annotations
 
-import base64
 import math
 
 import numpy as np
@@ -16,13 +15,16 @@ from plotly.subplots import make_subplots
 
 from posviz import rope, sinusoidal
 from posviz._validate import check_choice, check_float, check_int
+from posviz.figures._common import MAX_CELLS, animation_controls
+from posviz.figures._common import f32 as _f32
+from posviz.figures._common import typed as _typed
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, CYCLIC, DIVERGING, SEQUENTIAL
 
 __all__ = ["rope_clock", "rope_angle_heatmap", "rope_cos_sin_tables", "rope_score_grid", "rope_vs_sinusoidal",
            "rope_norms", "rope_pairing", "rope_decay", "rope_frequency_ladder", "rope_float32_error"]
 
-MAX_HEATMAP_CELLS = 160_000
+MAX_HEATMAP_CELLS = MAX_CELLS
 MAX_GRID_POSITIONS = 256  # the (m, n) score heatmap shows at most this many positions per axis
 MAX_FRAMES = 72
 MAX_SLIDER_STEPS = 37  # more frames than that: the position slider steps through every k-th frame, Play shows all
@@ -39,15 +41,6 @@ LAYOUT_NAMES = {"interleaved": "interleaved (RoFormer, Meta)", "half": "half-spl
 _WRAP_SCALE = [[0.0, COLORS[0]], [0.5, COLORS[0]], [0.5, COLORS[3]], [1.0, COLORS[3]]]
 _PI_TICKS = dict(tickvals=[0, math.pi / 2, math.pi, 3 * math.pi / 2, 2 * math.pi],
                  ticktext=["0", "π/2", "π", "3π/2", "2π"])
-
-
-def _f32(a: object) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32)
-
-
-def _typed(a: object) -> dict:
-    """A float32 array in plotly's typed-array JSON form (what plotly.py sends for numpy arrays)."""
-    return {"dtype": "f4", "bdata": base64.b64encode(np.asarray(a, dtype="<f4").tobytes()).decode("ascii")}
 
 
 def _stride(n: int, cap: int) -> int:
@@ -181,25 +174,17 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 30.0, n_f
     # the slider stops at every 2nd (or 3rd) frame and the last; Play still shows every frame
     stride = math.ceil((n_frames - 1) / (MAX_SLIDER_STEPS - 1))
     stops = sorted(set(range(0, n_frames, stride)) | {n_frames - 1})
-    play = dict(frame=dict(duration=90, redraw=False), fromcurrent=True, transition=dict(duration=0))
-    pause = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
     layout = dict(
         title=dict(text=f"Clock hands: pair i turns by m·θ_i, θ_i = {base:g}^(-2i/{dim})"
                    + ("" if n_sel == dim // 2 else f" ({n_sel} of {dim // 2} pairs shown)")),
         showlegend=False, height=height, hovermode="closest",
         xaxis=dict(visible=False, range=[-1.3, (ncols - 1) * 2.6 + 1.3]),
         yaxis=dict(visible=False, scaleanchor="x", range=[-(nrows - 1) * 3.0 - 1.8, top + 0.4]),
-        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.02, xanchor="left", yanchor="top",
-                          showactive=False, pad=dict(t=4, r=8),
-                          buttons=[dict(label="▶ Play", method="animate", args=[None, play]),
-                                   dict(label="❚❚ Pause", method="animate", args=[[None], pause])])],
         # The status line above the clocks shows the position, so the slider has no "current value" box,
         # and it labels every 10th or 12th step only: plotly draws and measures every label (and every
         # current-value text) on each redraw, ~25 ms for 49 steps.
-        sliders=[dict(active=0, x=0.18, len=0.82, y=-0.02, yanchor="top", pad=dict(t=4),
-                      currentvalue=dict(visible=False),
-                      steps=[dict(label=f"{pos[f]:.4g}" if f % every == 0 else "", value=str(f),
-                                  method="animate", args=[[str(f)], pause]) for f in stops])],
+        **animation_controls([str(f) for f in stops], [f"{pos[f]:.4g}" if f % every == 0 else "" for f in stops],
+                             duration=90),
         margin=dict(l=10, r=10, t=60, b=90),
     )
     fig = go.Figure(data=data, layout=layout)  # validated: five or six traces and the layout are cheap

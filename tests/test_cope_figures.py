@@ -95,7 +95,13 @@ def test_gates_positions_panels_share_one_pair_of_axes():
     for t, start in zip(heat, starts, strict=True):
         np.testing.assert_array_equal(arr(t.x), np.arange(L.T) + start)
         np.testing.assert_array_equal(arr(t.customdata)[-1], np.arange(L.T))  # hover names the key j, not x
-        assert t.showscale is False and "%{customdata}" in t.hovertemplate
+        assert "%{customdata}" in t.hovertemplate
+        # its own colour bar, horizontal, centred under the panel, labelled 0 and the panel's top value
+        bar = t.colorbar
+        assert bar.orientation == "h" and t.showscale is not False
+        span = starts[2] + L.T
+        assert bar.x == pytest.approx((start + L.T / 2) / span) and bar.len == pytest.approx(L.T / span)
+        assert list(bar.tickvals) == [0, t.zmax] and bar.ticktext[1] == f"{t.zmax:.3g}"
     assert [t.zmax for t in heat] == [1.0, pytest.approx(L.positions.max()), L.T - 1]
     titles = [a.text for a in fig.layout.annotations]
     assert titles[0].endswith("0 → 1") and titles[1].endswith(f"0 → {L.positions.max():.3g}")

@@ -18,6 +18,9 @@ import plotly.graph_objects as go
 # page's heatmap; a screen cannot show more cells than that anyway.
 MAX_CELLS = 160_000
 
+LABEL_FONT = 16  # px: the largest base font of the themes (blog); presenter mode scales margins itself
+TWO_LINE_TOP = 96  # px: top margin that fits a title with a <sup> second line (the template's is 64)
+
 Domain = tuple[tuple[float, float], tuple[float, float]]  # ((x0, x1), (y0, y1)) in paper coordinates
 
 
@@ -59,6 +62,22 @@ def downsample(z: np.ndarray, max_cells: int = MAX_CELLS) -> tuple[np.ndarray, n
 def sampled_note(stride: int) -> str:
     """Title suffix telling the reader that a heatmap shows every n-th row/column."""
     return "" if stride == 1 else f" (every {stride}th cell shown)"
+
+
+# ------------------------------------------------------------------------------------------ text
+
+def label_margin(labels: Sequence[object], *, title: bool = True, size: int = LABEL_FONT) -> int:
+    """Margin (px) beside an axis that fits its longest tick label (0.6 em a character, a generous
+    average for sans fonts) and, with ``title``, the rotated axis title beyond it. Margins are fixed
+    (automargin costs the browser extra layout passes), so figures with word labels size them here."""
+    chars = max((len(str(label)) for label in labels), default=2)
+    return int(math.ceil(0.6 * size * chars)) + 14 + (int(1.4 * size) + 8 if title else 0)
+
+
+def subtitled(main: str, detail: str) -> str:
+    """A title with a smaller second line (give the figure ``margin.t = TWO_LINE_TOP``): long titles are
+    cut off at the chart's edge on a narrow page, so the numbers go to the second line."""
+    return f"{main}<br><sup>{detail}</sup>"
 
 
 # ------------------------------------------------------------------------------------------ panels

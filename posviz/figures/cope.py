@@ -16,7 +16,7 @@ from plotly.colors import sample_colorscale
 
 from posviz import cope
 from posviz._validate import check_choice
-from posviz.figures._common import f32
+from posviz.figures._common import f32, label_margin
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
@@ -32,13 +32,13 @@ def _esc(label: str) -> str:
     return html.escape(label, quote=False)
 
 
-def _ticks(labels: tuple[str, ...]) -> dict:
-    """Axis settings that label index positions with escaped tokens (every k-th one when crowded)."""
+def _ticks(labels: tuple[str, ...], most: int = _MAX_TICKS) -> dict:
+    """Axis settings that label index positions with escaped tokens (every k-th one past ``most``)."""
     T = len(labels)
-    step = max(1, math.ceil(T / _MAX_TICKS))
+    step = max(1, math.ceil(T / most))
     idx = list(range(0, T, step))
     return dict(tickmode="array", tickvals=idx, ticktext=[f"{_esc(labels[k])} ·{k}" for k in idx],
-                tickfont=dict(size=10))
+                tickfont=dict(size=11))
 
 
 def _lesson(**kw: object) -> cope.Lesson:
@@ -131,10 +131,15 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
               f"token distance i − j: 0 → {T - 1}"]
     keys = np.broadcast_to(idx.astype(np.int32), (T, T))  # hover shows the key j, not the shifted x
     hover = "query i = %{y}<br>key j = %{customdata}<br>%{fullData.name} = %{z:.3f}<extra></extra>"
+    # a horizontal colour bar under each panel, at the bottom of the figure (yref "container")
+    span = offsets[2] + T  # x from -0.5 to span - 0.5 fills the plot's width
+    bars = [dict(orientation="h", x=(off + T / 2) / span, len=T / span, xanchor="center", yref="container", y=0.02,
+                 yanchor="bottom", thickness=10, tickvals=[0, top], ticktext=["0", f"{top:.3g}"], outlinewidth=0)
+            for off, top in zip(offsets, tops, strict=True)]
     traces = [go.Heatmap(z=f32(z), x=idx + off, y=idx, customdata=keys, colorscale=SEQUENTIAL, zmin=0, zmax=top,
-                         showscale=False, name=name, hovertemplate=hover)
-              for z, name, off, top in zip((gates, pos, dist), ("g_ij", "p_ij", "i − j"), offsets, tops,
-                                           strict=True)]
+                         colorbar=bar, name=name, hovertemplate=hover)
+              for z, name, off, top, bar in zip((gates, pos, dist), ("g_ij", "p_ij", "i − j"), offsets, tops, bars,
+                                                strict=True)]
     ci, cj = np.nonzero(L.clamped)
     traces.append(go.Scatter(x=(cj + offsets[1]).astype(np.int32), y=ci.astype(np.int32), mode="markers",
                              name=f"clamped to npos_max − 1 = {L.npos_max - 1}", customdata=cj.astype(np.int32),
@@ -142,7 +147,7 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
                              hovertemplate="clamped: query %{y}, key %{customdata}<extra></extra>"))
     # Token names label the keys under the positions panel and the queries on the left; the side panels
     # get a few plain indices. Fixed margins instead of automargin (its re-layout passes are slow).
-    labels = _ticks(L.tokens.labels)
+    labels = _ticks(L.tokens.labels, most=12)  # a panel is a third of the width: a dozen rotated labels fit
     side = list(range(0, T, max(1, -(-T // 4))))
     tickvals = [off + k for off in (offsets[0], offsets[2]) for k in side]
     ticktext = [str(k) for _ in range(2) for k in side]
@@ -150,7 +155,7 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     ticktext += labels["ticktext"]
     layout: dict = dict(
         height=600, showlegend=bool(len(ci)), legend=dict(orientation="h", y=1.08, x=0.3),
-        margin=dict(t=110, b=100, l=130, r=20),
+        margin=dict(t=110, b=150, l=label_margin(_ticks(L.tokens.labels)["ticktext"]), r=20),
         title=f"Which tokens count, and the positions they produce (T = {T}, rule: {rule})"
               "<br><sup>rows: query i · columns: key j · dark 0 → bright: the largest value in each panel</sup>",
         annotations=[dict(text=t, x=off + (T - 1) / 2, y=1.0, xref="x", yref="paper", xanchor="center",
@@ -188,11 +193,13 @@ def cope_query_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     fig.add_trace(go.Scatter(x=keys, y=f32(rel), mode="lines+markers", name="i − j + 1 (count everything)",
                              line=dict(dash="dash", color=COLORS[1]), marker=dict(size=5)))
     fig.add_hline(y=L.npos_max - 1, line=dict(dash="dot", color=COLORS[3]),
-                  annotation_text=f"npos_max − 1 = {L.npos_max - 1}", annotation_position="top left")
+                  annotation_text=f"npos_max − 1 = {L.npos_max - 1}", annotation_position="bottom left")
+    ticks = _ticks(L.tokens.labels)
     fig.update_layout(title=f"Positions seen from query i = {i} ({_esc(L.tokens.labels[i])})",
-                      xaxis=dict(title="key j (token)", **_ticks(L.tokens.labels)),
+                      xaxis=dict(title="key j (token)", tickangle=-90, **ticks),
                       yaxis=dict(title="position (counted tokens)", rangemode="tozero"),
-                      legend=dict(orientation="h", y=1.12, x=0), height=430)
+                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0), height=480,
+                      margin=dict(t=110, b=label_margin(ticks["ticktext"])))
     return fig
 
 
@@ -312,12 +319,14 @@ def cope_positions_map(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences"
                              name=f"clamped to npos_max − 1 = {L.npos_max - 1}",
                              marker=dict(symbol="x-thin", size=9, line=dict(width=2, color=COLORS[3]))))
     leak = float(np.triu(L.positions, 1).max()) if T > 1 else 0.0
+    ticks = _ticks(L.tokens.labels)
     fig.update_layout(
         title=(f"p_ij with causal gates {'on' if causal else 'off'}, npos_max = {L.npos_max}<br>"
                f"<sup>largest future position {leak:.2f} · {len(ci)} clamped cell(s)</sup>"),
-        xaxis=dict(constrain="domain", tickangle=-90, **_ticks(L.tokens.labels)),
-        yaxis=dict(title="query i (token)", autorange="reversed", **_ticks(L.tokens.labels)),
-        legend=dict(orientation="h", y=-0.3), height=500, margin=dict(t=80))
+        xaxis=dict(constrain="domain", tickangle=-90, **ticks),
+        yaxis=dict(title="query i (token)", autorange="reversed", **ticks),
+        legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom"), height=540,
+        margin=dict(t=80, l=label_margin(ticks["ticktext"]), b=label_margin(ticks["ticktext"], title=False) + 40))
     return fig
 
 

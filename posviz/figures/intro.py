@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from posviz import intro
 from posviz import sinusoidal as sn
-from posviz.figures._common import Panels, f32, grid_domains
+from posviz.figures._common import Panels, f32, grid_domains, label_margin
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
@@ -87,7 +87,7 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
         shapes=_outline_rows(pair, d_model, "x", "y") + _outline_rows(pair, d_model, "x2", "y2"),
         title=dict(text=f"Self-attention outputs softmax(QKᵀ/√d)·V, d = {d_model}, seed {seed}"),
         # room for the longest token label and the axis title left of it (margins are fixed, no automargin)
-        margin=dict(l=48 + 9 * max(map(len, labels), default=4)),
+        margin=dict(l=label_margin(labels)),
         height=max(320, 120 + 26 * len(labels)))
 
 
@@ -106,9 +106,11 @@ def intro_shuffle(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: in
         labels_o, labels_s = _row_labels(orig.tokens), _row_labels(shuf.tokens, shuf.order)
         demos.append((positions, orig, shuf))
     zmax = float(max(max(np.abs(o.out).max(), np.abs(s.out).max()) for _, o, s in demos))
+    # the right column's labels ("3: another (was 1)") sit in the gap: as wide as they need on a 700 px chart
+    gap = min(0.4, label_margin(labels_s, title=False) / 700)
     grid = Panels.grid(2, 2, ("no positions, original order", f"no positions, shuffle seed {shuffle}",
                               "with sinusoidal PE, original order", f"with sinusoidal PE, shuffle seed {shuffle}"),
-                       hspace=0.2, vspace=0.14, title_size=16)
+                       hspace=gap, vspace=0.14, title_size=16)
     for r, (positions, orig, shuf) in enumerate(demos):
         name = "no positions" if positions == "none" else "with sinusoidal PE"
         grid.add(_output_heatmap(orig, labels_o, zmax, f"{name}, original", r == 0), 2 * r + 1)
@@ -118,7 +120,7 @@ def intro_shuffle(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: in
     for panel in (3, 4):
         grid.axis("x", panel, title="output channel")
     return grid.figure(title=dict(text="Permutation equivariance: attn(P·x) = P·attn(x) only without positions"),
-                       height=max(520, 200 + 52 * len(labels_o)))
+                       height=max(520, 200 + 52 * len(labels_o)), margin=dict(l=label_margin(labels_o, title=False)))
 
 
 @figure("intro_integer_ranges")
@@ -151,7 +153,7 @@ def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 6
                           "min %{customdata[0]:.3f}, max %{y:.3f}<extra></extra>"))
     fig.update_layout(
         title=dict(text=f"Channel ranges per position, d = {d_model}: integer positions swamp the word"),
-        xaxis_title="position p (token index)", yaxis_title="channel value (min to max over d channels)",
+        xaxis_title="position p (token index)", yaxis_title="channel value (min to max)",
         legend=dict(orientation="h", y=-0.2))
     return fig
 
@@ -193,7 +195,7 @@ def intro_binary(*, n_positions: int = 64, n_bits: int = 6) -> go.Figure:
     wrap = "" if n_positions <= 1 << n_bits else f"; codes repeat after {1 << n_bits} positions"
     fig.update_layout(title=dict(text=f"Binary code of p, {n_bits} bits: LSB at the bottom, MSB on top{wrap}"),
                       xaxis_title="position p (tokens)", yaxis_title="bit j",
-                      height=max(300, 140 + 24 * n_bits))
+                      height=max(300, 140 + 24 * n_bits), margin=dict(l=label_margin(labels)))
     return fig
 
 
@@ -217,7 +219,7 @@ def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int
     for col, (name, z) in enumerate((("binary", bits), ("smooth", smooth)), start=1):
         grid.add(dict(type="heatmap",
                       z=f32(z.T), x=x, y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1, showscale=col == 2, name=name,
-                      colorbar=dict(title=dict(text="value"), len=0.55, y=0.78),
+                      colorbar=dict(title=dict(text="value", side="right"), len=0.5, y=0.75),
                       hovertemplate=f"{name}<br>position %{{x}}<br>%{{y}}<br>value %{{z:.3f}}<extra></extra>"), col)
     grid.scatter(3, x=x, y=f32(bits[:, bit]), mode="lines", line=dict(shape="hv", color=COLORS[3]),
                  name=f"bit {bit} (binary)", hovertemplate="position %{x}<br>bit %{y:.0f}<extra>binary</extra>")
@@ -229,7 +231,8 @@ def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int
     grid.axis("x", 3, title="position p (tokens)")
     grid.axis("y", 3, title="value", range=[-0.1, 1.1])
     return grid.figure(title=dict(text="Sinusoids as smooth binary: same wavelengths, no jumps"),
-                       height=max(560, 380 + 24 * n_bits), legend=dict(orientation="h", y=-0.12))
+                       height=max(560, 380 + 24 * n_bits), legend=dict(orientation="h", y=-0.12),
+                       margin=dict(l=label_margin(labels)))
 
 
 @figure("intro_trajectory")
@@ -248,9 +251,8 @@ def intro_trajectory(*, n_positions: int = 32, bit: int = 2, n_bits: int = 6, d_
     pair = intro.sinusoid_pair(n_positions, period)  # (N, 2)
     sin_codes = intro.position_codes("sinusoidal", n_positions, d_model)
     p = np.arange(n_positions)
-    grid = Panels.grid(1, 3, (f"binary: (bit {bit}, bit {bit + 1})", f"sinusoid: (sin, cos) of period {period}",
-                              "step length ‖code(p+1) − code(p)‖"), widths=(0.3, 0.3, 0.4), hspace=0.09,
-                       title_size=16)
+    grid = Panels.grid(1, 3, (f"binary: bits {bit}, {bit + 1}", f"sinusoid of period {period}", "step length"),
+                       widths=(0.3, 0.3, 0.4), hspace=0.09, title_size=16)
     for col, (name, pts, color) in enumerate((("binary", two_bits, COLORS[3]), ("sinusoid", pair, COLORS[0])),
                                              start=1):
         grid.scatter(col, x=f32(pts[:, 0]), y=f32(pts[:, 1]), mode="lines+markers", name=f"{name} path",
@@ -273,7 +275,7 @@ def intro_trajectory(*, n_positions: int = 32, bit: int = 2, n_bits: int = 6, d_
         grid.axis("y", col, title=yt, range=list(lim), scaleanchor="x" if col == 1 else "x2", scaleratio=1,
                   constrain="domain")
     grid.axis("x", 3, title="position p (tokens)")
-    grid.axis("y", 3, title="step length", rangemode="tozero")
+    grid.axis("y", 3, title="‖code(p+1) − code(p)‖", rangemode="tozero")
     return grid.figure(title=dict(text=f"Binary jumps, sinusoids glide: {n_positions} positions"),
                        legend=dict(orientation="h", y=-0.22), height=440, annotations=corners)
 

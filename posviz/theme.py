@@ -134,11 +134,17 @@ def _enlarge(fig: go.Figure, base_size: int) -> None:
     tpl = fig.layout.template.layout
     layout = fig.layout.to_plotly_json()
     patch = _scaled_fonts(layout, k, base_size) or {}
-    margin = {side: round((getattr(fig.layout.margin, side) or getattr(tpl.margin, side) or 0) * k)
-              for side in ("l", "r", "t", "b")}
+    old = {side: getattr(fig.layout.margin, side) or getattr(tpl.margin, side) or 0 for side in ("l", "r", "t", "b")}
+    margin = {side: round(v * k) for side, v in old.items()}
     title_size = fig.layout.title.font.size or tpl.title.font.size or base_size + 4
+    # the plot keeps its height: the figure grows by what the top and bottom margins grew
+    height = (fig.layout.height or 450) + margin["t"] + margin["b"] - old["t"] - old["b"]
     fig.update_layout(patch, font_size=round(base_size * k), margin=margin, title_font_size=round(title_size * k),
-                      hoverlabel_font_size=round(13 * k))
+                      hoverlabel_font_size=round(13 * k), height=height)
+    # legends, buttons and sliders placed in the margins (paper y < 0 or > 1) move out with the larger text
+    for item in [fig.layout.legend, *fig.layout.updatemenus, *fig.layout.sliders]:
+        if item.y is not None and (getattr(item, "yref", None) or "paper") == "paper" and not 0 <= item.y <= 1:
+            item.y = item.y * k if item.y < 0 else 1 + (item.y - 1) * k
     traces = list(fig.data) + [t for fr in (fig.frames or ()) for t in fr.data]
     for trace in fig.data:
         fonts = {key: trace[key] for key in ("textfont", "header", "cells", "marker", "colorbar") if key in trace}

@@ -189,7 +189,14 @@ def test_trajectory_binary_jumps_between_corners_and_sinusoid_glides():
     np.testing.assert_array_equal(yb, [(p >> 3) & 1 for p in range(32)])
     xs, ys = np.asarray(path_s.x, dtype=float), np.asarray(path_s.y, dtype=float)
     np.testing.assert_allclose(xs**2 + ys**2, 1.0, atol=1e-6)
-    np.testing.assert_allclose(xs, np.sin(2 * np.pi * np.arange(32) / 16), atol=1e-6)
+    np.testing.assert_allclose(xs, np.cos(2 * np.pi * np.arange(32) / 16), atol=1e-6)
+    np.testing.assert_allclose(ys, np.sin(2 * np.pi * np.arange(32) / 16), atol=1e-6)
+    # counter-clockwise as p grows (the RoPE clock's sense): the cross product of successive points is > 0
+    assert np.all(xs[:-1] * ys[1:] - ys[:-1] * xs[1:] > 0)
+    # the path markers are coloured by position with a colour bar, and stay out of the legend
+    assert not path_b.showlegend and not path_s.showlegend and path_s.marker.showscale
+    np.testing.assert_array_equal(np.asarray(path_s.marker.color), np.arange(32))
+    assert path_s.marker.colorbar.title.text == "position p"
     sb, ss = np.asarray(steps_b.y, dtype=float), np.asarray(steps_s.y, dtype=float)
     np.testing.assert_allclose(sb, [math.sqrt(_trailing_ones(p) + 1) for p in range(31)], rtol=1e-6)
     assert np.ptp(ss) < 1e-5 and np.ptp(sb) > 1

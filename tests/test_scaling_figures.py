@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import numpy as np
 import plotly.io as pio
@@ -60,10 +59,9 @@ def test_defaults_small_and_finite(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_extremes_small_and_fast(name):
-    t0 = time.perf_counter()
+def test_extremes_small(name):
+    # (speed is a benchmark's job, not a test's: no wall-clock assert here)
     fig = build(name, **_params(name, **EXTREME))
-    assert time.perf_counter() - t0 < 2.0
     assert _size(fig) < 2048 * KB
 
 

@@ -80,6 +80,36 @@ def subtitled(main: str, detail: str) -> str:
     return f"{main}<br><sup>{detail}</sup>"
 
 
+def compact_number(v: float) -> str:
+    """A tick label written out in full and short: 20, 0.05, 10k, 2.5M, 1B (never a lone "2" or "9")."""
+    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return f"{v / div:g}{suffix}"
+    if 0 < abs(v) < 1e-3:
+        k = math.log10(abs(v))
+        if abs(k - round(k)) < 1e-9:  # 10⁻⁶ rather than 1e-06
+            return "10" + str(round(k)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+        return f"{v:.0e}"
+    return f"{v:g}"
+
+
+def log_ticks(lo: float, hi: float, most: int = 7) -> dict:
+    """``tickvals``/``ticktext`` of a log axis showing [lo, hi]: the powers of ten inside (every k-th when
+    there are more than ``most``), plus 2× and 5× them when fewer than three powers fit. plotly's own log
+    ticks label the minor ones with a bare digit ("2 3 4 … 9" stacked under "10k", "9" just under "1")."""
+    lo, hi = max(min(lo, hi), 1e-300), max(lo, hi, 1e-300)
+    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    powers = [10.0 ** k for k in range(k0, k1 + 1) if lo * (1 - 1e-9) <= 10.0 ** k <= hi * (1 + 1e-9)]
+    if len(powers) >= 3:
+        vals = powers[::math.ceil(len(powers) / most)]
+    else:
+        vals = [m * 10.0 ** k for k in range(k0, k1 + 1) for m in (1, 2, 5)
+                if lo * (1 - 1e-9) <= m * 10.0 ** k <= hi * (1 + 1e-9)]
+        if len(vals) < 2:  # less than a factor 2 shown: the ends themselves
+            vals = sorted({float(f"{lo:.2g}"), float(f"{hi:.2g}")})
+    return dict(tickmode="array", tickvals=vals, ticktext=[compact_number(v) for v in vals])
+
+
 # ------------------------------------------------------------------------------------------ panels
 
 def _sfx(panel: int) -> str:
@@ -197,8 +227,28 @@ class Panels:
             ax["type"] = "log"
         ax.update(kw)
 
+    def _log_ticks(self) -> None:
+        """Readable ticks on every log axis that has none: spanning its explicit range, else its data."""
+        for key, ax in self.layout.items():
+            if ax.get("type") != "log" or "tickvals" in ax or "dtick" in ax:
+                continue
+            letter, sfx = key[0], key[5:]
+            if "range" in ax:
+                lo, hi = 10.0 ** np.asarray(ax["range"], dtype=float)
+            else:
+                vals = [np.asarray(t.get(letter) if isinstance(t, dict) else t[letter], dtype=float).ravel()
+                        for t in self.traces
+                        if (t.get(f"{letter}axis") if isinstance(t, dict) else t[f"{letter}axis"]) == letter + sfx]
+                data = np.concatenate(vals) if vals else np.zeros(0)
+                data = data[np.isfinite(data) & (data > 0)]
+                if not data.size:
+                    continue
+                lo, hi = float(data.min()), float(data.max())
+            ax.update(log_ticks(lo, hi))
+
     def figure(self, **layout: object) -> go.Figure:
         """The finished figure; ``layout`` keywords (title, height, legend, ...) go into its layout."""
+        self._log_ticks()
         notes = self.titles + self.marks.notes + list(layout.pop("annotations", []))  # type: ignore[arg-type]
         shapes = self.marks.shapes + list(layout.pop("shapes", []))  # type: ignore[arg-type]
         return go.Figure(self.traces, layout=dict(self.layout, shapes=shapes, annotations=notes, **layout))
@@ -219,7 +269,8 @@ def animation_controls(frames: Sequence[str], labels: Sequence[str], *, duration
     play = dict(frame=dict(duration=duration, redraw=False), fromcurrent=True, transition=dict(duration=0),
                 mode="immediate")
     pause = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
-    current = dict(visible=False) if prefix is None else dict(prefix=prefix, xanchor="left")
+    # the current value sits at the slider's right end, away from the buttons on its left
+    current = dict(visible=False) if prefix is None else dict(prefix=prefix, xanchor="right")
     return dict(
         updatemenus=[dict(type="buttons", direction="left", x=x, y=y, xanchor="left", yanchor="top",
                           showactive=False, pad=dict(t=4, r=8),

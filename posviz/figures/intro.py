@@ -248,15 +248,19 @@ def intro_trajectory(*, n_positions: int = 32, bit: int = 2, n_bits: int = 6, d_
     bits = intro.binary_encoding(n_positions, n_bits)
     two_bits = bits[:, bit:bit + 2]  # (N, 2)
     period = 4 << bit
-    pair = intro.sinusoid_pair(n_positions, period)  # (N, 2)
+    pair = intro.sinusoid_pair(n_positions, period)[:, ::-1]  # (N, 2) as (cos, sin): counter-clockwise, as RoPE
     sin_codes = intro.position_codes("sinusoidal", n_positions, d_model)
     p = np.arange(n_positions)
     grid = Panels.grid(1, 3, (f"binary: bits {bit}, {bit + 1}", f"sinusoid of period {period}", "step length"),
                        widths=(0.3, 0.3, 0.4), hspace=0.09, title_size=16)
     for col, (name, pts, color) in enumerate((("binary", two_bits, COLORS[3]), ("sinusoid", pair, COLORS[0])),
                                              start=1):
+        # markers coloured by position, with a colour bar (not a legend entry whose marker would not match)
+        bar = dict(title=dict(text="position p", side="right"), orientation="h", x=0.3, len=0.45, thickness=10,
+                   yref="container", y=0.01, yanchor="bottom") if col == 2 else None
         grid.scatter(col, x=f32(pts[:, 0]), y=f32(pts[:, 1]), mode="lines+markers", name=f"{name} path",
-                     line=dict(color=color, width=1.5), marker=dict(size=7, color=p, colorscale=SEQUENTIAL),
+                     showlegend=False, line=dict(color=color, width=1.5),
+                     marker=dict(size=7, color=p, colorscale=SEQUENTIAL, showscale=col == 2, colorbar=bar),
                      customdata=p, hovertemplate=f"{name}<br>position %{{customdata}}<br>(%{{x:.3f}}, %{{y:.3f}})"
                                                  "<extra></extra>")
     corners = [dict(x=cx, y=cy, xref="x", yref="y", text=label, showarrow=False,
@@ -270,14 +274,15 @@ def intro_trajectory(*, n_positions: int = 32, bit: int = 2, n_bits: int = 6, d_
                  name=f"sinusoidal, d = {d_model}",
                  hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>sinusoidal</extra>")
     for col, (xt, yt), lim in ((1, ("first coordinate", "second coordinate"), (-0.5, 1.5)),
-                               (2, ("sin(2πp/λ)", "cos(2πp/λ)"), (-1.3, 1.3))):  # square panels: circles look round
+                               (2, ("cos(2πp/λ)", "sin(2πp/λ)"), (-1.3, 1.3))):  # square panels: circles look round
         grid.axis("x", col, title=xt, range=list(lim), constrain="domain")
         grid.axis("y", col, title=yt, range=list(lim), scaleanchor="x" if col == 1 else "x2", scaleratio=1,
                   constrain="domain")
     grid.axis("x", 3, title="position p (tokens)")
     grid.axis("y", 3, title="‖code(p+1) − code(p)‖", rangemode="tozero")
     return grid.figure(title=dict(text=f"Binary jumps, sinusoids glide: {n_positions} positions"),
-                       legend=dict(orientation="h", y=-0.22), height=440, annotations=corners)
+                       legend=dict(orientation="h", y=-0.22, x=0.62), height=500, margin=dict(b=130),
+                       annotations=corners)
 
 
 @figure("intro_wavelength_limit")

@@ -15,13 +15,11 @@ from posviz._validate import check_choice, check_float, check_int
 from posviz.figures._common import Marks, Panels, animation_controls, f32
 from posviz.figures._registry import figure
 from posviz.rope import inv_freq
-from posviz.theme import COLORS
+from posviz.theme import COLORS, METHOD_COLORS
 
 __all__ = ["scaling_wavelengths", "scaling_ratio", "scaling_unseen", "scaling_yarn_ramp", "scaling_temperature",
            "scaling_entropy", "scaling_dynamic", "scaling_score", "scaling_config", "scaling_pitfall"]
 
-METHOD_COLORS = {"default": "#8a8f9c", "linear": COLORS[1], "ntk": COLORS[2], "dynamic": COLORS[4],
-                 "yarn": COLORS[0], "llama3": COLORS[3], "longrope": COLORS[5]}
 DEFAULT_METHODS = "default,linear,ntk,yarn,llama3"
 MAX_SCORE_POINTS = 2000
 PITFALLS = ("floor_ceil", "mscale", "linear", "inverted_bands", "beta_fast_zero", "llama3_temperature")
@@ -189,7 +187,7 @@ def scaling_yarn_ramp(*, dim: int = 128, base: float = 10000.0, original_len: in
     r = sc.rotations(dim, base, L)
     curves = {k: sc.yarn_extrapolation_weight(dim, base, L, beta_fast, beta_slow, truncate, k)
               for k in sc.RAMPS if k == "code" or beta_fast > beta_slow}
-    f = Panels.grid(1, 2, ("against pair index i", "against r_i = L/λ_i (log)"))
+    f = Panels.grid(1, 2, ("by pair index i", "by r_i = L/λ_i"))
     custom = np.stack([i, r], axis=1).astype(np.float32)
     for k, w in curves.items():
         chosen = k == ramp
@@ -203,9 +201,9 @@ def scaling_yarn_ramp(*, dim: int = 128, base: float = 10000.0, original_len: in
                       hovertemplate="pair %{customdata[0]:.0f}, r = %{customdata[1]:.3g}<br>"
                                     "weight on θ_i = %{y:.3f}<extra>" + k + "</extra>")
     low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
-    for x, txt in ((low, f"low = {low:.3g}"), (high, f"high = {high:.3g}")):
+    for x, txt, top in ((low, f"low = {low:.3g}", True), (high, f"high = {high:.3g}", False)):
         if x <= dim // 2 - 1:
-            f.marks.vline(x, txt, color=COLORS[0])
+            f.marks.vline(x, txt, color=COLORS[0], top=top)
     for x, txt, top in ((beta_slow, f"β_slow = α = {beta_slow:g}", True),
                         (beta_fast, f"β_fast = β = {beta_fast:g}", False)):
         f.marks.vline(x, txt, panel=2, log=True, color=COLORS[1], top=top)
@@ -294,7 +292,7 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
         r_pl = theta0 / sc.dynamic_inv_freq(dim, base, 1.0, L, int(length))[0]
         return [b_hf, b_pl], f32(r_hf), f32(r_pl)
 
-    f = Panels.grid(1, 2, ("effective base b' vs current length l", "per-pair scale θ/θ' at the current length"))
+    f = Panels.grid(1, 2, ("effective base b'", "per-pair scale θ/θ' at length l"), hspace=0.12)
     f.scatter(1, x=f32(grid), y=f32(hf), mode="lines", name=f"transformers 'dynamic', factor s = {factor:g}",
               line=dict(color=METHOD_COLORS["dynamic"], width=2.5))
     f.scatter(1, x=f32(grid), y=f32(plain), mode="lines", name="α = max(1, l/L) (factor 1)",
@@ -311,7 +309,8 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
     f.axis("x", 1, title="current length l (tokens)", log=True)
     f.axis("y", 1, title="effective base b'", log=True)
     f.axis("x", 2, title="pair index i")
-    f.axis("y", 2, title="θ_i / θ'_i", log=True, range=[-0.05, math.log10(max(4.0, factor * factor * 2))])
+    # from 0.95: the ratio is never below 1, and a tick at 0.9 would crowd the "1"
+    f.axis("y", 2, title="θ_i / θ'_i", log=True, range=[math.log10(0.95), math.log10(max(4.0, factor * factor * 2))])
     frames = []
     for length in steps:
         bases, r_hf, r_pl = state(int(length))
@@ -319,10 +318,12 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
                                data=[go.Scatter(x=[int(length)] * 2, y=bases), go.Scatter(y=r_hf),
                                      go.Scatter(y=r_pl)]))
     names = [str(int(n)) for n in steps]
+    height, bottom = 550, 200  # controls hang 72 px under the plot, below the x axis title; the legend at the bottom
     fig = f.figure(
-        title=f"Dynamic NTK: the base moves with the sequence (d = {dim}, L = {L:,}, s = {factor:g})", height=500,
-        **animation_controls(names, [f"{int(n):,}" for n in steps], duration=150, y=-0.16, slider_x=0.2,
-                             prefix="current length l = "))
+        title=f"Dynamic NTK: the base moves with the sequence (d = {dim}, L = {L:,}, s = {factor:g})", height=height,
+        margin=dict(b=bottom), legend=dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0),
+        **animation_controls(names, [f"{int(n):,}" for n in steps], duration=150, y=-72 / (height - 64 - bottom),
+                             slider_x=0.25, prefix="current length l = "))
     fig.frames = frames
     return fig
 
@@ -350,7 +351,7 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
                       hovertemplate="Δ = %{x:,.0f}<br>score = %{y:.3f}<extra>" + _label(m) + "</extra>")
     f.marks.vline(L, f"L = {L:,}", panel=2)
     for col in (1, 2):
-        f.axis("x", col, title="relative distance Δ = m − n (tokens)")
+        f.axis("x", col, title="distance Δ = m − n (tokens)")
     f.axis("y", 1, title="score / largest possible score")
     who = "q = k = all ones" if qk == "ones" else f"seeded random q, k (seed {seed})"
     return f.figure(title=f"Attention score vs distance ({who})", height=460)

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from posviz import rope2d
 from posviz._validate import check_choice, check_int
-from posviz.figures._common import Panels, f32
+from posviz.figures._common import TWO_LINE_TOP, Panels, f32, subtitled
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, CYCLIC, DIVERGING, SEQUENTIAL
 
@@ -22,6 +22,7 @@ __all__ = ["patch_channel", "patch_channels", "patch_similarity_modes", "mae_axi
 
 MODE_LABEL = {"concat": "concat (row | column)", "add": "add (row + column)",
               "mae": "MAE (column | row)"}
+FRAME = "#9aa0b4"  # outline of each image: visible on white and on the dark theme
 PATCH_HOVER = "row %{y}, column %{x}<br>%{customdata}: %{z:.4f}<extra></extra>"
 
 
@@ -45,8 +46,13 @@ def _image_heatmap(z: np.ndarray, name: str, *, diverging: bool = True, zmin: fl
 
 def _image_axes(grid: Panels, panels: tuple[int, ...] = (1,), x_title: str = "column c (patch)",
                 y_title: str = "row r (patch)") -> None:
-    """Image orientation (row 0 on top), square patches, the x title on every panel, the y title on the first."""
+    """Image orientation (row 0 on top), square patches, the x title on every panel, the y title on the first,
+    and a thin frame round each image: a row or column of zeros (white on a diverging scale) still reads as
+    part of the image on a white page."""
     for i in panels:
+        sfx = "" if i == 1 else str(i)
+        grid.marks.shapes.append(dict(type="rect", xref=f"x{sfx} domain", yref=f"y{sfx} domain", x0=0, x1=1, y0=0,
+                                      y1=1, line=dict(color=FRAME, width=1), fillcolor="rgba(0,0,0,0)"))
         grid.axis("y", i, title=y_title if i == panels[0] else None, autorange="reversed",
                   scaleanchor=f"x{'' if i == 1 else i}", scaleratio=1, constrain="domain")
         grid.axis("x", i, title=x_title, constrain="domain")
@@ -73,7 +79,8 @@ def patch_channel(*, height: int = 14, width: int = 14, d_model: int = 64, base:
     grid = Panels()
     grid.add(_image_heatmap(img, f"PE channel {channel}", zmin=-lim, zmax=lim))
     _image_axes(grid)
-    return grid.figure(title=f"{MODE_LABEL[combine]}, {_channel_label(info, channel)}")
+    return grid.figure(title=subtitled(f"One channel as an image, {MODE_LABEL[combine]}",
+                                       _channel_label(info, channel)), margin=dict(t=TWO_LINE_TOP))
 
 
 @figure("patch_channels")
@@ -103,6 +110,8 @@ def patch_channels(*, height: int = 14, width: int = 14, d_model: int = 64, base
         channel_of[r0:r0 + height, c0:c0 + width] = c
         fig.add_annotation(x=c0 + (width - 1) / 2, y=r0 - 0.5, yanchor="bottom", showarrow=False,
                            text=f"ch {c}: {info['fn'][c]} {info['axis'][c]}", font=dict(size=12))
+        fig.add_shape(type="rect", x0=c0 - 0.5, x1=c0 + width - 0.5, y0=r0 - 0.5, y1=r0 + height - 0.5,
+                      line=dict(color=FRAME, width=1))
     lim = 2.0 if combine == "add" else 1.0
     fig.add_trace(go.Heatmap(z=mosaic, customdata=channel_of, colorscale=DIVERGING, meta="diverging", zmid=0,
                              zmin=-lim, zmax=lim, name="PE channels", hoverongaps=False,
@@ -112,8 +121,9 @@ def patch_channels(*, height: int = 14, width: int = 14, d_model: int = 64, base
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False,
                      constrain="domain")
     which = f"every {step}th channel from {first}" if step > 1 else f"channels {chans[0]}–{chans[-1]}"
-    fig.update_layout(title=f"{which} of {d_model} as {height}×{width} images, {MODE_LABEL[combine]} "
-                            f"(row 0 at the top of each tile)", height=max(360, 230 * rows))
+    fig.update_layout(title=subtitled(f"{which} of {d_model} as {height}×{width} images",
+                                      f"{MODE_LABEL[combine]} (row 0 at the top of each tile)"),
+                      height=max(360, 230 * rows), margin=dict(t=TWO_LINE_TOP))
     return fig
 
 
@@ -144,8 +154,9 @@ def patch_similarity_modes(*, height: int = 14, width: int = 14, d_model: int = 
                 marker=dict(symbol="circle-open", size=14, color=COLORS[3], line=dict(width=3)),
                 hovertemplate=f"transposed patch (row {col}, column {row})<br>similarity {s:.4f}<extra></extra>")
     _image_axes(grid, (1, 2, 3))
-    return grid.figure(title=f"Which patches look like patch (row {row}, column {col})? "
-                             f"cos similarity of encodings, D = {d_model} (colours from {lo:.2f} to 1)",
+    return grid.figure(title=subtitled(f"Which patches look like patch (row {row}, column {col})?",
+                                       f"cos similarity of encodings, D = {d_model} (colours from {lo:.2f} to 1)"),
+                       margin=dict(t=TWO_LINE_TOP),
                        legend=dict(orientation="h", y=-0.18))
 
 
@@ -173,7 +184,8 @@ def mae_axis_response(*, height: int = 14, width: int = 14, d_model: int = 64, b
         for x, text in ((d_model / 4 - 0.5, names[0]), (3 * d_model / 4 - 0.5, names[1])):
             fig.add_annotation(x=x, y=1.04, yref="paper", text=text, showarrow=False)
     fig.update_layout(barmode="group", bargap=0.05,
-                      title=f"Which channels move when you move? {MODE_LABEL[combine]}, D = {d_model}",
+                      title=subtitled("Which channels move when you move?", f"{MODE_LABEL[combine]}, D = {d_model}"),
+                      margin=dict(t=TWO_LINE_TOP + 20),
                       xaxis_title="channel index", yaxis_title="RMS change per step",
                       legend=dict(orientation="h", y=-0.2))
     return fig
@@ -185,6 +197,7 @@ def mae_axis_response(*, height: int = 14, width: int = 14, d_model: int = 64, b
 
 RECOMPUTE_LABEL = {"scaled": "formula at the same fractional positions",
                    "integer": "formula recomputed on the new grid"}
+RECOMPUTE_SHORT = {"scaled": "formula, same positions", "integer": "formula, new grid"}
 
 
 @figure("resize_channel")
@@ -197,16 +210,17 @@ def resize_channel(*, old_height: int = 14, old_width: int = 14, new_height: int
                                       channel)  # (H', W') each
     lim = 2.0 if combine == "add" else 1.0
     gap = float(np.abs(a - b).max())
-    grid = Panels.grid(1, 3, [f"bicubic resize (colours ±{lim:g})", RECOMPUTE_LABEL[recompute],
-                              f"difference (max |·| {gap:.3f})"], hspace=0.07, title_size=16)
+    grid = Panels.grid(1, 3, [f"bicubic resize (±{lim:g})", RECOMPUTE_SHORT[recompute], f"difference (max {gap:.3f})"],
+                       hspace=0.07, title_size=14)
     grid.add(_image_heatmap(a, "interpolated", zmin=-lim, zmax=lim, showscale=False), 1)
     grid.add(_image_heatmap(b, "formula", zmin=-lim, zmax=lim, showscale=False), 2)
     dl = max(gap, 1e-6)
     grid.add(_image_heatmap(a - b, "interpolated − formula", zmin=-dl, zmax=dl, colorbar_x=1.0), 3)
     _image_axes(grid, (1, 2, 3), x_title="column (new grid)", y_title="row (new grid)")
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
-    return grid.figure(title=f"{old_height}×{old_width} grid used at {new_height}×{new_width}: "
-                             f"{_channel_label(info, channel)}")
+    return grid.figure(title=subtitled(f"{old_height}×{old_width} grid used at {new_height}×{new_width}: "
+                                       f"{RECOMPUTE_LABEL[recompute]}", _channel_label(info, channel)),
+                       margin=dict(t=TWO_LINE_TOP))
 
 
 @figure("resize_error_map")
@@ -216,9 +230,11 @@ def resize_error_map(*, old_height: int = 14, old_width: int = 14, new_height: i
     """Where and in which channels the bicubic resize departs from the formula."""
     per_patch, per_channel = rope2d.resize_error(old_height, old_width, new_height, new_width, d_model, base, combine,
                                                  recompute)
-    grid = Panels.grid(1, 2, ["relative error per patch |interp − formula| / |formula|", "RMS error per channel"],
-                       widths=(0.45, 0.55), hspace=0.22, title_size=16)
-    grid.add(_image_heatmap(per_patch, "relative error", diverging=False, zmin=0, colorbar_x=0.36), 1)
+    grid = Panels.grid(1, 2, ["relative error per patch", "RMS error per channel"], widths=(0.42, 0.58), hspace=0.3,
+                       title_size=16)
+    err = _image_heatmap(per_patch, "relative error", diverging=False, zmin=0, colorbar_x=0.3)
+    err.colorbar.update(xanchor="left", title=dict(text="|interp − formula|<br>÷ |formula|", side="right"))
+    grid.add(err, 1)
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
     grid.scatter(
         2, x=np.arange(d_model), y=f32(per_channel), mode="lines+markers", name="RMS error",
@@ -229,8 +245,9 @@ def resize_error_map(*, old_height: int = 14, old_width: int = 14, new_height: i
     _image_axes(grid, (1,), x_title="column (new grid)", y_title="row (new grid)")
     grid.axis("x", 2, title="channel index")
     grid.axis("y", 2, title="RMS of interp − formula")
-    return grid.figure(title=f"Bicubic {old_height}×{old_width} → {new_height}×{new_width} vs "
-                             f"{RECOMPUTE_LABEL[recompute]}, {MODE_LABEL[combine]}, D = {d_model}",
+    return grid.figure(title=subtitled(f"Bicubic {old_height}×{old_width} → {new_height}×{new_width} vs the formula",
+                                       f"{RECOMPUTE_LABEL[recompute]}, {MODE_LABEL[combine]}, D = {d_model}"),
+                       margin=dict(t=TWO_LINE_TOP),
                        showlegend=False)
 
 
@@ -273,10 +290,11 @@ def rope2d_two_queries(*, height: int = 14, width: int = 14, dim: int = 64, kind
         grid.axis("y", 2, matches="y", showticklabels=False)  # equal offsets line up across the panels
     else:
         _image_axes(grid, (1, 2), x_title="key column x", y_title="key row y")
-    what = {"axial": f"axial RoPE (base {base:g})",
-            "mixed": f"RoPE-Mixed init (base {base:g}, head {head}, seed {seed})"}[kind]
-    return grid.figure(title=f"{what}, head dim {dim}: same offset → same score "
-                             f"(largest gap over shared offsets {gap:.1e})")
+    what = {"axial": f"axial RoPE, base {base:g}",
+            "mixed": f"RoPE-Mixed init, base {base:g}, head {head}, seed {seed}"}[kind]
+    return grid.figure(title=subtitled("Same offset → same score",
+                                       f"{what}, head dim {dim}; largest gap over shared offsets {gap:.1e}"),
+                       margin=dict(t=TWO_LINE_TOP))
 
 
 @figure("mixed_rope_directions")
@@ -292,8 +310,9 @@ def mixed_rope_directions(*, dim: int = 64, num_heads: int = 4, base: float = 10
             hovertemplate=f"head {h}, pair %{{customdata}}<br>f_x %{{x:.4f}}, f_y %{{y:.4f}}<extra></extra>"))
     fig.update_xaxes(title_text="f_x (radians per column step)", zeroline=True)
     fig.update_yaxes(title_text="f_y (radians per row step)", scaleanchor="x", scaleratio=1, zeroline=True)
-    fig.update_layout(title=f"RoPE-Mixed at initialisation: each head turns along a random direction φ "
-                            f"and its right angle (seed {seed})")
+    fig.update_layout(title=subtitled("RoPE-Mixed at initialisation: a random direction per head",
+                                      f"each head turns along a direction φ and its right angle (seed {seed})"),
+                      margin=dict(t=TWO_LINE_TOP))
     return fig
 
 
@@ -333,8 +352,9 @@ def flux_angles(*, height: int = 6, width: int = 6, n_text: int = 8, patch_rows:
                      title_text="token (text first, then patches row by row)")
     fig.update_xaxes(title_text="rotary pair index k", range=[-0.5, 63.5])
     cap = f", first {shown} of {height} grid rows" if shown < height else ""
-    fig.update_layout(title=f"FLUX.1 RoPE angles, axes (16, 56, 56): {n_text} text tokens + "
-                            f"{shown}×{width} patches{cap}", height=int(np.clip(200 + 14 * len(ids), 420, 1100)))
+    fig.update_layout(title=subtitled("FLUX.1 RoPE angles, axes (16, 56, 56)",
+                                      f"{n_text} text tokens + {shown}×{width} patches{cap}"),
+                      height=int(np.clip(200 + 14 * len(ids), 420, 1100)), margin=dict(t=TWO_LINE_TOP))
     return fig
 
 
@@ -367,4 +387,5 @@ def flux_scores(*, height: int = 6, width: int = 6, n_text: int = 8, query: str 
     grid.axis("y", 1, title="score", range=[-lim * 1.05, lim * 1.05])
     grid.axis("y", 2, title="patch row", autorange="reversed", scaleanchor="x2", scaleratio=1, constrain="domain")
     grid.axis("x", 2, title="patch column", constrain="domain")
-    return grid.figure(title=f"FLUX.1 RoPE: query = {qname}; every text token scores the same", showlegend=False)
+    return grid.figure(title=subtitled("FLUX.1 RoPE: every text token scores the same", f"query = {qname}"),
+                       showlegend=False, margin=dict(t=TWO_LINE_TOP))

@@ -74,21 +74,43 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
     zmax = float(max(np.abs(plain.out).max(), np.abs(with_pe.out).max(), 1e-9))
     pair = intro.repeated_pair(plain.tokens)
     # two panels sharing the token axis, built as one layout dict (Panels): make_subplots and update_xaxes
-    # validate every property (~15 ms of each slider move that changes d, the seed or the sentence)
-    grid = Panels.grid(1, 2, ("no positions: x = embedding", "with positions: x = embedding + PE"), hspace=0.04,
-                       title_size=16)
-    grid.add(_output_heatmap(plain, labels, zmax, "no positions", False), 1)
-    grid.add(_output_heatmap(with_pe, labels, zmax, "with sinusoidal PE", True), 2)
-    for panel in (1, 2):
+    # validate every property (~15 ms of each slider move that changes d, the seed or the sentence).
+    # With a repeated word, a strip below shows the two rows' difference on its own colour scale: with PE
+    # it is small next to the outputs (a few hundredths on a ±1 scale) and would not show above.
+    top = (0.42, 1.0) if pair else (0.0, 1.0)
+    left, right = grid_domains(1, 2, hspace=0.04)
+    domains = [(left[0], top), (right[0], top)] + ([((0.0, 1.0), (0.0, 0.16))] if pair else [])
+    titles = ["no positions: x = embedding", "with positions: x = embedding + PE"]
+    if pair:
+        i, j = pair
+        diff = np.stack([plain.out[i] - plain.out[j], with_pe.out[i] - with_pe.out[j]])  # (2, d)
+        lim = float(max(np.abs(diff).max(), 1e-9))
+        titles.append(f"row {i} − row {j} ('{plain.tokens[i]}' twice), own colour scale ±{lim:.2g}")
+    grid = Panels(domains, titles, title_size=16)
+    for panel, (demo, name) in enumerate(((plain, "no positions"), (with_pe, "with sinusoidal PE")), start=1):
+        trace = _output_heatmap(demo, labels, zmax, name, panel == 2)
+        if pair:
+            trace["colorbar"] = dict(trace["colorbar"], len=0.6, y=0.67)
+        grid.add(trace, panel)
         grid.axis("x", panel, title="output channel")
     grid.axis("y", 1, title="token (slot: word)", autorange="reversed")
     grid.axis("y", 2, matches="y", showticklabels=False)
+    height = max(320, 120 + 26 * len(labels))
+    if pair:
+        grid.add(dict(type="heatmap", z=f32(diff), x=np.arange(d_model), y=["no positions", "with PE"],
+                      colorscale=DIVERGING, meta="diverging", zmid=0, zmin=-lim, zmax=lim,
+                      colorbar=dict(title=dict(text="difference", side="right"), len=0.22, y=0.08,
+                                    tickvals=[-lim, lim], ticktext=[f"{-lim:.2g}", f"{lim:.2g}"]),
+                      name="row difference",
+                      hovertemplate=f"%{{y}}<br>channel %{{x}}<br>row {i} − row {j} = %{{z:.4f}}<extra></extra>"), 3)
+        grid.axis("y", 3, autorange="reversed")
+        grid.axis("x", 3, showticklabels=False, ticks="")
+        height = int(height / 0.58)
     return grid.figure(
         shapes=_outline_rows(pair, d_model, "x", "y") + _outline_rows(pair, d_model, "x2", "y2"),
         title=dict(text=f"Self-attention outputs softmax(QKᵀ/√d)·V, d = {d_model}, seed {seed}"),
         # room for the longest token label and the axis title left of it (margins are fixed, no automargin)
-        margin=dict(l=label_margin(labels)),
-        height=max(320, 120 + 26 * len(labels)))
+        margin=dict(l=label_margin(labels)), height=height)
 
 
 @figure("intro_shuffle")
@@ -124,7 +146,7 @@ def intro_shuffle(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: in
 
 
 @figure("intro_integer_ranges")
-def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 64, d_model: int = 16,
+def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 1000, d_model: int = 16,
                          seed: int = 0) -> go.Figure:
     """Range (min to max over the d channels) of each slot's vector: embedding alone, + p, + sinusoidal PE.
 
@@ -133,11 +155,12 @@ def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 6
     """
     tokens, emb = intro.repeated_sentence(text, n_positions, d_model, seed)  # (N, d)
     d_even = d_model - d_model % 2 or 2
+    # drawn back to front: the word alone last, so its thin band is on top of the sinusoidal one it overlaps
     variants = (
-        ("embedding alone", emb, COLORS[2]),
-        ("embedding + p (integer)", emb + intro.integer_encoding(n_positions, d_model), COLORS[3]),
         ("embedding + sinusoidal PE", emb[:, :d_even] + intro.position_codes("sinusoidal", n_positions, d_even),
          COLORS[0]),
+        ("embedding + p (integer)", emb + intro.integer_encoding(n_positions, d_model), COLORS[3]),
+        ("embedding alone", emb, COLORS[2]),
     )
     fig = go.Figure()
     p = np.arange(n_positions)

@@ -21,7 +21,6 @@ __all__ = ["scaling_wavelengths", "scaling_ratio", "scaling_unseen", "scaling_ya
            "scaling_entropy", "scaling_dynamic", "scaling_score", "scaling_config", "scaling_pitfall"]
 
 DEFAULT_METHODS = "default,linear,ntk,yarn,llama3"
-MAX_SCORE_POINTS = 2000
 PITFALLS = ("floor_ceil", "mscale", "linear", "inverted_bands", "beta_fast_zero", "llama3_temperature")
 VARIANTS = ("wrong", "right")
 
@@ -328,6 +327,28 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
     return fig
 
 
+ENVELOPE_BINS = 1000  # the far panel of scaling_score: bins of Δ, each drawn as the band min..max
+ENVELOPE_SAMPLES = 32  # integer offsets evaluated per bin (all of them when a bin is that narrow)
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    r, g, b = (int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
+def _envelope_offsets(Lp: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bin centres over Δ = 0..L' and, per bin, up to ENVELOPE_SAMPLES integer offsets evenly inside it:
+    (centres (B,), offsets (B, S)). Plotting scores at 2,000 evenly spaced Δ aliased the fast pairs into
+    noise; the band from the lowest to the highest score of each bin is what the eye should see."""
+    bins = min(ENVELOPE_BINS, Lp + 1)
+    edges = np.linspace(0.0, Lp + 1.0, bins + 1)  # (B+1,)
+    starts = np.ceil(edges[:-1])  # (B,) first integer offset of each bin
+    counts = np.ceil(edges[1:]) - starts  # (B,) integer offsets in each bin, >= 1
+    per = int(min(ENVELOPE_SAMPLES, counts.min()))
+    offsets = starts[:, None] + np.floor(np.arange(per) * counts[:, None] / per)  # (B, S), distinct, inside
+    return (edges[:-1] + edges[1:]) / 2 - 0.5, offsets
+
+
 @figure("scaling_score")
 def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, base: float = 10000.0,
                   factor: float = 8.0, original_len: int = 4096, beta_fast: float = 32.0, beta_slow: float = 1.0,
@@ -339,16 +360,27 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
     res = _compute(methods, dim, base, factor, L, beta_fast, beta_slow, low_freq_factor, high_freq_factor,
                    0.0, 0.0, truncate)
     near = np.arange(129, dtype=np.float64)
-    far_n = min(MAX_SCORE_POINTS, Lp + 1)
-    far = np.linspace(0.0, float(Lp), far_n)
-    f = Panels.grid(1, 2, ("near: Δ = 0..128, every token", f"far: Δ = 0..L' = {Lp:,}, {far_n:,} samples"),
-             widths=(0.4, 0.6))
+    far_x, far_at = _envelope_offsets(Lp)
+    width = (Lp + 1) / far_x.size
+    far_title = "far: every Δ up to L'" if width <= 1 else f"far: mean, lowest, highest per {width:.3g} tokens"
+    f = Panels.grid(1, 2, ("near: Δ = 0..128, every token", far_title), widths=(0.4, 0.6))
     for m, (theta, _) in res.items():
-        for col, x in ((1, near), (2, far)):
-            y = sc.rope_scores(theta, x, qk, seed)
-            f.scatter(col, x=f32(x), y=f32(y), mode="lines", name=_label(m), legendgroup=m, showlegend=col == 1,
-                      line=dict(color=METHOD_COLORS[m], width=2 if col == 1 else 1),
-                      hovertemplate="Δ = %{x:,.0f}<br>score = %{y:.3f}<extra>" + _label(m) + "</extra>")
+        y = sc.rope_scores(theta, near, qk, seed)
+        f.scatter(1, x=f32(near), y=f32(y), mode="lines", name=_label(m), legendgroup=m,
+                  line=dict(color=METHOD_COLORS[m], width=2),
+                  hovertemplate="Δ = %{x:,.0f}<br>score = %{y:.3f}<extra>" + _label(m) + "</extra>")
+        far = sc.rope_scores(theta, far_at.ravel(), qk, seed).reshape(far_at.shape)  # (bins, offsets per bin)
+        lo, hi = far.min(axis=1), far.max(axis=1)
+        band = _rgba(METHOD_COLORS[m], 0.18)
+        f.scatter(2, x=f32(far_x), y=f32(lo), mode="lines", name=f"{_label(m)}: lowest in bin", legendgroup=m,
+                  showlegend=False, line=dict(color=band, width=0), hoverinfo="skip")
+        f.scatter(2, x=f32(far_x), y=f32(hi), mode="lines", name=f"{_label(m)}: highest in bin", legendgroup=m,
+                  showlegend=False, line=dict(color=band, width=0), fill="tonexty", fillcolor=band,
+                  customdata=f32(lo), hovertemplate="Δ ≈ %{x:,.0f}<br>score from %{customdata:.3f} to %{y:.3f}"
+                                                    "<extra>" + _label(m) + "</extra>")
+        f.scatter(2, x=f32(far_x), y=f32(far.mean(axis=1)), mode="lines", name=f"{_label(m)}: mean in bin",
+                  legendgroup=m, showlegend=False, line=dict(color=METHOD_COLORS[m], width=1.5),
+                  hovertemplate="Δ ≈ %{x:,.0f}<br>mean score %{y:.3f}<extra>" + _label(m) + "</extra>")
     f.marks.vline(L, f"L = {L:,}", panel=2)
     for col in (1, 2):
         f.axis("x", col, title="distance Δ = m − n (tokens)")

@@ -214,3 +214,17 @@ def test_long_text_is_capped_and_said():
     fig = build("cope_tokens", text=LONG)
     assert len(fig.data[0].text) == cope.MAX_TOKENS
     assert f"first {cope.MAX_TOKENS} tokens" in fig.layout.title.text
+
+
+def test_interpolation_default_lands_between_two_integers():
+    """The default view shows an interpolation: w well inside (0, 1), the star between the two integer logits."""
+    fig = build("cope_interpolation")
+    star = next(t for t in fig.data if t.name == "interpolated pos_ij")
+    ends = next(t for t in fig.data if t.name == "⌊p⌋ and ⌈p⌉")
+    p, logit = float(star.x[0]), float(star.y[0])
+    lo, hi = (float(v) for v in ends.x)
+    w = p - lo
+    assert hi == lo + 1 and 0.1 < w < 0.9
+    z_lo, z_hi = (float(v) for v in ends.y)
+    assert logit == pytest.approx((1 - w) * z_lo + w * z_hi, abs=1e-4)
+    assert f"w = {w:.3f}" in fig.layout.title.text

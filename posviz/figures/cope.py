@@ -204,13 +204,15 @@ def cope_query_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
 
 
 @figure("cope_interpolation")
-def cope_interpolation(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale: float = 10.0,
+def cope_interpolation(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale: float = 2.0,
                        bias: float = 0.0, causal: bool = True, npos_max: int = 0, seed: int = 0,
                        d_head: int = 16, emb: str = "random", target: int = 2, strength: float = 6.0,
                        query: int = -1, key: int = 0) -> go.Figure:
     """The integer logits z_i[p] = q_i·e[p] of one query, and the interpolated logit at a fractional p_ij.
 
     The star sits on the straight line between z_i[⌊p⌋] and z_i[⌈p⌉], a fraction w = p − ⌊p⌋ of the way.
+    The default gate scale is 2 (soft gates): at the lesson's scale 10 the gates are nearly 0 or 1 and
+    p_ij lands on integers (p = 4.001, w = 0.001), so there is nothing between two embeddings to see.
     """
     L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max, seed=seed,
                 d_head=d_head, emb=emb, target=target, strength=strength)

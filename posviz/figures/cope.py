@@ -16,7 +16,7 @@ from plotly.colors import sample_colorscale
 
 from posviz import cope
 from posviz._validate import check_choice
-from posviz.figures._common import f32, label_margin
+from posviz.figures._common import f32, label_margin, subtitled
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
@@ -127,8 +127,7 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     gap = max(2, -(-T // 6))
     offsets = [0, T + gap, 2 * (T + gap)]
     tops = [1.0, max(float(L.positions.max()), 1.0), max(T - 1.0, 1.0)]
-    titles = ["gates g_ij = σ(z_ij): 0 → 1", f"positions p_ij (npos_max = {L.npos_max}): 0 → {tops[1]:.3g}",
-              f"token distance i − j: 0 → {T - 1}"]
+    titles = ["gates g_ij: 0 → 1", f"positions p_ij: 0 → {tops[1]:.3g}", f"distance i − j: 0 → {T - 1}"]
     keys = np.broadcast_to(idx.astype(np.int32), (T, T))  # hover shows the key j, not the shifted x
     hover = "query i = %{y}<br>key j = %{customdata}<br>%{fullData.name} = %{z:.3f}<extra></extra>"
     # a horizontal colour bar under each panel, at the bottom of the figure (yref "container")
@@ -156,15 +155,15 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     layout: dict = dict(
         height=600, showlegend=bool(len(ci)), legend=dict(orientation="h", y=1.08, x=0.3),
         margin=dict(t=110, b=150, l=label_margin(_ticks(L.tokens.labels)["ticktext"]), r=20),
-        title=f"Which tokens count, and the positions they produce (T = {T}, rule: {rule})"
-              "<br><sup>rows: query i · columns: key j · dark 0 → bright: the largest value in each panel</sup>",
+        title=subtitled(f"Which tokens count (T = {T}, rule: {rule}, npos_max = {L.npos_max})",
+                        "rows: query i · columns: key j · dark 0 → bright: each panel's largest value"),
         annotations=[dict(text=t, x=off + (T - 1) / 2, y=1.0, xref="x", yref="paper", xanchor="center",
                           yanchor="bottom", showarrow=False, font=dict(size=14))
                      for t, off in zip(titles, offsets, strict=True)],
         xaxis=dict(range=[-0.5, offsets[2] + T - 0.5], tickmode="array", tickvals=tickvals, ticktext=ticktext,
                    tickangle=-90, tickfont=dict(size=10), showgrid=False, zeroline=False, automargin=False),
         yaxis=dict(title=dict(text="query i (token)", standoff=4), autorange="reversed", showgrid=False,
-                   zeroline=False, automargin=False, **labels))
+                   zeroline=False, automargin=False, **_ticks(L.tokens.labels, most=16)))
     return go.Figure(data=traces, layout=layout)
 
 
@@ -286,6 +285,7 @@ def cope_attention(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", sc
     fig = go.Figure()
     fig.add_trace(go.Bar(x=keys, y=f32(L.attn_plain[i, : i + 1]), name="softmax(q·k/√d) (no position)",
                          marker_color=COLORS[7], hovertemplate="key j = %{x}<br>weight = %{y:.3f}<extra></extra>"))
+    ticks = _ticks(L.tokens.labels[: i + 1])
     label = "softmax(q·k/√d + pos) (nodiv)" if nodiv else "softmax((q·k + pos)/√d) (CoPE)"
     fig.add_trace(go.Bar(x=keys, y=f32(L.attn_cope[i, : i + 1]), name=label, marker_color=COLORS[1],
                          customdata=f32(L.positions[i, : i + 1]),
@@ -294,9 +294,10 @@ def cope_attention(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", sc
     fig.update_layout(barmode="group", height=430,
                       title=f"Attention of query i = {i}<br><sup>the query looks for CoPE position "
                             f"p* = {L.target}</sup>",
-                      xaxis=dict(title="key j (token)", **_ticks(L.tokens.labels[: i + 1])),
+                      xaxis=dict(title="key j (token)", tickangle=-90, **ticks),
                       yaxis=dict(title="attention weight", range=[0, 1.02]),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), margin=dict(t=110))
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
+                      margin=dict(t=110, b=label_margin(ticks["ticktext"])))
     return fig
 
 
@@ -321,7 +322,7 @@ def cope_positions_map(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences"
                              name=f"clamped to npos_max − 1 = {L.npos_max - 1}",
                              marker=dict(symbol="x-thin", size=9, line=dict(width=2, color=COLORS[3]))))
     leak = float(np.triu(L.positions, 1).max()) if T > 1 else 0.0
-    ticks = _ticks(L.tokens.labels)
+    ticks = _ticks(L.tokens.labels, most=16)  # one label per 2+ rows past 16 tokens: they fit in presenter mode
     fig.update_layout(
         title=(f"p_ij with causal gates {'on' if causal else 'off'}, npos_max = {L.npos_max}<br>"
                f"<sup>largest future position {leak:.2f} · {len(ci)} clamped cell(s)</sup>"),
@@ -346,6 +347,7 @@ def cope_position_bounds(*, text: str = cope.DEFAULT_TEXT, rule: str = "all", sc
     qi = np.arange(T)
     top = L.positions[:, 0]  # (T,) p_i0 = max_j p_ij under the causal mask
     bound = qi.astype(float) if claim == "seed" else qi + 1.0
+    ticks = _ticks(L.tokens.labels)
     over = top > bound + 1e-9
     fig = go.Figure()
     fig.add_trace(go.Bar(x=qi, y=f32(top), name="p_i0 = largest position of query i",
@@ -355,9 +357,10 @@ def cope_position_bounds(*, text: str = cope.DEFAULT_TEXT, rule: str = "all", sc
     fig.add_trace(go.Scatter(x=qi, y=f32(bound), mode="lines+markers", name=name,
                              line=dict(color=COLORS[1], dash="dash")))
     fig.update_layout(title=f"{int(over.sum())} of {T} queries i exceed the bound",
-                      xaxis=dict(tickangle=-90, **_ticks(L.tokens.labels)),
+                      xaxis=dict(tickangle=-90, **ticks),
                       yaxis=dict(title="position", rangemode="tozero"),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), margin=dict(t=110), height=400)
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
+                      margin=dict(t=110, b=label_margin(ticks["ticktext"], title=False)), height=440)
     return fig
 
 

@@ -132,7 +132,7 @@ def intro_shuffle(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: in
     gap = min(0.4, label_margin(labels_s, title=False) / 700)
     grid = Panels.grid(2, 2, ("no positions, original order", f"no positions, shuffle seed {shuffle}",
                               "with sinusoidal PE, original order", f"with sinusoidal PE, shuffle seed {shuffle}"),
-                       hspace=gap, vspace=0.14, title_size=16)
+                       hspace=gap, vspace=0.2, title_size=16)
     for r, (positions, orig, shuf) in enumerate(demos):
         name = "no positions" if positions == "none" else "with sinusoidal PE"
         grid.add(_output_heatmap(orig, labels_o, zmax, f"{name}, original", r == 0), 2 * r + 1)

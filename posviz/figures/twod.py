@@ -233,7 +233,7 @@ def resize_error_map(*, old_height: int = 14, old_width: int = 14, new_height: i
     grid = Panels.grid(1, 2, ["relative error per patch", "RMS error per channel"], widths=(0.42, 0.58), hspace=0.3,
                        title_size=16)
     err = _image_heatmap(per_patch, "relative error", diverging=False, zmin=0, colorbar_x=0.3)
-    err.colorbar.update(xanchor="left", title=dict(text="|interp − formula|<br>÷ |formula|", side="right"))
+    err.colorbar.update(xanchor="left", title=dict(text="|Δ| / |formula|", side="right"))
     grid.add(err, 1)
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
     grid.scatter(

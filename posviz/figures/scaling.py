@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from posviz import presets as ps
 from posviz import scaling as sc
 from posviz._validate import check_choice, check_float, check_int
-from posviz.figures._common import Marks, Panels, animation_controls, f32
+from posviz.figures._common import Marks, Panels, animation_controls, f32, grid_domains
 from posviz.figures._registry import figure
 from posviz.rope import inv_freq
 from posviz.theme import COLORS, METHOD_COLORS
@@ -291,7 +291,10 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
         r_pl = theta0 / sc.dynamic_inv_freq(dim, base, 1.0, L, int(length))[0]
         return [b_hf, b_pl], f32(r_hf), f32(r_pl)
 
-    f = Panels.grid(1, 2, ("effective base b'", "per-pair scale θ/θ' at length l"), hspace=0.12)
+    # The panels take the top 64 % of the plot area and the controls sit in the paper area below them, so
+    # they keep clear of the axis titles at any export height (sliders and buttons only take paper y).
+    f = Panels([(x, (CONTROLS_ROOM, 1.0)) for x, _ in grid_domains(1, 2, hspace=0.12)],
+               ("effective base b'", "per-pair scale θ/θ' at length l"))
     f.scatter(1, x=f32(grid), y=f32(hf), mode="lines", name=f"transformers 'dynamic', factor s = {factor:g}",
               line=dict(color=METHOD_COLORS["dynamic"], width=2.5))
     f.scatter(1, x=f32(grid), y=f32(plain), mode="lines", name="α = max(1, l/L) (factor 1)",
@@ -317,16 +320,17 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
                                data=[go.Scatter(x=[int(length)] * 2, y=bases), go.Scatter(y=r_hf),
                                      go.Scatter(y=r_pl)]))
     names = [str(int(n)) for n in steps]
-    height, bottom = 550, 200  # controls hang 72 px under the plot, below the x axis title; the legend at the bottom
     fig = f.figure(
-        title=f"Dynamic NTK: the base moves with the sequence (d = {dim}, L = {L:,}, s = {factor:g})", height=height,
-        margin=dict(b=bottom), legend=dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0),
-        **animation_controls(names, [f"{int(n):,}" for n in steps], duration=150, y=-72 / (height - 64 - bottom),
-                             slider_x=0.25, prefix="current length l = "))
+        title=f"Dynamic NTK: the base moves with the sequence (d = {dim}, L = {L:,}, s = {factor:g})", height=550,
+        margin=dict(b=100),  # the legend in the right panel's empty top left
+        legend=dict(x=f.layout["xaxis2"]["domain"][0] + 0.01, y=0.99, xanchor="left", yanchor="top"),
+        **animation_controls(names, [f"{int(n):,}" for n in steps], duration=150, y=0.13, slider_x=0.25,
+                             prefix="current length l = "))
     fig.frames = frames
     return fig
 
 
+CONTROLS_ROOM = 0.36  # scaling_dynamic: bottom share of the plot area kept for the play/pause row and slider
 ENVELOPE_BINS = 1000  # the far panel of scaling_score: bins of Δ, each drawn as the band min..max
 ENVELOPE_SAMPLES = 32  # integer offsets evaluated per bin (all of them when a bin is that narrow)
 

@@ -144,23 +144,29 @@ class Marks:
         self.shapes: list[dict] = []
         self.notes: list[dict] = []
 
+    def _line(self, axis: str, at: float, text: str, panel: int, log: bool, dash: str, color: str,
+              at_end: bool) -> None:
+        """A line across ``panel`` at ``at`` on ``axis`` ("y": horizontal, "x": vertical), labelled near its
+        start (left, bottom) or, with ``at_end``, near its end (right, top)."""
+        a, other = _sfx(panel), "x" if axis == "y" else "y"
+        self.shapes.append({"type": "line", f"{other}ref": f"{other}{a} domain", f"{other}0": 0, f"{other}1": 1,
+                            f"{axis}ref": f"{axis}{a}", f"{axis}0": at, f"{axis}1": at,
+                            "line": dict(dash=dash, color=color, width=1.5)})
+        along = ("right" if at_end else "left") if other == "x" else ("top" if at_end else "bottom")
+        self.notes.append({f"{other}ref": f"{other}{a} domain", other: 0.99 if at_end else 0.01,
+                           f"{other}anchor": along, f"{axis}ref": f"{axis}{a}", axis: math.log10(at) if log else at,
+                           f"{axis}anchor": "bottom" if axis == "y" else "left", "text": text, "showarrow": False,
+                           "font": dict(color=color)})
+
     def hline(self, y: float, text: str, *, panel: int = 1, log: bool = False, dash: str = "dash",
               color: str = "#888", right: bool = False) -> None:
-        a = _sfx(panel)
-        self.shapes.append(dict(type="line", xref=f"x{a} domain", x0=0, x1=1, yref=f"y{a}", y0=y, y1=y,
-                                line=dict(dash=dash, color=color, width=1.5)))
-        self.notes.append(dict(xref=f"x{a} domain", x=0.99 if right else 0.01, yref=f"y{a}",
-                               y=math.log10(y) if log else y, text=text, showarrow=False,
-                               xanchor="right" if right else "left", yanchor="bottom", font=dict(color=color)))
+        """A horizontal line at ``y``, its label above it at the left (``right``: at the right)."""
+        self._line("y", y, text, panel, log, dash, color, right)
 
     def vline(self, x: float, text: str, *, panel: int = 1, log: bool = False, dash: str = "dash",
               color: str = "#888", top: bool = True) -> None:
-        a = _sfx(panel)
-        self.shapes.append(dict(type="line", yref=f"y{a} domain", y0=0, y1=1, xref=f"x{a}", x0=x, x1=x,
-                                line=dict(dash=dash, color=color, width=1.5)))
-        self.notes.append(dict(yref=f"y{a} domain", y=0.99 if top else 0.01, xref=f"x{a}",
-                               x=math.log10(x) if log else x, text=text, showarrow=False, xanchor="left",
-                               yanchor="top" if top else "bottom", font=dict(color=color)))
+        """A vertical line at ``x``, its label right of it at the top (``top=False``: at the bottom)."""
+        self._line("x", x, text, panel, log, dash, color, top)
 
     def vrect(self, x0: float, x1: float, text: str, *, panel: int = 1, color: str = "#d55e00",
               opacity: float = 0.08) -> None:

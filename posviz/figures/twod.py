@@ -58,10 +58,11 @@ def _image_axes(grid: Panels, panels: tuple[int, ...] = (1,), x_title: str = "co
         grid.axis("x", i, title=x_title, constrain="domain")
 
 
-def _channel_label(info: dict[str, np.ndarray], ch: int) -> str:
+def _channel_label(info: dict[str, np.ndarray], ch: int) -> tuple[str, str]:
+    """What channel ``ch`` is ("ch 3: cos, column") and its frequency ("ω=…, λ=… patches")."""
     axis = {"row+column": "row and column"}.get(str(info["axis"][ch]), str(info["axis"][ch]))
     w = float(info["omega"][ch])
-    return f"ch {ch}: {info['fn'][ch]}, {axis}, ω={w:.3g}, λ={2 * np.pi / w:.3g} patches"
+    return f"ch {ch}: {info['fn'][ch]}, {axis}", f"ω={w:.3g}, λ={2 * np.pi / w:.3g} patches"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -79,8 +80,9 @@ def patch_channel(*, height: int = 14, width: int = 14, d_model: int = 64, base:
     grid = Panels()
     grid.add(_image_heatmap(img, f"PE channel {channel}", zmin=-lim, zmax=lim))
     _image_axes(grid)
-    return grid.figure(title=subtitled(f"One channel as an image, {MODE_LABEL[combine]}",
-                                       _channel_label(info, channel)), margin=dict(t=TWO_LINE_TOP))
+    what, freq = _channel_label(info, channel)
+    return grid.figure(title=subtitled(f"{MODE_LABEL[combine]}, {what}", f"{freq}: one channel as an image"),
+                       margin=dict(t=TWO_LINE_TOP))
 
 
 @figure("patch_channels")
@@ -218,9 +220,9 @@ def resize_channel(*, old_height: int = 14, old_width: int = 14, new_height: int
     grid.add(_image_heatmap(a - b, "interpolated − formula", zmin=-dl, zmax=dl, colorbar_x=1.0), 3)
     _image_axes(grid, (1, 2, 3), x_title="column (new grid)", y_title="row (new grid)")
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
-    return grid.figure(title=subtitled(f"{old_height}×{old_width} grid used at {new_height}×{new_width}: "
-                                       f"{RECOMPUTE_LABEL[recompute]}", _channel_label(info, channel)),
-                       margin=dict(t=TWO_LINE_TOP))
+    what, freq = _channel_label(info, channel)
+    return grid.figure(title=subtitled(f"{old_height}×{old_width} grid used at {new_height}×{new_width}: {what}",
+                                       f"{freq}; {RECOMPUTE_LABEL[recompute]}"), margin=dict(t=TWO_LINE_TOP))
 
 
 @figure("resize_error_map")
@@ -290,10 +292,10 @@ def rope2d_two_queries(*, height: int = 14, width: int = 14, dim: int = 64, kind
         grid.axis("y", 2, matches="y", showticklabels=False)  # equal offsets line up across the panels
     else:
         _image_axes(grid, (1, 2), x_title="key column x", y_title="key row y")
-    what = {"axial": f"axial RoPE, base {base:g}",
-            "mixed": f"RoPE-Mixed init, base {base:g}, head {head}, seed {seed}"}[kind]
-    return grid.figure(title=subtitled("Same offset → same score",
-                                       f"{what}, head dim {dim}; largest gap over shared offsets {gap:.1e}"),
+    what = {"axial": f"axial RoPE (base {base:g})",
+            "mixed": f"RoPE-Mixed init (base {base:g}, head {head}, seed {seed})"}[kind]
+    return grid.figure(title=subtitled(f"{what}: same offset → same score",
+                                       f"head dim {dim}; largest gap over shared offsets {gap:.1e}"),
                        margin=dict(t=TWO_LINE_TOP))
 
 
@@ -387,5 +389,5 @@ def flux_scores(*, height: int = 6, width: int = 6, n_text: int = 8, query: str 
     grid.axis("y", 1, title="score", range=[-lim * 1.05, lim * 1.05])
     grid.axis("y", 2, title="patch row", autorange="reversed", scaleanchor="x2", scaleratio=1, constrain="domain")
     grid.axis("x", 2, title="patch column", constrain="domain")
-    return grid.figure(title=subtitled("FLUX.1 RoPE: every text token scores the same", f"query = {qname}"),
+    return grid.figure(title=subtitled(f"FLUX.1 RoPE: query = {qname}", "every text token scores the same"),
                        showlegend=False, margin=dict(t=TWO_LINE_TOP))

@@ -62,18 +62,18 @@ def test_dot_by_offset_is_symmetric():
 
 
 def test_shift_turns_counter_clockwise_and_both_markers_show():
-    fig = build("sinusoidal_shift")  # defaults: pair 8, p = 10, k = 5
+    fig = build("sinusoidal_shift")  # defaults: pair 10, p = 10, k = 5
     by_name = {t.name: t for t in fig.data if t.name}
     start, end, mapped = by_name["PE(p=10)"], by_name["PE(p+k=15)"], by_name["M_k · PE(p)"]
-    w = 10000.0 ** (-16 / 128)
+    w = 10000.0 ** (-20 / 128)
     np.testing.assert_allclose([start.x[1], start.y[1]], [np.cos(10 * w), np.sin(10 * w)], atol=1e-9)
     np.testing.assert_allclose([end.x[1], end.y[1]], [np.cos(15 * w), np.sin(15 * w)], atol=1e-9)
     np.testing.assert_allclose([mapped.x[1], mapped.y[1]], [end.x[1], end.y[1]], atol=1e-9)
-    # counter-clockwise from PE(p) to PE(p+k): positive cross product, a quarter turn-ish (not 286°)
+    # counter-clockwise from PE(p) to PE(p+k): positive cross product, a visible arc (not pair 0's 286°)
     assert start.x[1] * end.y[1] - start.y[1] * end.x[1] > 0
     arc = next(t for t in fig.data if t.name and t.name.startswith("rotation"))
     degrees = np.degrees(5 * w)
-    assert 60 < degrees < 120 and f"= {5 * w:.3f} rad ({degrees:.0f}°)" in arc.name
+    assert 20 < degrees < 90 and f"= {5 * w:.3f} rad ({degrees:.0f}°)" in arc.name
     # M_k·PE(p) is an open ring larger than the filled PE(p+k) marker, so both stay visible
     assert mapped.marker.symbol == "circle-open" and mapped.marker.size[1] > end.marker.size[1]
     assert fig.layout.xaxis.title.text == "cos(p·ω)"

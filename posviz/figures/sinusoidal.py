@@ -95,12 +95,13 @@ def sinusoidal_dot_by_offset(*, max_offset: int = 100, d_model: int = 128, base:
 
 @figure("sinusoidal_shift")
 def sinusoidal_shift(*, d_model: int = 128, base: float = 10000.0, p: int = 10, k: int = 5,
-                     pair: int = 8) -> go.Figure:
+                     pair: int = 10) -> go.Figure:
     """One (sin, cos) pair of PE(p) and PE(p+k) on the unit circle: M_k rotates one into the other.
 
     Drawn as the point (cos pω, sin pω), so a growing position turns it counter-clockwise, the same way as
     the RoPE clock. M_k·PE(p) is an open ring around PE(p+k): they coincide, and both stay visible. The
-    default pair 8 (ω ≈ 0.32 rad/token at d = 128) turns by about a quarter turn for k = 5.
+    default pair 10 (ω ≈ 0.24 rad/token at d = 128) turns by 52° for k = 5: a visible arc (pair 0 turns
+    by 286°, and the arc hides where it started).
     """
     if not 0 <= pair < d_model // 2:
         raise ValueError(f"pair must lie in [0, {d_model // 2 - 1}] for d_model {d_model}; got {pair}")

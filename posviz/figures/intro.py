@@ -80,13 +80,13 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
     top = (0.42, 1.0) if pair else (0.0, 1.0)
     left, right = grid_domains(1, 2, hspace=0.04)
     domains = [(left[0], top), (right[0], top)] + ([((0.0, 1.0), (0.0, 0.16))] if pair else [])
-    titles = ["no positions: x = embedding", "with positions: x = embedding + PE"]
+    titles = ["no positions: x = embedding", "with PE: x = embedding + PE"]
     if pair:
         i, j = pair
         diff = np.stack([plain.out[i] - plain.out[j], with_pe.out[i] - with_pe.out[j]])  # (2, d)
         lim = float(max(np.abs(diff).max(), 1e-9))
         titles.append(f"row {i} − row {j} ('{plain.tokens[i]}' twice), own colour scale ±{lim:.2g}")
-    grid = Panels(domains, titles, title_size=16)
+    grid = Panels(domains, titles, title_size=15)
     for panel, (demo, name) in enumerate(((plain, "no positions"), (with_pe, "with sinusoidal PE")), start=1):
         trace = _output_heatmap(demo, labels, zmax, name, panel == 2)
         if pair:

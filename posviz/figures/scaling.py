@@ -366,7 +366,8 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
     near = np.arange(129, dtype=np.float64)
     far_x, far_at = _envelope_offsets(Lp)
     width = (Lp + 1) / far_x.size
-    far_title = "far: every Δ up to L'" if width <= 1 else f"far: mean, lowest, highest per {width:.3g} tokens"
+    far_title = (f"far: every Δ up to L' = {Lp:,}" if width <= 1
+                 else f"far: Δ up to L' = {Lp:,}, bins of {width:.3g}")  # line: bin mean; band: its range
     f = Panels.grid(1, 2, ("near: Δ = 0..128, every token", far_title), widths=(0.4, 0.6))
     for m, (theta, _) in res.items():
         y = sc.rope_scores(theta, near, qk, seed)

@@ -7,7 +7,6 @@ and say so in their title.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import math
 
@@ -17,6 +16,9 @@ from plotly.subplots import make_subplots
 
 from posviz import rope, sinusoidal
 from posviz._validate import check_choice, check_float, check_int
+from posviz.figures._common import MAX_CELLS, animation_controls
+from posviz.figures._common import f32 as _f32
+from posviz.figures._common import typed as _typed
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, CYCLIC, DIVERGING, SEQUENTIAL
 
@@ -25,7 +27,7 @@ __all__ = ["rope_clock", "rope_angle_heatmap", "rope_cos_sin_tables", "rope_scor
            "rope_additive_terms", "rope_derivation", "rope_qk_turn", "rope_left_right", "rope_pair_roles",
            "rope_base_choice"]
 
-MAX_HEATMAP_CELLS = 160_000
+MAX_HEATMAP_CELLS = MAX_CELLS
 MAX_GRID_POSITIONS = 256  # the (m, n) score heatmap shows at most this many positions per axis
 MAX_FRAMES = 72
 MAX_SLIDER_STEPS = 37  # more frames than that: the position slider steps through every k-th frame, Play shows all
@@ -42,15 +44,6 @@ LAYOUT_NAMES = {"interleaved": "interleaved (RoFormer, Meta)", "half": "half-spl
 _WRAP_SCALE = [[0.0, COLORS[0]], [0.5, COLORS[0]], [0.5, COLORS[3]], [1.0, COLORS[3]]]
 _PI_TICKS = dict(tickvals=[0, math.pi / 2, math.pi, 3 * math.pi / 2, 2 * math.pi],
                  ticktext=["0", "π/2", "π", "3π/2", "2π"])
-
-
-def _f32(a: object) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32)
-
-
-def _typed(a: object) -> dict:
-    """A float32 array in plotly's typed-array JSON form (what plotly.py sends for numpy arrays)."""
-    return {"dtype": "f4", "bdata": base64.b64encode(np.asarray(a, dtype="<f4").tobytes()).decode("ascii")}
 
 
 def _stride(n: int, cap: int) -> int:
@@ -576,24 +569,15 @@ def _panel_title(text: str, x: float, top: float) -> dict:
 
 
 def _player(n_frames: int, labels: list[str], *, duration: int = 90, every: int = 10) -> dict:
-    """Play/pause buttons and a frame slider that run in the browser (plotly animate, no redraw).
+    """Play/pause buttons and a frame slider that run in the browser (the shared ``animation_controls``).
 
     Above MAX_SLIDER_STEPS frames the slider stops at every k-th frame and the last (plotly draws every step
     on each redraw); Play still shows every frame. Only every ``every``-th stop carries its label.
     """
     stride = math.ceil((n_frames - 1) / (MAX_SLIDER_STEPS - 1))
     stops = sorted(set(range(0, n_frames, stride)) | {n_frames - 1})
-    play = dict(frame=dict(duration=duration, redraw=False), fromcurrent=True, transition=dict(duration=0))
-    pause = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
-    return dict(
-        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.02, xanchor="left", yanchor="top",
-                          showactive=False, pad=dict(t=4, r=8),
-                          buttons=[dict(label="▶ Play", method="animate", args=[None, play]),
-                                   dict(label="❚❚ Pause", method="animate", args=[[None], pause])])],
-        sliders=[dict(active=0, x=0.24, len=0.76, y=-0.02, yanchor="top", pad=dict(t=4),
-                      currentvalue=dict(visible=False),
-                      steps=[dict(label=labels[f] if f % every == 0 else "", value=str(f), method="animate",
-                                  args=[[str(f)], pause]) for f in stops])])
+    return animation_controls([str(f) for f in stops], [labels[f] if f % every == 0 else "" for f in stops],
+                              duration=duration, slider_x=0.24)
 
 
 # ---------------------------------------------------------------------------- 1. why not just add?

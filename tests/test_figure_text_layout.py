@@ -78,14 +78,7 @@ def test_checker_reads_an_svg_in_chromium(svg_page):
 
 # ------------------------------------------------------------------------------------------ every figure
 
-# Figures of modules this branch does not own, with the fix their owner has been asked for; strict, so the
-# mark must go when the fix lands.
-KNOWN = {"rope_pairing": "RoPE 4a: the row label 'interleaved' is cut at the left edge; rope.py needs "
-                         "margin=dict(l=label_margin(['half-split', 'interleaved'], title=False))"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN[n], strict=True))
-                                  if n in KNOWN else n for n in sorted(FIGURES)])
+@pytest.mark.parametrize("name", sorted(FIGURES))
 def test_exported_figure_text_is_clean(svg_page, name):
     found = []
     for size, (width, height) in SIZES.items():

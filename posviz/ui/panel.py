@@ -17,6 +17,7 @@ import streamlit as st
 
 from posviz import export
 from posviz.figures import FIGURES, build
+from posviz.figures._registry import spec_of
 from posviz.theme import style
 from posviz.ui.callouts import escape_md
 from posviz.ui.page import context
@@ -85,11 +86,9 @@ def draw_export_settings() -> None:
 
 def figure_name(figure: Callable[..., go.Figure]) -> str:
     """The registry name of a figure builder (the name the command line and the exports use)."""
-    names = [name for name, spec in FIGURES.items() if spec.builder is figure]
-    if not names:
-        raise TypeError(f"{getattr(figure, '__name__', figure)!r} is not a registered figure builder (@figure): "
-                        "pass the builder function itself, e.g. figure_panel(rope_clock, ...)")
-    return names[0]
+    if not callable(figure):
+        raise TypeError(f"pass the figure builder itself (e.g. figure_panel(rope_clock, ...)), not {figure!r}")
+    return spec_of(figure).name
 
 
 def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] | None = None, *,

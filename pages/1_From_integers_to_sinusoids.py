@@ -229,7 +229,8 @@ def part_blind(v: ui.Values) -> None:
         intro_attention, dict(text=text, d_model=v.d, seed=v.seed), key="attention",
         caption="What to notice: on the left, the outlined rows (the two copies of the repeated word) are the "
                 "same colours channel for channel. On the right the only change is that each slot's "
-                f"sinusoidal code was added to its embedding before the layer, and the two rows now differ{differ}.",
+                f"sinusoidal code was added to its embedding before the layer, and the two rows now differ{differ}. "
+                "The strip underneath draws that difference on its own colour scale.",
         latex=r"\mathrm{Attn}(X) = \mathrm{softmax}\!\Big(\tfrac{(XW_q)(XW_k)^\top}{\sqrt d}\Big)\,XW_v,"
               r"\qquad X = \text{embeddings}\ \ (+\ PE)",
         code=[intro.attention_demo, intro.self_attention, intro.token_embeddings, sn.sinusoidal_table],
@@ -371,7 +372,8 @@ def part_jumps(v: ui.Values) -> None:
     ui.figure_panel(
         intro_trajectory, dict(n_positions=traj_n, bit=traj_bit, n_bits=v.bits, d_model=v.d), key="trajectory",
         caption="What to notice: the binary point visits four corners in blocks (labels list the positions on "
-                "each corner); the sinusoid pair with the same period glides round a circle in equal steps. "
+                "each corner); the sinusoid pair with the same period (cos across, sin up) glides "
+                "counter-clockwise round a circle in equal steps. "
                 "Right: one-token step lengths over the whole code jump around for binary and are flat for "
                 "Vaswani's sinusoids.",
         latex=r"\lVert PE(p+1) - PE(p)\rVert^2 = \sum_i \big(2 - 2\cos\omega_i\big)\ \text{ for every } p",

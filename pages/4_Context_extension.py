@@ -7,7 +7,7 @@ from posviz import presets as ps
 from posviz import scaling as sc
 from posviz import ui
 from posviz.figures.scaling import (
-    MAX_SCORE_POINTS,
+    ENVELOPE_BINS,
     scaling_config,
     scaling_dynamic,
     scaling_entropy,
@@ -272,11 +272,10 @@ def part_scores(v: ui.Values) -> None:
                      where="main", columns=1).qk
     methods = ",".join(m for m in v.methods if m != "dynamic") or "default"
     target = int(round(v.s * v.L))
-    samples = min(MAX_SCORE_POINTS, target + 1)
-    spacing = target / (samples - 1)
-    far = ("every token is drawn there" if spacing <= 1 else
-           f"it is sampled every {spacing:,.0f} tokens, so wiggles faster than that (the fast pairs) fold into "
-           "what looks like noise: read its overall height, not single wiggles")
+    width = (target + 1) / min(ENVELOPE_BINS, target + 1)  # the far panel's bins, as the figure draws them
+    far = ("every token is drawn there" if width <= 1 else
+           f"each bin of {width:,.3g} tokens is drawn as its mean score (line) and the band from its lowest to "
+           "its highest score, so the fast pairs' wiggles show as the band's width instead of aliased noise")
     ui.figure_panel(
         scaling_score, every_method(v) | {"methods": methods, "qk": qk}, key="score",
         caption="Left, every token: PI stretches the curve s times (neighbours 1 and 2 apart look almost the "

@@ -14,5 +14,6 @@ export_png sinusoidal_heatmap 2_sinusoidal
 export_png rope_angle_heatmap 3_rope
 export_png scaling_wavelengths 4_context_extension
 export_png patch_channels 5_2d_encodings
-export_png gaussian_attention 6_gaussian_kernel_rope
-export_png cope_gates_positions 7_cope
+export_png bias_distance 6_distance_biases
+export_png gaussian_attention 7_gaussian_kernel_rope
+export_png cope_gates_positions 8_cope

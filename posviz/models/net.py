@@ -1,0 +1,162 @@
+"""A small causal transformer whose position scheme is a parameter (torch; imported by posviz.models only).
+
+One attention implementation for every scheme: ``softmax(q·kᵀ/√d_h + bias)·v`` with a causal mask.
+The schemes differ only in what they add, and they reuse posviz's math:
+
+* ``nope``: nothing (the causal mask is the only source of order; Kazemnejad et al. 2023);
+* ``learned``: a trained table of L vectors added to the token embeddings (GPT-2); positions >= L
+  reuse the last row, the usual fallback, since the table has nothing else to offer;
+* ``sinusoidal``: ``posviz.sinusoidal.sinusoidal_table`` added to the token embeddings (Vaswani §3.5);
+* ``rope``: q and k rotated by ``posviz.rope.apply_rope`` with any ``inv_freq`` and multiplied by the
+  attention factor A, so every method of ``posviz.scaling`` plugs in unchanged (logits × A²);
+* ``alibi``: the bias ``-slope_h·(i - j)`` with BLOOM's slopes (Press et al. 2022).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional
+
+from posviz.models import SCHEMES
+from posviz.models.task import VOCAB
+from posviz.rope import apply_rope
+from posviz.rope import inv_freq as rope_inv_freq
+from posviz.sinusoidal import sinusoidal_table
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    scheme: str
+    train_length: int = 64
+    d_model: int = 64
+    n_heads: int = 2
+    n_layers: int = 2
+    d_ff: int = 256
+    rope_base: float = 10000.0
+    vocab: int = VOCAB
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.n_heads
+
+
+def _alibi_slopes(n_heads: int) -> np.ndarray:
+    """BLOOM's ALiBi slopes: ``start**(h+1)`` with ``start = 2**(-8/n)`` for n a power of two, and for other
+    n the first power of two's slopes plus every other slope of the next one (Press et al. 2022 §3).
+
+    TODO(lead): switch to ``posviz.bias.alibi_slopes(n_heads)`` once branch ``bias`` is merged (same numbers).
+    """
+    def power_of_two(n: int) -> list[float]:
+        start = 2.0 ** (-8.0 / n)
+        return [start ** (h + 1) for h in range(n)]
+
+    closest = 2 ** int(math.floor(math.log2(n_heads)))
+    slopes = power_of_two(closest)
+    if closest < n_heads:
+        slopes += power_of_two(2 * closest)[0::2][: n_heads - closest]
+    return np.asarray(slopes, dtype=np.float64)
+
+
+def position_bias(config: NetConfig, length: int) -> torch.Tensor:
+    """Additive attention bias, (H, T, T) for ALiBi else (T, T): ``-inf`` above the diagonal (causal), and
+    ``-slope_h·(i - j)`` on and below it for ALiBi."""
+    i = torch.arange(length)
+    dist = (i[:, None] - i[None, :]).to(torch.float32)  # (T, T): i - j
+    causal = torch.zeros(length, length).masked_fill(dist < 0, float("-inf"))  # (T, T)
+    if config.scheme != "alibi":
+        return causal
+    slopes = torch.as_tensor(_alibi_slopes(config.n_heads), dtype=torch.float32)
+    return causal - slopes[:, None, None] * dist.clamp(min=0)  # (H, T, T)
+
+
+class Block(nn.Module):
+    """Pre-LayerNorm block: ``x + attention(LN(x))`` then ``x + MLP(LN(x))``."""
+
+    def __init__(self, c: NetConfig) -> None:
+        super().__init__()
+        self.c = c
+        self.ln1 = nn.LayerNorm(c.d_model)
+        self.qkv = nn.Linear(c.d_model, 3 * c.d_model)
+        self.out = nn.Linear(c.d_model, c.d_model)
+        self.ln2 = nn.LayerNorm(c.d_model)
+        self.mlp = nn.Sequential(nn.Linear(c.d_model, c.d_ff), nn.GELU(), nn.Linear(c.d_ff, c.d_model))
+
+    def forward(self, x: torch.Tensor, bias: torch.Tensor, rope: tuple | None) -> torch.Tensor:
+        B, T, _ = x.shape
+        H, dh = self.c.n_heads, self.c.head_dim
+        q, k, v = self.qkv(self.ln1(x)).view(B, T, 3, H, dh).permute(2, 0, 3, 1, 4)  # 3 × (B, H, T, dh)
+        if rope is not None:
+            positions, theta, A = rope
+            qk = apply_rope(torch.stack([q, k]), positions, theta) * A  # (2, B, H, T, dh)
+            q, k = qk[0], qk[1]
+        y = functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)  # softmax(q·kᵀ/√dh + bias)·v
+        x = x + self.out(y.transpose(1, 2).reshape(B, T, -1))  # (B, T, d)
+        return x + self.mlp(self.ln2(x))
+
+
+def _init(module: nn.Module) -> None:
+    """GPT-2's initialisation: weights N(0, 0.02), biases 0 (LayerNorm keeps its ones and zeros)."""
+    if isinstance(module, (nn.Linear, nn.Embedding)):
+        nn.init.normal_(module.weight, std=0.02)
+    if isinstance(module, nn.Linear) and module.bias is not None:
+        nn.init.zeros_(module.bias)
+
+
+class TinyLM(nn.Module):
+    """Token embedding (+ absolute positions for learned/sinusoidal), n pre-LN blocks, a tied output head."""
+
+    def __init__(self, config: NetConfig) -> None:
+        super().__init__()
+        if config.scheme not in SCHEMES:
+            raise ValueError(f"scheme must be one of {', '.join(map(repr, SCHEMES))}; got {config.scheme!r}")
+        self.config = config
+        self.embed = nn.Embedding(config.vocab + 1, config.d_model)  # + BOS
+        if config.scheme == "learned":
+            self.pos = nn.Embedding(config.train_length, config.d_model)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layers))
+        self.ln_f = nn.LayerNorm(config.d_model)
+        self.meta: dict[str, object] = {}   # what load() knows about the weights (fine-tune method, factor)
+        self.apply(_init)
+
+
+    def forward(self, inputs: torch.Tensor, inv_freq: np.ndarray | None = None, attention_factor: float = 1.0,
+                positions: np.ndarray | None = None) -> torch.Tensor:
+        """Logits (B, T, V) for ``inputs`` (B, T). RoPE models rotate with ``inv_freq`` (default: plain
+        ``base**(-2i/d_h)``) at ``positions`` (default 0..T-1, may be fractional) and multiply q and k by
+        ``attention_factor``; other schemes ignore all three."""
+        c = self.config
+        T = inputs.shape[1]
+        x = self.embed(inputs)  # (B, T, d)
+        if c.scheme == "learned":
+            x = x + self.pos(torch.arange(T).clamp(max=c.train_length - 1))
+        elif c.scheme == "sinusoidal":
+            x = x + torch.as_tensor(sinusoidal_table(T, c.d_model), dtype=x.dtype)
+        rope = None
+        if c.scheme == "rope":
+            theta = rope_inv_freq(c.head_dim, c.rope_base) if inv_freq is None else inv_freq
+            pos = np.arange(T, dtype=np.float64) if positions is None else positions
+            rope = (pos, theta, float(attention_factor))
+        bias = position_bias(c, T)
+        for block in self.blocks:
+            x = block(x, bias, rope)
+        return self.ln_f(x) @ self.embed.weight[: c.vocab].T  # (B, T, V)
+
+
+def save(model: TinyLM, path: str, meta: dict | None = None) -> None:
+    """``torch.save`` of plain data only (config, meta, state_dict), so ``weights_only=True`` can load it."""
+    state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    torch.save({"config": asdict(model.config), "meta": dict(meta or {}), "state_dict": state}, path)
+
+
+def load_file(path: str) -> TinyLM:
+    """A model from ``save``'s file, in eval mode on the CPU (``weights_only=True``: no code is unpickled)."""
+    blob = torch.load(path, map_location="cpu", weights_only=True)
+    model = TinyLM(NetConfig(**blob["config"]))
+    model.load_state_dict(blob["state_dict"])
+    model.meta = dict(blob.get("meta", {}))
+    return model.eval()

@@ -62,14 +62,14 @@ def _alibi_slopes(n_heads: int) -> np.ndarray:
     return np.asarray(slopes, dtype=np.float64)
 
 
-def position_bias(config: NetConfig, length: int) -> torch.Tensor:
-    """Additive attention bias, (H, T, T) for ALiBi else (T, T): ``-inf`` above the diagonal (causal), and
-    ``-slope_h·(i - j)`` on and below it for ALiBi."""
+def position_bias(config: NetConfig, length: int) -> torch.Tensor | None:
+    """ALiBi's additive attention bias (H, T, T): ``-slope_h·(i - j)`` on and below the diagonal, ``-inf``
+    above it (causal). None for the other schemes, whose only bias is the causal mask."""
+    if config.scheme != "alibi":
+        return None
     i = torch.arange(length)
     dist = (i[:, None] - i[None, :]).to(torch.float32)  # (T, T): i - j
     causal = torch.zeros(length, length).masked_fill(dist < 0, float("-inf"))  # (T, T)
-    if config.scheme != "alibi":
-        return causal
     slopes = torch.as_tensor(_alibi_slopes(config.n_heads), dtype=torch.float32)
     return causal - slopes[:, None, None] * dist.clamp(min=0)  # (H, T, T)
 
@@ -86,7 +86,7 @@ class Block(nn.Module):
         self.ln2 = nn.LayerNorm(c.d_model)
         self.mlp = nn.Sequential(nn.Linear(c.d_model, c.d_ff), nn.GELU(), nn.Linear(c.d_ff, c.d_model))
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor, rope: tuple | None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, bias: torch.Tensor | None, rope: tuple | None) -> torch.Tensor:
         B, T, _ = x.shape
         H, dh = self.c.n_heads, self.c.head_dim
         q, k, v = self.qkv(self.ln1(x)).view(B, T, 3, H, dh).permute(2, 0, 3, 1, 4)  # 3 × (B, H, T, dh)
@@ -94,7 +94,8 @@ class Block(nn.Module):
             positions, theta, A = rope
             qk = apply_rope(torch.stack([q, k]), positions, theta) * A  # (2, B, H, T, dh)
             q, k = qk[0], qk[1]
-        y = functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)  # softmax(q·kᵀ/√dh + bias)·v
+        # softmax(q·kᵀ/√dh + bias)·v; without a bias the causal mask is SDPA's own (the same numbers, no T×T mask)
+        y = functional.scaled_dot_product_attention(q, k, v, attn_mask=bias, is_causal=bias is None)
         x = x + self.out(y.transpose(1, 2).reshape(B, T, -1))  # (B, T, d)
         return x + self.mlp(self.ln2(x))
 

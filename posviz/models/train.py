@@ -31,13 +31,13 @@ class Recipe:
     """Everything that determines a run, recorded in the manifest."""
 
     train_length: int = 64
-    steps: int = 2000
-    batch: int = 32
+    steps: int = 1500
+    batch: int = 16
     lr: float = 2e-3
     warmup: int = 100
     seed: int = 0
     finetune_factor: float = 4.0
-    finetune_steps: int = 200
+    finetune_steps: int = 150
     finetune_batch: int = 8
     finetune_lr: float = 5e-4
 
@@ -158,9 +158,12 @@ def run(out_dir: Path, recipe: Recipe, threads: int = 1, schemes: tuple[str, ...
     order = sorted(schemes, key=lambda s: s != "rope")       # RoPE first: the fine-tunes start from it
     models: dict[str, dict] = {}
     start = time.perf_counter()
+    queue = [(s, None) for s in order]
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        pending = {pool.submit(_train_one, out_dir, recipe, threads, s) for s in order}
-        while pending:
+        pending: set = set()
+        while queue or pending:
+            while queue and len(pending) < jobs:     # at most `jobs` tasks at once, so the fine-tunes can jump in
+                pending.add(pool.submit(_train_one, out_dir, recipe, threads, *queue.pop(0)))
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 record = fut.result()
@@ -171,8 +174,7 @@ def run(out_dir: Path, recipe: Recipe, threads: int = 1, schemes: tuple[str, ...
                     print(f"{name}: {r['train_seconds']:.0f} s ({r['train_cpu_seconds']:.0f} s CPU), "
                           f"train loss {r['final_train_loss']:.4f}, {r['metrics']}", flush=True)
                 if name == "rope" and finetune:
-                    pending |= {pool.submit(_train_one, out_dir, recipe, threads, "rope", m)
-                                for m in ("linear", "yarn")}
+                    queue[:0] = [("rope", "linear"), ("rope", "yarn")]
     return _write_manifest(out_dir, recipe, threads, jobs, models, time.perf_counter() - start)
 
 

@@ -159,16 +159,43 @@ def test_a_few_training_steps_make_the_loss_fall(scheme):
 def test_learned_positions_past_L_reuse_the_last_row(models):
     model = models["learned"]
     L = model.config.train_length
-    assert model.pos.weight.shape[0] == L
-    inputs, _, _ = sample_batch(1, L + 8, 0)
-    extra = inputs.copy()
+    seen = []
+    handle = model.pos.register_forward_hook(lambda mod, args, out: seen.append(args[0].clone()))
+    try:
+        pm.evaluate(model, L + 40, n_sequences=1)
+    finally:
+        handle.remove()
+    np.testing.assert_array_equal(seen[0].numpy(), np.minimum(np.arange(L + 40), L - 1))
+
+
+@pytest.mark.parametrize("scheme", pm.SCHEMES)
+def test_every_scheme_is_causal(models, scheme):
+    """Changing the last input token changes no earlier position's logits."""
+    inputs, _, _ = sample_batch(1, 80, 0)
+    changed = inputs.copy()
+    changed[0, -1] = (changed[0, -1] + 1) % 512
     with torch.inference_mode():
-        base = model(torch.as_tensor(inputs))
-    assert torch.isfinite(base).all()
-    extra[0, -1] = (extra[0, -1] + 1) % 512    # only the last token differs: earlier logits are unchanged
-    with torch.inference_mode():
-        changed = model(torch.as_tensor(extra))
-    torch.testing.assert_close(base[:, :-1], changed[:, :-1])
+        a, b = models[scheme](torch.as_tensor(inputs)), models[scheme](torch.as_tensor(changed))
+    torch.testing.assert_close(a[:, :-1], b[:, :-1], rtol=1e-5, atol=1e-5)
+    assert not torch.allclose(a[:, -1], b[:, -1])
+
+
+def test_alibi_slopes_are_blooms():
+    """2^(-8h/H) for H a power of two; H = 6 takes 4 heads' slopes plus every other one of 8 heads'."""
+    from posviz.models.net import _alibi_slopes
+
+    np.testing.assert_allclose(_alibi_slopes(2), [2**-4, 2**-8])
+    np.testing.assert_allclose(_alibi_slopes(8), [2.0 ** (-k) for k in range(1, 9)])
+    np.testing.assert_allclose(_alibi_slopes(6), [2**-2, 2**-4, 2**-6, 2**-8, 2**-1, 2**-3])
+
+
+@pytest.mark.parametrize("n_heads", range(1, 13))
+def test_alibi_slopes_match_transformers_bloom(n_heads):
+    bloom = pytest.importorskip("transformers.models.bloom.modeling_bloom")
+    from posviz.models.net import _alibi_slopes
+
+    ref = bloom.build_alibi_tensor(torch.ones(1, 2), n_heads, torch.float64)[:, 0, 1]  # slope_h · position 1
+    np.testing.assert_allclose(_alibi_slopes(n_heads), ref.numpy(), rtol=1e-12)
 
 
 def test_package_import_does_not_import_torch():
@@ -180,3 +207,27 @@ def test_package_import_does_not_import_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          cwd=Path(__file__).parents[1], check=True)
     assert out.stdout.split() == ["64", "False"]
+
+
+def test_losses_remembers_evaluate_read_only():
+    a = pm.losses("alibi", 96, n_sequences=3)
+    np.testing.assert_array_equal(a, pm.evaluate(pm.load("alibi"), 96, n_sequences=3))
+    assert pm.losses("alibi", 96, n_sequences=3) is a and not a.flags.writeable
+    with pytest.raises(ValueError, match="name"):
+        pm.losses("rope_ntk_ft", 96)
+
+
+def test_live_sequence_budget():
+    assert [pm.live_n_sequences(T) for T in (64, 256, 512, 1024)] == [24, 6, 3, 1]
+    for T in range(8, MAX_LENGTH + 1, 8):
+        n = pm.live_n_sequences(T)
+        assert n >= 1 and (n == 1 or (n * T <= 1536 and n * T * T <= 2**20))
+
+
+def test_docs_quote_the_run_and_the_past_L_numbers():
+    """docs/MODELS.md states the training run and the evidence; both tables are recomputed here."""
+    from posviz.models.train import past_L_table, report_table
+
+    docs = (Path(__file__).parents[1] / "docs" / "MODELS.md").read_text()
+    assert report_table(pm.manifest()) in docs
+    assert past_L_table() in docs

@@ -9,7 +9,7 @@ import pytest
 
 import posviz.models as pm
 from posviz.figures import FIGURES, build
-from posviz.figures.models import _model, binned, past_L
+from posviz.figures.models import binned
 from posviz.scaling import METHODS
 
 
@@ -35,12 +35,12 @@ def test_extension_curves_are_evaluate_binned(factor):
     width = max(1, -(-Lp // 128))
     floor = pm.bayes_floor(Lp)
     for c, m in zip(curves, ("default", "linear", "yarn")):
-        losses = pm.evaluate(_model("rope"), Lp, m, factor, n_sequences=1)
+        losses = pm.evaluate(pm.load("rope"), Lp, m, factor, n_sequences=1)
         x, y = binned(losses, width)
         np.testing.assert_allclose(np.asarray(c.y), y, rtol=1e-6)
         np.testing.assert_allclose(np.asarray(c.x), x)
         if Lp > L:
-            assert f"+{past_L(losses, floor, L):.2f} past L" in c.name
+            assert f"+{np.mean(losses[L:] - floor[L:]):.2f} past L" in c.name
     fl = next(t for t in fig.data if t.name.startswith("Bayes floor"))
     np.testing.assert_allclose(np.asarray(fl.y), binned(floor, width)[1], rtol=1e-6)
     lines = _lines(fig)
@@ -60,7 +60,8 @@ def test_binning_keeps_every_position_once():
 def test_past_L_is_the_mean_excess_beyond_L():
     floor = pm.bayes_floor(128)
     losses = floor + np.where(np.arange(128) >= 64, 2.0, 0.5)
-    assert past_L(losses, floor, 64) == pytest.approx(2.0)
+    assert pm.past_L(losses, 64) == pytest.approx(2.0)
+    assert np.isnan(pm.past_L(losses[:64], 64))
 
 
 def test_finetuned_curves_appear_only_at_their_factor():
@@ -80,8 +81,8 @@ def test_schemes_figure_has_one_curve_per_scheme_with_recomputed_numbers():
     L, Lp = pm.train_length(), 2 * pm.train_length()
     floor = pm.bayes_floor(Lp)
     for c, s in zip(curves, pm.SCHEMES):
-        losses = pm.evaluate(_model(s), Lp, n_sequences=2)
-        assert c.name.endswith(f"+{past_L(losses, floor, L):.2f} past L")
+        losses = pm.evaluate(pm.load(s), Lp, n_sequences=2)
+        assert c.name.endswith(f"+{np.mean(losses[L:] - floor[L:]):.2f} past L")
         np.testing.assert_allclose(np.asarray(c.y), binned(losses, 2)[1], rtol=1e-6)
     assert L in _lines(fig)
 

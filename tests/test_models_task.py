@@ -88,3 +88,15 @@ def test_bayes_floor_closed_form_edges():
     np.testing.assert_allclose(floor[:lo], np.log(VOCAB - t[:lo]))   # no period can have started
     np.testing.assert_allclose(floor[hi + 1:], 0.0)                  # every period has shown itself
     assert np.all(np.diff(floor[lo:hi + 1]) < 0)                     # falls as more periods reveal themselves
+
+
+@given(T=st.integers(8, MAX_LENGTH))
+@settings(max_examples=60, deadline=None)
+def test_bayes_floor_is_finite_and_bounded_at_every_length(T):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        floor = bayes_floor(T)
+    assert floor.shape == (T,) and np.all(np.isfinite(floor))
+    assert np.all(floor >= 0) and np.all(floor <= math.log(VOCAB) + 1e-12)

@@ -7,8 +7,6 @@ the Bayes floor comes from ``posviz.models.task.bayes_floor``. torch is imported
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 import plotly.graph_objects as go
 
@@ -28,16 +26,6 @@ FINETUNE_LABEL = "{method}, fine-tuned {steps} steps at {length}"
 MAX_BINS = 128            # points per curve: a screen shows the shape, the payload stays small
 
 
-@cache
-def _model(name: str) -> object:
-    """A shipped model by file stem, loaded once per process (evaluation never changes it)."""
-    import posviz.models as pm
-
-    if name.endswith("_ft"):
-        return pm.load_finetuned(name.removeprefix("rope_").removesuffix("_ft"))
-    return pm.load(name)
-
-
 def _bins(length: int, bin_width: int) -> int:
     """Positions per plotted point: ``bin_width``, or (0) the smallest that keeps <= MAX_BINS points."""
     if bin_width:
@@ -55,9 +43,11 @@ def binned(values: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     return (starts + (counts - 1) / 2).astype(np.float32), (sums / counts).astype(np.float32)
 
 
-def _loss_axes(f: _Fig, L: int, Lp: int, floor: np.ndarray, width: int) -> None:
+def _loss_axes(f: _Fig, L: int, Lp: int, width: int) -> None:
     """Axis titles, the Bayes floor and the L / L' marks shared by both loss figures."""
-    x, y = binned(floor, width)
+    import posviz.models as pm
+
+    x, y = binned(pm.bayes_floor(Lp), width)
     f.add(x=x, y=y, name="Bayes floor (best possible)", mode="lines", line=dict(color="#444", dash="dot", width=2),
           hovertemplate="Bayes floor<br>position %{x:.0f}<br>%{y:.3f} nats<extra></extra>")
     f.marks.vline(L, f"L = {L} (trained)", color="#888")
@@ -74,9 +64,12 @@ def _curve(f: _Fig, losses: np.ndarray, width: int, name: str, color: str, dash:
           hovertemplate=f"{name}<br>position %{{x:.0f}}<br>%{{y:.3f}} nats<extra></extra>")
 
 
-def past_L(losses: np.ndarray, floor: np.ndarray, L: int) -> float:
-    """Mean loss above the Bayes floor at positions >= L (0 = perfect there)."""
-    return float(np.mean(losses[L:] - floor[L:])) if losses.size > L else float("nan")
+def finetuned_at(factor: float) -> tuple[str, ...]:
+    """The fine-tuned methods whose fine-tune factor is ``factor`` (their curves are drawn only there)."""
+    import posviz.models as pm
+
+    models = pm.manifest()["models"]
+    return tuple(m for m in pm.FINETUNED if abs(models[f"rope_{m}_ft"]["factor"] - factor) < 1e-9)
 
 
 @figure("models_extension")
@@ -92,24 +85,18 @@ def models_extension(*, methods: str = "default,linear,ntk,yarn", factor: float 
     factor = check_float("factor", factor, 1.0, pm.MAX_LENGTH / L)
     Lp = int(round(factor * L))
     keys = sc.parse_methods(methods)
-    n = pm.default_n_sequences(Lp) if not n_sequences else check_int("n_sequences", n_sequences, 1, 4096)
+    n = pm.live_n_sequences(Lp) if not n_sequences else check_int("n_sequences", n_sequences, 1, 4096)
     width = _bins(Lp, bin_width)
-    floor = pm.bayes_floor(Lp)
     f = _Fig()
-    _loss_axes(f, L, Lp, floor, width)
+    _loss_axes(f, L, Lp, width)
     for m in keys:
-        losses = pm.evaluate(_model("rope"), Lp, m, factor, seed=seed, n_sequences=n)
-        name = f"{sc.METHODS[m].label}: +{past_L(losses, floor, L):.2f} past L"
-        _curve(f, losses, width, name, METHOD_COLORS[m])
-    if finetuned:
-        for m in pm.FINETUNED:
-            model = _model(f"rope_{m}_ft")
-            if abs(model.meta["factor"] - factor) > 1e-9:
-                continue
-            losses = pm.evaluate(model, Lp, m, factor, seed=seed, n_sequences=n)
-            label = FINETUNE_LABEL.format(method=sc.METHODS[m].label, steps=model.meta["steps"],
-                                          length=model.meta["length"])
-            _curve(f, losses, width, f"{label}: +{past_L(losses, floor, L):.2f}", METHOD_COLORS[m], "dash")
+        losses = pm.losses("rope", Lp, m, factor, seed, n)
+        _curve(f, losses, width, f"{sc.METHODS[m].label}: +{pm.past_L(losses, L):.2f} past L", METHOD_COLORS[m])
+    for m in finetuned_at(factor) if finetuned else ():
+        rec = pm.manifest()["models"][f"rope_{m}_ft"]
+        losses = pm.losses(f"rope_{m}_ft", Lp, m, factor, seed, n)
+        label = FINETUNE_LABEL.format(method=sc.METHODS[m].label, steps=rec["steps"], length=rec["length"])
+        _curve(f, losses, width, f"{label}: +{pm.past_L(losses, L):.2f}", METHOD_COLORS[m], "dash")
     return f.build(title=dict(text=f"RoPE model trained at L = {L}, read at L' = {Lp} (s = {factor:g}); "
                                    f"{n} sequences"),
                    legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom"), hovermode="x unified")
@@ -129,14 +116,13 @@ def models_schemes(*, schemes: str = "nope,learned,sinusoidal,rope,alibi", facto
     bad = [s for s in chosen if s not in pm.SCHEMES]
     if bad or not chosen:
         raise ValueError(f"schemes must be a comma-separated list of {', '.join(pm.SCHEMES)}; got {schemes!r}")
-    n = pm.default_n_sequences(Lp) if not n_sequences else check_int("n_sequences", n_sequences, 1, 4096)
+    n = pm.live_n_sequences(Lp) if not n_sequences else check_int("n_sequences", n_sequences, 1, 4096)
     width = _bins(Lp, bin_width)
-    floor = pm.bayes_floor(Lp)
     f = _Fig()
-    _loss_axes(f, L, Lp, floor, width)
+    _loss_axes(f, L, Lp, width)
     for s in dict.fromkeys(chosen):
-        losses = pm.evaluate(_model(s), Lp, seed=seed, n_sequences=n)
-        _curve(f, losses, width, f"{SCHEME_LABELS[s]}: +{past_L(losses, floor, L):.2f} past L", SCHEME_COLORS[s])
+        losses = pm.losses(s, Lp, seed=seed, n_sequences=n)
+        _curve(f, losses, width, f"{SCHEME_LABELS[s]}: +{pm.past_L(losses, L):.2f} past L", SCHEME_COLORS[s])
     return f.build(title=dict(text=f"Position schemes trained at L = {L}, read at L' = {Lp}; {n} sequences"),
                    legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom"), hovermode="x unified")
 

@@ -13,7 +13,7 @@ helpers are cheap.
 from __future__ import annotations
 
 import json
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,13 +29,14 @@ if TYPE_CHECKING:
 SCHEMES = ("nope", "learned", "sinusoidal", "rope", "alibi")
 METHODS = tuple(scaling.METHODS)            # default, linear, ntk, dynamic, yarn, llama3
 FINETUNED = ("linear", "yarn")               # RoPE models fine-tuned at L' with a scaling method baked in
+NAMES = SCHEMES + tuple(f"rope_{m}_ft" for m in FINETUNED)   # every shipped model, by file stem
 MAX_FACTOR = 64.0
 MAX_SCORE_CELLS = 1 << 22                    # n_sequences · length² (attention scores per head and layer)
 WEIGHTS = Path(__file__).with_name("weights")
 
 __all__ = ["SCHEMES", "METHODS", "FINETUNED", "MAX_LENGTH", "load", "load_finetuned", "train_length",
-           "manifest", "evaluate", "default_n_sequences", "bayes_floor", "period_range", "sample_batch",
-           "rope_inv_freq"]
+           "manifest", "evaluate", "default_n_sequences", "live_n_sequences", "excess", "bayes_floor",
+           "period_range", "sample_batch", "rope_inv_freq", "NAMES", "shared", "losses", "past_L"]
 
 
 @cache
@@ -68,10 +69,48 @@ def _load_file(name: str) -> torch.nn.Module:
     return load_file(str(WEIGHTS / name))
 
 
+@cache
+def shared(name: str) -> torch.nn.Module:
+    """A shipped model by file stem (``NAMES``), loaded once per process; evaluation never changes it."""
+    name = check_choice("name", name, NAMES)
+    return load_finetuned(name[5:-3]) if name.endswith("_ft") else load(name)
+
+
+def losses(name: str, length: int, method: str = "default", factor: float = 1.0, seed: int = 0,
+           n_sequences: int | None = None) -> np.ndarray:
+    """``evaluate(shared(name), ...)``, remembered for the 256 latest arguments (read-only array), so a
+    figure and the caption beside it pay for one forward pass."""
+    name = check_choice("name", name, NAMES)
+    return _losses(name, length, method, factor, seed, n_sequences)
+
+
+@lru_cache(maxsize=256)
+def _losses(name: str, length: int, method: str, factor: float, seed: int, n_sequences: int | None) -> np.ndarray:
+    out = evaluate(shared(name), length, method, factor, seed, n_sequences)
+    out.flags.writeable = False
+    return out
+
+
+def past_L(losses: np.ndarray, L: int) -> float:
+    """Mean loss above the Bayes floor at positions t >= L (nats; 0 = as good as possible there), NaN if
+    the curve ends at or before L."""
+    losses = np.asarray(losses, dtype=np.float64)
+    if losses.size <= L:
+        return float("nan")
+    return float(np.mean(losses[L:] - bayes_floor(losses.size)[L:]))
+
+
 def default_n_sequences(length: int) -> int:
     """How many sequences ``evaluate`` averages by default: as many as keep n·T² <= 2^22, at most 64."""
     length = check_int("length", length, MIN_LENGTH, MAX_LENGTH)
     return max(1, min(64, MAX_SCORE_CELLS // (length * length)))
+
+
+def live_n_sequences(length: int) -> int:
+    """Sequences per curve for a live rerun: n·T <= 1536 tokens and n·T² <= 2^20 score cells (one sequence at
+    T = 1024), so six curves cost <= 150 ms of model time on one free core (benchmarks/models_speed.py)."""
+    length = check_int("length", length, MIN_LENGTH, MAX_LENGTH)
+    return max(1, min(1536 // length, (1 << 20) // (length * length)))
 
 
 def rope_inv_freq(model: torch.nn.Module, length: int, method: str = "default",

@@ -6,7 +6,10 @@ The schemes differ only in what they add, and they reuse posviz's math:
 * ``nope``: nothing (the causal mask is the only source of order; Kazemnejad et al. 2023);
 * ``learned``: a trained table of L vectors added to the token embeddings (GPT-2); positions >= L
   reuse the last row, the usual fallback, since the table has nothing else to offer;
-* ``sinusoidal``: ``posviz.sinusoidal.sinusoidal_table`` added to the token embeddings (Vaswani §3.5);
+* ``sinusoidal``: ``posviz.sinusoidal.sinusoidal_table`` added to the token embeddings (Vaswani §3.5),
+  scaled by ``SINUSOIDAL_SCALE`` so that its entries have the token embeddings' initial RMS (0.02), as
+  fairseq's √d-scaled embeddings match the table's size; unscaled, the table is 35× the token code at
+  initialisation and the model cannot tell its tokens apart (a first run learned nothing);
 * ``rope``: q and k rotated by ``posviz.rope.apply_rope`` with any ``inv_freq`` and multiplied by the
   attention factor A, so every method of ``posviz.scaling`` plugs in unchanged (logits × A²);
 * ``alibi``: the bias ``-slope_h·(i - j)`` with BLOOM's slopes (Press et al. 2022).
@@ -27,6 +30,9 @@ from posviz.models.task import VOCAB
 from posviz.rope import apply_rope
 from posviz.rope import inv_freq as rope_inv_freq
 from posviz.sinusoidal import sinusoidal_table
+
+INIT_STD = 0.02
+SINUSOIDAL_SCALE = INIT_STD * math.sqrt(2.0)   # sin/cos entries have RMS 1/√2
 
 
 @dataclass(frozen=True)
@@ -103,7 +109,7 @@ class Block(nn.Module):
 def _init(module: nn.Module) -> None:
     """GPT-2's initialisation: weights N(0, 0.02), biases 0 (LayerNorm keeps its ones and zeros)."""
     if isinstance(module, (nn.Linear, nn.Embedding)):
-        nn.init.normal_(module.weight, std=0.02)
+        nn.init.normal_(module.weight, std=INIT_STD)
     if isinstance(module, nn.Linear) and module.bias is not None:
         nn.init.zeros_(module.bias)
 
@@ -136,7 +142,7 @@ class TinyLM(nn.Module):
         if c.scheme == "learned":
             x = x + self.pos(torch.arange(T).clamp(max=c.train_length - 1))
         elif c.scheme == "sinusoidal":
-            x = x + torch.as_tensor(sinusoidal_table(T, c.d_model), dtype=x.dtype)
+            x = x + SINUSOIDAL_SCALE * torch.as_tensor(sinusoidal_table(T, c.d_model), dtype=x.dtype)
         rope = None
         if c.scheme == "rope":
             theta = rope_inv_freq(c.head_dim, c.rope_base) if inv_freq is None else inv_freq

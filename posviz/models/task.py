@@ -71,7 +71,7 @@ def bayes_floor(length: int) -> np.ndarray:
     p_greater = np.clip(hi - np.maximum(t, lo - 1), 0, None) / n_periods  # Pr(P > t)
     remaining = hi - np.maximum(t, lo) + 1  # periods still possible when the history is distinct
     pi = np.where(t >= lo, 1.0 / np.maximum(remaining, 1), 0.0)
-    with np.errstate(divide="ignore"):
-        loss_equal = np.where(p_equal > 0, -np.log(np.where(pi > 0, pi, 1.0)), 0.0)
-        loss_greater = np.where(p_greater > 0, -np.log(np.clip(1 - pi, 1e-300, None) / (VOCAB - t)), 0.0)
+    unused = np.maximum(VOCAB - t, 1.0)  # tokens not yet used (only read where t < P <= V)
+    loss_equal = np.where(p_equal > 0, -np.log(np.where(pi > 0, pi, 1.0)), 0.0)
+    loss_greater = np.where(p_greater > 0, -np.log(np.clip(1 - pi, 1e-300, None) / unused), 0.0)
     return p_equal * loss_equal + p_greater * loss_greater

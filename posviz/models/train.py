@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -158,6 +158,7 @@ def run(out_dir: Path, recipe: Recipe, threads: int = 1, schemes: tuple[str, ...
     order = sorted(schemes, key=lambda s: s != "rope")       # RoPE first: the fine-tunes start from it
     models: dict[str, dict] = {}
     start = time.perf_counter()
+    revision = git_revision()
     queue = [(s, None) for s in order]
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         pending: set = set()
@@ -167,6 +168,7 @@ def run(out_dir: Path, recipe: Recipe, threads: int = 1, schemes: tuple[str, ...
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 record = fut.result()
+                record[next(iter(record))]["git_revision"] = revision
                 models.update(record)
                 name = next(iter(record))
                 if echo:
@@ -175,12 +177,13 @@ def run(out_dir: Path, recipe: Recipe, threads: int = 1, schemes: tuple[str, ...
                           f"train loss {r['final_train_loss']:.4f}, {r['metrics']}", flush=True)
                 if name == "rope" and finetune:
                     queue[:0] = [("rope", "linear"), ("rope", "yarn")]
-    return _write_manifest(out_dir, recipe, threads, jobs, models, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return _write_manifest(out_dir, recipe, threads, jobs, models, seconds, revision)
 
 
-def _write_manifest(out_dir: Path, recipe: Recipe, threads: int, jobs: int, models: dict, seconds: float) -> dict:
+def _write_manifest(out_dir: Path, recipe: Recipe, threads: int, jobs: int, models: dict, seconds: float,
+                    revision: str) -> dict:
     import json
-    from dataclasses import asdict
 
     from posviz.models.task import MAX_LENGTH, VOCAB
 
@@ -197,7 +200,7 @@ def _write_manifest(out_dir: Path, recipe: Recipe, threads: int, jobs: int, mode
         "jobs": jobs,
         "total_cpu_seconds": round(sum(m["train_cpu_seconds"] for m in models.values()), 1),
         "total_seconds": round(seconds, 1),
-        "git_revision": git_revision(),
+        "git_revision": revision,
         "models": {k: models[k] for k in sorted(models, key=_order)},
     }
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
@@ -221,3 +224,71 @@ def train_on_batch(model: TinyLM, inputs: np.ndarray, targets: np.ndarray, steps
         opt.step()
         out.append(float(loss.detach()))
     return out
+
+
+def report_table(manifest: dict) -> str:
+    """The markdown table of a training run that docs/MODELS.md quotes (a test checks it matches)."""
+    L = manifest["train_length"]
+    Lp = int(round(manifest["recipe"]["finetune_factor"] * L))
+    rows = ["| model | steps × batch at length | wall s | CPU s | final train loss | loss at L | above floor at L "
+            f"| loss at L' = {Lp} | above floor at L' |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, r in manifest["models"].items():
+        a, b = r["metrics"][f"at_L_{L}"], r["metrics"][f"at_Lprime_{Lp}"]
+        label = f"{name} ({r['method']} s = {r['factor']:g} at inference)" if r.get("finetuned") else name
+        batch = manifest["recipe"]["finetune_batch" if r.get("finetuned") else "batch"]
+        rows.append(f"| {label} | {r['steps']} × {batch} at {r['length']} | {r['train_seconds']:.0f} | "
+                    f"{r['train_cpu_seconds']:.0f} | {r['final_train_loss']:.3f} | {a['mean_loss']:.3f} | "
+                    f"{a['excess_over_floor']:.3f} | {b['mean_loss']:.3f} | {b['excess_over_floor']:.3f} |")
+    return "\n".join(rows)
+
+
+REPORT_FACTORS = (2.0, 4.0, 8.0, 16.0)
+REPORT_SEQUENCES = 4
+
+
+def past_L_table() -> str:
+    """Markdown table of mean loss above the Bayes floor past L, RoPE under every method and every scheme
+    plain, at L' = s·L for ``REPORT_FACTORS``; evaluation seed 0, ``REPORT_SEQUENCES`` sequences each."""
+    from posviz.models import FINETUNED, METHODS, SCHEMES, losses, past_L, train_length
+    from posviz.scaling import METHODS as LABELS
+
+    L = train_length()
+    head = "| model, method at inference | " + " | ".join(f"s = {f:g} (L' = {int(f * L)})" for f in REPORT_FACTORS)
+    rows = [head + " |", "|---|" + "---|" * len(REPORT_FACTORS)]
+
+    def row(label: str, name: str, method: str = "default", factors: tuple = REPORT_FACTORS) -> None:
+        def cell(f: float) -> str:
+            factor = f if name.startswith("rope") else 1.0   # non-RoPE schemes are read plain at L'
+            return f"{past_L(losses(name, int(f * L), method, factor, 0, REPORT_SEQUENCES), L):.2f}"
+
+        rows.append(f"| {label} | " + " | ".join(cell(f) if f in factors else "" for f in REPORT_FACTORS) + " |")
+
+    for m in METHODS:
+        row(f"RoPE, {LABELS[m].label}", "rope", m)
+    for m in FINETUNED:
+        row(f"RoPE fine-tuned at 4L, {LABELS[m].label}", f"rope_{m}_ft", m, (4.0,))
+    for scheme in SCHEMES:
+        if scheme != "rope":
+            row(f"{scheme}", scheme)
+    return "\n".join(rows)
+
+
+def merge_into(src: Path, dst: Path) -> dict:
+    """Copy the models of the run in ``src`` (weights and manifest records) into the run in ``dst``, which
+    keeps its other models: how a subset retrained with ``--schemes`` joins the shipped set. The recipes
+    must agree; each record keeps its own ``git_revision``."""
+    import json
+    import shutil
+
+    new, old = (json.loads((d / "manifest.json").read_text()) for d in (src, dst))
+    if new["recipe"] != old["recipe"]:
+        raise ValueError(f"the recipes differ: {src} was trained with {new['recipe']}, {dst} with {old['recipe']}")
+    for name in new["models"]:
+        shutil.copyfile(src / f"{name}.pt", dst / f"{name}.pt")
+    old["models"] = {k: {**old["models"], **new["models"]}[k]
+                     for k in sorted({**old["models"], **new["models"]}, key=_order)}
+    old["total_cpu_seconds"] = round(sum(m["train_cpu_seconds"] for m in old["models"].values()), 1)
+    old["merged"] = old.get("merged", []) + [{"models": sorted(new["models"]), "git_revision": new["git_revision"],
+                                               "total_seconds": new["total_seconds"]}]
+    (dst / "manifest.json").write_text(json.dumps(old, indent=1) + "\n")
+    return old

@@ -86,7 +86,7 @@ def test_evaluate_is_deterministic_and_seeded(models):
     (dict(length=64, method="pi"), "method"), (dict(length=64, factor=0.5), "factor"),
     (dict(length=64, factor=float("nan")), "factor"), (dict(length=64, factor=1e9), "factor"),
     (dict(length=64, seed=-1), "seed"), (dict(length=64, n_sequences=0), "n_sequences"),
-    (dict(length=1024, n_sequences=5), "n_sequences"),
+    (dict(length=1024, n_sequences=5), "n_sequences"), (dict(length=16, n_sequences=4096), "n_sequences"),
 ])
 def test_evaluate_rejects_bad_arguments(models, kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -231,3 +231,32 @@ def test_docs_quote_the_run_and_the_past_L_numbers():
     docs = (Path(__file__).parents[1] / "docs" / "MODELS.md").read_text()
     assert report_table(pm.manifest()) in docs
     assert past_L_table() in docs
+
+
+def test_merge_into_replaces_only_the_retrained_records(tmp_path):
+    import json
+
+    from posviz.models.train import merge_into
+
+    def run_dir(name, models, revision):
+        d = tmp_path / name
+        d.mkdir()
+        recs = {m: {"train_cpu_seconds": 1.0, "marker": name} for m in models}
+        for m in models:
+            (d / f"{m}.pt").write_bytes(name.encode())
+        (d / "manifest.json").write_text(json.dumps({"recipe": {"steps": 3}, "models": recs,
+                                                     "git_revision": revision, "total_seconds": 5.0}))
+        return d
+
+    dst = run_dir("old", ["nope", "sinusoidal", "rope"], "a" * 40)
+    src = run_dir("new", ["sinusoidal"], "b" * 40)
+    merged = merge_into(src, dst)
+    assert list(merged["models"]) == ["nope", "sinusoidal", "rope"]
+    assert merged["models"]["sinusoidal"]["marker"] == "new" and merged["models"]["nope"]["marker"] == "old"
+    assert (dst / "sinusoidal.pt").read_bytes() == b"new" and (dst / "rope.pt").read_bytes() == b"old"
+    assert merged["merged"][-1] == {"models": ["sinusoidal"], "git_revision": "b" * 40, "total_seconds": 5.0}
+    other = run_dir("other", ["alibi"], "c" * 40)
+    (other / "manifest.json").write_text(json.dumps({"recipe": {"steps": 4}, "models": {}, "git_revision": "c",
+                                                     "total_seconds": 1.0}))
+    with pytest.raises(ValueError, match="recipes differ"):
+        merge_into(other, dst)

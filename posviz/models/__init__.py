@@ -32,6 +32,7 @@ FINETUNED = ("linear", "yarn")               # RoPE models fine-tuned at L' with
 NAMES = SCHEMES + tuple(f"rope_{m}_ft" for m in FINETUNED)   # every shipped model, by file stem
 MAX_FACTOR = 64.0
 MAX_SCORE_CELLS = 1 << 22                    # n_sequences · length² (attention scores per head and layer)
+MAX_TOKENS = 1 << 15                         # n_sequences · length (q and k stacked: 2·32768·64 values)
 WEIGHTS = Path(__file__).with_name("weights")
 
 __all__ = ["SCHEMES", "METHODS", "FINETUNED", "MAX_LENGTH", "load", "load_finetuned", "train_length",
@@ -101,9 +102,10 @@ def past_L(losses: np.ndarray, L: int) -> float:
 
 
 def default_n_sequences(length: int) -> int:
-    """How many sequences ``evaluate`` averages by default: as many as keep n·T² <= 2^22, at most 64."""
+    """How many sequences ``evaluate`` averages by default: as many as keep n·T² <= 2^22 (and n·T <= 2^15),
+    at most 64."""
     length = check_int("length", length, MIN_LENGTH, MAX_LENGTH)
-    return max(1, min(64, MAX_SCORE_CELLS // (length * length)))
+    return max(1, min(64, MAX_SCORE_CELLS // (length * length), MAX_TOKENS // length))
 
 
 def live_n_sequences(length: int) -> int:
@@ -128,7 +130,8 @@ def evaluate(model: torch.nn.Module, length: int, method: str = "default", facto
 
     Position t is the loss of predicting x_t (``posviz.models.task``). ``method``/``factor``: a RoPE
     scaling method of ``posviz.scaling`` applied at inference (RoPE models only; others take "default"
-    and 1). ``n_sequences`` defaults to ``default_n_sequences(length)``; n·length² is capped at 2^22.
+    and 1). ``n_sequences`` defaults to ``default_n_sequences(length)``; n·length² is capped at 2^22 and
+    n·length at 2^15.
     Seeds below 10^6 never overlap the training data (training uses seeds from 10^9 on).
     """
     import torch
@@ -142,6 +145,9 @@ def evaluate(model: torch.nn.Module, length: int, method: str = "default", facto
     factor = check_float("factor", factor, 1.0, MAX_FACTOR)
     seed = check_int("seed", seed, 0, 2**31 - 1)
     n = default_n_sequences(length) if n_sequences is None else check_int("n_sequences", n_sequences, 1, 4096)
+    if n * length > MAX_TOKENS:
+        raise ValueError(f"n_sequences · length must be at most {MAX_TOKENS:,} tokens; got {n} · {length} = "
+                         f"{n * length:,}")
     if n * length * length > MAX_SCORE_CELLS:
         raise ValueError(f"n_sequences · length² must be at most {MAX_SCORE_CELLS:,} (memory cap); got "
                          f"{n} · {length}² = {n * length * length:,}; use n_sequences <= "

@@ -4,12 +4,145 @@ After seed 004 (C. Fleetwood, "You could have designed state of the art position
 number is computed by posviz.intro on small seeded arrays; no torch, no download.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 from posviz import intro, ui
 from posviz import sinusoidal as sn
+from posviz.figures.intro import (
+    intro_attention,
+    intro_binary,
+    intro_binary_vs_sinusoid,
+    intro_integer_ranges,
+    intro_normalised,
+    intro_shuffle,
+    intro_trajectory,
+    intro_wavelength_limit,
+)
+
+# ---------------------------------------------------------------------------------------------------
+# the five properties (seed 004): the table of part 6
+
+SCHEMES = ("integer", "normalised", "binary", "sinusoidal", "RoPE")
+SCHEME_TITLES = {"integer": "integer p", "normalised": "normalised p/N", "binary": "binary bits",
+                 "sinusoidal": "sinusoidal", "RoPE": "RoPE"}
+
+
+@dataclass(frozen=True)
+class Property:
+    """One property of a good position code, how each scheme fares on it, and where the course shows it."""
+
+    name: str
+    question: str
+    cells: dict[str, tuple[str, str]]       # scheme -> (verdict "yes" / "no" / "partly", one-line reason)
+    links: tuple[tuple[str, str, str], ...]  # (lesson slug, part, link label) of the lessons that show it
+
+
+PROPERTIES: tuple[Property, ...] = (
+    Property(
+        "Unique code per position, whatever the length",
+        "Does position 5 get the same code, distinct from every other position, in a sequence of 10 "
+        "and of 10,000?",
+        {
+            "integer": ("yes", "p is p in any sequence"),
+            "normalised": ("no", "p/N changes with N: position 5 is 0.5 when N = 10, 0.05 when N = 100"),
+            "binary": ("partly", "fixed bits per position, but n bits repeat after 2^n positions"),
+            "sinusoidal": ("yes", "fixed for any length; pair 0 never repeats (wavelength 2π is irrational)"),
+            "RoPE": ("yes", "the same rotation angles m·θ_i as the sinusoids, whatever the length"),
+        },
+        (("sinusoidal", "waves", "Sinusoidal: the table and its wavelengths"),),
+    ),
+    Property(
+        "Linear relation between positions",
+        "Is there one fixed map taking the code of p to the code of p + k, the same for every p?",
+        {
+            "integer": ("yes", "add k to every component (but the values grow without bound)"),
+            "normalised": ("partly", "add k/N, a step that depends on the sequence length"),
+            "binary": ("no", "carries: p + 1 flips a different number of bits at every p"),
+            "sinusoidal": ("yes", "a block rotation M_k, independent of p"),
+            "RoPE": ("yes", "q·k after rotation depends only on the offset m − n"),
+        },
+        (("sinusoidal", "shift", "Sinusoidal: the shift matrix M_k"),
+         ("rope", "relative", "RoPE: scores that depend only on m − n")),
+    ),
+    Property(
+        "Generalises to longer sequences",
+        "Are positions beyond the training length still sensible, in-range codes?",
+        {
+            "integer": ("no", "unseen, ever larger values swamp the embedding"),
+            "normalised": ("no", "a longer N rescales every position the model learnt"),
+            "binary": ("partly", "new bit patterns appear, and n bits wrap after 2^n"),
+            "sinusoidal": ("partly", "values stay in [−1, 1], but slow pairs reach unseen angles"),
+            "RoPE": ("partly", "relative by design, yet long offsets reach unseen angles"),
+        },
+        (("rope", "tables", "RoPE: angles per pair"),
+         ("context_extension", "pairs", "Context extension: stretching the angles")),
+    ),
+    Property(
+        "A deterministic rule",
+        "Is the code computed by a fixed formula a model can learn to read, rather than learnt?",
+        {
+            "integer": ("yes", "the identity p → p"),
+            "normalised": ("yes", "p → p/N (given N)"),
+            "binary": ("yes", "the bits of p"),
+            "sinusoidal": ("yes", "sin and cos of p·ω_i with ω_i = base^(−2i/d)"),
+            "RoPE": ("yes", "rotate pair i by m·θ_i with θ_i = base^(−2i/d)"),
+        },
+        (("sinusoidal", "table", "Sinusoidal: the formula"),),
+    ),
+    Property(
+        "Extends to n dimensions",
+        "Can the same idea encode a position (row, column) on an image, or more axes?",
+        {
+            "integer": ("partly", "one number per axis, with the same swamping"),
+            "normalised": ("partly", "one p/N per axis, with the same length dependence"),
+            "binary": ("partly", "concatenate the bits of each axis"),
+            "sinusoidal": ("yes", "give each axis its share of the channels (MAE's 2-D table)"),
+            "RoPE": ("yes", "rotate some pairs by the row and others by the column (axial 2-D RoPE)"),
+        },
+        (("2d_encodings", "grid", "2-D encodings: images and grids"),),
+    ),
+)
+
+
+def property_rows() -> list[dict[str, str]]:
+    """The five-properties table as rows of plain strings: property, then ``"verdict: reason"`` per scheme."""
+    rows = []
+    for prop in PROPERTIES:
+        row = {"property": prop.name}
+        for scheme in SCHEMES:
+            verdict, reason = prop.cells[scheme]
+            row[SCHEME_TITLES[scheme]] = f"{_MARK[verdict]} {verdict}: {reason}"
+        rows.append(row)
+    return rows
+
+
+_MARK = {"yes": "✅", "no": "❌", "partly": "⚠️"}
+
+
+lesson = ui.Lesson(
+    "intro", "From integers to sinusoids", icon="🔢", order=1,
+    summary="Why attention needs positions: one seeded self-attention layer gives the two copies of a repeated "
+            "word identical outputs until sinusoidal PE is added, and shuffling the words just moves the outputs. "
+            "Then integer, p/N and binary codes each fail (swamping, length dependence, jumps), sines and cosines "
+            "arrive as smooth binary, and five schemes are compared on the five properties of a good encoding.",
+    intro="Self-attention on its own cannot tell the first word of a sentence from the last. This lesson shows that "
+          "with a real (tiny) attention layer, then tries the obvious fixes one by one, integers, fractions, "
+          "binary, until we arrive at the sines and cosines of the original Transformer.",
+    controls=(
+        ui.Text("text", "sentence (words only; punctuation is ignored)", default=intro.DEFAULT_TEXT,
+                max_chars=200, help=f"Edit it: any words, up to {intro.MAX_TOKENS} are used."),
+        ui.Int("d", "embedding size d", default=16, lo=4, hi=intro.MAX_DIM, step=2,
+               help="Width of each word vector and of the attention layer. Even, so sinusoidal PE fits."),
+        ui.Int("seed", "seed (embedding table and W_q, W_k, W_v)", default=0, lo=0, hi=99),
+        ui.Int("P", "positions shown", default=64, lo=8, hi=intro.MAX_POSITIONS),
+        ui.Int("bits", "bits n", default=6, lo=2, hi=intro.MAX_BITS),
+        ui.Int("j", "bit j for the close-ups", default=2, lo=0, hi=lambda v: v["bits"] - 1,
+               hi_max=intro.MAX_BITS - 1),
+    ),
+)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -50,14 +183,6 @@ def repeat_numbers(d: int) -> tuple[int, float, float, float]:
     return k, dist, step, float(sn.wavelengths(d)[-1])
 
 
-def link(path: str, label: str) -> None:
-    """st.page_link, or the page's name when this script runs on its own (no app navigation around it)."""
-    try:
-        st.page_link(path, label=label, icon="➡️")
-    except StreamlitAPIException:
-        st.markdown(f"➡️ {ui.escape_md(label)} (lesson file `{path}`)")
-
-
 def number_table(columns: dict[str, np.ndarray]) -> None:
     """A few computed columns as a plain markdown table, one row per channel (cheaper to redraw than
     st.dataframe's grid, which cost about 50 ms of every slider move)."""
@@ -66,14 +191,6 @@ def number_table(columns: dict[str, np.ndarray]) -> None:
     rows += [f"| {c} | " + " | ".join(f"{columns[n][c]:.6f}" for n in names) + " |"
              for c in range(len(columns[names[0]]))]
     st.markdown("\n".join(rows))
-
-
-ui.setup_page(
-    "From integers to sinusoids", icon="🔢",
-    intro="Self-attention on its own cannot tell the first word of a sentence from the last. This lesson "
-          "shows that with a real (tiny) attention layer, then tries the obvious fixes one by one, integers, "
-          "fractions, binary, until we arrive at the sines and cosines of the original Transformer.",
-)
 
 
 def used_sentence(raw: str) -> str:
@@ -88,9 +205,10 @@ def used_sentence(raw: str) -> str:
     return raw
 
 
+@lesson.part("blind", "1. Blind to word order", uses=("text", "d", "seed"),
+             title="1. Attention is blind to word order")
 def part_blind(p: ui.Values) -> None:
-    st.header("1. Attention is blind to word order")
-    st.markdown(
+    ui.prose(
         "Take a sentence in which one word appears twice. Each word becomes a vector (a row of a small, "
         "seeded embedding table: the same word always gets the same row). One self-attention layer then mixes "
         "the rows: every output is a weighted average of value vectors, with weights from query·key scores. "
@@ -103,23 +221,25 @@ def part_blind(p: ui.Values) -> None:
     st.markdown("**The tokens the layer sees** (slot: word, lower-cased; edit the sentence in the sidebar):")
     ui.say("   ".join(f"{t}: {w}" for t, w in enumerate(plain.tokens)))
 
+    pair = intro.repeated_pair(plain.tokens)
+    gaps = (intro.row_gap(plain.out, *pair), intro.row_gap(with_pe.out, *pair)) if pair else None
+    differ = (f", by up to {gaps[1]:.3g} in one channel (the colour scale spans "
+              f"±{float(abs(with_pe.out).max()):.2g}; the table below gives the numbers)") if gaps else ""
     ui.figure_panel(
-        "intro_attention", dict(text=text, d_model=p.d, seed=p.seed), key="attention",
+        intro_attention, dict(text=text, d_model=p.d, seed=p.seed), key="attention",
         caption="What to notice: on the left, the outlined rows (the two copies of the repeated word) are the "
                 "same colours channel for channel. On the right the only change is that each slot's "
-                "sinusoidal code was added to its embedding before the layer, and the two rows now differ.",
+                f"sinusoidal code was added to its embedding before the layer, and the two rows now differ{differ}.",
         latex=r"\mathrm{Attn}(X) = \mathrm{softmax}\!\Big(\tfrac{(XW_q)(XW_k)^\top}{\sqrt d}\Big)\,XW_v,"
               r"\qquad X = \text{embeddings}\ \ (+\ PE)",
         code=[intro.attention_demo, intro.self_attention, intro.token_embeddings, sn.sinusoidal_table],
     )
-    pair = intro.repeated_pair(plain.tokens)
     if pair is None:
         st.info("No word occurs twice in this sentence. Repeat one (for example end it with its first word) "
                 "to see two identical outputs.")
         return
     i, j = pair
-    gap = intro.row_gap(plain.out, i, j)
-    gap_pe = intro.row_gap(with_pe.out, i, j)
+    gap, gap_pe = gaps
     st.markdown(f"**The two outputs of the repeated word** (slots {i} and {j}), first 6 of {p.d} channels:")
     number_table({f"slot {i}, no positions": plain.out[i, :6], f"slot {j}, no positions": plain.out[j, :6],
                   f"slot {i}, with PE": with_pe.out[i, :6], f"slot {j}, with PE": with_pe.out[j, :6]})
@@ -129,9 +249,9 @@ def part_blind(p: ui.Values) -> None:
              f"max |difference| = {gap_pe:.3g}")
 
 
+@lesson.part("shuffle", "1b. Shuffle the words", uses=("text", "d", "seed"))
 def part_shuffle(p: ui.Values) -> None:
-    st.header("1b. Shuffle the words")
-    st.markdown(
+    ui.prose(
         "A stronger statement: reorder the words and the outputs are reordered the same way, each word's output "
         "unchanged (attention is *permutation-equivariant*). With positions added by slot, a word that moves "
         "gets a new code and a new output."
@@ -143,7 +263,7 @@ def part_shuffle(p: ui.Values) -> None:
     st.markdown("**Shuffled sentence:**")
     ui.say(" ".join(shuffled.tokens))
     ui.figure_panel(
-        "intro_shuffle", dict(text=text, d_model=p.d, seed=p.seed, shuffle=sh.shuffle), key="shuffle",
+        intro_shuffle, dict(text=text, d_model=p.d, seed=p.seed, shuffle=sh.shuffle), key="shuffle",
         caption="What to notice: in the top row, each row on the right (labelled with the slot it came from) is a "
                 "row of the left panel moved to a new place, colours unchanged. In the bottom row, with "
                 "sinusoidal PE by slot, the moved words get different outputs.",
@@ -161,32 +281,33 @@ def part_shuffle(p: ui.Values) -> None:
              f"max |attn(P·x + PE) − P·attn(x + PE)| = {eq_gap_pe:.3g}")
 
 
+@lesson.part("integers", "2. Integers", uses=("text", "d", "seed"), title="2. First try: add the integer position")
 def part_integers(p: ui.Values) -> None:
-    st.header("2. First try: add the integer position")
-    st.markdown(
+    ui.prose(
         "The simplest fix: add the position p to every component of the word's vector. Word vectors, like "
-        "those of real models, are small numbers around 0. Positions are not: by the end of a sequence they are "
-        "hundreds or thousands, and the word drowns."
+        "those of real models, are small numbers around 0. Positions are not: by the end of a sequence of L "
+        "tokens they reach L − 1, and the word drowns."
     )
-    ln = ui.controls(ui.Int("L", "sequence length L (tokens)", default=64, lo=8, hi=intro.MAX_POSITIONS),
+    ln = ui.controls(ui.Int("L", "sequence length L (tokens)", default=512, lo=8, hi=intro.MAX_POSITIONS),
                      where="main")
+    mean_abs, ratio = swamp_numbers(used_sentence(p.text), ln.L, p.d, p.seed)
     text = used_sentence(p.text)
     ui.figure_panel(
-        "intro_integer_ranges", dict(text=text, n_positions=ln.L, d_model=p.d, seed=p.seed), key="integer",
+        intro_integer_ranges, dict(text=text, n_positions=ln.L, d_model=p.d, seed=p.seed), key="integer",
         caption="What to notice: each band spans the smallest to the largest channel of one slot's vector (the "
-                "sentence repeated to fill L slots). The green band (the word alone) is a thin stripe near 0; "
-                "adding p carries it ever higher, while the sinusoidal band stays within about ±1 of it.",
+                f"sentence repeated to fill L slots). The word alone is a thin stripe near 0 (mean |entry| "
+                f"{mean_abs:.2g}); adding p carries it up to {ln.L - 1}, while the sinusoidal band stays within ±1 "
+                "of the word's own band.",
         latex=r"x_p = e_{w_p} + p\cdot\mathbf 1",
         code=[intro.integer_encoding, intro.repeated_sentence],
     )
-    mean_abs, ratio = swamp_numbers(text, ln.L, p.d, p.seed)
     ui.numbers({"mean |embedding entry|": mean_abs, "position added at the last slot": ln.L - 1,
                 "‖position‖ / ‖embedding‖ at the last slot": ratio}, fmt="{:.3g}")
 
 
+@lesson.part("normalised", "3. p / N", title="3. Second try: normalise, p / N")
 def part_normalised(p: ui.Values) -> None:
-    st.header("3. Second try: normalise, p / N")
-    st.markdown(
+    ui.prose(
         "Divide by the sequence length N and every code stays between 0 and 1. But now the code of a position "
         "depends on how long the sequence is: position 5 of a 10-word sentence and position 5 of a 100-word "
         "document get different codes, so what the model learnt about one does not carry over."
@@ -194,15 +315,13 @@ def part_normalised(p: ui.Values) -> None:
     nm = ui.controls(
         ui.Int("N1", "short length N₁", default=10, lo=2, hi=1000),
         ui.Int("N2", "long length N₂", default=100, lo=2, hi=1000),
-        ui.Int("pos", "position p", default=5, lo=0, hi=999),
+        ui.Int("pos", "position p (< both lengths)", default=5, lo=0, hi=lambda v: min(v["N1"], v["N2"]) - 1,
+               hi_max=999),
         where="main", columns=3,
     )
     pos = nm.pos
-    if pos >= min(nm.N1, nm.N2):
-        pos = min(nm.N1, nm.N2) - 1
-        st.info(f"Position p = {nm.pos} lies outside the shorter sequence; showing p = {pos} instead.")
     ui.figure_panel(
-        "intro_normalised", dict(short=nm.N1, long=nm.N2, position=pos), key="normalised",
+        intro_normalised, dict(short=nm.N1, long=nm.N2, position=pos), key="normalised",
         caption="What to notice: the two lines have different slopes, so the dotted position meets them at two "
                 "different heights. Only when N₁ = N₂ do the codes agree.",
         latex=r"\mathrm{code}(p) = p / N",
@@ -213,15 +332,15 @@ def part_normalised(p: ui.Values) -> None:
              f"{pos}/{nm.N1} = {c1:.4g}, {pos}/{nm.N2} = {c2:.4g}")
 
 
+@lesson.part("binary", "4. Binary", uses=("P", "bits", "d"), title="4. Third try: binary")
 def part_binary(p: ui.Values) -> None:
-    st.header("4. Third try: binary")
-    st.markdown(
+    ui.prose(
         "Write p in binary and use one bit per dimension: every value is 0 or 1 and a position's code no "
         "longer depends on the length. The lowest bit alternates every token, the next every 2 tokens, bit j "
         "every 2^j tokens: a ladder of ever slower square waves."
     )
     ui.figure_panel(
-        "intro_binary", dict(n_positions=p.P, n_bits=p.bits), key="binary",
+        intro_binary, dict(n_positions=p.P, n_bits=p.bits), key="binary",
         caption="What to notice: the bottom row (least significant bit) flips at every token, each row above "
                 "flips half as often, and the top row (most significant bit) flips every 2^(n−1) tokens. With "
                 "more positions than 2^n the whole pattern starts again: codes are no longer unique.",
@@ -236,9 +355,9 @@ def part_binary(p: ui.Values) -> None:
              f"{nums['distinct']} distinct codes for {p.P} positions (at most 2^{p.bits} = {1 << p.bits})")
 
 
+@lesson.part("jumps", "4b. Binary jumps", uses=("P", "bits", "j", "d"))
 def part_jumps(p: ui.Values) -> None:
-    st.header("4b. Binary jumps")
-    st.markdown(
+    ui.prose(
         "Follow the code as p grows. Two neighbouring bits, drawn as a point in the plane, sit on one corner of "
         "a square for a while and then jump, sometimes diagonally. Over the whole code, one step forward "
         "changes a single bit at one position and every bit at the next power of two. Training prefers codes "
@@ -250,7 +369,7 @@ def part_jumps(p: ui.Values) -> None:
         st.info(f"This figure shows the first {traj_n} positions and bits ({traj_bit}, {traj_bit + 1}) "
                 f"(at most 128 positions, and bit j + 1 must exist among the {p.bits} bits).")
     ui.figure_panel(
-        "intro_trajectory", dict(n_positions=traj_n, bit=traj_bit, n_bits=p.bits, d_model=p.d), key="trajectory",
+        intro_trajectory, dict(n_positions=traj_n, bit=traj_bit, n_bits=p.bits, d_model=p.d), key="trajectory",
         caption="What to notice: the binary point visits four corners in blocks (labels list the positions on "
                 "each corner); the sinusoid pair with the same period glides round a circle in equal steps. "
                 "Right: one-token step lengths over the whole code jump around for binary and are flat for "
@@ -265,15 +384,15 @@ def part_jumps(p: ui.Values) -> None:
                  f"steps from {ss.min():.6f} to {ss.max():.6f}; binary steps from {sb.min():.3g} to {sb.max():.3g}")
 
 
+@lesson.part("sinusoids", "5. Sinusoids", uses=("P", "bits", "j", "d"), title="5. Sinusoids: binary, made smooth")
 def part_sinusoids(p: ui.Values) -> None:
-    st.header("5. Sinusoids: binary, made smooth")
-    st.markdown(
+    ui.prose(
         "Keep the ladder of wavelengths and replace each square wave by a smooth wave of the same wavelength. "
         "That is the idea behind sinusoidal encoding. Vaswani et al. go one step further: every frequency gets "
         "a sine **and** a cosine, and their wavelengths grow by a factor b^(2/d) per pair instead of 2."
     )
     ui.figure_panel(
-        "intro_binary_vs_sinusoid", dict(n_positions=p.P, n_bits=p.bits, bit=min(p.j, p.bits - 1)), key="smooth",
+        intro_binary_vs_sinusoid, dict(n_positions=p.P, n_bits=p.bits, bit=p.j), key="smooth",
         caption="What to notice: the two heatmaps show the same stripes at the same wavelengths; on the right "
                 "the edges are blurred into waves. Below, bit j's square wave and its sinusoid rise and fall "
                 "together, the sinusoid peaking in the middle of each run of ones.",
@@ -290,76 +409,59 @@ def part_sinusoids(p: ui.Values) -> None:
         "over all positions (0 means it is exact; 1 means it explains nothing)."
     )
     ui.numbers(nums["residual"], fmt="{:.2g}")
-    link("pages/2_Sinusoidal.py", "Sinusoidal lesson: the full table, and the rotation M_k that shifts it")
+    st.markdown(f"➡️ [Sinusoidal lesson: the full table, and the rotation M_k that shifts it]"
+                f"({ui.href('sinusoidal', part='shift')})")
 
+    wavelength_pitfall(p.d)
+
+
+def wavelength_pitfall(d: int) -> None:
+    """Seed 004's "base wavelength" and "63,000-token limit", with what the code really does at this d."""
+    k_best, d_best, d_step, slowest = repeat_numbers(d)
+    near = d_best < d_step
     ui.pitfall(
         "10,000 is neither a wavelength nor a length limit (seed 004)",
-        "Seed 004 calls 10,000 the *base wavelength*, and the original English post adds in a footnote that it bounds "
-        "the context length at about 63,000 tokens (2π·10,000). In the formula, 10,000 is the **base** b of "
-        "the frequencies ω_i = b^(−2i/d): wavelengths run from 2π (pair 0) to 2π·b^((d−2)/d) (the last pair). "
-        "Only the slowest pair returns to its start after one such wavelength; the other pairs are elsewhere "
-        "at that moment, so the whole code does not repeat. Toggle to compare the slowest pair alone with the "
-        "whole code, for every offset up to 200,000 tokens.",
+        "Seed 004 calls 10,000 the *base wavelength*, and the original English post adds in a footnote that it "
+        "bounds the context length at about 63,000 tokens (2π·10,000 = 62,832). In the formula, 10,000 is the "
+        "**base** b of the frequencies ω_i = b^(−2i/d): wavelengths run from 2π (pair 0) to 2π·b^((d−2)/d) (the "
+        f"last pair), {slowest:,.0f} tokens at d = {d}; 2π·b is only the limit of that as d grows, reached by no "
+        "pair. Only the slowest pair returns to its start after its wavelength; the other pairs are elsewhere at "
+        "that moment. Toggle to compare the slowest pair alone with the whole code, for every offset up to "
+        f"{intro.MAX_OFFSET:,} tokens.",
         key="wavelength",
         wrong=lambda: ui.figure_panel(
-            "intro_wavelength_limit", dict(d_model=p.d, pairs="slowest"), key="limit_wrong",
-            caption="The slowest pair alone: its distance drops to almost 0 after one wavelength, and again "
-                    "after every multiple of it.",
+            intro_wavelength_limit, dict(d_model=d, pairs="slowest"), key="limit_wrong",
+            caption=f"The slowest pair alone: its distance drops to almost 0 after one wavelength ({slowest:,.0f} "
+                    "tokens), and again after every multiple of it.",
             code=[intro.offset_distances, intro.distance_profile]),
         right=lambda: ui.figure_panel(
-            "intro_wavelength_limit", dict(d_model=p.d, pairs="all"), key="limit_right",
-            caption="All pairs together: no offset brings the code back to where it started.",
+            intro_wavelength_limit, dict(d_model=d, pairs="all"), key="limit_right",
+            caption=(f"All {d // 2} pairs together: the closest return in {intro.MAX_OFFSET:,} tokens is at "
+                     f"k = {k_best:,}, at distance {d_best:.3g}"
+                     + (f", closer than the next token's code ({d_step:.3g}). With so few pairs a near-return "
+                        "happens by coincidence, at no wavelength of the formula; raise d and it moves away."
+                        if near else f", farther than the next token's code ({d_step:.3g}): no offset brings the "
+                        "code back.")),
             latex=r"\lVert PE(p+k) - PE(p)\rVert^2 = \sum_i \big(2 - 2\cos k\omega_i\big)",
             code=[intro.offset_distances, intro.distance_profile]),
     )
-    k_best, d_best, d_step, slowest = repeat_numbers(p.d)
-    ui.check(f"d = {p.d}, b = 10,000: no offset k up to 200,000 gives a code closer to PE(p) than PE(p + 1) is",
-             d_best >= d_step,
-             f"closest repeat at k = {k_best:,}: distance {d_best:.3g}; next token: {d_step:.3g}; slowest "
-             f"wavelength ≈ {slowest:,.0f} tokens")
+    ui.check(f"d = {d}, b = 10,000: the closest return within {intro.MAX_OFFSET:,} tokens is farther from PE(p) "
+             "than PE(p + 1) is", not near,
+             f"closest return at k = {k_best:,}: distance {d_best:.3g}; next token: {d_step:.3g}")
 
 
+@lesson.part("properties", "6. The five properties")
 def part_properties(p: ui.Values) -> None:
-    st.header("6. The five properties")
-    st.markdown(
+    ui.prose(
         "What we wanted from a position code, and how each attempt fares. RoPE, the rotary encoding used by "
         "most current language models, takes the rotation idea into the attention score itself."
     )
-    st.table(intro.property_rows())
+    st.table(property_rows())
     st.caption("✅ yes · ⚠️ partly · ❌ no. Integer, p/N and binary are shown in parts 2 to 4 of this lesson; the "
                "links below open the lessons that show the rest.")
-    for prop in intro.PROPERTIES:
-        st.markdown(f"**{prop.name}**: {prop.question}")
-        cols = st.columns(len(prop.pages))
-        for col, (path, label) in zip(cols, prop.pages, strict=True):
-            with col:
-                link(path, label)
+    for prop in PROPERTIES:
+        links = " · ".join(f"[{label}]({ui.href(slug, part=part)})" for slug, part, label in prop.links)
+        st.markdown(f"**{prop.name}**: {prop.question} ➡️ {links}")
 
 
-PARTS = {"blind": part_blind, "shuffle": part_shuffle, "integers": part_integers, "normalised": part_normalised,
-         "binary": part_binary, "jumps": part_jumps, "sinusoids": part_sinusoids, "properties": part_properties}
-
-
-def lesson() -> None:
-    """The sidebar's sentence, layer and binary-code settings, the choice of part, and that part."""
-    p = ui.controls(
-        ui.Text("text", "sentence (words only; punctuation is ignored)", default=intro.DEFAULT_TEXT,
-                max_chars=200, help="Edit it: any words, up to 24 are used. Parts 1, 1b and 2 read it."),
-        ui.Int("d", "embedding size d", default=16, lo=4, hi=intro.MAX_DIM, step=2,
-               help="Width of each word vector and of the attention layer. Even, so sinusoidal PE fits."),
-        ui.Int("seed", "seed (embedding table and W_q, W_k, W_v)", default=0, lo=0, hi=99),
-        ui.Int("P", "positions shown", default=64, lo=8, hi=intro.MAX_POSITIONS,
-               help="Positions of the binary and smooth codes (parts 4, 4b and 5)."),
-        ui.Int("bits", "bits n", default=6, lo=2, hi=intro.MAX_BITS,
-               help="Bits of the binary code (parts 4, 4b and 5)."),
-        ui.Int("j", "bit j for the close-ups", default=2, lo=0, hi=intro.MAX_BITS - 1,
-               help="The bit that parts 4b and 5 follow up close."),
-    )
-    part = ui.choose_part({
-        "blind": "1. Blind to word order", "shuffle": "1b. Shuffle the words", "integers": "2. Integers",
-        "normalised": "3. p / N", "binary": "4. Binary", "jumps": "4b. Binary jumps",
-        "sinusoids": "5. Sinusoids", "properties": "6. The five properties"}, default="blind")
-    PARTS[part](p)
-
-
-ui.lesson(lesson)
+lesson.run()

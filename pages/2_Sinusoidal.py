@@ -5,17 +5,43 @@ import streamlit as st
 
 from posviz import sinusoidal as sn
 from posviz import ui
-
-ui.setup_page(
-    "Sinusoidal", icon="〰️",
-    intro="The original Transformer adds a fixed table of sines and cosines to the token embeddings. "
-          "Drag the sliders to see how the table is built, why each pair of dimensions is a clock running at "
-          "its own speed, and why moving k positions is the same rotation wherever you start.",
+from posviz.figures.sinusoidal import (
+    sinusoidal_dot_by_offset,
+    sinusoidal_exponent_bug,
+    sinusoidal_fast_slow,
+    sinusoidal_heatmap,
+    sinusoidal_shift,
+    sinusoidal_similarity,
+    sinusoidal_waves,
 )
-def part_table(p: ui.Values, table: dict) -> None:
-    st.header("1. The table")
+
+lesson = ui.Lesson(
+    "sinusoidal", "Sinusoidal", icon="〰️", order=2,
+    summary="The PE heatmap, single dimensions as waves with their wavelengths, PE·PE similarity (a function of "
+            "the offset only, the same to the left and to the right), and PE(p+k) = M_k PE(p) as a rotation of "
+            "every (sin, cos) pair, checked numerically.",
+    intro="The original Transformer adds a fixed table of sines and cosines to the token embeddings. Drag the "
+          "sliders to see how the table is built, why each pair of dimensions is a clock running at its own speed, "
+          "and why moving k positions is the same rotation wherever you start.",
+    controls=(
+        ui.Int("n", "positions shown P", default=100, lo=8, hi=4096, step=4),
+        ui.Int("d", "model dimension d_model", default=128, lo=4, hi=1024, step=2,
+               help="Even: the dimensions come in (sin, cos) pairs."),
+        ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e6),
+        ui.Choice("layout", "layout", default="interleaved",
+                  options={"interleaved": "interleaved (paper)", "concat": "concatenated (TF, MAE)"}),
+    ),
+)
+
+
+def table(v: ui.Values) -> dict:
+    return dict(n_positions=v.n, d_model=v.d, base=v.base)
+
+
+@lesson.part("table", "1. The table", uses=("n", "d", "base", "layout"))
+def part_table(v: ui.Values) -> None:
     ui.figure_panel(
-        "sinusoidal_heatmap", {**table, "layout": p.layout}, key="heatmap",
+        sinusoidal_heatmap, {**table(v), "layout": v.layout}, key="heatmap",
         caption="Each row is the code added at one position. The left columns flicker from row to row (fast "
                 "pairs); the right columns barely change over hundreds of positions (slow pairs). In the "
                 "concatenated layout the same numbers are regrouped: all sines first, then all cosines.",
@@ -25,29 +51,31 @@ def part_table(p: ui.Values, table: dict) -> None:
     )
 
 
-def part_waves(p: ui.Values, table: dict) -> None:
-    st.header("2. One dimension at a time")
+@lesson.part("waves", "2. One dimension", uses=("n", "d", "base", "layout"), title="2. One dimension at a time")
+def part_waves(v: ui.Values) -> None:
     dims = ui.controls(
-        ui.Int("dim_a", "first dimension j", default=0, lo=0, hi=1023),
-        ui.Int("dim_b", "second dimension j", default=21, lo=0, hi=1023),
+        ui.Int("dim_a", "first dimension j", default=0, lo=0, hi=lambda c: c["d"] - 1, hi_max=1023),
+        ui.Int("dim_b", "second dimension j", default=21, lo=0, hi=lambda c: c["d"] - 1, hi_max=1023),
         where="main", columns=2,
     )
-    chosen = tuple(min(j, p.d - 1) for j in (dims.dim_a, dims.dim_b))
+    lam = sn.wavelengths(v.d, v.base)
     ui.figure_panel(
-        "sinusoidal_waves", {**table, "layout": p.layout, "dims": chosen}, key="waves",
-        caption="Every dimension is a plain sine or cosine of the position; only the wavelength changes. "
-                "Wavelengths grow geometrically from 2π tokens (pair 0) to 2π·b (the last pair).",
+        sinusoidal_waves, {**table(v), "layout": v.layout, "dims": (dims.dim_a, dims.dim_b)}, key="waves",
+        caption=f"Every dimension is a plain sine or cosine of the position; only the wavelength changes. "
+                f"Wavelengths grow geometrically, by b^(2/d) = {lam[1] / lam[0]:.4g} per pair, from 2π = "
+                f"{lam[0]:.4g} tokens (pair 0) to 2π·b^((d−2)/d) = {lam[-1]:,.0f} tokens (pair {v.d // 2 - 1}, "
+                f"the last): just below 2π·b = {2 * np.pi * v.base:,.0f}, which no pair reaches.",
         latex=r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\, b^{2i/d_{\mathrm{model}}}",
         code=[sn.wavelengths],
     )
 
 
-def part_similarity(p: ui.Values, table: dict) -> None:
-    st.header("3. How similar are two positions?")
+@lesson.part("similarity", "3. Similarity", uses=("n", "d", "base"), title="3. How similar are two positions?")
+def part_similarity(v: ui.Values) -> None:
     left, right = st.columns(2)
     with left:
         ui.figure_panel(
-            "sinusoidal_similarity", table, key="similarity",
+            sinusoidal_similarity, table(v), key="similarity",
             caption="Every diagonal is constant: the dot product of two codes depends only on how far apart "
                     "they are, not on where they are.",
             latex=r"PE(p)\cdot PE(q) = \sum_i \cos\big((p-q)\,\omega_i\big)",
@@ -55,36 +83,38 @@ def part_similarity(p: ui.Values, table: dict) -> None:
         )
     with right:
         ui.figure_panel(
-            "sinusoidal_dot_by_offset", {"max_offset": min(p.n, 512), "d_model": p.d, "base": p.base},
-            key="offset",
-            caption="The curve is mirror-symmetric: a token k places to the left looks exactly like one k "
-                    "places to the right. Absolute sinusoidal PE cannot tell left from right in a dot "
-                    "product; RoPE's score can (see the RoPE lesson).",
+            sinusoidal_dot_by_offset, {"max_offset": min(v.n, 512), "d_model": v.d, "base": v.base}, key="offset",
+            caption="The curve is mirror-symmetric: cos is even, so PE(p)·PE(p + k) = PE(p)·PE(p − k). That is a "
+                    "property of the bare dot product of two codes. Inside a model the score is "
+                    "(x + PE)ᵀ W_qᵀ W_k (x + PE): with learned W_q ≠ W_k it can differ between left and right, and "
+                    "it also depends on where p is. What RoPE adds is a score that depends on the offset alone "
+                    "for any query and key (see the RoPE lesson).",
             code=[sn.dot_by_offset],
         )
 
 
-def part_shift(p: ui.Values, table: dict) -> None:
-    st.header("4. Moving k positions is a rotation")
+@lesson.part("shift", "4. Shift = rotation", uses=("d", "base"), title="4. Moving k positions is a rotation")
+def part_shift(v: ui.Values) -> None:
     shift = ui.controls(
         ui.Int("p", "start position p", default=10, lo=0, hi=1000),
         ui.Int("k", "offset k", default=5, lo=0, hi=100),
-        ui.Int("pair", "pair i", default=0, lo=0, hi=511),
+        ui.Int("pair", "pair i", default=10, lo=0, hi=lambda c: c["d"] // 2 - 1, hi_max=511),
         where="main", columns=3,
     )
-    pair = min(shift.pair, p.d // 2 - 1)
+    omega = sn.frequencies(v.d, v.base)[shift.pair]
     ui.figure_panel(
-        "sinusoidal_shift", {"d_model": p.d, "base": p.base, "p": shift.p, "k": shift.k, "pair": pair},
+        sinusoidal_shift, {"d_model": v.d, "base": v.base, "p": shift.p, "k": shift.k, "pair": shift.pair},
         key="shift",
-        caption="Each (sin, cos) pair lives on the unit circle. Going from p to p+k turns it by k·ω_i, and the "
-                "matrix M_k that does it contains only k, never p: the same linear map works from every start.",
+        caption=f"Each (sin, cos) pair lives on the unit circle. Going from p to p + k turns pair {shift.pair} by "
+                f"k·ω = {shift.k} × {omega:.4g} = {np.degrees(shift.k * omega):.1f}°, and the matrix M_k that does "
+                "it contains only k, never p: the same linear map works from every start.",
         latex=r"\begin{pmatrix}\sin((p+k)\omega)\\ \cos((p+k)\omega)\end{pmatrix} = "
               r"\underbrace{\begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega"
               r"\end{pmatrix}}_{M_k}\begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix}",
         code=[sn.shift_matrix],
     )
-    pe = sn.sinusoidal_table(shift.p + shift.k + 1, p.d, p.base)
-    mapped = sn.shift_matrix(shift.k, p.d, p.base) @ pe[shift.p]
+    pe = sn.sinusoidal_table(shift.p + shift.k + 1, v.d, v.base)
+    mapped = sn.shift_matrix(shift.k, v.d, v.base) @ pe[shift.p]
     err = float(np.abs(mapped - pe[shift.p + shift.k]).max())
     ui.check("M_k · PE(p) = PE(p + k) over all d_model dimensions", err < 1e-9,
              f"max |difference| = {err:.1e} at p = {shift.p}, k = {shift.k}")
@@ -96,8 +126,8 @@ def shapes(seed001: bool) -> None:
     ui.check("the slice has shape (10, 64) for a 10-token sequence", rows.shape == (10, 64), f"got {rows.shape}")
 
 
-def part_pitfalls(p: ui.Values, table: dict) -> None:
-    st.header("Pitfalls")
+@lesson.part("pitfalls", "5. Pitfalls", uses=("n", "d", "base"))
+def part_pitfalls(v: ui.Values) -> None:
     ui.pitfall(
         "slicing the feature axis (seed 001)",
         "Seed 001 stores the table as a `(max_len, d_model)` buffer and adds `pe[:, :seq_len]` to the input. "
@@ -112,9 +142,9 @@ def part_pitfalls(p: ui.Values, table: dict) -> None:
         "Seed 003 says the low dimensions change slowly (global) and the high ones quickly (local). It is the "
         "other way round: pair 0 has ω = 1 rad/token and turns fastest; the last pair is the slowest.",
         key="fastslow",
-        wrong=lambda: ui.figure_panel("sinusoidal_fast_slow", {**table, "claim": "seed003"}, key="fs_wrong",
+        wrong=lambda: ui.figure_panel(sinusoidal_fast_slow, {**table(v), "claim": "seed003"}, key="fs_wrong",
                                       caption="The labels follow seed 003: they contradict the curves."),
-        right=lambda: ui.figure_panel("sinusoidal_fast_slow", {**table, "claim": "right"}, key="fs_right",
+        right=lambda: ui.figure_panel(sinusoidal_fast_slow, {**table(v), "claim": "right"}, key="fs_right",
                                       caption="Dimension 0 oscillates every ~6 tokens; the last pair hardly moves."),
     )
     ui.pitfall(
@@ -124,30 +154,11 @@ def part_pitfalls(p: ui.Values, table: dict) -> None:
         "table gets wavelengths far beyond 2π·b and is almost constant over any real sequence.",
         key="exponent",
     )
-    ui.figure_panel("sinusoidal_exponent_bug", {"d_model": p.d, "base": p.base}, key="exp_bug",
-                    caption="Solid: the right wavelengths, ending just below 2π·b. Dashed: the doubled exponent "
-                            "overshoots 2π·b by orders of magnitude, so half the table barely moves.")
+    right, wrong = sn.wavelengths(v.d, v.base)[-1], 2 * np.pi * v.base ** (2 * (v.d - 2) / v.d)
+    ui.figure_panel(sinusoidal_exponent_bug, {"d_model": v.d, "base": v.base}, key="exp_bug",
+                    caption=f"Solid: the right wavelengths, the last one {right:,.0f} tokens, just below 2π·b. Dashed: "
+                            f"the doubled exponent ends at {wrong:.3g} tokens, {wrong / right:.3g}× further, so half "
+                            "the table barely moves.")
 
 
-PARTS = {"table": part_table, "waves": part_waves, "similarity": part_similarity, "shift": part_shift,
-         "pitfalls": part_pitfalls}
-
-
-def lesson() -> None:
-    """The sidebar's table settings, the choice of part, and that part."""
-    p = ui.controls(
-        ui.Int("n", "positions shown P", default=100, lo=8, hi=4096, step=4),
-        ui.Int("d", "model dimension d_model", default=128, lo=4, hi=1024, step=2,
-               help="Even: the dimensions come in (sin, cos) pairs."),
-        ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e6),
-        ui.Choice("layout", "layout", default="interleaved",
-                  options={"interleaved": "interleaved (paper)", "concat": "concatenated (TF, MAE)"}),
-    )
-    table = dict(n_positions=p.n, d_model=p.d, base=p.base)
-    part = ui.choose_part({
-        "table": "1. The table", "waves": "2. One dimension", "similarity": "3. Similarity",
-        "shift": "4. Shift = rotation", "pitfalls": "5. Pitfalls"}, default="table")
-    PARTS[part](p, table)
-
-
-ui.lesson(lesson)
+lesson.run()

@@ -11,6 +11,8 @@ import math
 import numbers
 from collections.abc import Iterable
 
+import numpy as np
+
 
 def _show(value: object) -> str:
     text = repr(value)
@@ -71,3 +73,91 @@ def _range_text(lo: float | None, hi: float | None, lo_open: bool = False, hi_op
         return f" {'<' if hi_open else '<='} {hi:g}"
     left, right = ("(" if lo_open else "["), (")" if hi_open else "]")
     return f" in {left}{lo:g}, {hi:g}{right}"
+
+
+# --------------------------------------------------------------------------------------------------
+# Arrays and size caps (one validator for every module; before this each module wrote its own)
+
+MAX_BYTES = 256 * 2**20   # no public call may allocate more than this (DESIGN.md, "Public API")
+MAX_ARRAY_VALUES = 1 << 24  # values in one array argument (128 MB as float64)
+
+
+def check_bool(name: str, value: object) -> bool:
+    """Return ``value`` if it is a bool (Python or numpy), else raise ValueError."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {_show(value)}")
+    return bool(value)
+
+
+def check_array(name: str, value: object, *, ndim: int | tuple[int, ...] | None = None, min_size: int = 0,
+                max_size: int = MAX_ARRAY_VALUES, lo: float | None = None, hi: float | None = None,
+                lo_open: bool = False, hi_open: bool = False, scalar_ok: bool = False) -> np.ndarray:
+    """Return ``value`` (a number sequence, numpy array or torch tensor of any real dtype, float16 and
+    bfloat16 included) as a new finite float64 numpy array, else raise ValueError naming ``name``.
+
+    ``ndim``: the allowed number(s) of dimensions (a 0-d value becomes 1-d when 1 is allowed and
+    ``scalar_ok``); ``min_size``/``max_size``: the number of values; ``lo``/``hi``: the range of every
+    value. Booleans, text, None, complex numbers, ragged lists and objects are refused.
+    """
+    rng = _range_text(lo, hi, lo_open, hi_open)
+    what = f"an array of finite numbers{rng}"
+    arr = _to_float64(name, value, what)
+    allowed = (ndim,) if isinstance(ndim, int) else ndim
+    if arr.ndim == 0 and scalar_ok and allowed and 1 in allowed:
+        arr = arr.reshape(1)
+    if allowed is not None and arr.ndim not in allowed:
+        dims = " or ".join(f"{n}-D" for n in allowed)
+        raise ValueError(f"{name} must be a {dims} array; got shape {arr.shape}")
+    if not min_size <= arr.size <= max_size:
+        raise ValueError(f"{name} must hold {min_size:,} to {max_size:,} values; got {arr.size:,}")
+    if arr.size:
+        bad = ~np.isfinite(arr)
+        if lo is not None:
+            bad |= (arr <= lo) if lo_open else (arr < lo)
+        if hi is not None:
+            bad |= (arr >= hi) if hi_open else (arr > hi)
+        if bad.any():
+            k = int(np.argmax(bad.ravel()))
+            raise ValueError(f"{name} must be {what}; got {float(arr.ravel()[k])!r} at flat index {k}")
+    return arr
+
+
+def _to_float64(name: str, value: object, what: str) -> np.ndarray:
+    if value is None or isinstance(value, (str, bytes, bool, np.bool_)):
+        raise ValueError(f"{name} must be {what}; got {type(value).__name__}")
+    if hasattr(value, "detach") and hasattr(value, "dtype"):  # a torch tensor, without importing torch
+        t = value.detach().cpu()
+        if t.is_complex() or str(t.dtype) == "torch.bool":
+            raise ValueError(f"{name} must be {what}; got a tensor of dtype {t.dtype}")
+        if t.numel() > MAX_ARRAY_VALUES:
+            raise ValueError(f"{name} may hold at most {MAX_ARRAY_VALUES:,} values; got {t.numel():,}")
+        return t.double().numpy().copy()
+    size = getattr(value, "size", None)
+    if isinstance(size, int) and size > MAX_ARRAY_VALUES:
+        raise ValueError(f"{name} may hold at most {MAX_ARRAY_VALUES:,} values; got {size:,}")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        raise ValueError(f"{name} must be {what} (a ragged or non-numeric sequence)") from None
+    if raw.dtype.kind not in "iufO":  # bool, complex, text, dates; object arrays are checked entry by entry
+        raise ValueError(f"{name} must be {what}; got dtype {raw.dtype}")
+    if raw.size > MAX_ARRAY_VALUES:
+        raise ValueError(f"{name} may hold at most {MAX_ARRAY_VALUES:,} values; got {raw.size:,}")
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            arr = np.array(raw, dtype=np.float64)
+    except OverflowError:
+        raise ValueError(f"{name} must be {what}; got a number too large for a float") from None
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be {what}; got a non-numeric entry") from None
+    if raw.dtype.kind == "O" and raw.size and not all(
+            isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in raw.ravel()):
+        raise ValueError(f"{name} must be {what}; got a non-numeric entry")
+    return arr
+
+
+def check_cells(name: str, count: int, cap: int, what: str = "values") -> None:
+    """Raise ValueError when a call would build ``count`` > ``cap`` cells, saying the cap."""
+    if count > cap:
+        raise ValueError(f"{name}: this call would build {count:,} {what}; the cap is {cap:,} "
+                         f"(no call may allocate more than {MAX_BYTES // 2**20} MB)")

@@ -37,9 +37,12 @@ PIECE_LEN = 5            # the toy tokenizer cuts words longer than this into pi
 MAX_T = 4096             # cope_positions: largest T accepted
 MAX_ELEMENTS = 1 << 22   # cope_positions: largest (..., T, T) accepted (32 MB in float64)
 MAX_NPOS = 1 << 20
+MAX_MODULE_T = 1024      # CoPE module: block_size (tokens per call) and npos_max - 1
 MAX_D_HEAD = 64
 MAX_SEED = 10**6
-SATURATE = 40.0          # σ(40) == 1.0 exactly in float64: a logit scale of 40 makes gates exactly 0 or 1
+SATURATE = 40.0          # |scale|, |bias| cap. In float64 σ(z) == 1.0 exactly once z > 53·ln 2 ≈ 36.737, but σ(-z)
+#                          never reaches 0 (σ(-37) ≈ 8.5e-17, σ(-40) ≈ 4.2e-18): at scale 40 "on" gates are exactly
+#                          1 and "off" gates below 5e-18, so a count over T <= 64 keys is within 3e-16 of a whole number
 
 SENTENCE_ENDS = frozenset(".!?。！？…")
 NEWLINE = "\n"
@@ -319,10 +322,10 @@ def _make_cope_class() -> type:
         def __init__(self, head_dim: int, block_size: int, npos_max: int | None = None,
                      nodiv: bool = False) -> None:
             super().__init__()
-            self.head_dim = check_int("head_dim", head_dim, 1, 1 << 16)
-            self.block_size = check_int("block_size", block_size, 1, MAX_T)
+            self.head_dim = check_int("head_dim", head_dim, 1, 1 << 12)
+            self.block_size = check_int("block_size", block_size, 1, MAX_MODULE_T)
             default = self.block_size + 1
-            self.npos_max = default if npos_max is None else check_int("npos_max", npos_max, 1, MAX_NPOS)
+            self.npos_max = default if npos_max is None else check_int("npos_max", npos_max, 1, MAX_MODULE_T + 1)
             self.nodiv = _check_bool("nodiv", nodiv)
             self.pos_emb = nn.Parameter(torch.zeros(self.head_dim, self.npos_max))  # (d_h, P)
 
@@ -330,7 +333,16 @@ def _make_cope_class() -> type:
                     causal: bool = True) -> dict[str, torch.Tensor]:
             if not all(isinstance(t, torch.Tensor) for t in (query, key, value)):
                 raise ValueError("query, key and value must be torch tensors of shape (..., T, head_dim)")
+            if not all(torch.is_floating_point(t) for t in (query, key, value)):
+                raise ValueError(f"query, key and value must be floating-point tensors; got {query.dtype}, "
+                                 f"{key.dtype}, {value.dtype}")
+            # float16 / bfloat16 inputs are computed in float32 (the table e is float32), float64 in float64
+            dtype = torch.promote_types(torch.promote_types(query.dtype, key.dtype), torch.float32)
+            query, key, value = query.to(dtype), key.to(dtype), value.to(dtype)
             shape = tuple(query.shape)
+            if len(shape) >= 2 and shape[-2] > self.block_size:
+                raise ValueError(f"query, key and value may hold at most block_size = {self.block_size} tokens; "
+                                 f"got {shape[-2]}")
             if (len(shape) < 2 or shape[-1] != self.head_dim or tuple(key.shape) != shape
                     or tuple(value.shape)[:-1] != shape[:-1]):
                 raise ValueError(f"query, key and value must have shape (..., T, head_dim={self.head_dim}); "
@@ -407,7 +419,8 @@ def gate_scores(tokens: Tokens, rule: str, seed: int = 0, d_head: int = 16) -> n
 
 def gate_logits(tokens: Tokens, rule: str, scale: float = 10.0, bias: float = 0.0, seed: int = 0,
                 d_head: int = 16) -> np.ndarray:
-    """Gate logits ``z_ij = scale·s_ij + bias`` (T, T); scale ≥ 37 makes σ exactly 0 or 1 for ±1 scores."""
+    """Gate logits ``z_ij = scale·s_ij + bias`` (T, T). For ±1 scores and bias 0, scale >= 37 makes σ of the
+    counted keys exactly 1.0 in float64 and that of the others below 1e-16 (never exactly 0; see SATURATE)."""
     scale = check_float("scale", scale, -SATURATE, SATURATE)
     bias = check_float("bias", bias, -SATURATE, SATURATE)
     return scale * gate_scores(tokens, rule, seed, d_head) + bias
@@ -473,7 +486,9 @@ def cope_lesson(text: str = DEFAULT_TEXT, rule: str = "sentences", scale: float 
     """Run CoPE on ``text`` with a gate rule and a toy attention head; ``npos_max = 0`` means T + 1.
 
     The query is the toy head's content query plus ``strength·e[p*]/‖e[p*]‖``: it "looks for" keys at
-    CoPE position ``p* = target`` (with sentence gates, p* = 1 is the previous sentence). Raises
+    CoPE position ``p* = target``. With sentence gates a query inside a sentence sees its own sentence at
+    p = 0 and the previous one at p = 1; a query that is itself a sentence end counts its own gate, so
+    there its sentence is at p = 1 and the previous one at p = 2. Raises
     ValueError naming the parameter for bad values, and for a text without any token.
     """
     if not isinstance(text, str):

@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from posviz import rope as _rope
-from posviz._validate import check_choice, check_float, check_int
+from posviz._validate import check_array, check_cells, check_choice, check_float, check_int
 from posviz.rope import inv_freq
 
 MODES = ("rope", "absolute", "relative_mul", "relative_log")
@@ -51,22 +51,8 @@ MAX_ABS = 1e100  # entries of q, k, x, logits: squares and dot products of these
 
 
 def _as_real_array(name: str, value: object) -> np.ndarray:
-    """``value`` as a float64 array of finite numbers within ±MAX_ABS, else ValueError naming ``name``."""
-    msg = f"{name} must be a finite number or an array of finite numbers in [-1e100, 1e100]"
-    if isinstance(value, (bool, str, bytes)):
-        raise ValueError(f"{msg}; got {value!r:.40}")
-    try:
-        arr = np.asarray(value)
-        if arr.dtype.kind not in "iufO":  # bool, complex, text, dates...
-            raise TypeError(f"dtype {arr.dtype}")
-        arr = arr.astype(np.float64)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise ValueError(f"{msg} ({str(exc)[:80]})") from None
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{msg}; got a NaN or an infinity")
-    if arr.size and np.abs(arr).max() > MAX_ABS:
-        raise ValueError(f"{msg}; got {np.abs(arr).max():.3g} in absolute value")
-    return arr
+    """``value`` as a float64 array of finite numbers within ±MAX_ABS (``posviz._validate.check_array``)."""
+    return check_array(name, value, lo=-MAX_ABS, hi=MAX_ABS)
 
 
 def _components(r: np.ndarray, alpha1: float, alpha2: float, sigma1: float,
@@ -123,7 +109,7 @@ def _tokens(x: object, positions: object) -> tuple[np.ndarray, np.ndarray, int]:
     x = _as_real_array("x", x)
     if x.ndim != 2:
         raise ValueError(f"x must be (T, d); got shape {x.shape}")
-    d = check_int("d", x.shape[1], 2, MAX_DIM, even=True)
+    d = check_int("x.shape[1] (the dimension d)", x.shape[1], 2, MAX_DIM, even=True)
     pos = _positions("positions", positions)
     if pos.shape != (x.shape[0],):
         raise ValueError(f"positions must have shape (T,) = ({x.shape[0]},); got {pos.shape}")
@@ -145,6 +131,7 @@ def rope_logits(q: np.ndarray, k: np.ndarray, m: object, n: object, base: float 
     q, k = _as_real_array("q", q), _as_real_array("k", k)
     if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1]:
         raise ValueError(f"q and k must be (Tq, d) and (Tk, d) with the same d; got {q.shape} and {k.shape}")
+    check_cells("q and k: Tq × Tk", q.shape[0] * k.shape[0], MAX_T * MAX_T, "logits")
     m, n = _positions("m", m), _positions("n", n)
     if m.shape != (q.shape[0],) or n.shape != (k.shape[0],):
         raise ValueError(f"m and n must have one position per row of q and k; got {m.shape}, {n.shape}")
@@ -164,6 +151,7 @@ def apply_kernel(logits: np.ndarray, m: object, n: object, mode: str, alpha1: fl
     kern = _check_kernel(alpha1, alpha2, sigma1, sigma2)
     logits = _as_real_array("logits", logits)
     m, n = _positions("m", m), _positions("n", n)
+    check_cells("m and n: len(m) × len(n)", m.size * n.size, MAX_T * MAX_T, "logits")
     if logits.shape != (m.size, n.size):
         raise ValueError(f"logits must have shape (len(m), len(n)) = ({m.size}, {n.size}); "
                          f"got {logits.shape}")
@@ -185,16 +173,52 @@ def as_written_qk(q: np.ndarray, positions: object, base: float = 10000.0, alpha
     ``K(m)·K(n)·RoPE score``: the absolute mode of ``apply_kernel``.
     """
     kern = _check_kernel(alpha1, alpha2, sigma1, sigma2)
-    rotated = rotate(q, positions, base)  # (T, d)
+    q = _as_real_array("q", q)
+    if q.ndim != 2:
+        raise ValueError(f"q must be (T, d); got shape {q.shape}")
+    try:
+        rotated = rotate(q, positions, base)  # (T, d)
+    except ValueError as e:  # rotate names its input "x"
+        raise ValueError(str(e).replace("x.shape", "q.shape").replace("x must", "q must")) from None
     pos = _positions("positions", positions)
     return gaussian_kernel(pos, *kern)[:, None] * rotated  # (T, 1) * (T, d): one factor per token
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
-    """Row-wise softmax (over keys, the last axis), shifted by the row maximum for stability."""
-    z = logits - logits.max(axis=-1, keepdims=True)
-    e = np.exp(z)
+    """Row-wise softmax (over keys, the last axis), shifted by the row maximum for stability.
+
+    ``logits``: finite numbers or -inf (a masked key), at least one key per row and at most MAX_T² values;
+    a row of nothing but -inf has no softmax and raises ValueError (it used to return NaN)."""
+    if isinstance(logits, (bool, str, bytes)) or logits is None:
+        raise ValueError(f"logits must be an array of numbers (-inf allowed for masked keys); got "
+                         f"{type(logits).__name__}")
+    arr = _logits_array(logits)
+    top = arr.max(axis=-1, keepdims=True)
+    if np.isneginf(top).any():
+        raise ValueError("logits must have at least one finite value in every row; a row of only -inf "
+                         "(every key masked) has no softmax")
+    e = np.exp(arr - top)
     return e / e.sum(axis=-1, keepdims=True)
+
+
+def _logits_array(logits: object) -> np.ndarray:
+    """``logits`` as a float64 array (ndim >= 1, last axis non-empty) of finite numbers or -inf."""
+    masked = check_array("logits", np.where(_neg_inf_mask(logits), 0.0, logits) if _is_numeric(logits) else logits,
+                         min_size=1, max_size=MAX_T * MAX_T, lo=-MAX_ABS, hi=MAX_ABS)
+    if masked.ndim < 1 or masked.shape[-1] < 1:
+        raise ValueError(f"logits must have at least one key on the last axis; got shape {masked.shape}")
+    return np.where(_neg_inf_mask(logits), -np.inf, masked)
+
+
+def _is_numeric(value: object) -> bool:
+    try:
+        return np.asarray(value).dtype.kind in "iuf"
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _neg_inf_mask(value: object) -> np.ndarray | bool:
+    return np.isneginf(np.asarray(value, dtype=np.float64)) if _is_numeric(value) else False
 
 
 def attention(T: int = 128, d: int = 64, base: float = 10000.0, seed: int = 0, mode: str = "rope",
@@ -211,6 +235,7 @@ def attention(T: int = 128, d: int = 64, base: float = 10000.0, seed: int = 0, m
     d = check_int("d", d, 2, MAX_DIM, even=True)
     base = check_float("base", base, 1.0, 1e12, lo_open=True)
     seed = check_int("seed", seed, 0, MAX_SEED)
+    check_cells("T × T × d", T * T * d, MAX_T * MAX_T * 128, "multiply-adds")
     return _attention(T, d, base, seed, mode, kern if mode != "rope" else ())  # plain RoPE ignores K
 
 

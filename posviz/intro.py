@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from posviz._validate import check_choice, check_float, check_int
+from posviz._validate import check_array, check_choice, check_float, check_int
 from posviz.sinusoidal import frequencies, sinusoidal_table
 
 DEFAULT_TEXT = "The dog chased another dog"
@@ -124,16 +124,9 @@ def self_attention(x: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray
     shapes (T, d) and (T, T) (Vaswani et al. 2017, §3.2.1). Nothing in it looks at a row's index, so
     permuting the rows of x permutes the rows of the output the same way.
     """
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError("x must be a 2-D array of finite numbers") from None
-    if arr.ndim != 2:
-        raise ValueError(f"x must be a 2-D array (tokens, d); got {arr.ndim} dimension(s)")
+    arr = check_array("x", x, ndim=2, lo=-MAX_ABS_INPUT, hi=MAX_ABS_INPUT)
     check_int("x.shape[0]", arr.shape[0], 1, 4096)
     check_int("x.shape[1]", arr.shape[1], 1, 4096)
-    if not np.all(np.isfinite(arr)) or np.max(np.abs(arr)) > MAX_ABS_INPUT:
-        raise ValueError(f"x must hold finite numbers with |x| <= {MAX_ABS_INPUT:g}")
     w_q, w_k, w_v = attention_weights_qkv(arr.shape[1], seed)
     q, k, v = arr @ w_q, arr @ w_k, arr @ w_v  # (T, d) each
     scores = q @ k.T / np.sqrt(arr.shape[1])  # (T, T)
@@ -154,6 +147,8 @@ def shuffle_order(n: int, shuffle: int = 0) -> np.ndarray:
 
 def repeated_pair(tokens: Sequence[str]) -> tuple[int, int] | None:
     """Indices ``(i, j)``, i < j, of the first word that occurs twice, or None if every word is unique."""
+    if isinstance(tokens, str) or not isinstance(tokens, Sequence) or not all(isinstance(t, str) for t in tokens):
+        raise ValueError(f"tokens must be a list of strings; got {type(tokens).__name__}")
     seen: dict[str, int] = {}
     for j, t in enumerate(tokens):
         if t in seen:
@@ -311,16 +306,9 @@ def position_codes(scheme: str, n_positions: int, d_model: int = 16, base: float
 
 
 def _as_codes(codes: np.ndarray, name: str = "codes", min_rows: int = 2) -> np.ndarray:
-    try:
-        arr = np.asarray(codes, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a 2-D array of finite numbers") from None
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (rows, columns); got {arr.ndim} dimension(s)")
+    arr = check_array(name, codes, ndim=2, lo=-1e12, hi=1e12)
     check_int(f"{name}.shape[0]", arr.shape[0], min_rows, 1 << 16)
     check_int(f"{name}.shape[1]", arr.shape[1], 1, 4096)
-    if not np.all(np.isfinite(arr)) or np.max(np.abs(arr)) > 1e12:
-        raise ValueError(f"{name} must hold finite numbers with |value| <= 1e12")
     return arr
 
 
@@ -402,101 +390,3 @@ def distance_profile(max_offset: int = MAX_OFFSET, d_model: int = 16, base: floa
     lo, hi = edges[:-1], edges[1:] - 1
     mins = np.minimum.reduceat(dist, lo - 1)  # (B,): min over k in [lo, next lo)
     return lo, hi, mins
-
-
-# ---------------------------------------------------------------------------------------------------
-# the five properties (seed 004), as data for the page's table
-
-SCHEMES = ("integer", "normalised", "binary", "sinusoidal", "RoPE")
-SCHEME_TITLES = {"integer": "integer p", "normalised": "normalised p/N", "binary": "binary bits",
-                 "sinusoidal": "sinusoidal", "RoPE": "RoPE"}
-
-
-@dataclass(frozen=True)
-class Property:
-    name: str
-    question: str
-    cells: dict[str, tuple[str, str]]       # scheme -> (verdict "yes" / "no" / "partly", one-line reason)
-    pages: tuple[tuple[str, str], ...]      # (page path, link label) of the lessons that show it
-
-
-PROPERTIES: tuple[Property, ...] = (
-    Property(
-        "Unique code per position, whatever the length",
-        "Does position 5 get the same code, distinct from every other position, in a sequence of 10 "
-        "and of 10,000?",
-        {
-            "integer": ("yes", "p is p in any sequence"),
-            "normalised": ("no", "p/N changes with N: position 5 is 0.5 when N = 10, 0.05 when N = 100"),
-            "binary": ("partly", "fixed bits per position, but n bits repeat after 2^n positions"),
-            "sinusoidal": ("yes", "fixed for any length; pair 0 never repeats (wavelength 2π is irrational)"),
-            "RoPE": ("yes", "the same rotation angles m·θ_i as the sinusoids, whatever the length"),
-        },
-        (("pages/2_Sinusoidal.py", "Sinusoidal: the table and its wavelengths"),),
-    ),
-    Property(
-        "Linear relation between positions",
-        "Is there one fixed map taking the code of p to the code of p + k, the same for every p?",
-        {
-            "integer": ("yes", "add k to every component (but the values grow without bound)"),
-            "normalised": ("partly", "add k/N, a step that depends on the sequence length"),
-            "binary": ("no", "carries: p + 1 flips a different number of bits at every p"),
-            "sinusoidal": ("yes", "a block rotation M_k, independent of p"),
-            "RoPE": ("yes", "q·k after rotation depends only on the offset m − n"),
-        },
-        (("pages/2_Sinusoidal.py", "Sinusoidal: the shift matrix M_k"),
-         ("pages/4_RoPE.py", "RoPE: scores that depend only on m − n")),
-    ),
-    Property(
-        "Generalises to longer sequences",
-        "Are positions beyond the training length still sensible, in-range codes?",
-        {
-            "integer": ("no", "unseen, ever larger values swamp the embedding"),
-            "normalised": ("no", "a longer N rescales every position the model learnt"),
-            "binary": ("partly", "new bit patterns appear, and n bits wrap after 2^n"),
-            "sinusoidal": ("partly", "values stay in [−1, 1], but slow pairs reach unseen angles"),
-            "RoPE": ("partly", "relative by design, yet long offsets reach unseen angles"),
-        },
-        (("pages/4_RoPE.py", "RoPE: angles per pair"),
-         ("pages/5_Context_extension.py", "Context extension: stretching the angles")),
-    ),
-    Property(
-        "A deterministic rule",
-        "Is the code computed by a fixed formula a model can learn to read, rather than learnt?",
-        {
-            "integer": ("yes", "the identity p → p"),
-            "normalised": ("yes", "p → p/N (given N)"),
-            "binary": ("yes", "the bits of p"),
-            "sinusoidal": ("yes", "sin and cos of p·ω_i with ω_i = base^(−2i/d)"),
-            "RoPE": ("yes", "rotate pair i by m·θ_i with θ_i = base^(−2i/d)"),
-        },
-        (("pages/2_Sinusoidal.py", "Sinusoidal: the formula"),),
-    ),
-    Property(
-        "Extends to n dimensions",
-        "Can the same idea encode a position (row, column) on an image, or more axes?",
-        {
-            "integer": ("partly", "one number per axis, with the same swamping"),
-            "normalised": ("partly", "one p/N per axis, with the same length dependence"),
-            "binary": ("partly", "concatenate the bits of each axis"),
-            "sinusoidal": ("yes", "give each axis its share of the channels (MAE's 2-D table)"),
-            "RoPE": ("yes", "rotate some pairs by the row and others by the column (axial 2-D RoPE)"),
-        },
-        (("pages/3_2D_encodings.py", "2-D encodings: images and grids"),),
-    ),
-)
-
-
-def property_rows() -> list[dict[str, str]]:
-    """The five-properties table as rows of plain strings: property, then ``"verdict: reason"`` per scheme."""
-    rows = []
-    for prop in PROPERTIES:
-        row = {"property": prop.name}
-        for scheme in SCHEMES:
-            verdict, reason = prop.cells[scheme]
-            row[SCHEME_TITLES[scheme]] = f"{_MARK[verdict]} {verdict}: {reason}"
-        rows.append(row)
-    return rows
-
-
-_MARK = {"yes": "✅", "no": "❌", "partly": "⚠️"}

@@ -2,8 +2,9 @@
 
 Values are copied from the models' published config.json files (or, where a model card tells users to
 add a ``rope_scaling`` block, from that card). Only the keys that matter for RoPE are kept; they are
-spelled as in the original file (transformers-4 style: top-level ``rope_theta`` + ``rope_scaling``),
-so ``posviz.scaling.inv_freq_from_config`` reads them exactly as it reads a pasted config.json.
+spelled as in the original file (top-level ``rope_theta`` + ``rope_scaling``, nested under ``text_config``
+for the multimodal Llama 4 and Gemma 3), so ``posviz.scaling.describe_config`` reads them exactly as it
+reads a pasted config.json.
 Where we could only check a value against a public copy rather than the model repository itself,
 the ``source`` says so.
 """
@@ -127,6 +128,39 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
        "same-generation Phi-3-vision-128k-instruct config.json (reproduced in diffusers' OmniGen conversion "
        "script), whose long_factor is identical; Microsoft replaced both lists in the June 2024 update, so "
        "today's file differs. Original type \"su\" was renamed \"longrope\" by transformers."),
+    Preset("Llama 4 Scout 17B-16E", {
+        "model_type": "llama4",
+        "text_config": {
+            "model_type": "llama4_text", "hidden_size": 5120, "num_attention_heads": 40, "head_dim": 128,
+            "num_hidden_layers": 48, "max_position_embeddings": 10485760, "rope_theta": 500000.0,
+            "attention_chunk_size": 8192,
+            "rope_scaling": {"factor": 16.0, "high_freq_factor": 1.0, "low_freq_factor": 1.0,
+                             "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+        },
+    }, "meta-llama/Llama-4-Scout-17B-16E config.json, text_config (RoPE keys): hidden_size 5120, 40 heads of "
+       "128, 48 layers, max_position_embeddings 10485760, rope_theta 500000.0, llama3 scaling with factor 16 and "
+       "low_freq_factor = high_freq_factor = 1 over 8192, attention_chunk_size 8192; checked against public "
+       "copies of the file (test fixtures of other engines). No no_rope_layers list is kept, so transformers' "
+       "Llama4TextConfig derives it from no_rope_layer_interval 4: every 4th layer uses no RoPE."),
+    Preset("Gemma 3 27B", {
+        "model_type": "gemma3",
+        "text_config": {
+            "model_type": "gemma3_text", "hidden_size": 5376, "num_attention_heads": 32, "head_dim": 128,
+            "num_hidden_layers": 62, "max_position_embeddings": 131072, "sliding_window": 1024,
+            "sliding_window_pattern": 6, "rope_theta": 1000000.0, "rope_local_base_freq": 10000.0,
+            "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+        },
+    }, "google/gemma-3-27b-it config.json, text_config (RoPE keys): 62 layers, 32 heads of 128, sliding_window "
+       "1024 with sliding_window_pattern 6 (every 6th layer global), rope_theta 1e6 for the global layers with "
+       "linear scaling x8, rope_local_base_freq 1e4 for the sliding-window layers; max_position_embeddings "
+       "131072 is Gemma3TextConfig's default (the 128K context of the model card). Checked against public "
+       "copies of the file; the 4B and 12B checkpoints share the RoPE keys."),
+    Preset("Qwen3 8B", {
+        "model_type": "qwen3", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+        "num_hidden_layers": 36, "max_position_embeddings": 40960, "rope_theta": 1000000.0, "rope_scaling": None,
+    }, "Qwen/Qwen3-8B config.json (head_dim 128, 32 heads, 36 layers, rope_theta 1000000.0, "
+       "max_position_embeddings 40960, rope_scaling null), checked against public copies of the file. The "
+       "model card's YaRN block (factor 4 over 32768) is something users add, not part of the file."),
     Preset("GPT-NeoX 20B", {
         "hidden_size": 6144, "num_attention_heads": 64, "max_position_embeddings": 2048,
         "rotary_emb_base": 10000, "rotary_pct": 0.25,

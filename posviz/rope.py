@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posviz._validate import check_choice, check_float, check_int
+from posviz._validate import check_array, check_cells, check_choice, check_float, check_int
 
 if TYPE_CHECKING:
     import torch
@@ -31,7 +31,7 @@ MAX_LENGTH = 1 << 16  # number of positions / offsets one call may take
 MAX_GRID = 2048  # score_grid is (T, T)
 MAX_CELLS = 1 << 22  # rows × pairs for the (T, d/2) intermediate arrays (64 MB as complex128)
 MAX_SEQUENCE = 1 << 20  # apply_rope / rotate: positions per call (a 1M-token sequence)
-MAX_TABLE = 1 << 23  # apply_rope / rotate: T × d/2 angles (two float64 (T, d) tables: 256 MB at most)
+MAX_TABLE = 1 << 20  # apply_rope / rotate: T × d/2 angles (measured peak ~100 MB at the cap, float64)
 TWO_PI = 2 * np.pi
 
 
@@ -39,26 +39,8 @@ TWO_PI = 2 * np.pi
 
 def _array(name: str, values: object, *, max_len: int = MAX_LENGTH, max_abs: float = MAX_POSITION,
            ndim: int = 1) -> np.ndarray:
-    """``values`` as a finite float64 array of ``ndim`` dims, else ValueError naming ``name``."""
-    if hasattr(values, "detach"):  # a torch tensor
-        values = values.detach().cpu().numpy()
-    if isinstance(values, (str, bytes, bool)) or values is None:
-        raise ValueError(f"{name} must be an array of finite numbers; got {type(values).__name__}")
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be an array of finite numbers") from None
-    if arr.ndim == 0 and ndim == 1:
-        arr = arr.reshape(1)
-    if arr.ndim != ndim:
-        raise ValueError(f"{name} must be a {ndim}-D array; got shape {arr.shape}")
-    if arr.size > max_len:
-        raise ValueError(f"{name} may hold at most {max_len} values; got {arr.size}")
-    if arr.size and not np.isfinite(arr).all():
-        raise ValueError(f"{name} must hold finite numbers only (no NaN or inf)")
-    if arr.size and np.abs(arr).max() > max_abs:
-        raise ValueError(f"{name} must lie in [-{max_abs:g}, {max_abs:g}]; got {np.abs(arr).max():g}")
-    return arr
+    """``values`` as a finite float64 array of ``ndim`` dims (``posviz._validate.check_array``)."""
+    return check_array(name, values, ndim=ndim, max_size=max_len, lo=-max_abs, hi=max_abs, scalar_ok=True)
 
 
 def _vector(name: str, values: object, dim: int | None = None) -> np.ndarray:
@@ -112,9 +94,7 @@ def wrapped_pairs(m: float, dim: int, base: float = 10000.0) -> np.ndarray:
 
 
 def _check_cells(name: str, rows: int, pairs: int, cap: int = MAX_CELLS) -> None:
-    if rows * pairs > cap:
-        raise ValueError(f"{name}: {rows} values × {pairs} pairs exceeds the cap of {cap} cells; "
-                         "use fewer values or a smaller dim")
+    check_cells(f"{name}: {rows} values × {pairs} pairs", rows * pairs, cap, "cells")
 
 
 # ---------------------------------------------------------------------------- layouts
@@ -197,8 +177,10 @@ def _rotation(T: int, dim: int, positions: object, inv_freq: object,
               layout: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Validated cos/sin tables (T, dim) and the partner index and sign of every channel, so that
     ``x·cos + x[..., idx]·sign·sin`` rotates x (shared by ``rotate`` and ``apply_rope``)."""
+    if dim % 2 or dim < 2:
+        raise ValueError(f"x must have an even number of channels dim >= 2 on its last axis; got {dim}")
     theta = _array("inv_freq", inv_freq, max_len=MAX_DIM // 2, max_abs=1e6)
-    if dim % 2 or theta.shape != (dim // 2,):
+    if theta.shape != (dim // 2,):
         raise ValueError(f"inv_freq must have shape (dim/2,) = ({dim // 2},) for an even dim; "
                          f"got {tuple(theta.shape)} for dim {dim}")
     pos = _array("positions", positions, max_len=MAX_SEQUENCE)
@@ -211,17 +193,7 @@ def _rotation(T: int, dim: int, positions: object, inv_freq: object,
 
 
 def _as_float_array(name: str, x: object) -> np.ndarray:
-    if isinstance(x, (str, bytes, bool)) or x is None:
-        raise ValueError(f"{name} must be an array of finite numbers; got {type(x).__name__}")
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be an array of finite numbers") from None
-    if arr.size > MAX_CELLS:
-        raise ValueError(f"{name} may hold at most {MAX_CELLS} values; got {arr.size}")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} must hold finite numbers only (no NaN or inf)")
-    return arr
+    return check_array(name, x, max_size=MAX_CELLS)
 
 
 def apply_rope(x: torch.Tensor, positions: torch.Tensor, inv_freq: torch.Tensor | np.ndarray,
@@ -239,6 +211,8 @@ def apply_rope(x: torch.Tensor, positions: torch.Tensor, inv_freq: torch.Tensor 
         raise ValueError("x must be a torch tensor of shape (..., T, dim)")
     if not torch.is_floating_point(x):
         raise ValueError(f"x must be a floating-point tensor; got {x.dtype}")
+    if x.numel() > MAX_CELLS:
+        raise ValueError(f"x may hold at most {MAX_CELLS:,} values; got {x.numel():,}")
     if not torch.isfinite(x).all():
         raise ValueError("x must hold finite numbers only (no NaN or inf)")
     cos, sin, idx, sign = _rotation(x.shape[-2], x.shape[-1], positions, inv_freq, layout)
@@ -301,9 +275,11 @@ def relative_scores(q: object, k: object, deltas: object, base: float = 10000.0,
     """The score as a function of the offset Δ = m - n alone (consistent layouts), shape (len(deltas),).
 
     Per pair, with (u, v) the pair of q and (u', v') that of k:
-    ``(u u' + v v')·cos(Δ theta_i) + (u v' - v u')·sin(Δ theta_i)`` (formulas.md §1.1). The sine
-    term makes it change sign with Δ unless q and k are parallel pair by pair: RoPE can tell left from
-    right, unlike the sinusoidal PE dot product.
+    ``(u u' + v v')·cos(Δ theta_i) + (u v' - v u')·sin(Δ theta_i)`` (formulas.md §1.1). For any q and k
+    the whole score depends on Δ alone; the sine term makes S(Δ) differ from S(-Δ) unless every pair of q
+    is parallel to the same pair of k (q = k gives a symmetric score). Compare like with like: the raw
+    sinusoidal PE·PE (no weights) is even in Δ, but an absolute-PE score through learned W_q, W_k can be
+    direction-aware too, it then depends on m and n separately, not on m - n alone.
     """
     q = _vector("q", q)
     k = _vector("k", k, q.size)

@@ -3,9 +3,10 @@
 Two families live here, both for a grid of H×W patches in row-major token order ``t = r·W + c``
 (``r`` = row, ``c`` = column; rope-vit and FLUX call the column ``x`` and the row ``y``):
 
-* additive 2-D sin/cos (MAE, seed 003): helpers around :func:`posviz.sinusoidal.sinusoidal_2d` — the table
-  at real-valued coordinates, cosine similarity between patches, which channels follow which axis, and
-  the bicubic resize ViTs apply when the grid changes (reference/formulas.md §3);
+* additive 2-D sin/cos (MAE's layout, and the "concat"/"add" variants): helpers around
+  :func:`posviz.sinusoidal.sinusoidal_2d` — the table at real-valued coordinates, cosine similarity
+  between patches, which channels follow which axis, and the bicubic resize ViTs apply when the grid
+  changes (reference/formulas.md §3);
 * rotary 2-D encodings: axial RoPE (rope-vit, base 100), RoPE-Mixed (Heo et al. 2024, seeded random
   direction per head, base 10) and FLUX's ``EmbedND`` with three axes (16, 56, 56) (formulas.md §4).
   Every variant is "pair k rotates by ``Σ_a coord_a · f_a[k]``": a coordinate matrix (T, A) times a
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posviz._validate import check_choice, check_float, check_int
+from posviz._validate import check_array, check_choice, check_float, check_int
 from posviz.rope import apply_rope, inv_freq
 from posviz.sinusoidal import COMBINE_2D, frequencies, sinusoidal_2d
 
@@ -58,20 +59,8 @@ def _check_sincos(height: object, width: object, d_model: object,
 
 
 def _float_array(name: str, value: object, ndim: int, max_abs: float = 1e7) -> np.ndarray:
-    """``value`` as a finite float64 array with ``ndim`` dims, else ValueError naming ``name``."""
-    if value is None or isinstance(value, (str, bytes, bool)):
-        raise ValueError(f"{name} must be a {ndim}-D array of finite numbers; got {type(value).__name__}")
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a {ndim}-D array of finite numbers") from None
-    if arr.ndim != ndim:
-        raise ValueError(f"{name} must be a {ndim}-D array; got shape {arr.shape}")
-    if arr.size > 1 << 24:
-        raise ValueError(f"{name} may hold at most {1 << 24} numbers; got {arr.size}")
-    if not np.isfinite(arr).all() or (arr.size and np.abs(arr).max() > max_abs):
-        raise ValueError(f"{name} must hold finite numbers with |value| <= {max_abs:g}")
-    return arr
+    """``value`` as a finite float64 array with ``ndim`` dims (``posviz._validate.check_array``)."""
+    return check_array(name, value, ndim=ndim, lo=-max_abs, hi=max_abs)
 
 
 def _check_base(base: object) -> float:
@@ -79,7 +68,7 @@ def _check_base(base: object) -> float:
 
 
 # ---------------------------------------------------------------------------------------------------
-# 2-D sin/cos (MAE; seed 003)
+# 2-D sin/cos (MAE; the "concat" and "add" variants)
 # ---------------------------------------------------------------------------------------------------
 
 def _table_1d(pos: np.ndarray, d: int, base: float, layout: str) -> np.ndarray:
@@ -102,6 +91,8 @@ def sincos_2d_at(rows: np.ndarray, cols: np.ndarray, d_model: int, base: float =
     combine = check_choice("combine", combine, COMBINE_2D)
     r = _float_array("rows", rows, 1)
     c = _float_array("cols", cols, 1)
+    check_int("len(rows)", len(r), 0, MAX_GRID)
+    check_int("len(cols)", len(c), 0, MAX_GRID)
     _check_grid(max(len(r), 1), max(len(c), 1), d_model, multiple_of=4 if combine != "add" else 2)
     if len(r) == 0 or len(c) == 0:
         raise ValueError("rows and cols must each hold at least one coordinate")
@@ -123,7 +114,9 @@ def sincos_2d_channel_info(d_model: int, base: float = 10000.0,
 
     Returns ``{"axis": (d,) of "row" | "column" | "row+column", "fn": (d,) of "sin" | "cos",
     "omega": (d,) radians per patch}``. MAE's first half follows the COLUMN although its code names it
-    ``emb_h`` (facebookresearch/mae issue 18); seed 003's concat puts the row first.
+    ``emb_h`` (facebookresearch/mae issue 18); the "concat" mode puts the row first. In "concat" and "mae"
+    each axis gets d/2 channels with ``w_k = base**(-4k/d)``, so in MAE's [sin | cos] halves channel d/4 of
+    a half turns as fast as channel 0.
     """
     combine = check_choice("combine", combine, COMBINE_2D)
     d_model = check_int("d_model", d_model, 4, MAX_D, multiple_of=4 if combine != "add" else 2)
@@ -439,6 +432,10 @@ def rope_nd_rotate(x: torch.Tensor, coords: np.ndarray, freqs: np.ndarray) -> to
     block): two rotations of the same plane add their angles, so the order does not matter. Axial, mixed
     and FLUX RoPE are all this with different (coords, freqs).
     """
+    import torch
+
+    if not isinstance(x, torch.Tensor) or x.ndim < 2:
+        raise ValueError(f"x must be a torch tensor of shape (..., T, dim); got {type(x).__name__}")
     coords = _float_array("coords", coords, 2)
     freqs = _float_array("freqs", freqs, 2, max_abs=1e6)
     if coords.shape[1] != freqs.shape[0]:
@@ -453,8 +450,6 @@ def rope_nd_rotate(x: torch.Tensor, coords: np.ndarray, freqs: np.ndarray) -> to
         if len(pairs) == freqs.shape[1]:
             x = apply_rope(x, coords[:, a], freqs[a], layout="interleaved")
             continue
-        import torch
-
         ch = torch.from_numpy(np.stack([2 * pairs, 2 * pairs + 1], axis=1).reshape(-1))  # (2·n,)
         x = x.clone()
         x[..., ch] = apply_rope(x[..., ch], coords[:, a], freqs[a, pairs], layout="interleaved")
@@ -546,6 +541,8 @@ def _check_pairs(query_a: object, query_b: object) -> None:
     for name, q in (("query_a", query_a), ("query_b", query_b)):
         if not isinstance(q, (tuple, list)) or len(q) != 2:
             raise ValueError(f"{name} must be a (row, col) pair; got {q!r}"[:120])
+        for v in q:
+            check_int(name, v, 0, MAX_GRID - 1)
 
 
 def shared_offset_gap(scores_a: np.ndarray, scores_b: np.ndarray, query_a: tuple[int, int],

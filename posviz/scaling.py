@@ -7,12 +7,14 @@ dynamic NTK (emozilla), YaRN (Peng et al. 2023, code ramp of jquesnelle/yarn and
 (Meta ``apply_scaling``) and LongRoPE (Ding et al. 2024, Phi-3 style). ``attention_factor`` multiplies cos
 and sin, so attention logits are multiplied by its square.
 
-``inv_freq_from_config`` reads a Hugging Face ``config.json`` dict in either spelling (transformers 5
-``rope_parameters`` with ``rope_theta`` inside, or transformers 4 top-level ``rope_theta`` plus
-``rope_scaling`` with ``type`` or ``rope_type``), resolves it the way transformers does (including its
-quirks: ``beta_fast = 0`` silently means 32, a missing YaRN ``factor`` is ``max_position_embeddings /
-original_max_position_embeddings``, a top-level ``original_max_position_embeddings`` wins) and dispatches
-to the per-method functions. Everything is per pair (d/2 numbers), so any context length costs the same.
+``inv_freq_from_config`` and ``describe_config`` read a Hugging Face ``config.json`` dict in either spelling
+(transformers 5 ``rope_parameters`` with ``rope_theta`` inside, possibly one block per layer type, or
+transformers 4 top-level ``rope_theta`` plus ``rope_scaling`` with ``type`` or ``rope_type``), nested under
+``text_config`` or not, and resolve it the way transformers 5.23 does (including its quirks: ``beta_fast = 0``
+silently means 32; a YaRN ``factor`` of null is inferred as ``max_position_embeddings /
+original_max_position_embeddings`` while a missing ``factor`` key raises; a top-level
+``original_max_position_embeddings`` wins), then dispatch to the per-method functions. Everything is per
+pair (d/2 numbers), so any context length costs the same.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from posviz._validate import check_choice, check_float, check_int
+from posviz._validate import check_array, check_bool, check_cells, check_choice, check_float, check_int
 from posviz.rope import MAX_DIM, inv_freq
 
 MAX_FACTOR = 1e6          # scale factors s above this are not a context extension any more
@@ -58,8 +60,13 @@ def rotations(dim: int, base: float, original_max_position_embeddings: int) -> n
 
 
 def yarn_correction_dim(num_rotations: float, dim: int, base: float, original_max_position_embeddings: int) -> float:
-    """Pair index whose rotation count in L is ``num_rotations``: ``d·ln(L/(2π·ρ)) / (2 ln b)``."""
-    return dim * math.log(original_max_position_embeddings / (num_rotations * 2 * math.pi)) / (2 * math.log(base))
+    """Pair index whose rotation count in L is ``num_rotations``: ``d·ln(L/(2π·ρ)) / (2 ln b)`` (YaRN Eq. 17-18,
+    transformers' ``find_correction_dim``). Needs ρ > 0 and b > 1; negative results mean "before pair 0"."""
+    num_rotations = check_float("num_rotations", num_rotations, 0.0, 1e6, lo_open=True)
+    dim = check_int("dim", dim, 2, MAX_DIM, even=True)
+    base = check_float("base", base, 1.0, MAX_BASE, lo_open=True)
+    L = check_int("original_max_position_embeddings", original_max_position_embeddings, 1, MAX_LENGTH)
+    return dim * math.log(L / (num_rotations * 2 * math.pi)) / (2 * math.log(base))
 
 
 def yarn_correction_range(dim: int, base: float, original_max_position_embeddings: int, beta_fast: float = 32.0,
@@ -74,6 +81,7 @@ def yarn_correction_range(dim: int, base: float, original_max_position_embedding
     L = check_int("original_max_position_embeddings", original_max_position_embeddings, 1, MAX_LENGTH)
     beta_fast = check_float("beta_fast", beta_fast, 0.0, 1e6, lo_open=True)
     beta_slow = check_float("beta_slow", beta_slow, 0.0, 1e6, lo_open=True)
+    truncate = check_bool("truncate", truncate)
     low = yarn_correction_dim(beta_fast, dim, base, L)
     high = yarn_correction_dim(beta_slow, dim, base, L)
     if truncate:
@@ -91,6 +99,7 @@ def yarn_extrapolation_weight(dim: int, base: float, original_max_position_embed
     ``r_i = L/lambda_i`` between ``alpha = beta_slow`` and ``beta = beta_fast``.
     """
     ramp = check_choice("ramp", ramp, RAMPS)
+    truncate = check_bool("truncate", truncate)
     if ramp == "paper":
         beta_fast = check_float("beta_fast", beta_fast, 0.0, 1e6, lo_open=True)
         beta_slow = check_float("beta_slow", beta_slow, 0.0, 1e6, lo_open=True)
@@ -172,17 +181,37 @@ def dynamic_inv_freq(dim: int, base: float, factor: float, max_position_embeddin
 def yarn_attention_factor(factor: float, mscale: float | None = None, mscale_all_dim: float | None = None,
                           attention_factor: float | None = None) -> float:
     """YaRN's cos/sin factor A: given ``attention_factor`` as is; else ``get_mscale(s, mscale) /
-    get_mscale(s, mscale_all_dim)`` when both are non-zero (DeepSeek); else ``0.1 ln s + 1``."""
+    get_mscale(s, mscale_all_dim)`` when both are non-zero (DeepSeek); else ``0.1 ln s + 1``.
+
+    Both ``0.1·m·ln s + 1`` terms must be positive: a zero denominator (e.g. s = e⁵, mscale_all_dim = -2)
+    leaves A undefined and a negative one flips the sign of cos and sin; either raises ValueError."""
     factor = _factor(factor)
     if attention_factor is not None:
-        return check_float("attention_factor", attention_factor, 0.0, 1e3)
+        return check_float("attention_factor", attention_factor, 0.0, 1e3, lo_open=True)
+    if mscale is not None:
+        mscale = check_float("mscale", mscale, -1e3, 1e3)
+    if mscale_all_dim is not None:
+        mscale_all_dim = check_float("mscale_all_dim", mscale_all_dim, -1e3, 1e3)
     if mscale and mscale_all_dim:
-        return get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
+        num = _positive_mscale("mscale", factor, mscale)
+        return num / _positive_mscale("mscale_all_dim", factor, mscale_all_dim)
     return get_mscale(factor)
+
+
+def _positive_mscale(name: str, factor: float, value: float) -> float:
+    out = get_mscale(factor, value)
+    if not out > 0:
+        raise ValueError(f"{name} = {value:g} with factor {factor:g} gives 0.1·{name}·ln(factor) + 1 = {out:.3g}; it "
+                         f"must be positive (so {name} > {-10 / math.log(factor):.6g} at this factor)")
+    return out
 
 
 def deepseek_softmax_multiplier(factor: float, mscale_all_dim: float | None) -> float:
     """DeepSeek-V2/V3 multiply the softmax scale by ``get_mscale(s, mscale_all_dim)**2`` (1 if unset)."""
+    factor = _factor(factor)
+    if mscale_all_dim is None:
+        return 1.0
+    mscale_all_dim = check_float("mscale_all_dim", mscale_all_dim, -1e3, 1e3)
     return get_mscale(factor, mscale_all_dim) ** 2 if mscale_all_dim else 1.0
 
 
@@ -197,7 +226,7 @@ def yarn_inv_freq(dim: int, base: float, factor: float, original_max_position_em
     """
     factor = _factor(factor)
     w = yarn_extrapolation_weight(dim, base, original_max_position_embeddings, beta_fast, beta_slow,
-                                  bool(truncate), ramp)
+                                  check_bool("truncate", truncate), ramp)
     theta = inv_freq(dim, base)
     A = yarn_attention_factor(factor, mscale, mscale_all_dim, attention_factor)
     return theta * w + theta / factor * (1.0 - w), A
@@ -206,20 +235,23 @@ def yarn_inv_freq(dim: int, base: float, factor: float, original_max_position_em
 def llama3_inv_freq(dim: int, base: float, factor: float, original_max_position_embeddings: int,
                     low_freq_factor: float = 1.0, high_freq_factor: float = 4.0) -> tuple[np.ndarray, float]:
     """Llama 3.1 scaling: wavelengths < L/high_freq_factor untouched, > L/low_freq_factor divided by s, and
-    a blend linear in ``r = L/lambda`` between (formulas.md §5.5). Attention factor 1: no temperature."""
+    a blend linear in ``r = L/lambda`` between (formulas.md §5.5). Attention factor 1: no temperature.
+    ``low_freq_factor == high_freq_factor`` (Llama 4 Scout: both 1) leaves no blend band."""
     factor = _factor(factor)
     L = check_int("original_max_position_embeddings", original_max_position_embeddings, 1, MAX_LENGTH)
     low = check_float("low_freq_factor", low_freq_factor, 0.0, 1e6, lo_open=True)
     high = check_float("high_freq_factor", high_freq_factor, 0.0, 1e6, lo_open=True)
-    if high <= low:
-        raise ValueError(f"high_freq_factor must be greater than low_freq_factor; got high_freq_factor "
-                         f"{high:g} <= low_freq_factor {low:g}")
+    if high < low:
+        raise ValueError(f"high_freq_factor must be at least low_freq_factor; got high_freq_factor "
+                         f"{high:g} < low_freq_factor {low:g}")
     theta = inv_freq(dim, base)
     wavelen = 2 * np.pi / theta
-    smooth = np.clip((L / wavelen - low) / (high - low), 0.0, 1.0)   # 0 below the band, 1 above
-    scaled = (1 - smooth) * theta / factor + smooth * theta
     keep = wavelen < L / high
     divide = wavelen > L / low
+    if high == low:  # Llama 4: no blend band; a wavelength exactly L/low is left untouched
+        return np.where(divide, theta / factor, theta), 1.0
+    smooth = np.clip((L / wavelen - low) / (high - low), 0.0, 1.0)   # 0 below the band, 1 above
+    scaled = (1 - smooth) * theta / factor + smooth * theta
     return np.where(keep, theta, np.where(divide, theta / factor, scaled)), 1.0
 
 
@@ -320,6 +352,9 @@ def scaled_inv_freq(method: str, dim: int, base: float, factor: float, original_
 
 def parse_methods(methods: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """Method keys from ``"default,linear,yarn"`` or a sequence; unknown keys raise ValueError."""
+    if not isinstance(methods, (str, list, tuple)):
+        raise ValueError(f"methods must be a comma-separated string or a list of method names "
+                         f"({', '.join(METHODS)}); got {type(methods).__name__}")
     if isinstance(methods, str):
         methods = [m.strip() for m in methods.split(",") if m.strip()]
     out = tuple(check_choice("methods", m, METHODS) for m in methods)
@@ -329,21 +364,12 @@ def parse_methods(methods: str | tuple[str, ...] | list[str]) -> tuple[str, ...]
 
 
 def _float_array(name: str, values: object, *, lo: float, hi: float, max_len: int, lo_open: bool = False) -> np.ndarray:
-    """A finite 1-D float64 array with every entry in range and at most ``max_len`` entries, else ValueError."""
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a 1-D array of numbers") from None
-    if arr.ndim != 1 or arr.size == 0 or arr.size > max_len:
-        raise ValueError(f"{name} must be a 1-D array of 1 to {max_len:,} numbers; got shape {arr.shape}")
-    bad = ~np.isfinite(arr) | (arr <= lo if lo_open else arr < lo) | (arr > hi)
-    if bad.any():
-        raise ValueError(f"{name} must hold finite numbers in {'(' if lo_open else '['}{lo:g}, {hi:g}]; "
-                         f"got {arr[bad][0]!r} at index {int(np.argmax(bad))}")
-    return arr
+    """A finite 1-D float64 array of 1 to ``max_len`` entries in range (``posviz._validate.check_array``)."""
+    return check_array(name, values, ndim=1, min_size=1, max_size=max_len, lo=lo, hi=hi, lo_open=lo_open)
 
 
-MAX_POINTS = 100_000  # distances / lengths per call: (points × d/2) float64 stays far below 256 MB
+MAX_POINTS = 100_000  # distances / lengths per call
+MAX_CELLS = 1 << 22   # points × pairs of one (points, d/2) float64 block (32 MB; ~100 MB peak with cos/sin)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -389,6 +415,7 @@ def rope_scores(theta: np.ndarray, distances: np.ndarray, qk: str = "ones", seed
         k = 0.5 * q + math.sqrt(0.75) * rng.standard_normal((n, 2))
         h = (q[:, 0] + 1j * q[:, 1]) * np.conj(k[:, 0] + 1j * k[:, 1])  # (d/2,)
     dist = _float_array("distances", distances, lo=-MAX_LENGTH, hi=MAX_LENGTH, max_len=MAX_POINTS)
+    check_cells("distances × theta", dist.size * n, MAX_CELLS, "angles")
     return _phase_sum(dist, theta, h) / np.abs(h).sum()
 
 
@@ -423,6 +450,8 @@ def attention_entropy(theta: np.ndarray, lengths: np.ndarray, logit_multiplier: 
     lengths = _float_array("lengths", lengths, lo=1.0, hi=MAX_LENGTH, max_len=1000)
     mult = check_float("logit_multiplier", logit_multiplier, 0.0, 1e3)
     n_keys = check_int("n_keys", n_keys, 2, 8192)
+    check_cells("n_keys × theta", n_keys * theta.size, MAX_CELLS // 4, "complex phases per length")
+    check_cells("lengths × n_keys × theta", lengths.size * n_keys * theta.size, 1 << 22, "phase products")
     rng = np.random.default_rng(check_int("seed", seed, 0, 2**31 - 1))
     d = 2 * theta.size
     q = rng.standard_normal((theta.size, 2))
@@ -489,28 +518,121 @@ def _num(config: Mapping, key: str, where: str, lo: float, hi: float, *, default
     return check_float(name, config[key], lo, hi, lo_open=lo_open)
 
 
-def read_rope_config(config: object) -> RopeConfig:
-    """Resolve a Hugging Face config dict into a ``RopeConfig``; bad input raises ValueError naming the key."""
+# Defaults transformers 5.23's config classes fill in when a published config.json omits a key (only the keys
+# that change RoPE). Copied from the classes' field defaults; tests/test_scaling_math.py checks every entry
+# against ``transformers.AutoConfig.for_model(model_type)``.
+MODEL_DEFAULTS: dict[str, dict[str, object]] = {
+    "gemma3_text": {"rope_theta": 1_000_000.0, "rope_local_base_freq": 10_000.0, "head_dim": 256,
+                    "hidden_size": 2304, "num_attention_heads": 8, "num_hidden_layers": 26,
+                    "max_position_embeddings": 131_072, "sliding_window_pattern": 6},
+    "llama4_text": {"rope_theta": 500_000.0, "head_dim": 128, "hidden_size": 5120, "num_attention_heads": 40,
+                    "num_hidden_layers": 48, "max_position_embeddings": 131_072, "no_rope_layer_interval": 4},
+    "smollm3": {"rope_theta": 2_000_000.0, "hidden_size": 2048, "num_attention_heads": 16, "num_hidden_layers": 36,
+                "max_position_embeddings": 32_768, "no_rope_layer_interval": 4},
+    "qwen2_vl_text": {"rope_theta": 1_000_000.0, "hidden_size": 8192, "num_attention_heads": 64,
+                      "num_hidden_layers": 80, "max_position_embeddings": 32_768},
+    "qwen2_5_vl_text": {"rope_theta": 1_000_000.0, "hidden_size": 8192, "num_attention_heads": 64,
+                        "num_hidden_layers": 80, "max_position_embeddings": 32_768},
+    "qwen3_vl_text": {"rope_theta": 500_000.0, "head_dim": 128, "hidden_size": 4096, "num_attention_heads": 32,
+                      "num_hidden_layers": 32, "max_position_embeddings": 128_000},
+    "qwen3": {"rope_theta": 10_000.0, "head_dim": 128, "hidden_size": 4096, "num_attention_heads": 32,
+              "num_hidden_layers": 32, "max_position_embeddings": 32_768},
+    "deepseek_v3": {"rope_theta": 10_000.0, "qk_rope_head_dim": 64, "hidden_size": 7168, "num_attention_heads": 128,
+                    "num_hidden_layers": 61, "max_position_embeddings": 4096},
+}
+# The text model a multimodal config.json nests under "text_config" (transformers' sub_configs).
+TEXT_MODEL_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "qwen2_vl": "qwen2_vl_text",
+                    "qwen2_5_vl": "qwen2_5_vl_text", "qwen3_vl": "qwen3_vl_text"}
+LAYER_TYPE_SUFFIX = "_attention"   # per-layer-type blocks are keyed "full_attention", "sliding_attention", ...
+
+
+def _text_config(config: Mapping) -> tuple[dict, str | None, list[str]]:
+    """The text model's config (``text_config`` when nested) with transformers' class defaults filled in."""
+    notes: list[str] = []
+    model_type = config.get("model_type")
+    text = config.get("text_config")
+    if text is not None:
+        if not isinstance(text, Mapping):
+            raise ValueError(f"text_config must be a JSON object; got {type(text).__name__}")
+        inner = text.get("model_type")
+        model_type = inner if isinstance(inner, str) else TEXT_MODEL_TYPES.get(str(model_type), model_type)
+        notes.append("read the nested text_config block (transformers builds the text model from it)")
+        config = text
+    if model_type is not None and not isinstance(model_type, str):
+        raise ValueError(f"model_type must be a string; got {type(model_type).__name__}")
+    out = dict(config)
+    for key, value in MODEL_DEFAULTS.get(model_type or "", {}).items():
+        if key not in out:
+            out[key] = value
+            notes.append(f"{key} is not in the config: transformers' {model_type} default {value!r} is used")
+    return out, model_type, notes
+
+
+def _is_per_layer(block: Mapping) -> bool:
+    """transformers 5 nests one RoPE block per layer type: every key ends in "_attention", every value is a
+    block or null (a NoPE layer type)."""
+    return bool(block) and all(isinstance(k, str) and k.endswith(LAYER_TYPE_SUFFIX) and
+                               (v is None or isinstance(v, Mapping)) for k, v in block.items())
+
+
+def rope_blocks(config: object) -> tuple[dict, str | None, dict[str, Mapping | None], str, list[str]]:
+    """Split a config into its text config, model type, RoPE block per layer type, spelling and notes.
+
+    A single block (transformers 4 ``rope_scaling`` or a flat ``rope_parameters``) is returned under the
+    key "all"; transformers 5's per-layer-type ``rope_parameters`` ({"full_attention": {...},
+    "sliding_attention": {...}}) as they are; Gemma 3's transformers-4 spelling (``rope_scaling`` for the
+    global layers, ``rope_local_base_freq`` for the sliding ones) as the two blocks transformers builds.
+    """
     if not isinstance(config, Mapping):
         raise ValueError(f"config must be a JSON object (a dict); got {type(config).__name__}")
-    notes: list[str] = []
-    if isinstance(config.get("text_config"), Mapping) and not any(
-            k in config for k in ("rope_parameters", "rope_scaling", "rope_theta", "hidden_size")):
-        config = config["text_config"]
-        notes.append("read the nested text_config block")
-    block: Mapping = {}
-    spelling = "none"
-    if config.get("rope_parameters") is not None:
-        block, spelling, where = config["rope_parameters"], "rope_parameters", "rope_parameters."
-    elif config.get("rope_scaling") is not None:
-        block, spelling, where = config["rope_scaling"], "rope_scaling", "rope_scaling."
-    else:
-        where = ""
-    if not isinstance(block, Mapping):
+    cfg, model_type, notes = _text_config(config)
+    spelling, block = "none", None
+    for key in ("rope_parameters", "rope_scaling"):
+        if cfg.get(key) is not None:
+            spelling, block = key, cfg[key]
+            break
+    if block is not None and not isinstance(block, Mapping):
         raise ValueError(f"{spelling} must be a JSON object; got {type(block).__name__}")
-    if block and all(isinstance(v, Mapping) for v in block.values()):
-        raise ValueError(f"{spelling} holds one block per layer type ({', '.join(map(str, list(block)[:4]))}); "
-                         "paste a config with a single RoPE block")
+    if block is not None and _is_per_layer(block):
+        return cfg, model_type, dict(block), spelling, notes
+    if "rope_local_base_freq" in cfg or model_type == "gemma3_text":
+        local = {"rope_type": "default", "rope_theta": cfg.get("rope_local_base_freq", 10_000.0)}
+        notes.append("Gemma 3: global layers use rope_theta and the scaling block, sliding-window layers "
+                     "rope_local_base_freq without scaling")
+        return cfg, model_type, {"full_attention": dict(block or {}), "sliding_attention": local}, spelling, notes
+    return cfg, model_type, {"all": dict(block or {})}, spelling, notes
+
+
+def read_rope_config(config: object, layer_type: str | None = None) -> RopeConfig:
+    """Resolve a Hugging Face config dict into a ``RopeConfig``; bad input raises ValueError naming the key.
+
+    ``layer_type`` picks one block of a config with one RoPE block per layer type ("full_attention",
+    "sliding_attention"); by default the full-attention block, with a note (``describe_config`` lists all).
+    """
+    if layer_type is not None and not isinstance(layer_type, str):
+        raise ValueError(f"layer_type must be a string such as 'full_attention', or None; got "
+                         f"{type(layer_type).__name__}")
+    cfg, _, blocks, spelling, notes = rope_blocks(config)
+    if layer_type is None:
+        layer_type = next((k for k in ("all", "full_attention") if k in blocks), next(iter(blocks)))
+        if len(blocks) > 1:
+            notes.append(f"this config has one RoPE block per layer type ({', '.join(blocks)}); "
+                         f"this view shows {layer_type}")
+    elif layer_type not in blocks:
+        raise ValueError(f"layer_type must be one of {', '.join(map(repr, blocks))} for this config; "
+                         f"got {layer_type!r}"[:200])
+    block = blocks[layer_type]
+    if block is None:
+        raise ValueError(f"{spelling}.{layer_type} is null: layers of type {layer_type!r} use no RoPE (NoPE)")
+    where = f"{spelling}." if layer_type == "all" else f"{spelling}.{layer_type}."
+    if spelling == "none":
+        where = "" if layer_type == "all" else f"{layer_type}."
+    return _resolve_block(cfg, block, spelling, where, notes)
+
+
+def _resolve_block(config: Mapping, block: Mapping, spelling: str, where: str, notes: list[str]) -> RopeConfig:
+    """One RoPE block of ``config`` resolved the way transformers 5.23 resolves it."""
+    notes = list(notes)
     raw_type = block.get("rope_type", block.get("type", "default"))
     if not isinstance(raw_type, str):
         raise ValueError(f"{where}rope_type must be a string; got {type(raw_type).__name__}")
@@ -561,6 +683,10 @@ def read_rope_config(config: object) -> RopeConfig:
     mpe = _num(config, "max_position_embeddings", "", 1, MAX_LENGTH, integer=True)
 
     params: dict[str, object] = {}
+    if rope_type == "yarn" and "factor" not in block:
+        raise ValueError(f"{where}factor is required for rope_type 'yarn': transformers 5.23 raises KeyError for "
+                         "a missing key (only an explicit null is inferred, as max_position_embeddings / "
+                         "original_max_position_embeddings)")
     if rope_type != "default":
         factor = _num(block, "factor", where, 1.0, MAX_FACTOR)
         if rope_type in ("linear", "ntk", "dynamic", "llama3") and factor is None:
@@ -585,7 +711,8 @@ def read_rope_config(config: object) -> RopeConfig:
             if mpe is None:
                 raise ValueError(f"{where}factor is missing and max_position_embeddings is not there to infer it")
             params["factor"] = mpe / omp
-            notes.append(f"no factor: max_position_embeddings / original = {mpe / omp:g}")
+            notes.append(f"factor is null: inferred as max_position_embeddings / original = {mpe / omp:g} "
+                         "(transformers)")
             if params["factor"] < 1 and rope_type == "yarn":
                 raise ValueError(f"{where}factor inferred as {params['factor']:g} < 1")
     if rope_type == "yarn":
@@ -605,24 +732,50 @@ def read_rope_config(config: object) -> RopeConfig:
         if not isinstance(trunc, bool):
             raise ValueError(f"{where}truncate must be true or false; got {trunc!r}"[:120])
         params["truncate"] = trunc
+        notes.append("YaRN ramp ends " + ("rounded with floor/ceil (truncate true, the default)" if trunc else
+                                          "kept fractional (truncate false, as gpt-oss ships)"))
+        yarn_attention_factor(params["factor"], params["mscale"], params["mscale_all_dim"],
+                              params["attention_factor"])  # raises ValueError for an undefined A
     if rope_type == "llama3":
         for key in ("low_freq_factor", "high_freq_factor"):
             if block.get(key) is None:
                 raise ValueError(f"{where}{key} is required for rope_type 'llama3'")
             params[key] = _num(block, key, where, 0.0, 1e6, lo_open=True)
-        if params["high_freq_factor"] <= params["low_freq_factor"]:
-            raise ValueError(f"{where}high_freq_factor must be greater than low_freq_factor; got "
-                             f"{params['high_freq_factor']:g} <= {params['low_freq_factor']:g}")
+        if params["high_freq_factor"] < params["low_freq_factor"]:
+            raise ValueError(f"{where}high_freq_factor must be at least low_freq_factor; got "
+                             f"{params['high_freq_factor']:g} < {params['low_freq_factor']:g}")
+        if params["high_freq_factor"] == params["low_freq_factor"]:
+            notes.append("low_freq_factor == high_freq_factor: no blend band, every pair is either kept or "
+                         "divided by factor (Llama 4; transformers accepts it)")
     if rope_type == "longrope":
         for key in ("short_factor", "long_factor"):
             if block.get(key) is None:
                 raise ValueError(f"{where}{key} is required for rope_type 'longrope'")
             params[key] = [float(x) for x in _factor_list(f"{where}{key}", block[key], dim // 2)]
         params["attention_factor"] = _num(block, "attention_factor", where, 0.0, 1e3)
+    if block.get("mrope_section") is not None:
+        params["mrope_section"] = _mrope_section(block["mrope_section"], dim, where)
+        interleaved = block.get("mrope_interleaved", False)
+        if not isinstance(interleaved, bool):
+            raise ValueError(f"{where}mrope_interleaved must be true or false; got {interleaved!r}"[:120])
+        params["mrope_interleaved"] = interleaved
     return RopeConfig(rope_type, spelling, float(base), int(head_dim), source, prf, dim, mpe, params, tuple(notes))
 
 
-def inv_freq_from_config(config: dict, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+def _mrope_section(values: object, dim: int, where: str) -> tuple[int, ...]:
+    """M-RoPE's pair counts per axis (temporal, height, width); they must add up to dim/2 (transformers splits
+    the dim/2 frequencies with them)."""
+    if not isinstance(values, (list, tuple)) or not 1 <= len(values) <= 3:
+        raise ValueError(f"{where}mrope_section must be a list of 1 to 3 pair counts; got {values!r}"[:160])
+    sec = tuple(check_int(f"{where}mrope_section[{k}]", v, 0, MAX_DIM) for k, v in enumerate(values))
+    if sum(sec) != dim // 2:
+        raise ValueError(f"{where}mrope_section must add up to dim/2 = {dim // 2} pairs; got {list(sec)} "
+                         f"(sum {sum(sec)})")
+    return sec
+
+
+def inv_freq_from_config(config: dict, seq_len: int | None = None,
+                         layer_type: str | None = None) -> tuple[np.ndarray, float]:
     """``(inv_freq (d/2,), attention_factor)`` for a Hugging Face config.json dict, as transformers computes it.
 
     Same numbers as ``transformers.modeling_rope_utils.ROPE_INIT_FUNCTIONS[rope_type](config, seq_len=...)``
@@ -630,8 +783,15 @@ def inv_freq_from_config(config: dict, seq_len: int | None = None) -> tuple[np.n
     matters for "dynamic" (current length) and "longrope" (long factors once > original length).
     The rotary dim is ``int(head_dim · partial_rotary_factor)`` for every type, as in GPT-NeoX/Phi (Llama's
     own default ignores ``partial_rotary_factor``); DeepSeek's ``qk_rope_head_dim`` takes precedence.
+    ``layer_type`` picks one block of a per-layer-type config (see ``read_rope_config``).
     """
-    rc = read_rope_config(config)
+    return inv_freq_from_rope_config(read_rope_config(config, layer_type), seq_len)
+
+
+def inv_freq_from_rope_config(rc: RopeConfig, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    """``(inv_freq (d/2,), attention_factor)`` of an already resolved ``RopeConfig`` (one RoPE block)."""
+    if not isinstance(rc, RopeConfig):
+        raise ValueError(f"rc must be the RopeConfig returned by read_rope_config; got {type(rc).__name__}")
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, 1, MAX_LENGTH)
     p = rc.params
@@ -654,11 +814,11 @@ def inv_freq_from_config(config: dict, seq_len: int | None = None) -> tuple[np.n
                              p["attention_factor"], seq_len)
 
 
-def config_temperature(config: dict) -> dict[str, float]:
+def config_temperature(config: dict, layer_type: str | None = None) -> dict[str, float]:
     """What a config does to attention logits: the cos/sin factor A, its square, and for DeepSeek-style YaRN
     (``mscale_all_dim`` set) the extra softmax-scale multiplier and the total logit multiplier."""
-    rc = read_rope_config(config)
-    _, A = inv_freq_from_config(config)
+    rc = read_rope_config(config, layer_type)
+    _, A = inv_freq_from_rope_config(rc)
     out = {"cos/sin × A": A, "logits × A²": A * A}
     if rc.rope_type == "yarn" and rc.params.get("mscale_all_dim"):
         ds = deepseek_softmax_multiplier(float(rc.params["factor"]), float(rc.params["mscale_all_dim"]))
@@ -668,10 +828,219 @@ def config_temperature(config: dict) -> dict[str, float]:
 
 
 def config_target_length(rc: RopeConfig) -> int:
-    """The context a config is meant for: ``max_position_embeddings``, else ``factor·L``, else L."""
-    L = int(rc.params.get("original_max_position_embeddings") or rc.max_position_embeddings or 4096)
-    factor = rc.params.get("factor") or 1.0
-    return int(min(MAX_LENGTH, max(rc.max_position_embeddings or 0, round(float(factor) * L))))
+    """The context a config is meant for: the model's own ``max_position_embeddings`` when it states a length
+    beyond the original one (Llama 3.2 1B: 131,072), else ``factor·L`` (a scaling block added to a config whose
+    ``max_position_embeddings`` is still the original length, as Qwen's model cards do), else L (4096 when the
+    config gives no length at all). ``config_target_source`` says which rule applied."""
+    return _target(rc)[0]
+
+
+def config_target_source(rc: RopeConfig) -> str:
+    """Which rule ``config_target_length`` used, in words, for the page to print beside the number."""
+    return _target(rc)[1]
+
+
+def _target(rc: RopeConfig) -> tuple[int, str]:
+    if not isinstance(rc, RopeConfig):
+        raise ValueError(f"rc must be the RopeConfig returned by read_rope_config; got {type(rc).__name__}")
+    mpe = rc.max_position_embeddings
+    L = rc.params.get("original_max_position_embeddings")
+    factor = rc.params.get("factor")
+    if mpe is not None and (not factor or L is None or mpe > L):
+        return int(mpe), "max_position_embeddings"
+    if factor and L is not None:
+        return int(min(MAX_LENGTH, round(float(factor) * int(L)))), "factor × original_max_position_embeddings"
+    if L is not None:
+        return int(L), "original_max_position_embeddings"
+    return 4096, "no length in the config: 4096 assumed"
+
+
+# --------------------------------------------------------------------------------------------------
+# Dynamic NTK as transformers runs it: one inv_freq per forward call, with a cache
+
+
+def dynamic_ntk_schedule(lengths: object, max_position_embeddings: int) -> np.ndarray:
+    """The length transformers' dynamic NTK computes its frequencies for, at each of a sequence of calls.
+
+    transformers 5.23 (``dynamic_rope_update``) keeps the longest length seen so far: a call of length l
+    recomputes only if l exceeds the cached length (which starts at L = ``max_position_embeddings``), and
+    goes back to the original frequencies only once l drops below L. So after 16k tokens a 6k call still
+    uses the 16k base; a 3k call (< L = 4k) resets. ``lengths``: (n,) sequence lengths (max position id + 1);
+    returns (n,) float64 effective lengths; ``dynamic_base(..., seq_len=effective)`` gives each call's base.
+    """
+    L = check_int("max_position_embeddings", max_position_embeddings, 1, MAX_LENGTH)
+    ls = check_array("lengths", lengths, ndim=1, min_size=1, max_size=MAX_POINTS, lo=1, hi=MAX_LENGTH)
+    if not np.all(ls == np.round(ls)):
+        raise ValueError("lengths must hold whole numbers of tokens")
+    cached, out = L, np.empty(ls.size)
+    for k, n in enumerate(ls):
+        before = cached
+        if n > cached:  # growth: frequencies for this length, remembered
+            cached = n
+        if n < L and before > L:  # back inside the original context: the original frequencies
+            cached = L
+        out[k] = cached
+    return out
+
+
+def dynamic_ntk_bases(lengths: object, dim: int, base: float, factor: float,
+                      max_position_embeddings: int) -> np.ndarray:
+    """Effective base ``b·alpha**(d/(d-2))`` of each call in ``lengths`` as transformers runs dynamic NTK
+    (``dynamic_ntk_schedule``), shape (n,). The "follows the length both ways" view is
+    ``dynamic_base(..., seq_len=l)`` per length instead."""
+    eff = dynamic_ntk_schedule(lengths, max_position_embeddings)
+    dim = check_int("dim", dim, 4, MAX_DIM, even=True)
+    base = check_float("base", base, 1.0, MAX_BASE, lo_open=True)
+    factor = _factor(factor)
+    alpha = factor * eff / max_position_embeddings - (factor - 1)  # (n,), dynamic_alpha at each effective length
+    return base * alpha ** (dim / (dim - 2))
+
+
+# --------------------------------------------------------------------------------------------------
+# Everything a config says about positions, for the config box
+
+
+@dataclass(frozen=True)
+class RopeBlock:
+    """One RoPE block of a config and the layers that use it."""
+
+    layer_type: str                 # "all", or transformers' layer type ("full_attention", "sliding_attention")
+    rope: RopeConfig
+    inv_freq: np.ndarray            # (d/2,) at the target length
+    attention_factor: float
+    layers: tuple[int, ...]         # 0-based indices of the layers of this type (all RoPE layers for "all")
+
+
+@dataclass(frozen=True)
+class ConfigReport:
+    """What ``describe_config`` reads from a config.json: every RoPE block, NoPE layers, M-RoPE, the target."""
+
+    model_type: str | None
+    num_hidden_layers: int | None
+    blocks: tuple[RopeBlock, ...]
+    nope_layers: tuple[int, ...]     # layers that apply no RoPE at all
+    target_length: int
+    target_source: str
+    mrope_section: tuple[int, ...] | None
+    mrope_axis: np.ndarray | None    # (d/2,) 0 = temporal, 1 = height, 2 = width: the position id each pair turns with
+    notes: tuple[str, ...]
+
+    def mrope_ranges(self) -> list[tuple[str, int, int]]:
+        """M-RoPE as (axis, first pair, last pair) runs, e.g. [("temporal", 0, 15), ("height", 16, 39), ...]."""
+        if self.mrope_axis is None:
+            return []
+        names, runs, start = ("temporal", "height", "width"), [], 0
+        for k in range(1, self.mrope_axis.size + 1):
+            if k == self.mrope_axis.size or self.mrope_axis[k] != self.mrope_axis[start]:
+                runs.append((names[int(self.mrope_axis[start])], start, k - 1))
+                start = k
+        return runs
+
+
+def mrope_axis(section: tuple[int, ...] | list[int], interleaved: bool = False) -> np.ndarray:
+    """Which position id (0 temporal, 1 height, 2 width) each frequency pair turns with under M-RoPE, (d/2,).
+
+    Qwen2-VL / Qwen2.5-VL (transformers ``Qwen2VLRotaryEmbedding``): the d/2 frequencies are split into
+    contiguous sections, section k taking axis k, so [16, 24, 24] gives pairs 0-15 temporal, 16-39 height,
+    40-63 width. ``interleaved`` (Qwen3-VL): pairs cycle t, h, w, with pair j on height when
+    j ≡ 1 (mod 3) and j < 3·section[1], on width when j ≡ 2 (mod 3) and j < 3·section[2], else temporal.
+    """
+    if not isinstance(section, (list, tuple)) or not 1 <= len(section) <= 3:
+        raise ValueError(f"section must be a list of 1 to 3 pair counts; got {section!r}"[:120])
+    sec = [check_int(f"section[{k}]", v, 0, MAX_DIM) for k, v in enumerate(section)]
+    n = sum(sec)
+    if not 1 <= n <= MAX_DIM // 2:
+        raise ValueError(f"section must add up to 1 .. {MAX_DIM // 2} pairs; got {n}")
+    if not check_bool("interleaved", interleaved):
+        return np.repeat(np.arange(len(sec)), sec)  # (d/2,)
+    j = np.arange(n)
+    axis = np.zeros(n, dtype=np.int64)
+    for a in range(1, len(sec)):
+        axis[(j % 3 == a) & (j < 3 * sec[a])] = a
+    return axis
+
+
+def _layer_map(cfg: Mapping, model_type: str | None, blocks: Mapping) -> tuple[int | None, dict[str, list[int]],
+                                                                            list[int], list[str]]:
+    """Layer indices per RoPE block and the NoPE layers, from ``layer_types``, Gemma 3's
+    ``sliding_window_pattern`` or ``no_rope_layers`` (1 = the layer uses RoPE, 0 = NoPE; Llama 4, SmolLM3)."""
+    notes: list[str] = []
+    n = cfg.get("num_hidden_layers")
+    n = None if n is None else check_int("num_hidden_layers", n, 1, 10_000)
+    types = cfg.get("layer_types")
+    if types is None and n is not None and set(blocks) == {"full_attention", "sliding_attention"}:
+        pattern = check_int("sliding_window_pattern", cfg.get("sliding_window_pattern", 6), 1, 10_000)
+        types = ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(n)]
+        notes.append(f"layer types from sliding_window_pattern {pattern}: every {pattern}th layer is global")
+    nope: list[int] = []
+    flags = cfg.get("no_rope_layers")
+    if (flags is None or flags == []) and n is not None and "no_rope_layer_interval" in cfg:
+        every = check_int("no_rope_layer_interval", cfg["no_rope_layer_interval"], 1, 10_000)
+        flags = [int((i + 1) % every != 0) for i in range(n)]
+        notes.append(f"no_rope_layers from no_rope_layer_interval {every}: every {every}th layer uses no RoPE")
+    if flags is not None:
+        if not isinstance(flags, (list, tuple)) or (n is not None and len(flags) < n):
+            raise ValueError(f"no_rope_layers must be a list of 0/1 flags, one per layer; got {flags!r}"[:160])
+        for i, f in enumerate(flags[:n]):
+            if check_int(f"no_rope_layers[{i}]", f, 0, 1) == 0:
+                nope.append(i)
+    per: dict[str, list[int]] = {k: [] for k in blocks}
+    if types is not None:
+        if not isinstance(types, (list, tuple)) or not all(isinstance(t, str) for t in types):
+            raise ValueError(f"layer_types must be a list of strings; got {types!r}"[:160])
+        for i, t in enumerate(types):
+            if i in nope:
+                continue
+            key = t if t in blocks else "all" if "all" in blocks else None
+            if key is None:
+                raise ValueError(f"layer_types[{i}] is {t!r}, which has no RoPE block (blocks: {', '.join(blocks)})")
+            if blocks[key] is None:
+                nope.append(i)
+            else:
+                per[key].append(i)
+    elif n is not None and "all" in blocks:
+        per["all"] = [i for i in range(n) if i not in nope]
+    return n, per, sorted(nope), notes
+
+
+def describe_config(config: object) -> ConfigReport:
+    """Read everything a config.json says about positions: one ``RopeBlock`` per layer type (frequencies at
+    the target length and the attention factor, as transformers 5.23 computes them), the NoPE layers,
+    M-RoPE's split of the pairs, the rotary dims (``RopeConfig.dim``, ``head_dim``) and the target length.
+
+    Accepts both spellings (``rope_scaling``, transformers 5's ``rope_parameters`` including per-layer-type
+    blocks) and a nested ``text_config``. Anything unreadable raises ValueError naming the key; a config is
+    never replaced by another model's values (missing keys take transformers' own class defaults, each noted).
+    """
+    cfg, model_type, blocks, spelling, notes = rope_blocks(config)
+    n, per, nope, layer_notes = _layer_map(cfg, model_type, blocks)
+    notes = notes + layer_notes
+    resolved: list[tuple[str, RopeConfig]] = []
+    for key, block in blocks.items():
+        if block is None:
+            notes.append(f"{spelling}.{key} is null: those layers use no RoPE")
+            continue
+        resolved.append((key, read_rope_config(config, key)))
+    if not resolved:
+        raise ValueError(f"{spelling} declares no RoPE block for any layer type")
+    main = dict(resolved).get("all") or dict(resolved).get("full_attention") or resolved[0][1]
+    target, source = _target(main)
+    out_blocks = []
+    for key, rc in resolved:
+        inv, A = inv_freq_from_rope_config(rc, target)
+        out_blocks.append(RopeBlock(key, rc, inv, A, tuple(per.get(key, ()))))
+        notes += [f"{key}: {note}" if len(resolved) > 1 else note for note in rc.notes if note not in notes]
+    if main.head_dim_source.startswith("qk_rope_head_dim"):
+        nope_dim = cfg.get("qk_nope_head_dim")
+        extra = f" of the {main.dim + int(nope_dim)}-channel query/key head" if isinstance(nope_dim, int) else ""
+        notes.append(f"DeepSeek's decoupled RoPE: it rotates qk_rope_head_dim = {main.dim} channels{extra}; "
+                     "the qk_nope_head_dim channels carry no position")
+    if main.dim < main.head_dim:
+        notes.append(f"partial rotary: {main.dim} of {main.head_dim} channels per head rotate")
+    sec = main.params.get("mrope_section")
+    axis = mrope_axis(sec, bool(main.params.get("mrope_interleaved"))) if sec else None
+    return ConfigReport(model_type, n, tuple(out_blocks), tuple(nope), target, source,
+                        tuple(sec) if sec else None, axis, tuple(dict.fromkeys(notes)))
 
 
 def _check_depth(text: str, limit: int) -> None:
@@ -703,6 +1072,7 @@ def parse_config_text(text: object, max_chars: int = MAX_CONFIG_CHARS) -> dict:
     """
     if not isinstance(text, str):
         raise ValueError(f"config text must be a string; got {type(text).__name__}")
+    max_chars = check_int("max_chars", max_chars, 2, 10 * MAX_CONFIG_CHARS)
     if len(text) > max_chars:
         raise ValueError(f"config text is {len(text):,} characters; the limit is {max_chars:,} "
                          "(a real config.json is a few kB)")
@@ -769,6 +1139,7 @@ def seed000_yarn_inv_freq(dim: int, base: float, factor: float,
 def seed000_logit_multiplier(factor: float, mscale: float = 0.707) -> float:
     """WRONG on purpose (seed 000 line 110): cos/sin scaled by ``(0.1 ln s + 1)·0.707``, so the logits get
     its square (0.815 at s = 16) instead of ``(0.1 ln s + 1)**2`` (1.631)."""
+    factor = check_float("factor", factor, 0.0, MAX_FACTOR, lo_open=True)
     return (get_mscale(factor) * check_float("mscale", mscale, -1e3, 1e3)) ** 2
 
 

@@ -1,4 +1,4 @@
-"""Sinusoidal position encodings, 1-D (Vaswani et al. 2017, §3.5) and 2-D (MAE; seed 003).
+"""Sinusoidal position encodings, 1-D (Vaswani et al. 2017, §3.5) and 2-D (MAE's layout and two simpler ones).
 
 Frequencies ``w_i = base**(-2i/d_model)``, ``i = 0 .. d_model/2 - 1``: pair 0 is the fastest (wavelength
 2π tokens), the last pair the slowest (wavelength 2π·base^((d-2)/d)). Numpy only.
@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from posviz._validate import check_choice, check_float, check_int
+from posviz._validate import check_array, check_cells, check_choice, check_float, check_int
 from posviz.rope import inv_freq
 
 LAYOUTS_1D = ("interleaved", "concat")
 COMBINE_2D = ("concat", "add", "mae")
 MAX_POSITIONS = 1 << 20
 MAX_DIM = 4096
+MAX_CELLS = 1 << 22        # positions × d_model of one table: 32 MB, ~85 MB peak with sin/cos/angles
+MAX_POSITION = 1e9         # |p| of an explicit position (float64 angles p·w keep ~1e-7 rad)
+MAX_OFFSETS = 1 << 20      # distinct offsets ``similarity`` tabulates before it switches to table products
 
 
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -41,6 +44,7 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0,
     n_positions = check_int("n_positions", n_positions, 1, MAX_POSITIONS)
     layout = check_choice("layout", layout, LAYOUTS_1D)
     w = frequencies(d_model, base)
+    check_cells("n_positions × d_model", n_positions * w.size * 2, MAX_CELLS, "table cells")
     angles = np.arange(n_positions, dtype=np.float64)[:, None] * w[None, :]  # (P, d/2)
     sin, cos = np.sin(angles), np.cos(angles)
     if layout == "concat":
@@ -65,15 +69,22 @@ def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
 
 
 def dot_by_offset(offsets: np.ndarray, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """``PE(p)·PE(p+k) = Σ_i cos(k·w_i)`` for each offset k: independent of p and even in k (§2)."""
+    """``PE(p)·PE(p+k) = Σ_i cos(k·w_i)`` for each offset k: independent of p and even in k (§2).
+
+    ``offsets``: a number or an array of finite numbers (fractional allowed) with |k| <= 1e9; the result
+    has its shape."""
     w = frequencies(d_model, base)
-    k = np.asarray(offsets, dtype=np.float64)
+    k = check_array("offsets", offsets, lo=-MAX_POSITION, hi=MAX_POSITION)
+    check_cells("offsets × d_model/2", k.size * w.size, MAX_CELLS, "angles")
     return np.cos(k[..., None] * w).sum(axis=-1)
 
 
 def sinusoidal_2d(height: int, width: int, d_model: int, base: float = 10000.0,
                   combine: str = "concat") -> np.ndarray:
-    """2-D sin/cos encodings of an H×W patch grid, shape (height, width, d_model) (seed 003; MAE).
+    """2-D sin/cos encodings of an H×W patch grid, shape (height, width, d_model) (MAE; formulas.md §3).
+
+    None of the three is seed 003's method, which concatenates two full d_model-channel tables (exponent
+    2i/d_model), 2·d_model channels in all; here every mode has d_model channels.
 
     ``"concat"``: [interleaved 1-D table of the row index, width d/2 | same of the column index].
     ``"add"``: interleaved 1-D table of the row (width d) + that of the column, so PE(r, c) = PE(c, r).
@@ -84,6 +95,7 @@ def sinusoidal_2d(height: int, width: int, d_model: int, base: float = 10000.0,
     width = check_int("width", width, 1, 4096)
     combine = check_choice("combine", combine, COMBINE_2D)
     d_model = check_int("d_model", d_model, 4, MAX_DIM, multiple_of=4 if combine != "add" else 2)
+    check_cells("height × width × d_model", height * width * d_model, MAX_CELLS, "table cells")
     if combine == "add":
         rows = sinusoidal_table(height, d_model, base)  # (H, d)
         cols = sinusoidal_table(width, d_model, base)  # (W, d)
@@ -101,15 +113,27 @@ def sinusoidal_2d(height: int, width: int, d_model: int, base: float = 10000.0,
 def similarity(rows: np.ndarray, cols: np.ndarray, d_model: int, base: float = 10000.0) -> np.ndarray:
     """``PE(p)·PE(q)`` for p in ``rows``, q in ``cols``, shape (len(rows), len(cols)).
 
-    Uses the identity ``PE(p)·PE(q) = Σ_i cos((p−q)·w_i)``: one dot product per distinct offset, so a
-    4096×4096 view costs O(P·d) instead of O(P²·d). Tested against the explicit table product.
+    ``PE(p)·PE(q) = Σ_i cos((p−q)·w_i)``. Positions may be fractional (|p| <= 1e9). When they are all
+    integers within 2^20 of each other, one dot product per distinct offset is tabulated (a 4096×4096 view
+    costs O(P·d) cosines instead of O(P²·d)); otherwise the two sin/cos tables are multiplied,
+    ``[cos p·w | sin p·w]·[cos q·w | sin q·w]ᵀ``. Both are tested against the explicit table product.
     """
-    rows = np.asarray(rows, dtype=np.int64)
-    cols = np.asarray(cols, dtype=np.int64)
-    lo = int(rows.min() - cols.max()) if rows.size and cols.size else 0
-    hi = int(rows.max() - cols.min()) if rows.size and cols.size else 0
-    by_offset = dot_by_offset(np.arange(lo, hi + 1), d_model, base)  # (offsets,)
-    return by_offset[rows[:, None] - cols[None, :] - lo]  # (R, C)
+    rows = check_array("rows", rows, ndim=1, min_size=1, lo=-MAX_POSITION, hi=MAX_POSITION, scalar_ok=True)
+    cols = check_array("cols", cols, ndim=1, min_size=1, lo=-MAX_POSITION, hi=MAX_POSITION, scalar_ok=True)
+    w = frequencies(d_model, base)
+    check_cells("len(rows) × len(cols)", rows.size * cols.size, MAX_CELLS, "similarities")
+    check_cells("(len(rows) + len(cols)) × d_model", (rows.size + cols.size) * w.size * 2, MAX_CELLS, "table cells")
+    lo, hi = rows.min() - cols.max(), rows.max() - cols.min()
+    integral = np.all(rows == np.round(rows)) and np.all(cols == np.round(cols))
+    if integral and hi - lo < MAX_OFFSETS:
+        by_offset = dot_by_offset(np.arange(lo, hi + 1), d_model, base)  # (offsets,)
+        idx = (rows[:, None] - cols[None, :] - lo).astype(np.int64)  # (R, C)
+        return by_offset[idx]
+    def table(p: np.ndarray) -> np.ndarray:
+        a = p[:, None] * w[None, :]  # (P, d/2)
+        return np.concatenate([np.cos(a), np.sin(a)], axis=1)  # (P, d)
+
+    return table(rows) @ table(cols).T  # (R, C)
 
 
 def slice_for_sequence(pe: np.ndarray, seq_len: int, *, seed001: bool = False) -> np.ndarray:
@@ -118,5 +142,8 @@ def slice_for_sequence(pe: np.ndarray, seq_len: int, *, seed001: bool = False) -
     Right: ``pe[:seq_len]`` -> (seq_len, d_model). Seed 001 writes ``pe[:, :seq_len]``, which slices the
     FEATURE axis of this 2-D buffer -> (max_len, seq_len), which cannot be added to (seq_len, d_model).
     """
+    pe = check_array("pe", pe, ndim=2, min_size=1)
     seq_len = check_int("seq_len", seq_len, 1, pe.shape[0])
+    if not isinstance(seed001, (bool, np.bool_)):
+        raise ValueError(f"seed001 must be True or False; got {seed001!r:.40}")
     return pe[:, :seq_len] if seed001 else pe[:seq_len]

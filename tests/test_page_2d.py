@@ -11,7 +11,7 @@ from posviz import rope2d as r2
 from posviz.rope import inv_freq
 from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, numbers, run_page, warnings_text
 
-PAGE = "pages/3_2D_encodings.py"
+PAGE = "pages/5_2D_encodings.py"
 SLUG = "2d_encodings"
 SIDEBAR = ["H", "W", "D", "base", "combine", "part"]
 PART_PARAMS = {"grid": ["ch"], "multiples": ["first", "spread"], "similarity": ["row", "col"], "mae": [],

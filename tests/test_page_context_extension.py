@@ -1,4 +1,4 @@
-"""AppTest of pages/5_Context_extension.py: every part, extremes, garbage URLs, presets, the paste box."""
+"""AppTest of pages/4_Context_extension.py: every part, extremes, garbage URLs, presets, the paste box."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from posviz import presets
 from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, numbers, run_page, warnings_text
 from tests.test_cope_figures import arr
 
-PAGE = "pages/5_Context_extension.py"
+PAGE = "pages/4_Context_extension.py"
 PARTS = ["pairs", "ratio", "unseen", "yarn", "temperature", "entropy", "dynamic", "scores", "models", "pitfalls"]
 CURVES = PARTS[:8]  # the parts that draw curves for the sidebar's settings (and show the numbers row)
 # one chart per part, so a slider move redraws one chart; "pairs" and "yarn" (keys of shared links from before

@@ -12,7 +12,7 @@ from posviz import cope
 from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, number_items, numbers, run_page, warnings_text
 from tests.test_cope_figures import arr
 
-PAGE = "pages/7_CoPE.py"
+PAGE = "pages/8_CoPE.py"
 HOSTILE = "<b>x</b> **bold** <script>alert(1)</script> [a](javascript:x) 🙂👍🏽 数数 مرحبا $x$"
 PARAMS = ["part", "example", "text", "rule", "scale", "bias", "causal", "npos_max", "seed", "d_head", "i", "j", "emb",
           "target", "strength", "nodiv"]

@@ -1,4 +1,4 @@
-"""AppTest of pages/6_Gaussian_kernel_RoPE.py: every part, extremes, hostile URLs, pitfall toggles, speed."""
+"""AppTest of pages/7_Gaussian_kernel_RoPE.py: every part, extremes, hostile URLs, pitfall toggles, speed."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from posviz import gaussian as gk
 from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, numbers, run_page, warnings_text
 from tests.test_gaussian_figures import values
 
-PAGE = "pages/6_Gaussian_kernel_RoPE.py"
+PAGE = "pages/7_Gaussian_kernel_RoPE.py"
 SLUG = "gaussian_kernel_rope"
 PARTS = ["kernel", "modes", "envelope", "shift", "pitfalls"]
 SIDEBAR = {"alpha1": "0.7", "alpha2": "0.3", "sigma1": "5", "sigma2": "20", "T": "128", "d": "64",

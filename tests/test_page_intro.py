@@ -334,6 +334,6 @@ def test_page_links_resolve_inside_the_app():
         links += [(link.proto.page, link.proto.label) for link in at.get("page_link")]
     expected = [("pages/2_Sinusoidal.py", "Sinusoidal lesson: the full table, and the rotation M_k that shifts it")]
     expected += [(path, label) for prop in intro.PROPERTIES for path, label in prop.pages]
-    # st.page_link resolves "pages/4_RoPE.py" to the page's URL name "RoPE"
+    # st.page_link resolves "pages/3_RoPE.py" to the page's URL name "RoPE"
     assert links == [(path.split("_", 1)[1].removesuffix(".py"), label) for path, label in expected]
     assert {page for page, _ in links} == {"Sinusoidal", "RoPE", "Context_extension", "2D_encodings"}

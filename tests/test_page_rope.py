@@ -13,7 +13,7 @@ from posviz import rope
 from posviz.figures import rope as rf
 from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, number_items, numbers, run_page, warnings_text
 
-PAGE = "pages/4_RoPE.py"
+PAGE = "pages/3_RoPE.py"
 GLOBAL = ["d", "base", "n", "layout", "seed", "m", "kpos", "c", "part"]
 CLOCK = ["m_max", "frames", "preset", "pairs", "angles"]
 # every part draws one chart (a slider move redraws one chart); first words of its title

@@ -24,6 +24,8 @@ MODEL = {
     "Qwen2.5 7B Instruct + YaRN x4": ("Qwen2Config", "qwen2"), "DeepSeek-V2": ("DeepseekV2Config", "deepseek_v2"),
     "DeepSeek-V3": ("DeepseekV3Config", "deepseek_v3"), "gpt-oss 20B": ("GptOssConfig", "gpt_oss"),
     "Phi-3 mini 128k (Apr 2024)": ("Phi3Config", "phi3"), "GPT-NeoX 20B": ("GPTNeoXConfig", "gpt_neox"),
+    "Llama 4 Scout 17B-16E": ("Llama4Config", "llama4"), "Gemma 3 27B": ("Gemma3Config", "gemma3"),
+    "Qwen3 8B": ("Qwen3Config", "qwen3"),
 }
 
 # What the issue asks for, per preset: (rope_type, rotary dim d, base, factor or None)
@@ -34,6 +36,8 @@ EXPECTED = {
     "Qwen2.5 7B Instruct + YaRN x4": ("yarn", 128, 1e6, 4.0), "DeepSeek-V2": ("yarn", 64, 1e4, 40.0),
     "DeepSeek-V3": ("yarn", 64, 1e4, 40.0), "gpt-oss 20B": ("yarn", 64, 150000.0, 32.0),
     "Phi-3 mini 128k (Apr 2024)": ("longrope", 96, 1e4, 32.0), "GPT-NeoX 20B": ("default", 24, 1e4, None),
+    "Llama 4 Scout 17B-16E": ("llama3", 128, 5e5, 16.0), "Gemma 3 27B": ("linear", 128, 1e6, 8.0),
+    "Qwen3 8B": ("default", 128, 1e6, None),
 }
 
 
@@ -87,14 +91,16 @@ def test_preset_matches_transformers_model_config(name, seq_len):
     cfg_dict = presets.get_preset(name).config
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cfg = getattr(transformers, cls_name)(**copy.deepcopy(cfg_dict))
-        rope_type = cfg.rope_parameters["rope_type"]
+        cfg = getattr(transformers, cls_name)(**copy.deepcopy(cfg_dict)).get_text_config()
+        per_layer = "full_attention" in cfg.rope_parameters  # Gemma 3: the global layers' block
+        kwargs = {"layer_type": "full_attention"} if per_layer else {}
+        rope_type = (cfg.rope_parameters["full_attention"] if per_layer else cfg.rope_parameters)["rope_type"]
         if rope_type == "default":
             mod = importlib.import_module(f"transformers.models.{module}.modeling_{module}")
-            rot = next(getattr(mod, k) for k in dir(mod) if k.endswith("RotaryEmbedding"))
-            inv, att = rot.compute_default_rope_parameters(cfg)
+            rot = next(getattr(mod, k) for k in sorted(dir(mod)) if k.endswith("RotaryEmbedding"))
+            inv, att = rot.compute_default_rope_parameters(cfg, **kwargs)
         else:
-            inv, att = ROPE_INIT_FUNCTIONS[rope_type](cfg, "cpu", seq_len=seq_len)
+            inv, att = ROPE_INIT_FUNCTIONS[rope_type](cfg, "cpu", seq_len=seq_len, **kwargs)
     ours, our_att = scaling.inv_freq_from_config(cfg_dict, seq_len)
     np.testing.assert_allclose(ours, inv.double().numpy(), rtol=1e-5)
     assert our_att == pytest.approx(float(att), rel=1e-6)

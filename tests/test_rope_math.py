@@ -380,3 +380,23 @@ def test_fuzz_apply_rope(x, pos, theta, layout):
     else:
         assert out.shape == t.shape
         assert torch.isfinite(out).all()
+
+
+def test_relative_scores_docstring_claims():
+    """RoPE: a function of m - n for any q, k; asymmetric in Δ for generic q, k, symmetric for q = k. Absolute
+    sinusoidal PE through a learned W: direction-aware as well, but not a function of m - n alone."""
+    from posviz import sinusoidal
+
+    q, k = rope.sample_qk(16, seed=3)
+    d = np.array([5.0, -5.0])
+    s = rope.relative_scores(q, k, d)
+    assert abs(s[0] - s[1]) > 1e-3
+    sym = rope.relative_scores(q, q, d)
+    assert sym[0] == pytest.approx(sym[1], abs=1e-12)
+    grid = rope.score_grid(q, k, np.arange(12.0))
+    assert np.ptp(np.diagonal(grid, 3)) < 1e-12  # constant along a diagonal: m - n alone
+    pe = sinusoidal.sinusoidal_table(12, 16)
+    w = np.random.default_rng(0).standard_normal((16, 16))
+    absolute = pe @ w @ pe.T  # (m, n) logits of PE(m) W PE(n)
+    assert abs(absolute[7, 2] - absolute[2, 7]) > 1e-3  # direction-aware
+    assert np.ptp(np.diagonal(absolute, 3)) > 1e-3  # but depends on m and n, not only m - n

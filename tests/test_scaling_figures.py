@@ -237,7 +237,7 @@ def test_pitfall_numbers():
     ("scaling_score", dict(qk="zeros"), "qk"),
     ("scaling_pitfall", dict(case="nope"), "case"),
     ("scaling_config", dict(preset="GPT-5"), "name"),
-    ("scaling_ratio", dict(methods="llama3", high_freq_factor=1.0, low_freq_factor=1.0), "high_freq_factor"),
+    ("scaling_ratio", dict(methods="llama3", high_freq_factor=0.5, low_freq_factor=1.0), "high_freq_factor"),
 ])
 def test_bad_parameters_raise_value_error(name, bad, word):
     with pytest.raises(ValueError, match=word):

@@ -354,7 +354,7 @@ def test_speed_per_pair_at_extreme_sizes():
     ({"head_dim": 64, "rope_parameters": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 1024,
                                           "beta_fast": -1}}, "rope_parameters.beta_fast"),
     ({"head_dim": 64, "rope_parameters": {"rope_type": "llama3", "factor": 8, "original_max_position_embeddings": 8192,
-                                          "low_freq_factor": 4, "high_freq_factor": 4}}, "high_freq_factor"),
+                                          "low_freq_factor": 4, "high_freq_factor": 2}}, "high_freq_factor"),
     ({"head_dim": 64, "rope_parameters": {"rope_type": "llama3", "factor": 8,
                                           "original_max_position_embeddings": 8192}}, "low_freq_factor"),
     ({"head_dim": 64, "max_position_embeddings": 8192,
@@ -364,13 +364,20 @@ def test_speed_per_pair_at_extreme_sizes():
       "rope_parameters": {"rope_type": "longrope", "short_factor": [1.0] * 32, "long_factor": [1.0] * 31 + ["x"],
                           "original_max_position_embeddings": 4096}}, "long_factor[31]"),
     ({"head_dim": 64, "rope_parameters": {"rope_type": "dynamic", "factor": 2}}, "max_position_embeddings"),
-    ({"head_dim": 64, "rope_parameters": {"full_attention": {"rope_type": "default"},
-                                          "sliding_attention": {"rope_type": "default"}}}, "layer type"),
+    ({"head_dim": 64, "rope_parameters": {"full_attention": None, "sliding_attention": None}}, "no RoPE"),
+    ({"head_dim": 64, "rope_parameters": {"rope_type": "yarn", "original_max_position_embeddings": 1024}},
+     "rope_parameters.factor is required"),
+    ({"head_dim": 64, "rope_scaling": {"rope_type": "yarn", "factor": 148.41315910257657, "mscale": 1,
+                                       "mscale_all_dim": -2, "original_max_position_embeddings": 1024}},
+     "mscale_all_dim"),
+    ({"head_dim": 128, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 16]}}, "mrope_section"),
+    ({"text_config": [1]}, "text_config"),
+    ({"num_hidden_layers": 4, "head_dim": 64, "no_rope_layers": [1, 0, "x", 1]}, "no_rope_layers"),
     ({"head_dim": 64, "max_position_embeddings": 10**12}, "max_position_embeddings"),
 ])
 def test_invalid_configs_name_the_key(cfg, key):
     with pytest.raises(ValueError, match=key.replace("[", r"\[").replace("]", r"\]")):
-        sc.inv_freq_from_config(cfg)
+        sc.describe_config(cfg)
 
 
 def test_beta_fast_zero_is_read_as_32_with_a_note():
@@ -522,3 +529,261 @@ def test_config_temperature():
     assert t["logits × in total"] == pytest.approx(1.589626, rel=1e-6)
     plain = sc.config_temperature({"head_dim": 64})
     assert plain == {"cos/sin × A": 1.0, "logits × A²": 1.0}
+
+
+# ---------------------------------------------------------------- real configs as published (issue 16)
+
+ROTARY = {  # text model_type -> (module, rotary class) of transformers 5.23
+    "llama4_text": ("llama4", "Llama4TextRotaryEmbedding"), "gemma3_text": ("gemma3", "Gemma3RotaryEmbedding"),
+    "qwen2_vl_text": ("qwen2_vl", "Qwen2VLRotaryEmbedding"),
+    "qwen2_5_vl_text": ("qwen2_5_vl", "Qwen2_5_VLRotaryEmbedding"),
+    "qwen3": ("qwen3", "Qwen3RotaryEmbedding"), "smollm3": ("smollm3", "SmolLM3RotaryEmbedding"),
+    "deepseek_v3": ("deepseek_v3", "DeepseekV3RotaryEmbedding"), "llama": ("llama", "LlamaRotaryEmbedding"),
+    "qwen3_vl_text": ("qwen3_vl", "Qwen3VLTextRotaryEmbedding"),
+}
+_YARN_DS = {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
+            "original_max_position_embeddings": 4096, "type": "yarn"}
+REAL = {
+    "Llama 4 Scout (rope_scaling, text_config)": {
+        "model_type": "llama4", "text_config": {
+            "model_type": "llama4_text", "hidden_size": 5120, "num_attention_heads": 40, "head_dim": 128,
+            "num_hidden_layers": 48, "max_position_embeddings": 10485760, "rope_theta": 500000.0,
+            "no_rope_layers": [], "rope_scaling": {"factor": 16.0, "high_freq_factor": 1.0, "low_freq_factor": 1.0,
+                                                   "original_max_position_embeddings": 8192, "rope_type": "llama3"}}},
+    "Gemma 3 (rope_scaling + rope_local_base_freq)": {
+        "model_type": "gemma3", "text_config": {
+            "model_type": "gemma3_text", "hidden_size": 2560, "num_hidden_layers": 34, "sliding_window": 1024,
+            "rope_scaling": {"factor": 8.0, "rope_type": "linear"}}},
+    "Gemma 3 (transformers 5 per-layer rope_parameters)": {
+        "model_type": "gemma3_text", "hidden_size": 5376, "num_attention_heads": 32, "head_dim": 128,
+        "num_hidden_layers": 12, "max_position_embeddings": 131072,
+        "layer_types": ["sliding_attention"] * 5 + ["full_attention"] + ["sliding_attention"] * 5 + ["full_attention"],
+        "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0},
+                            "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}},
+    "Qwen2-VL 7B (mrope)": {
+        "model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28, "num_hidden_layers": 28,
+        "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+        "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}},
+    "Qwen2.5-VL 7B (mrope, default)": {
+        "model_type": "qwen2_5_vl", "hidden_size": 3584, "num_attention_heads": 28, "num_hidden_layers": 28,
+        "max_position_embeddings": 128000, "rope_theta": 1000000.0,
+        "rope_scaling": {"mrope_section": [16, 24, 24], "rope_type": "default", "type": "default"}},
+    "Qwen2.5-VL 3B (text_config, rope_parameters)": {
+        "model_type": "qwen2_5_vl", "text_config": {
+            "model_type": "qwen2_5_vl_text", "hidden_size": 2048, "num_attention_heads": 16, "num_hidden_layers": 36,
+            "max_position_embeddings": 128000, "rope_parameters": {
+                "type": "mrope", "mrope_section": [16, 24, 24], "rope_theta": 1000000.0, "rope_type": "default"}}},
+    "Qwen3 8B": {
+        "model_type": "qwen3", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128, "num_hidden_layers": 36,
+        "max_position_embeddings": 40960, "rope_theta": 1000000.0, "rope_scaling": None},
+    "SmolLM3 (no_rope_layers)": {
+        "model_type": "smollm3", "hidden_size": 2048, "num_attention_heads": 16, "num_hidden_layers": 8,
+        "max_position_embeddings": 65536, "rope_theta": 5000000.0, "no_rope_layers": [1, 1, 1, 0, 1, 1, 1, 0]},
+    "DeepSeek-V3 (decoupled RoPE)": {
+        "model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128, "qk_rope_head_dim": 64,
+        "qk_nope_head_dim": 128, "num_hidden_layers": 61, "max_position_embeddings": 163840, "rope_theta": 10000,
+        "rope_scaling": _YARN_DS},
+    "Llama 3.2 1B (transformers 5 rope_parameters)": {
+        "model_type": "llama", "hidden_size": 2048, "num_attention_heads": 32, "head_dim": 64, "num_hidden_layers": 16,
+        "max_position_embeddings": 131072, "rope_parameters": {
+            "rope_type": "llama3", "rope_theta": 500000.0, "factor": 32.0, "high_freq_factor": 4.0,
+            "low_freq_factor": 1.0, "original_max_position_embeddings": 8192}},
+}
+
+
+def _hf_model(config: dict):
+    """transformers' text config and rotary module built from a config dict exactly as pasted."""
+    import copy
+    import importlib
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cfg = transformers.AutoConfig.for_model(**copy.deepcopy(config))
+        text = cfg.get_text_config()
+        module, cls = ROTARY[text.model_type]
+        rot = getattr(importlib.import_module(f"transformers.models.{module}.modeling_{module}"), cls)(text)
+    return text, rot
+
+
+@pytest.mark.parametrize("name", list(REAL))
+def test_real_config_matches_transformers_rotary_module(name):
+    config = REAL[name]
+    text, rot = _hf_model(config)
+    report = sc.describe_config(json.loads(json.dumps(config)))
+    assert report.target_length == text.max_position_embeddings  # the model's own length (issue 16, item 1)
+    for block in report.blocks:
+        prefix = "" if block.layer_type == "all" else f"{block.layer_type}_"
+        theirs = getattr(rot, f"{prefix}inv_freq").double().numpy()
+        att = getattr(rot, f"{prefix}attention_scaling", getattr(rot, "attention_scaling", 1.0))
+        np.testing.assert_allclose(block.inv_freq, theirs, rtol=RTOL)
+        assert block.attention_factor == pytest.approx(float(att), rel=1e-6)
+    types = getattr(text, "layer_types", None)
+    flags = getattr(text, "no_rope_layers", None)
+    nope = [i for i, f in enumerate(flags or []) if f == 0]
+    assert list(report.nope_layers) == nope
+    if types is not None and len(report.blocks) > 1:
+        for block in report.blocks:
+            assert list(block.layers) == [i for i, t in enumerate(types) if t == block.layer_type]
+
+
+def test_gemma3_reads_both_layer_types():
+    report = sc.describe_config(REAL["Gemma 3 (rope_scaling + rope_local_base_freq)"])
+    blocks = {b.layer_type: b for b in report.blocks}
+    assert blocks["full_attention"].rope.rope_type == "linear" and blocks["full_attention"].rope.base == 1e6
+    assert blocks["sliding_attention"].rope.rope_type == "default" and blocks["sliding_attention"].rope.base == 1e4
+    assert blocks["full_attention"].rope.head_dim == 256  # Gemma3TextConfig's default: the file has no head_dim
+    assert len(blocks["full_attention"].layers) == 5 and len(blocks["sliding_attention"].layers) == 29
+
+
+def test_llama4_equal_band_factors_accepted_not_swapped():
+    """Before: ValueError (high_freq_factor must be greater), and the page fell back to Llama 3.1's preset."""
+    rc = sc.read_rope_config(REAL["Llama 4 Scout (rope_scaling, text_config)"])
+    assert (rc.params["low_freq_factor"], rc.params["high_freq_factor"], rc.params["factor"]) == (1.0, 1.0, 16.0)
+    inv, _ = sc.inv_freq_from_rope_config(rc)
+    theta = sc.inv_freq(128, 500000.0)
+    kept = 2 * np.pi / theta <= 8192
+    np.testing.assert_allclose(inv[kept], theta[kept])
+    np.testing.assert_allclose(inv[~kept], theta[~kept] / 16)
+
+
+@pytest.mark.parametrize("section,interleaved", [((16, 24, 24), False), ((24, 20, 20), True), ((8, 12, 12), False)])
+def test_mrope_axis_matches_transformers(section, interleaved):
+    """Give temporal, height and width position ids 1, 2, 3 and read which one each pair's angle used."""
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
+    from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLTextRotaryEmbedding
+
+    d = 2 * sum(section)
+    kind = "qwen3_vl_text" if interleaved else "qwen2_vl_text"
+    rope = {"rope_type": "default", "mrope_section": list(section), "rope_theta": 100.0}
+    if interleaved:
+        rope["mrope_interleaved"] = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cfg = transformers.AutoConfig.for_model(kind, hidden_size=4 * d, num_attention_heads=4, head_dim=d,
+                                                rope_parameters=rope)
+        rot = (Qwen3VLTextRotaryEmbedding if interleaved else Qwen2VLRotaryEmbedding)(cfg)
+    ids = torch.tensor([1.0, 2.0, 3.0]).view(3, 1, 1)
+    cos, _ = rot(torch.zeros(1, dtype=torch.float64), ids)  # (1, 1, d)
+    angles = rot.inv_freq.double().numpy()[None, :] * np.array([[1.0], [2.0], [3.0]])  # (3, d/2)
+    theirs = np.argmin(np.abs(np.cos(angles) - cos[0, 0, : d // 2].double().numpy()[None, :]), axis=0)
+    report = sc.describe_config({"model_type": kind, "head_dim": d, "hidden_size": 4 * d, "num_attention_heads": 4,
+                                 "rope_parameters": rope})
+    np.testing.assert_array_equal(report.mrope_axis, theirs)
+    assert report.mrope_section == section
+
+
+def test_mrope_ranges_say_how_sections_split_the_pairs():
+    report = sc.describe_config(REAL["Qwen2-VL 7B (mrope)"])
+    assert report.mrope_ranges() == [("temporal", 0, 15), ("height", 16, 39), ("width", 40, 63)]
+
+
+def test_model_defaults_equal_transformers_class_defaults():
+    for model_type, defaults in sc.MODEL_DEFAULTS.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cfg = transformers.AutoConfig.for_model(model_type)
+        for key, value in defaults.items():
+            if key == "rope_theta":
+                theta = type(cfg).default_theta
+                assert value == (theta["global"] if isinstance(theta, dict) else theta), model_type
+            elif key == "rope_local_base_freq":
+                assert value == type(cfg).default_theta["local"]
+            elif key == "sliding_window_pattern":
+                assert value == cfg._sliding_window_pattern
+            else:
+                assert getattr(cfg, key) == value, (model_type, key)
+
+
+def test_text_config_is_read_and_never_another_model():
+    cfg = {"model_type": "llama4", "hidden_size": 999, "text_config": REAL["Llama 4 Scout (rope_scaling, text_config)"]
+           ["text_config"]}
+    rc = sc.read_rope_config(cfg)
+    assert (rc.rope_type, rc.base, rc.dim) == ("llama3", 500000.0, 128)
+
+
+def test_target_length_is_the_models_own_length():
+    """Before: max(max_position_embeddings, factor·L) = 262,144 for Llama 3.2 1B."""
+    rc = sc.read_rope_config(REAL["Llama 3.2 1B (transformers 5 rope_parameters)"])
+    assert sc.config_target_length(rc) == 131072
+    assert sc.config_target_source(rc) == "max_position_embeddings"
+    qwen = sc.read_rope_config({"head_dim": 128, "max_position_embeddings": 32768, "rope_scaling": {
+        "type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}})
+    assert sc.config_target_length(qwen) == 131072  # a card-added block: mpe is still the original length
+    with pytest.raises(ValueError, match="rc"):
+        sc.config_target_length(5)
+
+
+def test_yarn_missing_factor_raises_like_transformers_null_is_inferred():
+    base = {"model_type": "llama", "head_dim": 64, "hidden_size": 512, "num_attention_heads": 8,
+            "max_position_embeddings": 16384}
+    missing = dict(base, rope_parameters={"rope_type": "yarn", "original_max_position_embeddings": 4096})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(KeyError):
+            transformers.AutoConfig.for_model(**json.loads(json.dumps(missing)))
+    with pytest.raises(ValueError, match="factor is required"):
+        sc.read_rope_config(missing)
+    null = dict(base, rope_parameters={"rope_type": "yarn", "factor": None, "original_max_position_embeddings": 4096})
+    text, rot = _hf_model(json.loads(json.dumps(null)))
+    ours, A = sc.inv_freq_from_config(null)
+    np.testing.assert_allclose(ours, rot.inv_freq.double().numpy(), rtol=RTOL)
+    assert sc.read_rope_config(null).params["factor"] == 4.0
+
+
+def test_yarn_attention_factor_crash_is_a_value_error():
+    """Before: ZeroDivisionError (factor e^5, mscale 1, mscale_all_dim -2 makes the denominator 0)."""
+    with pytest.raises(ValueError, match="mscale_all_dim"):
+        sc.yarn_attention_factor(148.41315910257657, 1.0, -2.0)
+    cfg = {"head_dim": 64, "rope_scaling": {"type": "yarn", "factor": 148.41315910257657, "mscale": 1,
+                                            "mscale_all_dim": -2, "original_max_position_embeddings": 4096}}
+    with pytest.raises(ValueError, match="mscale_all_dim"):
+        sc.inv_freq_from_config(cfg)
+    with pytest.raises(ValueError, match="factor"):
+        sc.deepseek_softmax_multiplier(factor=0, mscale_all_dim=1.0)  # before: named "scale"
+
+
+@pytest.mark.parametrize("args,name", [((0.0, 8, 1e4, 4096), "num_rotations"), ((1.0, 8, 1.0, 4096), "base"),
+                                       ((-1.0, 8, 1e4, 4096), "num_rotations"), ((math.nan, 8, 1e4, 4096),
+                                                                                 "num_rotations"),
+                                       ((1.0, 8, 1e4, -5), "original_max_position_embeddings")])
+def test_yarn_correction_dim_bad_inputs(args, name):
+    """Before: ZeroDivisionError, "math domain error", or NaN."""
+    with pytest.raises(ValueError, match=name):
+        sc.yarn_correction_dim(*args)
+
+
+def test_yarn_ramp_truncate_both_ways():
+    trunc = sc.yarn_correction_range(64, 150000.0, 4096, 32.0, 1.0, truncate=True)
+    free = sc.yarn_correction_range(64, 150000.0, 4096, 32.0, 1.0, truncate=False)
+    assert trunc == (math.floor(free[0]), math.ceil(free[1])) and free[0] % 1 and free[1] % 1
+    oss = sc.describe_config({"head_dim": 64, "max_position_embeddings": 131072, "rope_theta": 150000, "rope_scaling": {
+        "beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0, "original_max_position_embeddings": 4096,
+        "rope_type": "yarn", "truncate": False}})
+    assert any("truncate false" in n for n in oss.notes)
+
+
+def _transformers_dynamic(lengths, L, d=64, base=10000.0, factor=4.0):
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cfg = transformers.LlamaConfig(hidden_size=8 * d, num_attention_heads=8, head_dim=d, max_position_embeddings=L,
+                                       rope_parameters={"rope_type": "dynamic", "factor": factor, "rope_theta": base})
+        rot = LlamaRotaryEmbedding(cfg)
+    out = []
+    for n in lengths:
+        rot(torch.zeros(1), torch.arange(n).view(1, -1))
+        out.append(rot.inv_freq.double().numpy().copy())
+    return np.array(out)
+
+
+def test_dynamic_ntk_schedule_matches_transformers_cache():
+    """transformers keeps the longest length seen until a call drops below L; the naive view follows l."""
+    L, lengths = 512, [100, 700, 2000, 900, 600, 300, 800, 512, 513]
+    theirs = _transformers_dynamic(lengths, L)
+    eff = sc.dynamic_ntk_schedule(lengths, L)
+    assert list(eff) == [512, 700, 2000, 2000, 2000, 512, 800, 800, 800]
+    ours = np.array([sc.dynamic_inv_freq(64, 10000.0, 4.0, L, int(n))[0] for n in eff])
+    np.testing.assert_allclose(ours, theirs, rtol=RTOL)
+    bases = sc.dynamic_ntk_bases(lengths, 64, 10000.0, 4.0, L)
+    np.testing.assert_allclose(bases[:, None] ** (-np.arange(0, 64, 2) / 64), ours, rtol=1e-12)

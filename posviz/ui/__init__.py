@@ -1,9 +1,8 @@
 """The UI kit every page uses; the only part of posviz that imports streamlit.
 
-``setup_page`` (title, intro) -> ``lesson`` (a fragment holding the rest: controls, parts, sidebar tools),
-inside it ``controls`` (URL-bound widgets) -> ``figure_panel`` (chart, caption, formula, code, exports) /
-``pitfall`` / ``check`` / ``numbers`` / ``say``.
-See docs/CONTRIBUTING.md for a worked example.
+A page declares a ``Lesson`` (slug, title, controls) and its parts (``@lesson.part``); each part draws with
+``figure_panel`` (chart, caption, formula, code, exports), ``pitfall``, ``check``, ``numbers``, ``prose``,
+``say`` and, for a part's own controls, ``controls``. See docs/CONTRIBUTING.md for a worked example.
 """
 
 import os
@@ -13,13 +12,16 @@ import os
 # first imports it (lazily), so setting it here, before any page math runs, configures the whole server.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from posviz.ui.callouts import check, escape_md, numbers, pitfall, say
-from posviz.ui.page import PageContext, Values, choose_part, context, controls, lesson, setup_page, share_query
-from posviz.ui.panel import code_snippet, draw_export_settings, figure_panel
+from posviz.ui.callouts import check, escape_md, numbers, pitfall, prose, say
+from posviz.ui.course import Lesson, Part, find, href, lessons
+from posviz.ui.legacy import choose_part, lesson, setup_page
+from posviz.ui.page import PageContext, Values, context, controls, plain_page, qr_png, share_link, share_query
+from posviz.ui.panel import code_snippet, draw_export_settings, figure_name, figure_panel
 from posviz.ui.params import Bool, Choice, Float, Int, LogFloat, Multi, Param, Text
 
 __all__ = [
-    "Bool", "Choice", "Float", "Int", "LogFloat", "Multi", "PageContext", "Param", "Text", "Values",
-    "check", "choose_part", "code_snippet", "context", "controls", "draw_export_settings", "escape_md",
-    "figure_panel", "lesson", "numbers", "pitfall", "say", "setup_page", "share_query",
+    "Bool", "Choice", "Float", "Int", "Lesson", "LogFloat", "Multi", "PageContext", "Param", "Part", "Text",
+    "Values", "check", "choose_part", "code_snippet", "context", "controls", "draw_export_settings", "escape_md",
+    "figure_name", "figure_panel", "find", "href", "lesson", "lessons", "numbers", "pitfall", "plain_page", "prose",
+    "qr_png", "say", "setup_page", "share_link", "share_query",
 ]

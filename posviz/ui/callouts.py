@@ -14,6 +14,16 @@ def say(text: str) -> None:
     st.text(text)
 
 
+def prose(text: str) -> None:
+    """Explanatory markdown (constants only) of a part. In presenter mode it folds into "Notes" so that the
+    part's figure stays near the top of the screen."""
+    if context().presenter:
+        with st.expander("Notes"):
+            st.markdown(text)
+    else:
+        st.markdown(text)
+
+
 def escape_md(text: str) -> str:
     """Escape markdown and HTML special characters so ``text`` renders literally in st.markdown."""
     out = []

@@ -1,29 +1,34 @@
-"""Page scaffolding: title and intro, URL-bound controls, share link, reset, presenter mode.
+"""Drawing a lesson: title and intro, its parts as steps, URL-bound controls, share link, reset, presenter mode.
 
-Every control's value lives in the query string under its name, so a copied link reproduces the view.
-On a session's first run a control reads the URL (bad values fall back to the default with a warning
-naming the parameter, before Streamlit ever sees them); afterwards the widget owns the value and the
-URL is rewritten after every run to hold exactly the non-default values.
+Every control's value lives in the query string under its name, so a copied link reproduces the view. On a
+session's first run a control reads the URL (a bad value falls back to the default with a warning naming the
+parameter, before Streamlit ever sees it); afterwards the value is kept in the session (also while the
+control is not drawn, because the current part does not use it) and the URL is rewritten after every run to
+hold exactly the non-default values.
 """
 
 from __future__ import annotations
 
 import gc
-import re
+import io
 import sys
 import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from posviz.ui.params import Bool, Choice, Param, parse_or_default
 
+if TYPE_CHECKING:
+    from posviz.ui.course import Lesson, Part
+
 _CTX = "_posviz_ctx"
-_PRESENT_KEY = "_global.present"
 PRESENT = Bool("present", "Presenter mode", default=False,
-               help="Bigger fonts, thicker lines and larger markers, for projectors.")
+               help="Bigger fonts, lines and markers, the intro folded away and each part's figure near the top: "
+                    "for projectors. Shift + → and Shift + ← step through the parts.")
+NEXT_KEYS, PREVIOUS_KEYS = "Shift+Right", "Shift+Left"
 
 
 @dataclass
@@ -34,23 +39,24 @@ class PageContext:
     theme: str = "light"
     presenter: bool = False
     params: dict[str, Param] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
     share_slot: Any = None
     sidebar_controls: Any = None
     sidebar_used: bool = False
 
 
 class Values(dict):
-    """Control values by name, also readable as attributes (``p.d``)."""
+    """Control values by name, also readable as attributes (``v.d``)."""
 
     def __getattr__(self, name: str) -> Any:
         try:
             return self[name]
         except KeyError:
-            raise AttributeError(name) from None
+            raise AttributeError(f"no control named {name!r} here; controls: {', '.join(self)}") from None
 
 
 def context() -> PageContext:
-    """The current page's context (a bare one if ``setup_page`` was not called)."""
+    """The current page's context (a bare one outside a lesson)."""
     ctx = st.session_state.get(_CTX)
     if ctx is None:
         ctx = PageContext(slug="page")
@@ -62,18 +68,18 @@ def _key(slug: str, name: str) -> str:
     return f"{slug}.{name}"
 
 
+# --- speed workaround, measured by benchmarks/slider_to_chart.py -------------------------------------------
 _frozen_at_modules = 0
 
 
 def freeze_long_lived_heap() -> bool:
     """Put every object alive now into the garbage collector's permanent generation; True if it did.
 
-    Streamlit runs a full ``gc.collect(2)`` after every script run (option ``runner.postScriptGC``). With
-    numpy, plotly and Streamlit loaded that walks a few hundred thousand objects, about 40 ms of every
-    slider move. Objects frozen here (modules, classes, cached figures) are skipped by those collections,
-    so they only walk what the latest runs created. It freezes again only when new modules were imported
-    since the last time, a handful of times per server process, which bounds what can stay frozen after
-    it becomes garbage.
+    With numpy, plotly, torch and Streamlit loaded a full collection walks a few hundred thousand objects
+    (~40 ms of a slider move). Objects frozen here (modules, classes, cached figures) are skipped by later
+    collections. It freezes again only when new modules were imported since the last time (a lesson may import
+    torch on its first compute), a handful of times per server process, which bounds what can stay frozen
+    after it becomes garbage. `.streamlit/config.toml` also turns off Streamlit's per-run ``gc.collect(2)``.
     """
     global _frozen_at_modules
     if len(sys.modules) == _frozen_at_modules:
@@ -84,81 +90,183 @@ def freeze_long_lived_heap() -> bool:
     return True
 
 
-def setup_page(title: str, *, icon: str = "📐", intro: str = "") -> PageContext:
-    """Configure the page and draw its title and intro; return its context.
+# --- a lesson page -----------------------------------------------------------------------------------------
+def run_lesson(lesson: Lesson) -> None:
+    """Draw ``lesson``: title and intro, then (in a fragment) the part choice, the part's controls and the
+    part, its step buttons and the share link; then the sidebar tools."""
+    ctx = start_page(lesson.slug, lesson.title, icon=lesson.icon, intro=lesson.intro)
+    _lesson_fragment(lesson)
+    _draw_tools(ctx)
 
-    The rest of the page (controls, lesson parts, sidebar tools) is drawn by :func:`lesson`.
-    """
+
+def start_page(slug: str, title: str, *, icon: str, intro: str) -> PageContext:
+    """Configure the page, create its context and draw its title and intro (folded in presenter mode)."""
     freeze_long_lived_heap()
     st.set_page_config(page_title=f"{title} · posviz", page_icon=icon, layout="wide")
-    slug = re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_") or "page"
     ctx = PageContext(slug=slug)
     st.session_state[_CTX] = ctx
-    theme = getattr(st.context.theme, "type", None)
-    ctx.theme = "dark" if theme == "dark" else "light"
+    ctx.theme = "dark" if getattr(st.context.theme, "type", None) == "dark" else "light"
+    ctx.presenter = bool(_value(PRESENT, PRESENT, _key("_global", "present"), st.sidebar))
+    if ctx.presenter:
+        _presenter_css()
     st.title(title)
-    if intro:
+    if intro and ctx.presenter:
+        with st.expander("About this lesson"):
+            st.markdown(intro)
+    elif intro:
         st.markdown(intro)
     return ctx
 
 
-def lesson(body: Callable[[], None]) -> None:
-    """Draw the page's controls and lesson parts with ``body`` in a fragment, then the sidebar tools.
-
-    A control change reruns only the fragment: the title, intro, page navigation and sidebar tools
-    (presenter mode, reset, export settings) are neither rebuilt nor re-sent, and what the browser
-    redraws is the lesson's controls and its one part. The share link, which changes with every control,
-    is drawn at the end of the fragment, below the lesson's sidebar controls; the tools follow it.
-    """
-    _lesson_fragment(body)
-    _draw_tools(context())
+def _presenter_css() -> None:
+    """Presenter mode: less padding above the lesson, a smaller title, larger prose."""
+    st.html("<style>.block-container { padding-top: 1.2rem !important; }"
+            "h1 { font-size: 1.9rem !important; padding: 0.2rem 0 !important; }"
+            "h2 { font-size: 1.5rem !important; padding: 0.2rem 0 !important; }"
+            "[data-testid=stMain] .stMarkdown p, [data-testid=stMain] .stMarkdown li, "
+            "[data-testid=stMain] [data-testid=stCaptionContainer] { font-size: 1.3rem !important; "
+            "line-height: 1.5; }</style>")
 
 
 @st.fragment
-def _lesson_fragment(body: Callable[[], None]) -> None:
+def _lesson_fragment(lesson: Lesson) -> None:
+    ctx = _begin_controls()
+    part = _choose_part(lesson)
+    values = _lesson_values(lesson, part)
+    st.header(part.title or part.label)
+    part.draw(_PartValues(values, part))
+    _step_buttons(lesson, part)
+    _end_controls(ctx)
+
+
+def _begin_controls() -> PageContext:
     ctx = context()
     ctx.params = {PRESENT.name: PRESENT}  # reserved name; its toggle is drawn with the tools
-    ctx.presenter = bool(_bind(PRESENT, _PRESENT_KEY))
+    ctx.values = {}
     _sync_url(PRESENT, ctx.presenter)
     ctx.share_slot = None  # the share link is drawn once, after every control has synced the URL
     ctx.sidebar_controls = st.sidebar.container()
     ctx.sidebar_used = False
-    body()
+    return ctx
+
+
+def _end_controls(ctx: PageContext) -> None:
     with st.sidebar:
         if ctx.sidebar_used:  # a rule between the lesson's controls and the share link
             st.divider()
         ctx.share_slot = st.container()
         _draw_share_link(ctx)
-    # A lesson may import a module on its first run (CoPE imports torch when it first computes): freeze
-    # again, or every later slider move, a fragment rerun that never reaches setup_page, walks it in gc.
     freeze_long_lived_heap()
 
 
-def _draw_tools(ctx: PageContext) -> None:
-    with st.sidebar:
-        st.divider()
-        PRESENT.render(st.sidebar, _PRESENT_KEY)
-        st.button("Reset to defaults", on_click=_reset, args=(ctx.slug,), key=f"{ctx.slug}._reset",
-                  help="Put every control of this page back to its default value.")
-    from posviz.ui.panel import draw_export_settings  # panel imports this module
+class _PartValues(Values):
+    """The values a part declared in ``uses``; reading another control is a mistake in the declaration."""
 
-    draw_export_settings()
-    if ctx.presenter:  # prose and captions larger; metrics and widgets keep their size (they would truncate)
-        st.html("<style>.stMarkdown p, .stMarkdown li, [data-testid=stCaptionContainer] "
-                "{ font-size: 1.3rem !important; line-height: 1.5; }</style>")
+    def __init__(self, values: dict[str, Any], part: Part) -> None:
+        super().__init__({k: values[k] for k in part.uses})
+        self._part = part.key
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"part {self._part!r} reads control {name!r}: add it to the part's uses=") from None
 
 
-def _reset(slug: str) -> None:
-    ctx = st.session_state.get(_CTX)
-    if ctx is None:
-        return
-    for name, param in ctx.params.items():
-        if name != PRESENT.name:
-            st.session_state[_key(slug, name)] = param.to_widget(param.default)
+def _part_param(lesson: Lesson) -> Choice:
+    first = next(iter(lesson.parts))
+    aliases = {alias: p.key for p in lesson.parts.values() for alias in p.aliases}
+    return Choice("part", "lesson part", default=first, options={k: p.label for k, p in lesson.parts.items()},
+                  widget="radio", aliases=aliases)
+
+
+def _choose_part(lesson: Lesson) -> Part:
+    param = _part_param(lesson)
+    key = _key(lesson.slug, "part")
+    return lesson.parts[_draw(param, param, key, st.container())]
+
+
+def _lesson_values(lesson: Lesson, part: Part) -> dict[str, Any]:
+    """Every control's value, bounds resolved in declaration order; the part's controls drawn in the sidebar."""
+    ctx = context()
+    ctx.sidebar_used = bool(part.uses)
+    for control in lesson.controls:
+        resolved = control.resolve(ctx.values)
+        key = _key(lesson.slug, control.name)
+        slot = ctx.sidebar_controls if control.name in part.uses else None
+        ctx.values[control.name] = _draw(control, resolved, key, slot)
+    return ctx.values
+
+
+def _step_buttons(lesson: Lesson, part: Part) -> None:
+    """"← Previous" and "Next →" at the end of a part, the current step between them; the address follows."""
+    keys = list(lesson.parts)
+    i = keys.index(part.key)
+    key = _key(lesson.slug, "part")
+    left, middle, right = st.columns(3, vertical_alignment="center")
+    if i > 0:
+        previous = lesson.parts[keys[i - 1]]
+        left.button(f"← {previous.label}", key=f"{key}.previous", on_click=_go_to_part, args=(key, previous.key),
+                    shortcut=PREVIOUS_KEYS, help=f"Previous part ({PREVIOUS_KEYS})")
+    middle.markdown(f"<div style='text-align:center'>step {i + 1} / {len(keys)}</div>", unsafe_allow_html=True)
+    if i + 1 < len(keys):
+        following = lesson.parts[keys[i + 1]]
+        with right, st.container(horizontal=True, horizontal_alignment="right"):
+            st.button(f"{following.label} →", key=f"{key}.next", on_click=_go_to_part, args=(key, following.key),
+                      shortcut=NEXT_KEYS, help=f"Next part ({NEXT_KEYS})", type="primary")
+
+
+def _go_to_part(key: str, part: str) -> None:
+    st.session_state[key] = part
+    st.session_state[_shadow(key)] = part
+
+
+# --- binding one control to the URL and the session ---------------------------------------------------------
+def _shadow(key: str) -> str:
+    """Session key of a control's value that survives runs in which its widget is not drawn (Streamlit drops
+    the state of a widget that a run does not draw)."""
+    return f"_value.{key}"
+
+
+def _value(declared: Param, resolved: Param, key: str, slot: Any) -> Any:
+    """The control's value: the widget's if drawn before, else the kept value, else the URL's (a bad URL value
+    falls back to the default with a warning naming the parameter); moved into the resolved bounds."""
+    if key in st.session_state:
+        value = declared.from_widget(st.session_state[key])
+    elif _shadow(key) in st.session_state:
+        value = st.session_state[_shadow(key)]
+    else:
+        value, warning = parse_or_default(declared, st.query_params.get(declared.name))
+        if warning:
+            st.warning(warning, icon="⚠️")
+    value = resolved.clamp(value)
+    if slot is not None:
+        st.session_state[key] = resolved.to_widget(value)
+    st.session_state[_shadow(key)] = value
+    return value
+
+
+def _draw(declared: Param, resolved: Param, key: str, slot: Any) -> Any:
+    """Bind a control, draw its widget in ``slot`` (None: not drawn this run), sync the URL; return its value."""
+    ctx = context()
+    if declared.name in ctx.params:
+        raise ValueError(f"control name {declared.name!r} used twice on this page")
+    ctx.params[declared.name] = resolved
+    value = _value(declared, resolved, key, slot)
+    if slot is not None:
+        resolved.render(slot, key)
+    _sync_url(declared, value)
+    return value
 
 
 def controls(*params: Param, where: Any = "sidebar", columns: int = 3) -> Values:
-    """Draw URL-bound widgets for ``params`` and return their validated values by name."""
+    """Draw URL-bound widgets for ``params`` (a part's own controls) and return their values by name.
+
+    ``where``: "sidebar", "main" (laid out in ``columns`` columns) or a Streamlit container. A bound given as
+    another control's name may name a lesson control or an earlier one of this call.
+    """
     ctx = context()
     sidebar = ctx.sidebar_controls if ctx.sidebar_controls is not None else st.sidebar
     container = sidebar if where == "sidebar" else st.container() if where == "main" else where
@@ -166,37 +274,10 @@ def controls(*params: Param, where: Any = "sidebar", columns: int = 3) -> Values
     slots = _slots(container, len(params), columns if where == "main" else 1)
     values = Values()
     for param, slot in zip(params, slots, strict=True):
-        if param.name in ctx.params:
-            raise ValueError(f"control name {param.name!r} used twice on this page")
-        ctx.params[param.name] = param
-        key = _key(ctx.slug, param.name)
-        _bind(param, key)
-        param.render(slot, key)
-        values[param.name] = param.from_widget(st.session_state[key])
-        _sync_url(param, values[param.name])
+        resolved = param.resolve({**ctx.values, **values})
+        values[param.name] = _draw(param, resolved, _key(ctx.slug, param.name), slot)
     _draw_share_link(ctx)
     return values
-
-
-def choose_part(options: dict[str, str], default: str, *, help: str | None = None) -> str:
-    """The URL-bound "lesson part" radio in the main area, with the note on why parts are drawn one at a
-    time; returns the chosen part's key. One part at a time keeps every slider move to one chart."""
-    part = controls(Choice("part", "lesson part", default=default, options=options, widget="radio", help=help),
-                    where="main", columns=1)["part"]
-    st.caption("One part is drawn at a time so that every slider move redraws quickly; the sidebar's controls "
-               "apply to all parts.")
-    return part
-
-
-def _bind(param: Param, key: str) -> Any:
-    """The control's value; on a session's first run it comes from the URL (a bad value falls back to the
-    default, with a warning naming the parameter)."""
-    if key not in st.session_state:
-        value, warning = parse_or_default(param, st.query_params.get(param.name))
-        if warning:
-            st.warning(warning, icon="⚠️")
-        st.session_state[key] = param.to_widget(value)
-    return param.from_widget(st.session_state[key])
 
 
 def _slots(container: Any, n: int, columns: int) -> Iterator[Any]:
@@ -215,6 +296,37 @@ def _sync_url(param: Param, value: Any) -> None:
         text = param.to_url(value)
         if st.query_params.get(param.name) != text:
             st.query_params[param.name] = text
+
+
+# --- the sidebar tools: presenter mode, reset, share link (with a QR code), export settings ------------------
+def _draw_tools(ctx: PageContext) -> None:
+    with st.sidebar:
+        st.divider()
+        PRESENT.render(st.sidebar, _key("_global", "present"))
+        st.button("Reset to defaults", on_click=_reset, args=(ctx.slug,), key=f"{ctx.slug}._reset",
+                  help="Put every control of this page back to its default value.")
+    from posviz.ui.panel import draw_export_settings  # panel imports this module
+
+    draw_export_settings()
+
+
+def _reset(slug: str) -> None:
+    """Every control of the page back to its default, those of parts not shown now included."""
+    ctx = st.session_state.get(_CTX)
+    if ctx is None:
+        return
+    drawn = {name: param for name, param in ctx.params.items() if name not in (PRESENT.name, "part")}
+    for name, param in drawn.items():
+        st.session_state[_key(slug, name)] = param.to_widget(param.default)
+        st.session_state[_shadow(_key(slug, name))] = param.default
+    prefix = _shadow(f"{slug}.")
+    for key in [k for k in st.session_state if str(k).startswith(prefix)]:
+        name = key[len(prefix):]
+        if name not in drawn and name != "part":  # a control of another part: forget it and its URL value
+            del st.session_state[key]
+            st.session_state.pop(_key(slug, name), None)
+            if name in st.query_params:
+                del st.query_params[name]
 
 
 def share_query(ctx: PageContext | None = None) -> str:
@@ -242,13 +354,45 @@ def _page_address() -> str:
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + "/".join(filter(None, (base, page))), "", ""))
 
 
+def share_link(ctx: PageContext | None = None) -> str:
+    """The full address that restores this view."""
+    base = _page_address()
+    query = share_query(ctx)
+    return f"{base}?{query}" if query else base
+
+
 def _draw_share_link(ctx: PageContext) -> None:
     if ctx.share_slot is None:
         return
-    base = _page_address()
-    query = share_query(ctx)
-    link = f"{base}?{query}" if query else base or "(this page's address)"
+    link = share_link(ctx) or "(this page's address)"
     with ctx.share_slot:
         st.markdown("**Share this view**")
         st.code(link, language=None, wrap_lines=True)
         st.caption("Copy the link (icon at the right): it restores every control of this page.")
+        if st.button("Show as QR code", key=f"{ctx.slug}._qr", help="A large QR code of this link for the class"):
+            _qr_dialog(link)
+
+
+@st.dialog("Open this view on your device", width="large")
+def _qr_dialog(link: str) -> None:
+    st.image(qr_png(link), width=520)
+    st.code(link, language=None, wrap_lines=True)
+
+
+def qr_png(text: str, scale: int = 10) -> bytes:
+    """A QR code of ``text`` as PNG bytes (segno, error correction M, quiet zone of 4 modules)."""
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(text, error="m", micro=False).save(buf, kind="png", scale=scale, border=4)
+    return buf.getvalue()
+
+
+# --- home page and pages without parts ------------------------------------------------------------------------
+def plain_page(title: str, body: Callable[[], None], *, icon: str = "📐", intro: str = "") -> None:
+    """A page that is not a lesson (the home page): title, intro, ``body``, the sidebar tools."""
+    ctx = start_page("home", title, icon=icon, intro=intro)
+    _begin_controls()
+    body()
+    _end_controls(ctx)
+    _draw_tools(ctx)

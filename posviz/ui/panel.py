@@ -83,11 +83,25 @@ def draw_export_settings() -> None:
                                                          presenter=context().presenter)
 
 
-def figure_panel(name: str, params: Mapping[str, object] | None = None, *, caption: str,
-                 latex: str | None = None, code: Sequence[Callable] = (), key: str,
-                 height: int | None = None) -> go.Figure:
-    """Draw figure ``name`` with its caption, formula, source, exports and notebook snippet."""
+def figure_name(figure: Callable[..., go.Figure] | str) -> str:
+    """The registry name of a figure builder (the name the command line and the exports use)."""
+    if isinstance(figure, str):
+        if figure not in FIGURES:
+            raise ValueError(f"unknown figure {figure!r}")
+        return figure
+    names = [name for name, spec in FIGURES.items() if spec.builder is figure]
+    if not names:
+        raise ValueError(f"{getattr(figure, '__name__', figure)!r} is not a registered figure builder (@figure)")
+    return names[0]
+
+
+def figure_panel(figure: Callable[..., go.Figure] | str, params: Mapping[str, object] | None = None, *,
+                 caption: str, latex: str | None = None, code: Sequence[Callable] = (), key: str,
+                 height: int | None = None) -> None:
+    """Draw a figure (its builder, e.g. ``rope_clock``) with its caption, formula, source, exports and notebook
+    snippet. The figure is shared by every session with the same settings, so it is never handed to the page."""
     ctx = context()
+    name = figure_name(figure)
     params = dict(params or {})
     try:
         fig = _figure(name, _freeze(params), ctx.theme, ctx.presenter)
@@ -102,7 +116,6 @@ def figure_panel(name: str, params: Mapping[str, object] | None = None, *, capti
     if latex:
         st.latex(latex)
     _extras(name, params, tuple(code), f"{ctx.slug}.{key}")
-    return fig
 
 
 EXTRAS = {"code": "Show the code", "export": "Export / copy as code"}

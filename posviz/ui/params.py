@@ -8,11 +8,16 @@ tested directly; only ``render`` touches streamlit.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+# A bound of a control: a number, the name of an earlier control of the lesson (its value is the bound), or a
+# function of the values of earlier controls (``hi=lambda v: v.H - 1``). The kit resolves it before drawing.
+Bound = float | str | Callable[[Mapping[str, Any]], float]
 
 _INT_RE = re.compile(r"^[+-]?\d{1,18}$")
 _FLOAT_RE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?$")
@@ -31,6 +36,13 @@ def _number(raw: str) -> float:
 
 def _fmt(x: float) -> str:
     return f"{x:g}" if abs(x) < 1e6 else f"{x:.0e}".replace("e+0", "e").replace("e+", "e")
+
+
+def _bound_text(hi: Any, hi_max: float | None) -> str:
+    if isinstance(hi, (int, float)):
+        return _fmt(hi)
+    what = hi if isinstance(hi, str) else "a bound set by the other controls"
+    return f"{what} (at most {_fmt(hi_max)})" if hi_max is not None else what
 
 
 @dataclass(frozen=True)
@@ -60,11 +72,60 @@ class Param:
     def render(self, st: Any, key: str) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def depends_on(self) -> tuple[str, ...]:
+        """Names of the controls whose values bound this one (see ``Bound``)."""
+        return ()
+
+    def resolve(self, values: Mapping[str, Any]) -> Param:
+        """This control with its bounds made concrete from the values of the controls it depends on."""
+        return self
+
+    def clamp(self, value: Any) -> Any:
+        """``value`` moved into this (resolved) control's range."""
+        return value
+
 
 @dataclass(frozen=True)
-class Int(Param):
-    lo: int = 0
-    hi: int = 100
+class _Ranged(Param):
+    """A number control whose ``lo``/``hi`` may depend on other controls (``hi="d"``: at most d).
+
+    ``hi_max`` is the largest value a URL may ask for when ``hi`` is not a number (the URL is read before
+    the other controls are known); after that the bound of the moment is applied by :meth:`clamp`.
+    """
+
+    lo: Any = 0
+    hi: Any = 100
+    hi_max: float | None = None
+
+    def depends_on(self) -> tuple[str, ...]:
+        return tuple(b for b in (self.lo, self.hi) if isinstance(b, str))
+
+    def static_hi(self) -> float:
+        if isinstance(self.hi, (int, float)):
+            return self.hi
+        if self.hi_max is None:
+            raise ValueError(f"control {self.name!r}: a hi that depends on another control needs hi_max")
+        return self.hi_max
+
+    def static_lo(self) -> float:
+        return self.lo if isinstance(self.lo, (int, float)) else -math.inf
+
+    def resolve(self, values: Mapping[str, Any]) -> Param:
+        def concrete(bound: Any) -> float:
+            return values[bound] if isinstance(bound, str) else bound(values) if callable(bound) else bound
+
+        lo = concrete(self.lo)
+        hi = max(concrete(self.hi), lo)
+        if isinstance(self, Int):
+            lo, hi = int(lo), int(lo + (int(hi) - int(lo)) // self.step * self.step)
+        return dataclasses.replace(self, lo=lo, hi=hi, hi_max=None)
+
+    def clamp(self, value: Any) -> Any:
+        return min(max(value, self.lo), self.hi)
+
+
+@dataclass(frozen=True)
+class Int(_Ranged):
     step: int = 1
     widget: str = "slider"  # or "number"
 
@@ -73,13 +134,14 @@ class Int(Param):
         if not _INT_RE.match(text):
             raise ValueError("not an integer")
         value = int(text)
-        if not self.lo <= value <= self.hi or (value - self.lo) % self.step:
+        lo = self.static_lo() if self.static_lo() > -math.inf else value
+        if not lo <= value <= self.static_hi() or (value - lo) % self.step:
             raise ValueError("out of range")
         return value
 
     def valid_text(self) -> str:
         step = f" in steps of {self.step}" if self.step != 1 else ""
-        return f"an integer from {self.lo} to {self.hi}{step}"
+        return f"an integer from {self.lo} to {_bound_text(self.hi, self.hi_max)}{step}"
 
     def render(self, st: Any, key: str) -> None:
         if self.widget == "number":
@@ -89,24 +151,26 @@ class Int(Param):
 
 
 @dataclass(frozen=True)
-class Float(Param):
-    lo: float = 0.0
-    hi: float = 1.0
+class Float(_Ranged):
+    lo: Any = 0.0
+    hi: Any = 1.0
     step: float = 0.01
     widget: str = "slider"  # or "number"
 
     def parse(self, raw: str) -> float:
         value = _number(raw)
-        if not self.lo <= value <= self.hi:
+        lo, hi = self.static_lo(), self.static_hi()
+        if not lo <= value <= hi:
             raise ValueError("out of range")
-        snapped = self.lo + round((value - self.lo) / self.step) * self.step
-        return float(min(max(round(snapped, 10), self.lo), self.hi))
+        base = lo if lo > -math.inf else 0.0
+        snapped = base + round((value - base) / self.step) * self.step
+        return float(min(max(round(snapped, 10), lo), hi))
 
     def to_url(self, value: float) -> str:
         return f"{value:g}"
 
     def valid_text(self) -> str:
-        return f"a number from {_fmt(self.lo)} to {_fmt(self.hi)}"
+        return f"a number from {_fmt(self.lo)} to {_bound_text(self.hi, self.hi_max)}"
 
     def render(self, st: Any, key: str) -> None:
         if self.widget == "number":
@@ -171,8 +235,10 @@ def _short(x: float) -> str:
 class Choice(Param):
     options: Mapping[str, str] = field(default_factory=dict)  # value -> label
     widget: str = "auto"  # "radio", "select" or "auto" (radio for <= 4 options)
+    aliases: Mapping[str, str] = field(default_factory=dict)  # old URL value -> option (links keep working)
 
     def parse(self, raw: str) -> str:
+        raw = self.aliases.get(raw, raw)
         if raw not in self.options:
             raise ValueError("unknown option")
         return raw

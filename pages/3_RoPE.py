@@ -4,7 +4,19 @@ import streamlit as st
 
 from posviz import rope, ui
 from posviz import sinusoidal as sn
-from posviz.figures.rope import MAX_GRID_POSITIONS
+from posviz.figures.rope import (
+    MAX_GRID_POSITIONS,
+    rope_angle_heatmap,
+    rope_clock,
+    rope_cos_sin_tables,
+    rope_decay,
+    rope_float32_error,
+    rope_frequency_ladder,
+    rope_norms,
+    rope_pairing,
+    rope_score_grid,
+    rope_vs_sinusoidal,
+)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -37,12 +49,32 @@ def float32_numbers(d: int, base: float) -> list[float]:
     return [float(e) for e in rope.float32_error([1e3, 1e4, 1e5, 1e6], d, base)]
 
 
-ui.setup_page(
-    "RoPE", icon="🌀",
+
+
+lesson = ui.Lesson(
+    "rope", "RoPE", icon="🌀", order=3,
+    summary='Each pair of a query turns like a clock hand at θ_i = b^(−2i/d) (animated in the browser); the score'
+            ' depends only on m − n; interleaved vs half-split layouts and the permutation linking them; an '
+            "honest look at the long-term decay bound; the seeds' mixed layout, swapped q/k, reversed fast/slow "
+            'pairs and float32 angles, wrong beside right.',
     intro="Rotary position embedding turns each pair of a query and a key by an angle that grows with the "
           "position. Watch the pairs rotate at their own speeds, then see why the attention score only "
           "depends on how far apart two tokens are, which channels form a pair in each layout, and where "
           "popular write-ups get it wrong.",
+    controls=(
+            ui.Int("d", "head dim d", default=64, lo=2, hi=256, step=2,
+                   help="Rotary dimension: d/2 pairs of channels, each rotated as one 2-D vector."),
+            ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e7, extra=(500000.0,),
+                        help="rope_theta. 10 000 in RoFormer and Llama 2, 500 000 in Llama 3."),
+            ui.Int("n", "positions shown N", default=256, lo=8, hi=8192, step=8,
+                   help="Positions in the heatmaps and curves (heatmaps show every k-th position above a cap)."),
+            ui.Choice("layout", "pair layout", default="interleaved",
+                      options={"interleaved": "interleaved (RoFormer, Meta)", "half": "half-split (GPT-NeoX, HF)"}),
+            ui.Int("seed", "random seed for q and k", default=0, lo=0, hi=9999, widget="number"),
+            ui.Int("m", "query position m", default=5, lo=0, hi=8192, widget="number"),
+            ui.Int("kpos", "key position n", default=2, lo=0, hi=8192, widget="number"),
+            ui.Int("c", "shift c (both positions)", default=4, lo=0, hi=8192, widget="number"),
+    ),
 )
 
 
@@ -53,8 +85,8 @@ def numbers(p: ui.Values) -> dict:
 
 # ---------------------------------------------------------------------------- 1. clock hands
 
+@lesson.part('clock', '1. Clock hands', uses=('base', 'd', 'layout', 'seed'), title='1. Every pair is a clock hand')
 def part_clock(p: ui.Values) -> None:
-    st.header("1. Every pair is a clock hand")
     clock = ui.controls(
         ui.Int("m_max", "animation ends at position M", default=30, lo=1, hi=8192, widget="number"),
         ui.Int("frames", "frames", default=31, lo=30, hi=72,
@@ -76,7 +108,7 @@ def part_clock(p: ui.Values) -> None:
         st.info(f"Each frame advances the position by {step:.3g} tokens, so the fastest hands jump by more than "
                 "a full turn per frame (a strobe effect). Lower M or raise the frame count to follow them.")
     ui.figure_panel(
-        "rope_clock",
+        rope_clock,
         dict(dim=p.d, base=p.base, m_max=float(clock.m_max), n_frames=clock.frames, preset=clock.preset,
              seed=p.seed, layout=p.layout, pairs=clock.pairs, show_angles=clock.angles),
         key="clock",
@@ -94,10 +126,10 @@ def part_clock(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 2. angles and tables
 
+@lesson.part('tables', '2a. Angles', uses=('base', 'd', 'n'), title='2a. The angles')
 def part_angles(p: ui.Values) -> None:
-    st.header("2a. The angles")
     ui.figure_panel(
-        "rope_angle_heatmap", dict(dim=p.d, base=p.base, n_positions=p.n), key="angles",
+        rope_angle_heatmap, dict(dim=p.d, base=p.base, n_positions=p.n), key="angles",
         caption="Read each row left to right: fast pairs (bottom) cycle through all colours every few tokens, "
                 "slow pairs (top) keep one colour for thousands. The colour scale is cyclic because an angle of "
                 "2π is the same as 0. The dashed line is where each pair completes its first turn.",
@@ -106,10 +138,10 @@ def part_angles(p: ui.Values) -> None:
     )
 
 
+@lesson.part('cossin', '2b. Stored tables', uses=('base', 'd', 'n'), title='2b. The tables a model stores')
 def part_tables(p: ui.Values) -> None:
-    st.header("2b. The tables a model stores")
     ui.figure_panel(
-        "rope_cos_sin_tables", dict(dim=p.d, base=p.base, n_positions=p.n), key="tables",
+        rope_cos_sin_tables, dict(dim=p.d, base=p.base, n_positions=p.n), key="tables",
         caption="Models precompute cos(mθ) and sin(mθ) once. Interleaved tables repeat each angle in two "
                 "neighbouring columns; half-split tables put all d/2 angles in the left half and repeat them in "
                 "the right half. Same numbers, different column order: the layout decides which columns rotate "
@@ -120,8 +152,9 @@ def part_tables(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 3. relative property
 
+@lesson.part('relative', '3a. Only m − n matters', uses=('base', 'c', 'd', 'kpos', 'layout', 'm', 'n', 'seed'),
+              title='3a. Only the offset m − n survives')
 def part_relative(p: ui.Values) -> None:
-    st.header("3a. Only the offset m − n survives")
     nums = numbers(p)
     ui.numbers({"q_m·k_n": nums["s"], "q_(m+c)·k_(n+c)": nums["s_shift"], "‖q‖": nums["norm"],
                 "‖R_m q‖": nums["norm"] * nums["ratio"]})
@@ -132,7 +165,7 @@ def part_relative(p: ui.Values) -> None:
         st.info(f"The score heatmap shows 1 position in {-(-p.n // MAX_GRID_POSITIONS)} of the N = {p.n} "
                 "chosen, to keep the chart small; its diagonals stay constant.")
     ui.figure_panel(
-        "rope_score_grid", dict(dim=p.d, base=p.base, n_positions=p.n, layout=p.layout, seed=p.seed), key="grid",
+        rope_score_grid, dict(dim=p.d, base=p.base, n_positions=p.n, layout=p.layout, seed=p.seed), key="grid",
         caption="Every diagonal (fixed m − n) has one colour: moving the query and the key together does not "
                 "change their score. The picture is not symmetric about the main diagonal: a key 3 tokens to "
                 "the left scores differently from one 3 tokens to the right.",
@@ -142,15 +175,16 @@ def part_relative(p: ui.Values) -> None:
     )
 
 
+@lesson.part('leftright', '3b. Left or right', uses=('base', 'c', 'd', 'kpos', 'layout', 'm', 'n', 'seed'),
+              title='3b. Left or right? The sign of m − n')
 def part_left_right(p: ui.Values) -> None:
-    st.header("3b. Left or right? The sign of m − n")
     nums = numbers(p)
     ui.numbers({"RoPE score at Δ = m − n": nums["s"], "RoPE score at −Δ": nums["s_swap"]})
     ui.numbers({"sinusoidal PE·PE at Δ": nums["sin_pos"], "sinusoidal PE·PE at −Δ": nums["sin_neg"]})
     if p.n > 2048:
         st.caption("The curves below stop at Δ = ±2048 (N is larger) to stay readable.")
     ui.figure_panel(
-        "rope_vs_sinusoidal", dict(dim=p.d, base=p.base, max_offset=min(p.n, 2048), seed=p.seed), key="vs_sin",
+        rope_vs_sinusoidal, dict(dim=p.d, base=p.base, max_offset=min(p.n, 2048), seed=p.seed), key="vs_sin",
         caption="Top: the RoPE score against the offset and its mirror image; they differ, so attention can "
                 "prefer keys on one side. Bottom: the dot product of two sinusoidal codes (the Sinusoidal "
                 "page) is the same for +Δ and −Δ, so on its own it cannot tell left from right.",
@@ -163,10 +197,10 @@ def part_left_right(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 4. layouts
 
+@lesson.part('layouts', '4a. Two layouts', uses=('base', 'd', 'seed'), title='4a. Two layouts, one rotation')
 def part_layouts(p: ui.Values) -> None:
-    st.header("4a. Two layouts, one rotation")
     ui.figure_panel(
-        "rope_pairing", dict(dim=p.d), key="pairing",
+        rope_pairing, dict(dim=p.d), key="pairing",
         caption="Interleaved RoPE (RoFormer, Meta, GPT-J) rotates neighbouring channels (2i, 2i+1); half-split "
                 "RoPE (GPT-NeoX, transformers' rotate_half) rotates channel i with channel i + d/2. The grey "
                 "lines are the permutation P that moves one layout onto the other; converting Meta weights to "
@@ -186,15 +220,16 @@ def mixed_side(p: ui.Values, layout: str, key: str, s: float, s_shift: float, ra
     """One side of the mixed-layout pitfall: the score before and after a shift, the norm, and the grid."""
     ui.numbers({"q_m·k_n": s, "q_(m+c)·k_(n+c)": s_shift, "‖R_m q‖/‖q‖": ratio})
     ui.numbers({f"largest |‖R_m q‖/‖q‖ − 1|, m < {min(p.n, 2048)}": f"{drift:.2e}"})
-    ui.figure_panel("rope_score_grid", dict(dim=p.d, base=p.base, n_positions=min(p.n, 128), layout=layout,
+    ui.figure_panel(rope_score_grid, dict(dim=p.d, base=p.base, n_positions=min(p.n, 128), layout=layout,
                                             seed=p.seed),
                     key=key, caption="Diagonals of the mixed version change colour along their length."
                     if layout == "mixed" else "Consistent layout: constant diagonals.",
                     code=[rope.rotate])
 
 
+@lesson.part('mixed', '4b. Mixed layout', uses=('base', 'c', 'd', 'kpos', 'layout', 'm', 'n', 'seed'),
+              title='4b. Mixing the two layouts is not a rotation')
 def part_mixed(p: ui.Values) -> None:
-    st.header("4b. Mixing the two layouts is not a rotation")
     nums = numbers(p)
     ui.pitfall(
         "Mixed layout (seeds 001 and 002)",
@@ -209,7 +244,7 @@ def part_mixed(p: ui.Values) -> None:
                                  nums["drift"]),
     )
     ui.figure_panel(
-        "rope_norms", dict(dim=p.d, base=p.base, n_positions=p.n, seed=p.seed), key="norms",
+        rope_norms, dict(dim=p.d, base=p.base, n_positions=p.n, seed=p.seed), key="norms",
         caption="Both real layouts keep the length of q exactly (ratio 1); the mixed one stretches and shrinks "
                 "it as the position changes.",
         code=[rope.norm_ratio],
@@ -218,12 +253,12 @@ def part_mixed(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 5. decay
 
+@lesson.part('decay', '5. The decay story', uses=('base', 'd', 'seed'), title="5. The 'long-term decay', honestly")
 def part_decay(p: ui.Values) -> None:
-    st.header("5. The 'long-term decay', honestly")
     dec = ui.controls(ui.Int("max_delta", "largest offset Δ", default=1024, lo=16, hi=8192, step=16),
                       where="main", columns=1)
     ui.figure_panel(
-        "rope_decay", dict(dim=p.d, base=p.base, max_delta=dec.max_delta, seed=p.seed), key="decay",
+        rope_decay, dict(dim=p.d, base=p.base, max_delta=dec.max_delta, seed=p.seed), key="decay",
         caption="B(Δ) is RoFormer's upper bound on the score's size, not a score, and it is not monotone: it "
                 "rises on about half of the unit steps and only its envelope decays. Σcos(Δθ_i), half the score "
                 "of all-ones q and k, even turns negative. For independent random q and k the mean score is zero "
@@ -238,8 +273,8 @@ def part_decay(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 6. pitfalls
 
+@lesson.part('pitfalls', '6. Pitfalls', uses=('base', 'c', 'd', 'kpos', 'layout', 'm', 'n', 'seed'))
 def part_pitfalls(p: ui.Values) -> None:
-    st.header("6. Pitfalls")
     nums = numbers(p)
     grid = dict(dim=p.d, base=p.base, n_positions=min(p.n, 128), layout=p.layout, seed=p.seed)
     ui.pitfall(
@@ -250,10 +285,10 @@ def part_pitfalls(p: ui.Values) -> None:
         "then attend to the wrong side. Keep the order `(q, k)` in and out.",
         key="swap",
         wrong=lambda: (ui.numbers({"score at (m, n)": nums["s_swap"]}),
-                       ui.figure_panel("rope_score_grid", dict(grid, swap=True), key="swap_wrong",
+                       ui.figure_panel(rope_score_grid, dict(grid, swap=True), key="swap_wrong",
                                        caption="Swapped: the transpose of the right grid.")),
         right=lambda: (ui.numbers({"score at (m, n)": nums["s"]}),
-                       ui.figure_panel("rope_score_grid", grid, key="swap_right",
+                       ui.figure_panel(rope_score_grid, grid, key="swap_right",
                                        caption="Correct: query position on the rows.")),
     )
     ladder = dict(dim=p.d, base=p.base, n_positions=p.n)
@@ -264,9 +299,9 @@ def part_pitfalls(p: ui.Values) -> None:
         "and high ones quickly. The opposite is true: pair 0 turns by 1 radian per token (local detail), the "
         "last pair is the slowest (long range).",
         key="freq",
-        wrong=lambda: ui.figure_panel("rope_frequency_ladder", dict(ladder, show_claim=True), key="freq_wrong",
+        wrong=lambda: ui.figure_panel(rope_frequency_ladder, dict(ladder, show_claim=True), key="freq_wrong",
                                       caption="Dashed: the seed's claimed ordering, reversed."),
-        right=lambda: ui.figure_panel("rope_frequency_ladder", ladder, key="freq_right",
+        right=lambda: ui.figure_panel(rope_frequency_ladder, ladder, key="freq_right",
                                       caption="Pair 0 is the fastest; orange dots never complete a turn within N."),
     )
     err = float32_numbers(p.d, p.base)
@@ -281,7 +316,7 @@ def part_pitfalls(p: ui.Values) -> None:
         right=lambda: ui.say("float64 angles: the rounding of m·θ_i stays near 1e-10 even at m = 10⁶."),
     )
     ui.figure_panel(
-        "rope_float32_error", dict(dim=p.d, base=p.base), key="f32",
+        rope_float32_error, dict(dim=p.d, base=p.base), key="f32",
         caption="The float32 error grows in proportion to the position: about 1e-5 at 10³, a few 1e-4 at "
                 "10⁴, a few 1e-3 at 10⁵ and above 1e-2 by 10⁶. It follows the rounding step of the angle "
                 "itself (dotted line).",
@@ -289,33 +324,4 @@ def part_pitfalls(p: ui.Values) -> None:
     )
 
 
-# One chart per part, so that a slider move redraws one chart. The parts split in two keep their old key
-# for the first half, so links shared before the split still open the same chart.
-PARTS = {"clock": ("1. Clock hands", part_clock), "tables": ("2a. Angles", part_angles),
-         "cossin": ("2b. Stored tables", part_tables), "relative": ("3a. Only m − n matters", part_relative),
-         "leftright": ("3b. Left or right", part_left_right), "layouts": ("4a. Two layouts", part_layouts),
-         "mixed": ("4b. Mixed layout", part_mixed), "decay": ("5. The decay story", part_decay),
-         "pitfalls": ("6. Pitfalls", part_pitfalls)}
-
-
-def lesson() -> None:
-    """The sidebar's RoPE settings, the choice of part, and that part."""
-    p = ui.controls(
-        ui.Int("d", "head dim d", default=64, lo=2, hi=256, step=2,
-               help="Rotary dimension: d/2 pairs of channels, each rotated as one 2-D vector."),
-        ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e7, extra=(500000.0,),
-                    help="rope_theta. 10 000 in RoFormer and Llama 2, 500 000 in Llama 3."),
-        ui.Int("n", "positions shown N", default=256, lo=8, hi=8192, step=8,
-               help="Positions in the heatmaps and curves (heatmaps show every k-th position above a cap)."),
-        ui.Choice("layout", "pair layout", default="interleaved",
-                  options={"interleaved": "interleaved (RoFormer, Meta)", "half": "half-split (GPT-NeoX, HF)"}),
-        ui.Int("seed", "random seed for q and k", default=0, lo=0, hi=9999, widget="number"),
-        ui.Int("m", "query position m", default=5, lo=0, hi=8192, widget="number"),
-        ui.Int("kpos", "key position n", default=2, lo=0, hi=8192, widget="number"),
-        ui.Int("c", "shift c (both positions)", default=4, lo=0, hi=8192, widget="number"),
-    )
-    part = ui.choose_part({key: label for key, (label, _) in PARTS.items()}, default="clock")
-    PARTS[part][1](p)
-
-
-ui.lesson(lesson)
+lesson.run()

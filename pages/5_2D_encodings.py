@@ -1,8 +1,21 @@
 """2D encodings: sin/cos on a grid of image patches, and RoPE in two (and three) dimensions."""
 
+import numpy as np
 import streamlit as st
 
 from posviz import rope2d, ui
+from posviz.figures.twod import (
+    flux_angles,
+    flux_scores,
+    mae_axis_response,
+    mixed_rope_directions,
+    patch_channel,
+    patch_channels,
+    patch_similarity_modes,
+    resize_channel,
+    resize_error_map,
+    rope2d_two_queries,
+)
 from posviz.sinusoidal import sinusoidal_2d
 
 
@@ -12,15 +25,7 @@ def offset_gap(h: int, w: int, dim: int, a: tuple, b: tuple, kind: str, base: fl
     return rope2d.rope2d_offset_gap(h, w, dim, a, b, kind, base, seed, head, content)
 
 
-ui.setup_page(
-    "2D encodings", icon="🖼️",
-    intro="A vision transformer cuts an image into an H × W grid of patches, and each patch needs a position "
-          "with two coordinates. You will see how sin/cos codes for the row and the column are combined, which "
-          "patches end up looking alike, what happens when the grid is resized, and how RoPE rotates by a "
-          "row and a column at once (including FLUX, where text tokens get no rotation at all).",
-)
-
-MODES = {"mae": "MAE (column | row, what ViT code ships)", "concat": "concat (row | column, seed 003)",
+MODES = {"mae": "MAE (column | row, what ViT code ships)", "concat": "concat (row | column)",
          "add": "add (row + column, seed 003)"}
 LATEX_2D = {
     "mae": r"\mathrm{MAE:}\ PE(r,c) = \big[\sin c\,\omega \,\big|\, \cos c\,\omega \,\big|\, \sin r\,\omega "
@@ -46,47 +51,89 @@ SEED = ui.Int("seed", "random seed", default=0, lo=0, hi=999)
 TEXT_TOKENS = ui.Int("ntext", "text tokens shown", default=8, lo=0, hi=64)
 
 
-def capped(value: int, hi: int, what: str) -> int:
-    """Clamp a control to what the current grid allows, and say so."""
-    if value > hi:
-        st.caption(f"ℹ️ {what} is capped at {hi} for the current settings (asked for {value}).")
-        return hi
-    return value
+lesson = ui.Lesson(
+    "2d", "2D encodings", icon="🖼️", order=5,
+    summary="Sin/cos codes for an H×W grid of image patches (MAE, concat, add), which patches look alike (add mode "
+            "gives PE(r, c) = PE(c, r)), MAE's `emb_h` that really encodes the column, bicubic resizing against the "
+            "formula; axial and RoPE-Mixed 2-D RoPE whose scores depend only on (dx, dy), and FLUX.1's three axes "
+            "where text tokens at (0, 0, 0) are not rotated at all.",
+    intro="A vision transformer cuts an image into an H × W grid of patches, and each patch needs a position "
+          "with two coordinates. You will see how sin/cos codes for the row and the column are combined, which "
+          "patches end up looking alike, what happens when the grid is resized, and how RoPE rotates by a "
+          "row and a column at once (including FLUX, where text tokens get no rotation at all).",
+    controls=(
+        ui.Int("H", "grid height H (patches)", default=14, lo=1, hi=64,
+               help="Rows of patches. Non-square grids are fine; at most 64."),
+        ui.Int("W", "grid width W (patches)", default=14, lo=1, hi=64, help="Columns of patches (at most 64)."),
+        ui.Int("D", "encoding width D", default=64, lo=4, hi=1024, step=4,
+               help="Channels of the position code, a multiple of 4: two axes × (sin, cos) pairs. At most 1024."),
+        ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e6),
+        ui.Choice("combine", "combine the two axes", default="mae", options=MODES, widget="radio"),
+    ),
+)
+GRID = ("H", "W", "D", "base")
+LAST_ROW, LAST_COL, LAST_CHANNEL = (lambda v: v["H"] - 1), (lambda v: v["W"] - 1), (lambda v: v["D"] - 1)
+
+
+def grid_of(v: ui.Values) -> dict:
+    return dict(height=v.H, width=v.W, d_model=v.D, base=v.base)
+
+
+def channel_words(v: ui.Values, channel: int) -> str:
+    """What one channel of the 2-D code follows, and how fast, in words computed from the layout."""
+    info = rope2d.sincos_2d_channel_info(v.D, v.base, v.combine)
+    omega = float(info["omega"][channel])
+    wave = f"a wavelength of {2 * np.pi / omega:,.3g} patches" if omega > 0 else "no change at all"
+    return f"channel {channel} is {info['fn'][channel]} of the {info['axis'][channel]}, with {wave}"
+
+
+def still_channels(v: ui.Values) -> tuple[int, float]:
+    """Channels whose angle changes by less than a quarter radian across the whole grid, and their share of D."""
+    info = rope2d.sincos_2d_channel_info(v.D, v.base, v.combine)
+    span = np.where(info["axis"] == "row", v.H - 1, np.where(info["axis"] == "column", v.W - 1, max(v.H, v.W) - 1))
+    still = int((info["omega"] * span < 0.25).sum())
+    return still, still / v.D
 
 
 # ---------------------------------------------------------------------------- 1. the patch grid
 
-def part_grid(p: ui.Values, grid: dict) -> None:
-    st.header("1a. The patch grid")
-    st.markdown(
+@lesson.part("grid", "1a · patch grid", uses=(*GRID, "combine"), title="1a. The patch grid")
+def part_grid(p: ui.Values) -> None:
+    ui.prose(
         "Each channel of the code is a function of **one** coordinate (or, in the add mode, the sum of one "
         "function of each). Drawn over the grid, a channel that follows the column makes vertical stripes and "
         "one that follows the row makes horizontal stripes. Row 0 is at the top, as in the image.")
-    c = ui.controls(ui.Int("ch", "channel k", default=0, lo=0, hi=1023), where="main", columns=1)
+    c = ui.controls(ui.Int("ch", "channel k", default=0, lo=0, hi=LAST_CHANNEL, hi_max=1023), where="main",
+                    columns=1)
     ui.figure_panel(
-        "patch_channel", {**grid, "combine": p.combine, "channel": capped(c.ch, p.D - 1, "channel k")},
+        patch_channel, {**grid_of(p), "combine": p.combine, "channel": c.ch},
         key="channel",
-        caption="What to notice: stripes run across the axis the channel ignores. Low channel numbers inside "
-                "each half change every few patches (fast, local); high ones barely change across the whole "
-                "grid (slow, global).",
+        caption=f"What to notice: stripes run across the axis the channel ignores. Here {channel_words(p, c.ch)}. "
+                "Step through the channels: the wavelength grows from channel to channel within each block of "
+                "sines or cosines, so every block has fast (local) channels at its start and slow (global) ones "
+                "at its end.",
         latex=LATEX_2D[p.combine],
         code=[sinusoidal_2d, rope2d.sincos_2d_channel_info],
     )
 
 
-def part_multiples(p: ui.Values, grid: dict) -> None:
-    st.header("1b. Sixteen channels at a glance")
-    c = ui.controls(ui.Int("first", "first channel of the small multiples", default=0, lo=0, hi=1023, step=1),
+@lesson.part("multiples", "1b · small multiples", uses=(*GRID, "combine"), title="1b. Sixteen channels at a glance")
+def part_multiples(p: ui.Values) -> None:
+    c = ui.controls(ui.Int("first", "first channel of the small multiples", default=0, lo=0, hi=LAST_CHANNEL,
+                           hi_max=1023),
                     ui.Bool("spread", "spread the 16 small multiples over all D channels", default=True),
                     where="main", columns=2)
     ui.figure_panel(
-        "patch_channels", {**grid, "combine": p.combine, "first": capped(c.first, p.D - 1, "first channel"),
-                           "n_channels": 16, "spread": c.spread},
+        patch_channels, {**grid_of(p), "combine": p.combine, "first": c.first, "n_channels": 16, "spread": c.spread},
         key="multiples",
         caption="What to notice: in MAE's layout the top two rows (the first half of the channels) are vertical "
                 "stripes, they follow the column, and the bottom two rows horizontal ones; concat is the other way "
                 "round. Within each block the stripes widen channel after channel (slower waves). In the add mode "
-                "every channel mixes both axes into a pattern that is symmetric about the diagonal.",
+                "every channel mixes both axes into a pattern that is symmetric about the diagonal. "
+                f"On this {p.H} × {p.W} grid at b = {p.base:g}, {still_channels(p)[0]} of the {p.D} channels "
+                f"({still_channels(p)[1]:.0%}) turn by less than a quarter radian (14°) from one edge to the "
+                "other: nearly constant, they carry almost no position. That is why image RoPE uses a small "
+                "base (100 in RoPE-ViT, 10 in RoPE-Mixed); lower b and watch them come alive.",
         latex=LATEX_2D[p.combine],
         code=[rope2d.sincos_2d_channel_info],
     )
@@ -94,16 +141,16 @@ def part_multiples(p: ui.Values, grid: dict) -> None:
 
 # ---------------------------------------------------------------------------- 2. similar patches
 
-def part_similarity(p: ui.Values, grid: dict) -> None:
-    st.header("2. Which patches look alike?")
-    st.markdown("Pick a patch: each map shows the cosine similarity of its code to the code of every patch, for "
+@lesson.part("similarity", "2 · similar patches", uses=GRID, title="2. Which patches look alike?")
+def part_similarity(p: ui.Values) -> None:
+    ui.prose("Pick a patch: each map shows the cosine similarity of its code to the code of every patch, for "
                 "the three ways of combining the axes. The white star is your patch; the red circle sits on the "
                 "transposed patch (row and column swapped).")
-    q = ui.controls(ui.Int("row", "patch row r", default=2, lo=0, hi=63),
-                    ui.Int("col", "patch column c", default=9, lo=0, hi=63), where="main", columns=2)
-    row, col = capped(q.row, p.H - 1, "patch row"), capped(q.col, p.W - 1, "patch column")
+    q = ui.controls(ui.Int("row", "patch row r", default=2, lo=0, hi=LAST_ROW, hi_max=63),
+                    ui.Int("col", "patch column c", default=9, lo=0, hi=LAST_COL, hi_max=63), where="main", columns=2)
+    row, col = q.row, q.col
     ui.figure_panel(
-        "patch_similarity_modes", {**grid, "row": row, "col": col}, key="similarity",
+        patch_similarity_modes, {**grid_of(p), "row": row, "col": col}, key="similarity",
         caption="What to notice: concat and MAE give the same picture (the same numbers, reordered), a cross "
                 "along the patch's row and column. The add mode also lights up the transposed patch at "
                 "exactly 1.000: patch (r, c) and patch (c, r) get identical codes.",
@@ -119,19 +166,21 @@ def part_similarity(p: ui.Values, grid: dict) -> None:
 
 # ---------------------------------------------------------------------------- 3. MAE's halves
 
-def part_mae(p: ui.Values, grid: dict) -> None:
-    st.header("3. MAE's naming quirk: the first half is the column")
-    st.markdown(
+@lesson.part("mae", "3 · MAE's halves", uses=GRID, title="3. MAE's naming quirk: the first half is the column")
+def part_mae(p: ui.Values) -> None:
+    ui.prose(
         "MAE's `get_2d_sincos_pos_embed` builds the grid with `meshgrid(grid_w, grid_h)`, so its first "
         "coordinate is the **column**; the half it encodes is then stored in a variable called `emb_h`. Kaiming He "
         "confirmed the names are swapped (facebookresearch/mae issue 18) and kept the code so checkpoints stay "
         "valid. The chart moves one patch along a row and one patch down a column and shows which channels "
         "respond.")
     ui.figure_panel(
-        "mae_axis_response", {**grid, "combine": "mae"}, key="mae",
+        mae_axis_response, {**grid_of(p), "combine": "mae"}, key="mae",
         caption="What to notice: moving along a row (column index +1) changes only the first half, the one the "
-                "code calls emb_h; moving down a column changes only the second half. Fast channels (left end of "
-                "each half) change most.",
+                "code calls emb_h; moving down a column changes only the second half. Each half is [sines | "
+                f"cosines] of the same {p.D // 4} frequencies, so the fast channels that change most sit at the "
+                f"start of each quarter: channels 0 and {p.D // 4} of the first half, {p.D // 2} and {3 * p.D // 4} "
+                "of the second.",
         code=[rope2d.axis_response],
     )
     resp = rope2d.axis_response(p.H, p.W, p.D, p.base, "mae")
@@ -146,21 +195,23 @@ def part_mae(p: ui.Values, grid: dict) -> None:
 # ---------------------------------------------------------------------------- 4. resolution change
 
 def resize_settings(p: ui.Values, rz: ui.Values) -> dict:
+    """The resize figures' parameters: the sidebar's grid is the trained one, H' × W' the one used."""
     return dict(old_height=p.H, old_width=p.W, new_height=rz.nh, new_width=rz.nw, d_model=p.D, base=p.base,
                 combine=p.combine, recompute=rz.recompute)
 
 
-def part_resize(p: ui.Values, grid: dict) -> None:
-    st.header("4a. Changing the resolution")
-    st.markdown(
+@lesson.part("resize", "4a · resolution change", uses=(*GRID, "combine"), title="4a. Changing the resolution")
+def part_resize(p: ui.Values) -> None:
+    ui.prose(
         "A ViT trained on 224-pixel images with 16-pixel patches has a 14 × 14 grid. Fed 320-pixel images it "
         "sees 20 × 20 patches, so the stored position table is resized with bicubic interpolation "
         "(`torch.nn.functional.interpolate(mode=\"bicubic\", align_corners=False)`). For a fixed sin/cos table "
         "we can compare that with the formula itself. The trained grid is the sidebar's H × W.")
     rz = ui.controls(RESIZED_HEIGHT, RESIZED_WIDTH, RECOMPUTE,
-                     ui.Int("rch", "channel shown", default=0, lo=0, hi=1023), where="main", columns=4)
+                     ui.Int("rch", "channel shown", default=0, lo=0, hi=LAST_CHANNEL, hi_max=1023), where="main",
+                     columns=4)
     ui.figure_panel(
-        "resize_channel", {**resize_settings(p, rz), "channel": capped(rz.rch, p.D - 1, "channel shown")},
+        resize_channel, {**resize_settings(p, rz), "channel": rz.rch},
         key="resize",
         caption="What to notice: slow channels survive interpolation almost exactly; the fastest ones (wavelength "
                 "about 6 patches) are smoothed and err most at the borders, where bicubic has no neighbours. "
@@ -171,25 +222,25 @@ def part_resize(p: ui.Values, grid: dict) -> None:
     )
 
 
-def part_resize_error(p: ui.Values, grid: dict) -> None:
-    st.header("4b. Where the resized table errs")
-    st.markdown("The same bicubic resize as in part 4a, from the sidebar's H × W to H' × W', now over every "
+@lesson.part("resize_error", "4b · resize error", uses=(*GRID, "combine"), title="4b. Where the resized table errs")
+def part_resize_error(p: ui.Values) -> None:
+    ui.prose("The same bicubic resize as in part 4a, from the sidebar's H × W to H' × W', now over every "
                 "patch and every channel at once.")
     rz = ui.controls(RESIZED_HEIGHT, RESIZED_WIDTH, RECOMPUTE, where="main", columns=3)
     ui.figure_panel(
-        "resize_error_map", resize_settings(p, rz), key="resize_err",
-        caption="What to notice: the error is concentrated on the grid's edges and in the first channels of each "
-                "half (the fast ones). A fixed sin/cos table can simply be recomputed at the new size; a learned "
-                "one has no formula to fall back on, so interpolation is all there is.",
+        resize_error_map, resize_settings(p, rz), key="resize_err",
+        caption="What to notice: the error is concentrated on the grid's edges and in the fastest channels (the "
+                "first of each block of sines or cosines). A fixed sin/cos table can simply be recomputed at the "
+                "new size; a learned one has no formula to fall back on, so interpolation is all there is.",
         code=[rope2d.resize_error],
     )
 
 
 # ---------------------------------------------------------------------------- 5. 2-D RoPE
 
-def part_rope(p: ui.Values, grid: dict) -> None:
-    st.header("5a. RoPE in two dimensions")
-    st.markdown(
+@lesson.part("rope", "5a · 2-D RoPE", uses=("H", "W"), title="5a. RoPE in two dimensions")
+def part_rope(p: ui.Values) -> None:
+    ui.prose(
         "Instead of adding a code, RoPE rotates each (query, key) channel pair by an angle. In 2-D the angle "
         "depends on the column x and the row y. **Axial** RoPE (RoPE-ViT) gives half the pairs to x and half to "
         "y, base 100. **RoPE-Mixed** lets every pair turn along a direction in the plane: at initialisation each "
@@ -206,17 +257,16 @@ def part_rope(p: ui.Values, grid: dict) -> None:
         where="main", columns=3,
     )
     qq = ui.controls(
-        ui.Int("ra", "query A row", default=3, lo=0, hi=63),
-        ui.Int("ca", "query A column", default=3, lo=0, hi=63),
-        ui.Int("rb", "query B row", default=9, lo=0, hi=63),
-        ui.Int("cb", "query B column", default=10, lo=0, hi=63),
+        ui.Int("ra", "query A row", default=3, lo=0, hi=LAST_ROW, hi_max=63),
+        ui.Int("ca", "query A column", default=3, lo=0, hi=LAST_COL, hi_max=63),
+        ui.Int("rb", "query B row", default=9, lo=0, hi=LAST_ROW, hi_max=63),
+        ui.Int("cb", "query B column", default=10, lo=0, hi=LAST_COL, hi_max=63),
         ui.Bool("by_offset", "axes as offsets (dx, dy)", default=False),
         where="main", columns=5,
     )
-    qa = (capped(qq.ra, p.H - 1, "query A row"), capped(qq.ca, p.W - 1, "query A column"))
-    qb = (capped(qq.rb, p.H - 1, "query B row"), capped(qq.cb, p.W - 1, "query B column"))
+    qa, qb = (qq.ra, qq.ca), (qq.rb, qq.cb)
     ui.figure_panel(
-        "rope2d_two_queries", dict(height=p.H, width=p.W, dim=r.hd, kind=r.kind, base=r.rbase, seed=r.seed,
+        rope2d_two_queries, dict(height=p.H, width=p.W, dim=r.hd, kind=r.kind, base=r.rbase, seed=r.seed,
                                    head=r.head, content=r.content, row_a=qa[0], col_a=qa[1], row_b=qb[0],
                                    col_b=qb[1], by_offset=qq.by_offset),
         key="rope2d",
@@ -234,14 +284,14 @@ def part_rope(p: ui.Values, grid: dict) -> None:
         st.markdown("The directions the mixed heads turn along are drawn in part 5b.")
 
 
-def part_mixed(p: ui.Values, grid: dict) -> None:
-    st.header("5b. RoPE-Mixed: a random direction per head")
-    st.markdown("At initialisation each RoPE-Mixed head draws a random angle φ; half of its pairs turn along φ "
-                "and half along φ + 90°, with the usual geometric ladder of speeds (base 10). Training then moves "
-                "the directions.")
+@lesson.part("mixed", "5b · RoPE-Mixed directions", title="5b. RoPE-Mixed: a random direction per head")
+def part_mixed(p: ui.Values) -> None:
     r = ui.controls(HEAD_DIM, ROPE_BASE, SEED, where="main", columns=3)
+    ui.prose("At initialisation each RoPE-Mixed head draws a random angle φ; half of its pairs turn along φ and "
+             "half along φ + 90°, with the usual geometric ladder of speeds (the paper initialises with base 10; "
+             f"the control above is at {r.rbase:g}). Training then moves the directions.")
     ui.figure_panel(
-        "mixed_rope_directions", {"dim": r.hd, "num_heads": 4, "base": r.rbase, "seed": r.seed}, key="dirs",
+        mixed_rope_directions, {"dim": r.hd, "num_heads": 4, "base": r.rbase, "seed": r.seed}, key="dirs",
         caption="What to notice: each head's pairs lie on two perpendicular lines through the origin: one "
                 "random direction φ per head and its right angle. Axial RoPE is the special case φ = 0 "
                 "(the two coordinate axes).",
@@ -251,16 +301,16 @@ def part_mixed(p: ui.Values, grid: dict) -> None:
 
 # ---------------------------------------------------------------------------- 6. FLUX.1
 
-def part_flux(p: ui.Values, grid: dict) -> None:
-    st.header("6a. FLUX.1: three axes, and text at (0, 0, 0)")
-    st.markdown(
+@lesson.part("flux", "6a · FLUX.1 angles", uses=("H", "W"), title="6a. FLUX.1: three axes, and text at (0, 0, 0)")
+def part_flux(p: ui.Values) -> None:
+    ui.prose(
         "FLUX.1 gives each token three ids and splits its 128-channel heads into axes of 16, 56 and 56 channels, "
         "each with its own RoPE frequencies (base 10000, normalised by the axis' width). Image patches get ids "
         "(0, row, column). Text tokens are all (0, 0, 0): their rotation angle is zero on every pair, so RoPE "
         "leaves them untouched, and their order comes only from the text encoder.")
     fx = ui.controls(TEXT_TOKENS, where="main", columns=1)
     ui.figure_panel(
-        "flux_angles", {"height": p.H, "width": p.W, "n_text": fx.ntext, "patch_rows": 3}, key="flux_angles",
+        flux_angles, {"height": p.H, "width": p.W, "n_text": fx.ntext, "patch_rows": 3}, key="flux_angles",
         caption="What to notice: the text rows (above the red line) and patch (0, 0) are all zero, i.e. no "
                 "rotation. Patch rows change only in the blocks of their own axis: the row block steps once per "
                 "grid row, the column block once per patch.",
@@ -270,21 +320,19 @@ def part_flux(p: ui.Values, grid: dict) -> None:
     )
 
 
-def part_flux_scores(p: ui.Values, grid: dict) -> None:
-    st.header("6b. FLUX.1: every text token scores the same")
-    st.markdown("With the ids of part 6a, score one query token against every text token and every image patch "
+@lesson.part("flux_scores", "6b · FLUX.1 scores", uses=("H", "W"), title="6b. FLUX.1: every text token scores the same")
+def part_flux_scores(p: ui.Values) -> None:
+    ui.prose("With the ids of part 6a, score one query token against every text token and every image patch "
                 "(q = k = all ones).")
     fx = ui.controls(
         TEXT_TOKENS,
         ui.Choice("fq", "query token", default="patch", options={"patch": "an image patch", "text": "text token 0"}),
-        ui.Int("fr", "query patch row", default=2, lo=0, hi=63),
-        ui.Int("fc", "query patch column", default=3, lo=0, hi=63),
+        ui.Int("fr", "query patch row", default=2, lo=0, hi=LAST_ROW, hi_max=63),
+        ui.Int("fc", "query patch column", default=3, lo=0, hi=LAST_COL, hi_max=63),
         where="main", columns=4,
     )
     ui.figure_panel(
-        "flux_scores", {"height": p.H, "width": p.W, "n_text": fx.ntext, "query": fx.fq,
-                        "row": capped(fx.fr, p.H - 1, "query patch row"),
-                        "col": capped(fx.fc, p.W - 1, "query patch column")},
+        flux_scores, {"height": p.H, "width": p.W, "n_text": fx.ntext, "query": fx.fq, "row": fx.fr, "col": fx.fc},
         key="flux_scores",
         caption="What to notice: every text token scores exactly the same against the query, and so does patch "
                 "(0, 0), which shares their ids: RoPE cannot tell the text tokens apart or tell them from the "
@@ -308,8 +356,9 @@ def flux_claim() -> None:
              detail=f"largest angle difference between text tokens = {spread:g} rad")
 
 
-def pitfalls(p: ui.Values, grid: dict) -> None:
-    st.header("Pitfalls")
+@lesson.part("pitfalls", "7 · pitfalls", uses=(*GRID,), title="7. Pitfalls")
+def pitfalls(p: ui.Values) -> None:
+    grid = grid_of(p)
     ui.pitfall(
         "the original ViT did not use 2-D sin/cos (seed 003)",
         "Seed 003 says the standard ViT applies two 1-D sin/cos codes to rows and columns. The original ViT "
@@ -325,10 +374,11 @@ def pitfalls(p: ui.Values, grid: dict) -> None:
         "silently transposes a position table.",
         key="x",
         wrong=lambda: ui.figure_panel(
-            "mae_axis_response", {**grid, "combine": "concat"}, key="x_wrong",
-            caption="Seed 003's concat: the row (its x) comes first, so the first half ignores moves along a row."),
+            mae_axis_response, {**grid, "combine": "concat"}, key="x_wrong",
+            caption="Row first, as seed 003 orders its axes (its x is the row): the first half ignores moves "
+                    "along a row."),
         right=lambda: ui.figure_panel(
-            "mae_axis_response", {**grid, "combine": "mae"}, key="x_right",
+            mae_axis_response, {**grid, "combine": "mae"}, key="x_right",
             caption="MAE / RoPE-ViT convention: x is the column, and it comes first."),
     )
     ui.pitfall(
@@ -347,36 +397,9 @@ def pitfalls(p: ui.Values, grid: dict) -> None:
         "encoder's own embeddings, not from RoPE (part 6 draws it).",
         key="flux",
         wrong=flux_claim,
-        right=lambda: ui.figure_panel("flux_angles", {"height": 4, "width": 4, "n_text": 8}, key="flux_right",
+        right=lambda: ui.figure_panel(flux_angles, {"height": 4, "width": 4, "n_text": 8}, key="flux_right",
                                       caption="The text rows are all zero: no rotation, whatever their order."),
     )
 
 
-# One chart per part, so that a slider move redraws one chart. The parts split in two keep their old key
-# for the first half, so links shared before the split still open the same chart.
-PARTS = {"grid": ("1a · patch grid", part_grid), "multiples": ("1b · small multiples", part_multiples),
-         "similarity": ("2 · similar patches", part_similarity), "mae": ("3 · MAE's halves", part_mae),
-         "resize": ("4a · resolution change", part_resize), "resize_error": ("4b · resize error", part_resize_error),
-         "rope": ("5a · 2-D RoPE", part_rope), "mixed": ("5b · RoPE-Mixed directions", part_mixed),
-         "flux": ("6a · FLUX.1 angles", part_flux), "flux_scores": ("6b · FLUX.1 scores", part_flux_scores)}
-
-
-def lesson() -> None:
-    """The grid settings, the choice of part, that part, and the pitfalls."""
-    p = ui.controls(
-        ui.Int("H", "grid height H (patches)", default=14, lo=1, hi=64,
-               help="Rows of patches. Non-square grids are fine; capped at 64 so every redraw stays fast."),
-        ui.Int("W", "grid width W (patches)", default=14, lo=1, hi=64, help="Columns of patches (capped at 64)."),
-        ui.Int("D", "encoding width D", default=64, lo=4, hi=1024, step=4,
-               help="Channels of the position code, a multiple of 4: two axes × (sin, cos) pairs. Capped at 1024."),
-        ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e6),
-        ui.Choice("combine", "combine the two axes", default="mae", options=MODES, widget="radio"),
-    )
-    grid = dict(height=p.H, width=p.W, d_model=p.D, base=p.base)
-    part = ui.choose_part({key: label for key, (label, _) in PARTS.items()}, default="grid",
-                          help="The pitfalls are at the bottom of every part.")
-    PARTS[part][1](p, grid)
-    pitfalls(p, grid)
-
-
-ui.lesson(lesson)
+lesson.run()

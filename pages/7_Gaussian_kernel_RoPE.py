@@ -6,6 +6,16 @@ import streamlit as st
 from posviz import gaussian as gk
 from posviz import ui
 from posviz.figures import gaussian as fg
+from posviz.figures.gaussian import (
+    gaussian_attention,
+    gaussian_attention_grid,
+    gaussian_envelope,
+    gaussian_kernel_curve,
+    gaussian_magnitude_only,
+    gaussian_mixed_layout,
+    gaussian_seed_broadcast,
+    gaussian_shift_check,
+)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -25,19 +35,54 @@ def angle_gap(d: int, base: float, seed: int, a1: float, a2: float, s1: float, s
     return float(abs(s["angle_kernel"] - s["angle_rope"]).max()), float(s["radius_kernel"][-1] / s["radius_rope"][-1])
 
 
-ui.setup_page(
-    "Gaussian-kernel RoPE", icon="🔔",
+
+
+lesson = ui.Lesson(
+    "gaussian_kernel_rope", "Gaussian-kernel RoPE", icon="🔔", order=7,
+    summary="Seed 002's two-scale kernel K(r) and three ways to apply it — as written (K(m)K(n)), relative "
+            '×K(m−n), relative +log K(|m−n|) — on real softmax attention beside plain RoPE, with a shift check '
+            'showing only the relative modes depend on m − n alone.',
     intro="One of our source articles (seed 002) proposes scaling RoPE by a two-scale Gaussian kernel K, one "
           "narrow (local) and one wide (global). It is not a published method: the page shows the kernel, three "
           "ways it could be applied, what each does to a real softmax attention matrix, and which of them keeps "
           "RoPE's promise that only the distance m − n matters.",
+    controls=(
+            ui.Float("alpha1", "local weight α1", default=0.7, lo=0.0, hi=1.0, step=0.05),
+            ui.Float("alpha2", "global weight α2", default=0.3, lo=0.0, hi=1.0, step=0.05),
+            ui.Float("sigma1", "local width σ1 (tokens)", default=5.0, lo=0.5, hi=50.0, step=0.5),
+            ui.Float("sigma2", "global width σ2 (tokens)", default=20.0, lo=1.0, hi=500.0, step=1.0),
+            ui.Int("T", "sequence length T", default=128, lo=8, hi=512, step=8,
+                   help="Attention matrices are T × T. Capped at 512 so every view stays fast."),
+            ui.Int("d", "head dim d", default=64, lo=8, hi=256, step=2, help="rotary dimension (even)"),
+            ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e7),
+            ui.Int("seed", "random seed of q, k", default=0, lo=0, hi=9999, widget="number",
+                   help="q and k are i.i.d. standard normal token vectors drawn with this seed."),
+    ),
 )
 
 
-def part_kernel(p: ui.Values, kern: dict, qk: dict) -> None:
-    st.header("1. The kernel")
+def kernel_settings(p: ui.Values) -> dict:
+    """The kernel's parameters; α1 = α2 = 0 (K = 0, log K undefined) falls back to the defaults, with a warning."""
+    alpha1, alpha2 = p.alpha1, p.alpha2
+    if alpha1 == 0 and alpha2 == 0:
+        st.warning("α1 and α2 are both 0, so K would be 0 everywhere (and log K undefined). Using the defaults "
+                   "α1 = 0.7 and α2 = 0.3 instead.", icon="⚠️")
+        alpha1, alpha2 = 0.7, 0.3
+    if p.sigma1 > p.sigma2:
+        st.info("σ1 is wider than σ2 here, so the 'local' and 'global' roles swap. The math does not mind.")
+    return dict(alpha1=alpha1, alpha2=alpha2, sigma1=p.sigma1, sigma2=p.sigma2)
+
+
+def qk_settings(p: ui.Values) -> dict:
+    """The seeded q, k vectors' settings."""
+    return dict(T=p.T, d=p.d, base=p.base, seed=p.seed)
+
+
+@lesson.part('kernel', '1. The kernel', uses=('alpha1', 'alpha2', 'sigma1', 'sigma2'))
+def part_kernel(p: ui.Values) -> None:
+    kern = kernel_settings(p)
     ui.figure_panel(
-        "gaussian_kernel_curve", kern, key="kernel",
+        gaussian_kernel_curve, kern, key="kernel",
         caption="What to notice: the narrow term (σ1) falls off within a few tokens, so it favours close neighbours "
                 "(local); the wide term (σ2) keeps a floor of α2 out to about 2σ2 tokens (global). The sum starts "
                 "at α1 + α2 and is even in r. Dotted lines mark σ1 and σ2, where each term has dropped to 61 % of "
@@ -47,8 +92,11 @@ def part_kernel(p: ui.Values, kern: dict, qk: dict) -> None:
     )
 
 
-def part_modes(p: ui.Values, kern: dict, qk: dict) -> None:
-    st.header("2. Three ways to apply it")
+@lesson.part('modes', '2. Three ways to apply it',
+              uses=('T', 'alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'))
+def part_modes(p: ui.Values) -> None:
+    kern = kernel_settings(p)
+    qk = qk_settings(p)
     st.markdown(
         "All three start from the RoPE logit of query m and key n, "
         "$\\ell_{mn} = (R_m q_m)^\\top (R_n k_n)/\\sqrt d$, which depends on positions only through m − n.\n\n"
@@ -64,7 +112,7 @@ def part_modes(p: ui.Values, kern: dict, qk: dict) -> None:
     if ui.controls(ui.Bool("all4", "show all four modes side by side", default=False), where="main",
                    columns=1).all4:
         ui.figure_panel(
-            "gaussian_attention_grid", {**qk, **kern}, key="grid",
+            gaussian_attention_grid, {**qk, **kern}, key="grid",
             caption="The four side by side at the same settings. Read each row as one query: a horizontal band "
                     "of one colour means that query spreads its attention evenly over every key.",
             code=[gk.attention],
@@ -76,7 +124,7 @@ def part_modes(p: ui.Values, kern: dict, qk: dict) -> None:
             where="main", columns=1,
         )
         ui.figure_panel(
-            "gaussian_attention", {**qk, **kern, "mode": sel.mode}, key="attention",
+            gaussian_attention, {**qk, **kern, "mode": sel.mode}, key="attention",
             caption="What to notice: with random q and k, plain RoPE attention is noise around 1/T everywhere. "
                     "(a) leaves the first rows alone but turns every later row into a flat, uniform smear: K(m)K(n) "
                     "drives those logits to 0. (b) also pushes far logits to 0, which again means uniform, not "
@@ -91,11 +139,15 @@ def part_modes(p: ui.Values, kern: dict, qk: dict) -> None:
                "are averaged over blocks, as the chart titles say. T is capped at 512 so a slider move stays quick.")
 
 
-def part_envelope(p: ui.Values, kern: dict, qk: dict) -> None:
-    st.header("3. What it does to attention")
+@lesson.part('envelope', '3. Effect on attention',
+              uses=('T', 'alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
+              title='3. What it does to attention')
+def part_envelope(p: ui.Values) -> None:
+    kern = kernel_settings(p)
+    qk = qk_settings(p)
     queries = tuple(m for m in (10, 40, 100) if m < p.T) or (p.T - 1,)
     ui.figure_panel(
-        "gaussian_envelope", {**qk, **kern, "queries": queries}, key="envelope",
+        gaussian_envelope, {**qk, **kern, "queries": queries}, key="envelope",
         caption="Left: the factor each mode puts on the score. For (b) and (c) it is the same curve K(Δ) for "
                 "every query. For (a) it depends on where the query sits: at m = 40, a key only 3 tokens back "
                 "already gets K(40)·K(37), far below K(3). Right: the measured mean attention weight at each "
@@ -104,8 +156,11 @@ def part_envelope(p: ui.Values, kern: dict, qk: dict) -> None:
     )
 
 
-def part_shift(p: ui.Values, kern: dict, qk: dict) -> None:
-    st.header("3b. The shift check: move both positions, keep the distance")
+@lesson.part('shift', '3b. The shift check',
+              uses=('alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
+              title='3b. The shift check: move both positions, keep the distance')
+def part_shift(p: ui.Values) -> None:
+    kern = kernel_settings(p)
     sh = ui.controls(
         ui.Int("m", "query position m", default=3, lo=0, hi=512),
         ui.Int("n", "key position n", default=0, lo=0, hi=512),
@@ -115,7 +170,7 @@ def part_shift(p: ui.Values, kern: dict, qk: dict) -> None:
     res = shift_numbers(sh.m, sh.n, sh.shift, p.d, p.base, p.seed, kern["alpha1"], kern["alpha2"], p.sigma1,
                         p.sigma2)
     ui.figure_panel(
-        "gaussian_shift_check", {"m": sh.m, "n": sh.n, "shift": sh.shift, "d": p.d, "base": p.base,
+        gaussian_shift_check, {"m": sh.m, "n": sh.n, "shift": sh.shift, "d": p.d, "base": p.base,
                                  "seed": p.seed, **kern}, key="shift",
         caption="The same token pair, scored at (m, n) and again at (m + c, n + c). A relative encoding must give "
                 "the same bar twice. Plain RoPE, (b) and (c) do; (a) does not, because its factor is K(m)K(n).",
@@ -135,8 +190,11 @@ def part_shift(p: ui.Values, kern: dict, qk: dict) -> None:
                  f"{before:.6g} before, {after:.6g} after")
 
 
-def part_pitfalls(p: ui.Values, kern: dict, qk: dict) -> None:
-    st.header("4. Pitfalls in seed 002")
+@lesson.part('pitfalls', '4. Pitfalls',
+              uses=('alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
+              title='4. Pitfalls in seed 002')
+def part_pitfalls(p: ui.Values) -> None:
+    kern = kernel_settings(p)
     ui.pitfall(
         "mixed pair layout",
         "The seed's `rotate_half` swaps neighbours `(x0, x1), (x2, x3), ...` (the interleaved layout) but "
@@ -145,11 +203,11 @@ def part_pitfalls(p: ui.Values, kern: dict, qk: dict) -> None:
         "function of m − n. Either layout works when cos/sin and the rotation agree.",
         key="mixed",
         wrong=lambda: ui.figure_panel(
-            "gaussian_mixed_layout", {"layout": "mixed", "d": p.d, "base": p.base, "seed": p.seed},
+            gaussian_mixed_layout, {"layout": "mixed", "d": p.d, "base": p.base, "seed": p.seed},
             key="mixed_wrong", caption="Seed 002's code: the diagonals are not constant, and the score at a "
                                        "fixed distance wanders along the sequence (even at Δ = 0)."),
         right=lambda: ui.figure_panel(
-            "gaussian_mixed_layout", {"layout": "interleaved", "d": p.d, "base": p.base, "seed": p.seed},
+            gaussian_mixed_layout, {"layout": "interleaved", "d": p.d, "base": p.base, "seed": p.seed},
             key="mixed_right", caption="Each angle repeated for its own pair: constant diagonals, flat lines.",
             code=[gk.seed002_rope, gk.toeplitz_error]),
     )
@@ -158,7 +216,7 @@ def part_pitfalls(p: ui.Values, kern: dict, qk: dict) -> None:
         st.markdown("The seed's own demo, x of shape (2, 128, 64) and K_r of shape (128,):")
         st.code("K_r * ((x * cos) + (rotate_half(x) * sin))\nRuntimeError: " + broadcast_error(
             kern["alpha1"], kern["alpha2"], p.sigma1, p.sigma2), language=None, wrap_lines=True)
-        ui.figure_panel("gaussian_seed_broadcast", {"version": "seed", "T": 64, "D": 64, **kern}, key="bc_wrong",
+        ui.figure_panel(gaussian_seed_broadcast, {"version": "seed", "T": 64, "D": 64, **kern}, key="bc_wrong",
                         caption="With T = D = 64 it runs without a word, but token t's channel c is scaled by "
                                 "K(c): every token gets the same treatment, and position plays no part.",
                         code=[gk.seed002_broadcast])
@@ -171,7 +229,7 @@ def part_pitfalls(p: ui.Values, kern: dict, qk: dict) -> None:
         key="broadcast",
         wrong=broadcast_wrong,
         right=lambda: ui.figure_panel(
-            "gaussian_seed_broadcast", {"version": "fixed", "T": 64, "D": 64, **kern}, key="bc_right",
+            gaussian_seed_broadcast, {"version": "fixed", "T": 64, "D": 64, **kern}, key="bc_right",
             caption="One factor K(t) per token, the same for all its channels.", code=[gk.intended_scale]),
     )
 
@@ -189,44 +247,11 @@ def part_pitfalls(p: ui.Values, kern: dict, qk: dict) -> None:
     if ui.controls(ui.Bool("spiral", "show the rotation with and without K", default=False), where="main",
                    columns=1).spiral:
         ui.figure_panel(
-            "gaussian_magnitude_only", {"d": p.d, "base": p.base, "seed": p.seed, **kern}, key="magnitude",
+            gaussian_magnitude_only, {"d": p.d, "base": p.base, "seed": p.seed, **kern}, key="magnitude",
             caption="Left: plain RoPE walks around a circle; K(m)·R_m spirals inward along the same rays. Middle: "
                     "the two angle lines lie on top of each other. Right: only the length differs, by the factor K(m).",
             code=[gk.spiral, gk.as_written_qk],
         )
 
 
-PARTS = {"kernel": part_kernel, "modes": part_modes, "envelope": part_envelope, "shift": part_shift,
-         "pitfalls": part_pitfalls}
-
-
-def lesson() -> None:
-    """The sidebar's kernel and q, k settings, the choice of part, and that part."""
-    p = ui.controls(
-        ui.Float("alpha1", "local weight α1", default=0.7, lo=0.0, hi=1.0, step=0.05),
-        ui.Float("alpha2", "global weight α2", default=0.3, lo=0.0, hi=1.0, step=0.05),
-        ui.Float("sigma1", "local width σ1 (tokens)", default=5.0, lo=0.5, hi=50.0, step=0.5),
-        ui.Float("sigma2", "global width σ2 (tokens)", default=20.0, lo=1.0, hi=500.0, step=1.0),
-        ui.Int("T", "sequence length T", default=128, lo=8, hi=512, step=8,
-               help="Attention matrices are T × T. Capped at 512 so every view stays fast."),
-        ui.Int("d", "head dim d", default=64, lo=8, hi=256, step=2, help="rotary dimension (even)"),
-        ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e7),
-        ui.Int("seed", "random seed of q, k", default=0, lo=0, hi=9999, widget="number",
-               help="q and k are i.i.d. standard normal token vectors drawn with this seed."),
-    )
-    part = ui.choose_part({
-        "kernel": "1. The kernel", "modes": "2. Three ways to apply it", "envelope": "3. Effect on attention",
-        "shift": "3b. The shift check", "pitfalls": "4. Pitfalls"}, default="kernel")
-    alpha1, alpha2 = p.alpha1, p.alpha2
-    if alpha1 == 0 and alpha2 == 0:
-        st.warning("α1 and α2 are both 0, so K would be 0 everywhere (and log K undefined). Using the defaults "
-                   "α1 = 0.7 and α2 = 0.3 instead.", icon="⚠️")
-        alpha1, alpha2 = 0.7, 0.3
-    if p.sigma1 > p.sigma2:
-        st.info("σ1 is wider than σ2 here, so the 'local' and 'global' roles swap. The math does not mind.")
-    kern = dict(alpha1=alpha1, alpha2=alpha2, sigma1=p.sigma1, sigma2=p.sigma2)
-    qk = dict(T=p.T, d=p.d, base=p.base, seed=p.seed)
-    PARTS[part](p, kern, qk)
-
-
-ui.lesson(lesson)
+lesson.run()

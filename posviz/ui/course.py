@@ -1,0 +1,189 @@
+"""A lesson declares itself once: slug, title, icon, summary, its controls, and its parts.
+
+    lesson = ui.Lesson("rope", "RoPE", icon="🌀", order=3, summary="...", intro="...",
+                       controls=(ui.Int("d", "head dim d", default=64, lo=2, hi=256, step=2), ...))
+
+    @lesson.part("clock", "1. Clock hands", uses=("d",), aliases=("old_key",))
+    def clock(v: ui.Values) -> None:
+        ui.figure_panel(rope_clock, dict(dim=v.d), caption="...", key="clock")
+
+    lesson.run()
+
+The slug names the lesson's widget keys (a title can change without breaking anything); the page's address
+is its file name in ``pages/`` without the number prefix. The home page's lesson map, the README's table and
+cross-links (:func:`link`) are built from these declarations (:func:`lessons` imports every page module to
+read them; ``run`` draws nothing when the module is imported rather than run by Streamlit).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+import threading
+import urllib.parse
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from posviz.ui.params import Param
+
+_REGISTRY: dict[str, Lesson] = {}
+_DISCOVERY_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Part:
+    """One step of a lesson: its URL key, the label of its step, the function that draws it, the lesson
+    controls it uses (the sidebar shows only those), and old URL keys that still open it."""
+
+    key: str
+    label: str
+    draw: Callable[..., None]
+    uses: tuple[str, ...]
+    aliases: tuple[str, ...] = ()
+    title: str | None = None
+
+
+@dataclass
+class Lesson:
+    """A lesson's declaration (see the module docstring)."""
+
+    slug: str
+    title: str
+    icon: str
+    order: int
+    summary: str
+    intro: str = ""
+    controls: tuple[Param, ...] = ()
+    script: Path = field(default_factory=lambda: Path(sys._getframe(2).f_code.co_filename).resolve())
+    parts: dict[str, Part] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_]*", self.slug):
+            raise ValueError(f"lesson slug must be lower-case letters, digits and _; got {self.slug!r}")
+        names = [c.name for c in self.controls]
+        for i, control in enumerate(self.controls):
+            unknown = [n for n in control.depends_on() if n not in names[:i]]
+            if unknown:
+                raise ValueError(f"control {control.name!r} is bounded by {unknown[0]!r}, which is not an earlier "
+                                 f"control of lesson {self.slug!r}")
+        if len(set(names)) != len(names) or {"part", "present"} & set(names):
+            raise ValueError(f"lesson {self.slug!r}: control names must be unique and not 'part' or 'present'")
+        _REGISTRY[self.slug] = self
+
+    @property
+    def url_path(self) -> str:
+        """The page's address path: its file name without the number prefix (``4_RoPE.py`` -> ``RoPE``)."""
+        return re.sub(r"^\d+_", "", self.script.stem)
+
+    def part(self, key: str, label: str, *, uses: Iterable[str] = (), aliases: Iterable[str] = (),
+             title: str | None = None) -> Callable[[Callable[..., None]], Callable[..., None]]:
+        """Declare a part (decorator). ``uses``: the lesson controls it reads; ``title``: its heading
+        (default: ``label``)."""
+        uses, aliases = tuple(uses), tuple(aliases)
+        unknown = [u for u in uses if u not in self.control_names]
+        if unknown:
+            raise ValueError(f"part {key!r} uses {unknown[0]!r}, which lesson {self.slug!r} does not declare")
+        taken = {k for p in self.parts.values() for k in (p.key, *p.aliases)}
+        if taken & {key, *aliases}:
+            raise ValueError(f"part key or alias {sorted(taken & {key, *aliases})[0]!r} used twice")
+
+        def register(draw: Callable[..., None]) -> Callable[..., None]:
+            self.parts[key] = Part(key, label, draw, uses, aliases, title)
+            return draw
+
+        return register
+
+    @property
+    def control_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.controls)
+
+    def run(self) -> None:
+        """Draw the lesson (when Streamlit runs the page; nothing when the module is only imported)."""
+        caller = sys._getframe(1).f_globals.get("__name__")
+        if caller != "__main__":
+            return
+        from posviz.ui.page import run_lesson  # page imports streamlit; declarations must not need it
+
+        run_lesson(self)
+
+
+def lessons(pages_dir: Path | None = None) -> list[Lesson]:
+    """Every lesson of the app, in course order, read from the page modules in ``pages_dir``."""
+    pages_dir = Path(pages_dir or Path(__file__).resolve().parents[2] / "pages")
+    found = []
+    with _DISCOVERY_LOCK:
+        for path in sorted(pages_dir.glob("*.py")):
+            if "Lesson(" not in path.read_text(encoding="utf-8"):
+                found.append(_placeholder(path))  # not a lesson yet: importing it would draw it
+                continue
+            found += [ls for ls in _REGISTRY.values() if ls.script == path.resolve()] or _import_page(path)
+    return sorted({ls.slug: ls for ls in found}.values(), key=lambda ls: ls.order)
+
+
+def _placeholder(path: Path) -> Lesson:
+    """A page written before lessons declared themselves, known by its file name only (while pages move)."""
+    number, _, name = path.stem.partition("_")
+    return Lesson(name.lower(), name.replace("_", " "), icon="📄", order=int(number), summary="",
+                  script=path.resolve())
+
+
+def _import_page(path: Path) -> list[Lesson]:
+    """Import a page module (its ``lesson.run()`` draws nothing then) and return the lessons it declares."""
+    name = "_posviz_page_" + re.sub(r"\W", "_", path.stem)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return [v for v in vars(module).values() if isinstance(v, Lesson)]
+
+
+def find(slug: str, pages_dir: Path | None = None) -> Lesson:
+    """The lesson declared with ``slug`` (ValueError naming the known slugs otherwise)."""
+    known = {ls.slug: ls for ls in lessons(pages_dir)}
+    if slug not in known:
+        raise ValueError(f"no lesson with slug {slug!r}; lessons: {', '.join(known)}")
+    return known[slug]
+
+
+def href(slug: str, pages_dir: Path | None = None, **query: object) -> str:
+    """The relative address of lesson ``slug`` with ``query`` (a link that opens a view of it)."""
+    lesson = find(slug, pages_dir)
+    part = query.get("part")
+    known = {k for p in lesson.parts.values() for k in (p.key, *p.aliases)}
+    if part is not None and known and part not in known:
+        raise ValueError(f"lesson {slug!r} has no part {part!r}; parts: {', '.join(lesson.parts)}")
+    return "/" + lesson.url_path + ("?" + urllib.parse.urlencode(query) if query else "")
+
+
+def markdown_table(items: Iterable[Lesson]) -> str:
+    """The README's table of lessons: title (linked to its page in the repository) and summary."""
+    rows = [f"| [{ls.icon} {ls.title}](pages/{ls.script.name}) | {ls.summary} |" for ls in items]
+    return "\n".join(["| Lesson | What it teaches |", "|---|---|", *rows])
+
+
+README_START, README_END = "<!-- lessons:start -->", "<!-- lessons:end -->"
+
+
+def readme_with_table(readme: str, items: Iterable[Lesson]) -> str:
+    """``readme`` with the block between the lesson markers replaced by :func:`markdown_table`."""
+    head, rest = readme.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    return f"{head}{README_START}\n{markdown_table(items)}\n{README_END}{tail}"
+
+
+def values_for(lesson: Lesson, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Every control's value with bounds that depend on other controls applied, in declaration order."""
+    out: dict[str, Any] = {}
+    for control in lesson.controls:
+        out[control.name] = control.resolve(out).clamp(raw.get(control.name, control.default))
+    return out
+
+
+def write_readme() -> Path:
+    """Rewrite README.md's lesson table from the declarations (``python -m posviz.ui``)."""
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    readme.write_text(readme_with_table(readme.read_text(encoding="utf-8"), lessons()), encoding="utf-8")
+    return readme

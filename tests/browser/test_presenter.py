@@ -1,0 +1,64 @@
+"""Presenter mode as a teacher drives it: the figure above the fold, Next / Previous and the keyboard stepping
+through the parts, the address following, and the share link as a QR code."""
+
+from __future__ import annotations
+
+import pytest
+
+from posviz import ui
+from tests.browser.conftest import ROOT, open_page, wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+def _first_chart_top(page) -> float:
+    return page.locator("[data-testid=stPlotlyChart]").first.bounding_box()["y"]
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
+@pytest.mark.parametrize("lesson", [ls.url_path for ls in ui.lessons(ROOT / "pages")])
+def test_the_first_figure_starts_above_the_fold(page, app_url, lesson, size):
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    open_page(page, app_url, lesson, present=1)
+    top = _first_chart_top(page)
+    assert top < size[1] * 0.6, f"{lesson}: the figure starts {top:.0f} px down a {size[1]} px screen"
+    assert page.get_by_text("About this lesson").count() == 1  # the intro folded away
+
+
+def test_next_previous_and_keyboard_step_through_parts_and_update_the_address(page, app_url):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_page(page, app_url, "Sinusoidal", present=1)
+    assert page.get_by_text("step 1 / 5").count() == 1
+    page.get_by_role("button", name="2. One dimension →").click()
+    wait_idle(page)
+    assert "part=waves" in page.url
+    assert page.get_by_text("step 2 / 5").count() == 1
+    page.locator("body").press("Shift+ArrowRight")
+    wait_idle(page)
+    assert "part=similarity" in page.url
+    assert page.get_by_role("heading", name="3. How similar are two positions?").count() == 1
+    page.locator("body").press("Shift+ArrowLeft")
+    wait_idle(page)
+    assert "part=waves" in page.url
+    page.get_by_role("button", name="← 1. The table").click()
+    wait_idle(page)
+    assert "part=" not in page.url  # the first part is the default: a clean address
+    assert page.get_by_text("step 1 / 5").count() == 1
+
+
+def test_a_link_to_a_step_opens_that_step(page, app_url):
+    open_page(page, app_url, "Sinusoidal", part="shift", present=1)
+    assert page.get_by_text("step 4 / 5").count() == 1
+    assert page.get_by_role("heading", name="4. Moving k positions is a rotation").count() == 1
+
+
+def test_the_share_link_shows_as_a_qr_code_of_the_current_view(page, app_url):
+    open_page(page, app_url, "Sinusoidal", part="waves", d=64)
+    page.get_by_role("button", name="Show as QR code").click()
+    dialog = page.get_by_role("dialog")
+    dialog.wait_for()
+    link = dialog.locator("code").inner_text()
+    assert "/Sinusoidal?" in link and "d=64" in link and "part=waves" in link
+    image = dialog.locator("img").first
+    image.wait_for()
+    assert image.bounding_box()["width"] >= 300  # large enough to scan from a seat

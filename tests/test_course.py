@@ -1,0 +1,123 @@
+"""The course as the lessons declare it: every page is a lesson, the home page and README list every lesson,
+and the kit's declarations (parts, uses, bounds, aliases, links) fail loudly when they are wrong."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from posviz import ui
+from posviz.ui import course
+from posviz.ui.params import Choice, Float, Int, parse_or_default
+from tests.apptest_utils import ROOT, assert_clean, run_page
+
+LESSONS = ui.lessons(ROOT / "pages")
+
+
+def test_every_page_declares_a_lesson_with_parts():
+    pages = sorted((ROOT / "pages").glob("*.py"))
+    declared = {ls.script for ls in LESSONS if ls.parts}
+    missing = [p.name for p in pages if p.resolve() not in declared]
+    assert not missing, f"pages that do not declare a ui.Lesson with parts: {missing}"
+
+
+def test_lessons_are_in_course_order_and_slugs_are_unique():
+    numbers = [int(ls.script.stem.split("_")[0]) for ls in LESSONS]
+    assert numbers == sorted(numbers)
+    assert [ls.order for ls in LESSONS] == sorted(ls.order for ls in LESSONS)
+    assert len({ls.slug for ls in LESSONS}) == len(LESSONS)
+    titles = [ls.title for ls in LESSONS]
+    # the course builds: integers -> sinusoidal -> RoPE -> context extension -> 2D -> ... -> CoPE
+    assert titles.index("Sinusoidal") < titles.index("RoPE") < titles.index("Context extension") \
+        < titles.index("2D encodings") < titles.index("CoPE")
+
+
+def test_home_page_lists_every_lesson_in_order():
+    at = run_page("app.py")
+    assert_clean(at)
+    links = [link.proto.page for link in at.get("page_link")]
+    assert [re.sub(r"^\d+_", "", p.split("/")[-1].removesuffix(".py")) for p in links] == \
+        [ls.url_path for ls in LESSONS]
+    captions = [c.value for c in at.caption]
+    assert all(ls.summary in captions for ls in LESSONS)
+
+
+def test_readme_table_is_built_from_the_declarations():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert course.readme_with_table(readme, LESSONS) == readme, "run `python -m posviz.ui` to rewrite the table"
+    for ls in LESSONS:
+        assert f"(pages/{ls.script.name})" in readme
+
+
+def _lesson(**kwargs) -> ui.Lesson:
+    defaults = dict(icon="x", order=99, summary="s", script=ROOT / "pages" / "99_Test.py")
+    return ui.Lesson("test_lesson", "Test", **{**defaults, **kwargs})
+
+
+def test_a_part_using_an_undeclared_control_fails_at_declaration():
+    lesson = _lesson(controls=(Int("d", "d", default=4, lo=2, hi=8),))
+    with pytest.raises(ValueError, match="'e'"):
+        lesson.part("a", "A", uses=("d", "e"))
+
+
+def test_a_bound_must_name_an_earlier_control():
+    with pytest.raises(ValueError, match="'H'"):
+        _lesson(controls=(Int("head", "h", default=0, lo=0, hi="H", hi_max=64), Int("H", "H", default=8, lo=1, hi=64)))
+
+
+def test_part_keys_and_aliases_are_unique():
+    lesson = _lesson()
+    lesson.part("a", "A", aliases=("old",))(lambda v: None)
+    with pytest.raises(ValueError, match="'old'"):
+        lesson.part("b", "B", aliases=("old",))
+
+
+def test_values_apply_bounds_that_depend_on_other_controls():
+    lesson = _lesson(controls=(
+        Int("H", "heads", default=8, lo=1, hi=64),
+        Int("head", "head", default=5, lo=0, hi=lambda v: v["H"] - 1, hi_max=63),
+        Float("x", "x", default=2.0, lo=0.0, hi="H", hi_max=64.0),
+    ))
+    assert course.values_for(lesson, {"H": 4, "head": 9, "x": 7.5}) == {"H": 4, "head": 3, "x": 4.0}
+    assert course.values_for(lesson, {"H": 64, "head": 9, "x": 7.5}) == {"H": 64, "head": 9, "x": 7.5}
+    resolved = lesson.controls[1].resolve({"H": 4})
+    assert (resolved.lo, resolved.hi) == (0, 3)
+
+
+def test_a_dynamic_bound_reads_the_url_up_to_hi_max_and_names_it():
+    head = Int("head", "head", default=0, lo=0, hi="H", hi_max=63)
+    assert parse_or_default(head, "63") == (63, None)
+    value, warning = parse_or_default(head, "64")
+    assert value == 0 and "`head`" in warning and "at most 63" in warning
+
+
+def test_an_int_bound_keeps_the_step():
+    d_pairs = Int("k", "k", default=0, lo=0, hi=lambda v: v["d"] - 1, hi_max=99, step=2)
+    assert d_pairs.resolve({"d": 8}).hi == 6
+
+
+def test_part_aliases_keep_old_links():
+    part = Choice("part", "part", default="a", options={"a": "A", "b": "B"}, aliases={"old_b": "b"})
+    assert parse_or_default(part, "old_b") == ("b", None)
+    assert parse_or_default(part, "nope")[1] is not None
+
+
+def test_links_name_a_real_lesson_and_part():
+    rope = next(ls for ls in LESSONS if ls.slug == "rope")
+    first = next(iter(rope.parts))
+    assert ui.href("rope", ROOT / "pages", part=first) == f"/{rope.url_path}?part={first}"
+    with pytest.raises(ValueError, match="no part 'nonsense'"):
+        ui.href("rope", ROOT / "pages", part="nonsense")
+    with pytest.raises(ValueError, match="no lesson with slug 'nonsense'"):
+        ui.href("nonsense", ROOT / "pages")
+
+
+def test_reading_an_unused_control_in_a_part_says_which_declaration_to_fix():
+    from posviz.ui.page import _PartValues
+
+    part = course.Part("p", "P", lambda v: None, uses=("d",))
+    values = _PartValues({"d": 4, "base": 10.0}, part)
+    assert values.d == 4
+    with pytest.raises(AttributeError, match="part 'p' reads control 'base'"):
+        _ = values.base

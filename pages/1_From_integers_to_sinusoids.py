@@ -102,7 +102,7 @@ PROPERTIES: tuple[Property, ...] = (
             "sinusoidal": ("yes", "give each axis its share of the channels (MAE's 2-D table)"),
             "RoPE": ("yes", "rotate some pairs by the row and others by the column (axial 2-D RoPE)"),
         },
-        (("2d_encodings", "grid", "2-D encodings: images and grids"),),
+        (("2d", "grid", "2-D encodings: images and grids"),),
     ),
 )
 

@@ -73,6 +73,21 @@ def kernel_settings(p: ui.Values) -> dict:
     return dict(alpha1=alpha1, alpha2=alpha2, sigma1=p.sigma1, sigma2=p.sigma2)
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def _near_far(T: int, d: int, base: float, seed: int, mode: str, kern: tuple) -> float:
+    profile = gk.mean_by_distance(gk.attention(T, d, base, seed, mode, **dict(kern)))
+    return float(profile[:3].mean() / profile[T // 2:].mean())
+
+
+def near_far(qk: dict, kern: dict, mode: str) -> float:
+    """Mean attention weight of keys within 2 tokens over that of keys beyond T/2, as the envelope draws it."""
+    return _near_far(qk["T"], qk["d"], qk["base"], qk["seed"], mode, tuple(sorted(kern.items())))
+
+
+def times(ratio: float) -> str:
+    return f"{ratio:,.0f}" if ratio >= 100 else f"{ratio:.2g}"
+
+
 def qk_settings(p: ui.Values) -> dict:
     """The seeded q, k vectors' settings."""
     return dict(T=p.T, d=p.d, base=p.base, seed=p.seed)
@@ -81,12 +96,14 @@ def qk_settings(p: ui.Values) -> dict:
 @lesson.part('kernel', '1. The kernel', uses=('alpha1', 'alpha2', 'sigma1', 'sigma2'))
 def part_kernel(p: ui.Values) -> None:
     kern = kernel_settings(p)
+    local, wide = gk.kernel_components([kern["sigma2"], 2 * kern["sigma2"]], **kern)
     ui.figure_panel(
         gaussian_kernel_curve, kern, key="kernel",
         caption="What to notice: the narrow term (σ1) falls off within a few tokens, so it favours close neighbours "
-                "(local); the wide term (σ2) keeps a floor of α2 out to about 2σ2 tokens (global). The sum starts "
-                "at α1 + α2 and is even in r. Dotted lines mark σ1 and σ2, where each term has dropped to 61 % of "
-                "its height.",
+                f"(local); the wide term (σ2) reaches further (global): it is still {wide[0]:.3g} "
+                f"({wide[0] / kern['alpha2']:.0%} of α2) at σ2 = {kern['sigma2']:g} tokens and {wide[1]:.3g} "
+                f"({wide[1] / kern['alpha2']:.0%}) at 2σ2. The sum starts at α1 + α2 and is even in r. Dotted lines "
+                "mark σ1 and σ2, where each term has dropped to 61 % of its height.",
         latex=r"K(r) = \alpha_1\, e^{-r^2/2\sigma_1^2} + \alpha_2\, e^{-r^2/2\sigma_2^2}",
         code=[gk.gaussian_kernel, gk.kernel_components],
     )
@@ -105,7 +122,8 @@ def part_modes(p: ui.Values) -> None:
         "- **(b) relative, multiplicative**: $K(m-n)\\,\\ell_{mn}$. It needs the T × T logits: no per-token "
         "scaling can produce $K(m-n)$, because $e^{-(m-n)^2/2\\sigma^2}$ does not split into $f(m)\\,g(n)$.\n"
         "- **(c) relative, additive log-bias**: $\\ell_{mn} + \\log K(|m-n|)$, which multiplies each softmax "
-        "weight by $K(|m-n|)$ before renormalising, like ALiBi and KERPLE do with their own kernels. "
+        "weight by $K(|m-n|)$ before renormalising, like ALiBi and KERPLE do with their own kernels "
+        f"([the distance-bias lesson]({ui.href('bias', part='gaussian')}) puts this kernel beside them). "
         "K is clamped at $10^{-30}$ before the log."
     )
     # one attention chart at a time: the four-way view replaces the pair, so a slider move redraws one chart
@@ -151,7 +169,10 @@ def part_envelope(p: ui.Values) -> None:
         caption="Left: the factor each mode puts on the score. For (b) and (c) it is the same curve K(Δ) for "
                 "every query. For (a) it depends on where the query sits: at m = 40, a key only 3 tokens back "
                 "already gets K(40)·K(37), far below K(3). Right: the measured mean attention weight at each "
-                "distance. Only (c) makes attention fall with distance; (a) and (b) stay flat.",
+                f"distance. Keys within 2 tokens get {times(near_far(qk, kern, 'relative_log'))}× the weight of keys "
+                f"more than T/2 away under (c), {times(near_far(qk, kern, 'relative_mul'))}× under (b) and "
+                f"{times(near_far(qk, kern, 'absolute'))}× under (a): only (c) makes attention fall off with distance; "
+                "(b) tilts it towards neighbours without suppressing far keys, (a) leaves it almost flat.",
         code=[gk.mean_by_distance, gk.gaussian_kernel],
     )
 

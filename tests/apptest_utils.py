@@ -66,6 +66,18 @@ def warnings_text(at: AppTest) -> str:
     return "\n".join(str(w.value) for w in at.warning)
 
 
+def page_module(slug: str) -> object:
+    """The module of the lesson page declaring ``slug`` (imported, not drawn), e.g. for its constants."""
+    import sys
+
+    from posviz import ui
+
+    lesson = ui.find(slug, ROOT / "pages")
+    return next(m for m in list(sys.modules.values())
+                if getattr(m, "__file__", None) and Path(m.__file__).resolve() == lesson.script
+                and getattr(m, "lesson", None) is lesson)
+
+
 def page_paths() -> list[str]:
     """Every page script of the app, the home page first."""
     return ["app.py"] + sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -372,13 +371,11 @@ def test_fuzz_lesson_valid_inputs(text, rule, npos_max, causal, scale, query):
     assert np.isfinite(L.pos_logits).all() and L.positions.max() <= L.npos_max - 1
 
 
-def test_worst_case_lesson_is_fast():
+def test_worst_case_lesson_is_capped():
+    """The largest text is cut to MAX_TOKENS (its speed is measured in benchmarks/, not asserted here)."""
     text = "word " * 200
-    cope_lesson()  # warm up torch
-    t0 = time.perf_counter()
     L = cope_lesson(text=text, rule="attention", d_head=cope.MAX_D_HEAD, emb="sinusoidal", seed=7)
     assert L.T == cope.MAX_TOKENS
-    assert time.perf_counter() - t0 < 2.0
 
 
 def test_gqa_shapes_fixed_and_seed000():

@@ -314,28 +314,6 @@ def test_the_slowest_wavelength_is_not_a_repeat_of_the_whole_code():
     assert d_tiny < 0.01 < d_step
 
 
-# --- the five properties table -----------------------------------------------------------------------
-
-def test_properties_table_is_complete_and_links_real_pages():
-    assert len(intro.PROPERTIES) == 5
-    names = [p.name.lower() for p in intro.PROPERTIES]
-    for word in ("unique", "linear", "longer", "deterministic", "dimensions"):
-        assert any(word in n for n in names), word
-    for prop in intro.PROPERTIES:
-        assert set(prop.cells) == set(intro.SCHEMES)
-        for verdict, reason in prop.cells.values():
-            assert verdict in ("yes", "no", "partly")
-            assert 10 < len(reason) <= 90
-        assert prop.pages
-        for path, label in prop.pages:
-            assert (ROOT / path).is_file(), path
-            assert label
-    rows = intro.property_rows()
-    assert len(rows) == 5 and list(rows[0]) == ["property", *intro.SCHEME_TITLES.values()]
-    assert rows[2]["normalised p/N"].startswith("❌ no:")
-    assert rows[1]["sinusoidal"].startswith("✅ yes:")
-
-
 # --- bad arguments -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("call", "name"), [

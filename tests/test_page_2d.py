@@ -12,7 +12,7 @@ from posviz.rope import inv_freq
 from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, numbers, run_page, warnings_text
 
 PAGE = "pages/5_2D_encodings.py"
-SLUG = "2d_encodings"
+SLUG = "2d"
 SIDEBAR = ["H", "W", "D", "base", "combine", "part"]
 PART_PARAMS = {"grid": ["ch"], "multiples": ["first", "spread"], "similarity": ["row", "col"], "mae": [],
                "resize": ["nh", "nw", "recompute", "rch"], "resize_error": ["nh", "nw", "recompute"],
@@ -61,7 +61,7 @@ def test_defaults_open_the_patch_grid():
     img = z(by_title(specs, "MAE (column | row), ch 0")["data"][0])
     assert img.shape == (14, 14)
     np.testing.assert_allclose(img[5], np.sin(np.arange(14)), atol=1e-6)  # sin(column · 1) on every row
-    assert len(at.toggle) >= 3  # the pitfalls sit under every part
+    assert not at.main.toggle  # the pitfalls are a part of their own
 
 
 @pytest.mark.parametrize("part", list(PART_PARAMS))
@@ -75,12 +75,18 @@ def test_every_part_draws_one_chart(part):
     assert drawn == set(PART_PARAMS[part])  # the part's own controls, and only those
 
 
+def test_pitfalls_are_a_part_of_their_own():
+    at = run_page(PAGE, query={"part": "pitfalls"})
+    assert_clean(at)
+    assert not chart_specs(at) and len(at.main.toggle) == 3  # each pitfall's wrong/right on demand
+
+
 def test_part_choice_lists_every_part_and_old_links_open_the_first_half():
     at = run_page(PAGE)
     assert at.radio(key=f"{SLUG}.part").options == [
         "1a · patch grid", "1b · small multiples", "2 · similar patches", "3 · MAE's halves",
         "4a · resolution change", "4b · resize error", "5a · 2-D RoPE", "5b · RoPE-Mixed directions",
-        "6a · FLUX.1 angles", "6b · FLUX.1 scores"]
+        "6a · FLUX.1 angles", "6b · FLUX.1 scores", "7 · pitfalls"]
     # parts split in two kept their key for the first half: links shared before the split open it
     for part, words in (("grid", "ch 0"), ("resize", "grid used at"), ("flux", "FLUX.1 RoPE angles")):
         assert words in chart_specs(run_page(PAGE, query={"part": part}))[0]["layout"]["title"]["text"]
@@ -170,16 +176,37 @@ def test_smallest_settings(part):
         assert z(by_title(chart_specs(at), "MAE (column | row), ch 0")["data"][0]).shape == (1, 1)
 
 
-def test_caps_are_announced():
+def test_bounds_set_by_the_grid_show_on_the_sliders():
     at = run_page(PAGE, query=dict(D="16", ch="40", H="5"))
     assert_clean(at)
-    captions = " ".join(c.value for c in at.caption)
-    assert "channel k is capped at 15" in captions
+    assert at.slider(key=f"{SLUG}.ch").max == 15 and at.slider(key=f"{SLUG}.ch").value == 15
     assert "ch 15" in by_title(chart_specs(at), "ch 15")["layout"]["title"]["text"]
     at = run_page(PAGE, query=dict(part="similarity", H="5", row="9"))
-    assert "patch row is capped at 4" in " ".join(c.value for c in at.caption)
+    assert at.slider(key=f"{SLUG}.row").max == 4 and "row 4" in chart_specs(at)[0]["layout"]["title"]["text"]
     at = run_page(PAGE, query=dict(part="rope", H="5", ra="20"))
-    assert "query A row is capped at 4" in " ".join(c.value for c in at.caption)
+    assert at.slider(key=f"{SLUG}.ra").max == 4 and at.slider(key=f"{SLUG}.ra").value == 4
+
+
+def test_channel_captions_follow_the_layout():
+    """MAE's halves are [sines | cosines]: channel D/4 is a cosine as fast as channel 0 (not a slow channel)."""
+    info = r2.sincos_2d_channel_info(64, 10000.0, "mae")
+    assert info["omega"][16] == info["omega"][0] and info["fn"][16] == "cos"
+    at = run_page(PAGE, query=dict(ch="16"))
+    caption = at.caption[0].value
+    assert "channel 16 is cos of the column, with a wavelength of 6.28 patches" in caption
+    at = run_page(PAGE, query=dict(ch="16", combine="concat"))
+    wave = 2 * np.pi / r2.sincos_2d_channel_info(64, 10000.0, "concat")["omega"][16]
+    assert f"channel 16 is sin of the column, with a wavelength of {wave:,.3g} patches" in at.caption[0].value
+
+
+def test_small_multiples_count_the_nearly_constant_channels():
+    at = run_page(PAGE, query={"part": "multiples"})
+    info = r2.sincos_2d_channel_info(64, 10000.0, "mae")
+    still = int((info["omega"] * 13 < 0.25).sum())
+    assert f"{still} of the 64 channels" in at.caption[0].value and still >= 32
+    at = run_page(PAGE, query={"part": "multiples", "base": "100"})
+    fewer = int((r2.sincos_2d_channel_info(64, 100.0, "mae")["omega"] * 13 < 0.25).sum())
+    assert f"{fewer} of the 64 channels" in at.caption[0].value and fewer < still
 
 
 @pytest.mark.parametrize("combine", ["concat", "add"])
@@ -223,7 +250,7 @@ def test_mixed_directions_part():
 
 
 def test_pitfall_toggles_show_wrong_and_right():
-    at = run_page(PAGE, query={"part": "mae"})
+    at = run_page(PAGE, query={"part": "pitfalls"})
     n0 = len(chart_specs(at))
     for key in ("x", "add", "flux"):
         at.toggle(key=f"{SLUG}.pitfall.{key}").set_value(True)

@@ -322,13 +322,13 @@ def test_scores_and_entropy():
     assert h1[0] == pytest.approx(-(p * np.log(p)).sum(), rel=1e-9)
 
 
-def test_speed_per_pair_at_extreme_sizes():
-    t0 = time.perf_counter()
+def test_extreme_sizes_stay_per_pair():
+    """At d = 256 and s = 131072 every method still returns d/2 finite numbers (speed: benchmarks/compute.py)."""
     for m in sc.METHODS:
-        sc.scaled_inv_freq(m, 256, 1e7, 8, 131072)
+        theta, factor = sc.scaled_inv_freq(m, 256, 1e7, 8, 131072)
+        assert theta.shape == (128,) and np.isfinite(theta).all() and np.isfinite(factor)
     theta, _ = sc.scaled_inv_freq("yarn", 256, 1e4, 8, 131072)
-    sc.unseen_angles(256, 1e4, 8, 131072, theta)
-    assert time.perf_counter() - t0 < 0.05
+    assert np.isfinite(sc.unseen_angles(256, 1e4, 8, 131072, theta)).all()
 
 
 # ---------------------------------------------------------------- invalid configs and hostile input

@@ -144,8 +144,9 @@ class Int(_Ranged):
         return f"an integer from {self.lo} to {_bound_text(self.hi, self.hi_max)}{step}"
 
     def render(self, st: Any, key: str) -> None:
-        if self.widget == "number":
-            st.number_input(self.label, self.lo, self.hi, step=self.step, key=key, help=self.help)
+        if self.widget == "number" or self.lo == self.hi:  # a slider cannot span a single value
+            st.number_input(self.label, self.lo, self.hi, step=self.step, key=key, help=self.help,
+                            disabled=self.lo == self.hi)
         else:
             st.slider(self.label, self.lo, self.hi, step=self.step, key=key, help=self.help)
 
@@ -173,9 +174,9 @@ class Float(_Ranged):
         return f"a number from {_fmt(self.lo)} to {_bound_text(self.hi, self.hi_max)}"
 
     def render(self, st: Any, key: str) -> None:
-        if self.widget == "number":
+        if self.widget == "number" or self.lo == self.hi:  # a slider cannot span a single value
             st.number_input(self.label, float(self.lo), float(self.hi), step=float(self.step), key=key,
-                            help=self.help)
+                            help=self.help, disabled=self.lo == self.hi)
         else:
             st.slider(self.label, float(self.lo), float(self.hi), step=float(self.step), key=key,
                       help=self.help)

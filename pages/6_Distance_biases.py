@@ -1,0 +1,295 @@
+"""Distance biases: ALiBi, T5 buckets, KERPLE, NoPE and seed 002's Gaussian kernel as one family, against RoPE."""
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from posviz import bias as b
+from posviz import gaussian as gk
+from posviz import rope, ui
+from posviz.figures.bias import (
+    bias_alibi_bloom,
+    bias_alibi_slopes,
+    bias_attention,
+    bias_distance,
+    bias_heatmap,
+    bias_nope,
+    bias_rotation_vs_bias,
+    bias_t5_buckets,
+)
+
+lesson = ui.Lesson(
+    "bias", "Distance biases", icon="📏", order=6,
+    summary="The other big family: a number added to the attention logit that depends on the distance i − j. "
+            "ALiBi's head slopes (as BLOOM builds them), T5's buckets, KERPLE's log and power kernels, NoPE (the "
+            "causal mask alone, which still gives position away) and seed 002's Gaussian kernel as +log K, on one "
+            "chart and one softmax; the (i, j) pattern with its mask; and how a bias differs from a rotation.",
+    intro="Instead of rotating queries and keys, many models add a penalty that grows with the distance between "
+          "query and key. Drag the sliders to compare the members on the same attention logits, see how far each "
+          "lets attention reach, and what RoPE's rotation does instead.",
+    controls=(
+        ui.Int("n_heads", "ALiBi heads H", default=8, lo=1, hi=64,
+               help="Slopes 2^(−8h/H) for a power of two H; other H interleave the next power's slopes."),
+        ui.Int("head", "ALiBi head h", default=0, lo=0, hi=lambda v: v["n_heads"] - 1, hi_max=63, widget="number",
+               help="Head 0 has the steepest slope."),  # a number box: with H = 1 its range is the single value 0
+        ui.Int("num_buckets", "T5 buckets", default=32, lo=2, hi=128,
+               help="Causal (decoder) buckets: the first half are exact distances, the rest logarithmic."),
+        ui.Int("max_distance", "T5 max_distance (tokens)", default=128, lo="num_buckets", hi=4096,
+               help="Distances from here on share the last bucket."),
+        ui.Choice("t5_shape", "T5 value per bucket", default="kerple_log",
+                  options={"kerple_log": "KERPLE log at the bucket's start", "alibi": "ALiBi head h at the start",
+                           "gaussian_log": "+log K at the start", "kerple_power": "KERPLE power at the start",
+                           "seeded": "seeded N(0, s²) (untrained)"},
+                  help="T5 learns one number per bucket; pick what those numbers are."),
+        ui.Float("t5_scale", "seeded table scale s", default=1.0, lo=0.0, hi=5.0, step=0.1),
+        ui.Float("log_r1", "KERPLE log r1", default=1.0, lo=0.05, hi=5.0, step=0.05),
+        ui.Float("log_r2", "KERPLE log r2", default=1.0, lo=0.05, hi=5.0, step=0.05),
+        ui.Float("pow_r1", "KERPLE power r1", default=0.5, lo=0.05, hi=5.0, step=0.05),
+        ui.Float("pow_r2", "KERPLE power r2 (≤ 2)", default=0.5, lo=0.05, hi=2.0, step=0.05),
+        ui.Float("alpha1", "Gaussian local weight α1", default=0.7, lo=0.05, hi=1.0, step=0.05),
+        ui.Float("alpha2", "Gaussian global weight α2", default=0.3, lo=0.0, hi=1.0, step=0.05),
+        ui.Float("sigma1", "Gaussian local width σ1 (tokens)", default=5.0, lo=0.5, hi=50.0, step=0.5),
+        ui.Float("sigma2", "Gaussian global width σ2 (tokens)", default=20.0, lo=1.0, hi=500.0, step=1.0),
+        ui.Int("T", "keys T (query at i = T − 1)", default=128, lo=8, hi=1024, step=8),
+        ui.Float("content_scale", "content scale c (×q·k/√d)", default=1.0, lo=0.0, hi=4.0, step=0.1,
+                 help="0 leaves only the position term; larger values let the content of q and k dominate."),
+        ui.Int("d", "head dim d", default=64, lo=8, hi=256, step=2),
+        ui.LogFloat("base", "RoPE base b", default=10000.0, lo=10.0, hi=1e7),
+        ui.Int("seed", "random seed (q, k; seeded T5 table)", default=0, lo=0, hi=9999, widget="number"),
+        ui.Int("span", "distances shown Δ ≤", default=128, lo=16, hi=4096, step=16),
+    ),
+)
+
+FAMILY = ("n_heads", "head", "num_buckets", "max_distance", "t5_shape", "t5_scale", "log_r1", "log_r2",
+          "pow_r1", "pow_r2", "alpha1", "alpha2", "sigma1", "sigma2", "seed")  # seed: the seeded T5 table too
+KERNEL = ("alpha1", "alpha2", "sigma1", "sigma2", "seed")  # what the Gaussian part needs of the family
+CONTENT = ("T", "content_scale", "d", "base")
+
+
+def family(v: ui.Values) -> dict:
+    """The family's settings this part uses (the same names as the builders' parameters; the rest default)."""
+    return {name: v[name] for name in FAMILY if name in v}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def reaches(params: dict, T: int, mass: float, members: tuple[str, ...] = b.MEMBERS) -> dict[str, int]:
+    fam = b.Family.of(**params)
+    return {m: b.reach(b.attention_row(m, T, fam), mass) for m in members}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def bias_at(params: dict, distance: float) -> dict[str, float]:
+    fam = b.Family.of(**params)
+    return {m: float(b.distance_bias(m, distance, fam)) for m in b.BIASES}
+
+
+def fmt_bias(x: float) -> str:
+    return f"{x:.3g}".replace("-", "−")
+
+
+@lesson.part("family", "1. One family", uses=FAMILY + ("span",), title="1. One family: a penalty per distance")
+def part_family(v: ui.Values) -> None:
+    at = min(100, v.span)
+    val = bias_at(family(v), at)
+    slope = b.alibi_slopes(v.n_heads)[v.head]
+    ui.figure_panel(
+        bias_distance, {**family(v), "span": v.span}, key="distance",
+        caption=f"Every member adds a number that depends only on how far back the key is. At Δ = {at}: ALiBi head "
+                f"{v.head} adds {fmt_bias(val['alibi'])} (a straight line of slope −{slope:.4g}), KERPLE log "
+                f"{fmt_bias(val['kerple_log'])} (it flattens out), KERPLE power {fmt_bias(val['kerple_power'])}, T5 "
+                f"{fmt_bias(val['t5'])} (a staircase: one learned number per bucket), +log K "
+                f"{fmt_bias(val['gaussian_log'])} (steepening like −Δ²/2σ2² far out, floored at log "
+                f"{gk.KERNEL_FLOOR:.0e} ≈ {fmt_bias(math.log(gk.KERNEL_FLOOR))}), NoPE 0. The faint lines are "
+                "ALiBi's other heads: each head looks at its own range.",
+        latex=r"\begin{aligned}\ell_{ij} &= \frac{q_i^\top k_j}{\sqrt d} + b(i-j),\qquad "
+              r"b_{\text{ALiBi}}(\Delta) = -m_h\Delta,\qquad b_{\text{Gauss}}(\Delta) = \log K(\Delta)\\ "
+              r"b_{\text{KERPLE}}(\Delta) &= -r_1\log(1 + r_2\Delta)\ \text{ or }\ -r_1\Delta^{r_2},\qquad "
+              r"b_{\text{T5}}(\Delta) = \beta_{\text{bucket}(\Delta)}\end{aligned}",
+        code=[b.distance_bias, b.alibi_slopes, b.kerple, b.t5_bucket, b.t5_table, gk.apply_kernel],
+    )
+
+
+@lesson.part("attention", "2. One query's attention", uses=FAMILY + CONTENT,
+             title="2. What each member does to one query's attention")
+def part_attention(v: ui.Values) -> None:
+    opts = ui.controls(ui.Bool("log_y", "log scale for the weights", default=True),
+                       ui.Float("mass", "share of the weight for 'reach'", default=0.9, lo=0.5, hi=0.99, step=0.01),
+                       where="main", columns=2)
+    params = {**family(v), "T": v.T, "content_scale": v.content_scale, "d": v.d, "base": v.base}
+    r = reaches(params, v.T, opts.mass)
+    ui.figure_panel(
+        bias_attention, {**params, "log_y": opts.log_y, "mass": opts.mass}, key="attention",
+        caption=f"Same seeded q and k, same content logits c·q·k/√d, one softmax per member; only the position "
+                f"term differs. Reach = the smallest Δ holding {opts.mass:.0%} of the weight: ALiBi head {v.head} "
+                f"{r['alibi']}, Gaussian +log K {r['gaussian_log']}, KERPLE power {r['kerple_power']}, KERPLE log "
+                f"{r['kerple_log']}, T5 {r['t5']}, and with no bias at all (NoPE) {r['nope']} of the {v.T} keys. "
+                f"RoPE's rotation reaches {r['rope']} and ×K {r['gaussian_mul']}: neither pulls far keys down "
+                "whatever their content.",
+        latex=r"a_{ij} = \mathrm{softmax}_j\Big(c\,\frac{q_i^\top k_j}{\sqrt d} + b(i-j)\Big),\quad j \le i",
+        code=[b.attention_row, b.content_logits, b.reach],
+    )
+
+
+@lesson.part("matrix", "3. The (i, j) pattern", uses=FAMILY, title="3. The bias over every (query, key) pair")
+def part_matrix(v: ui.Values) -> None:
+    own = ui.controls(
+        ui.Choice("member", "member", default="alibi", options={m: b.LABELS[m] for m in b.BIASES}),
+        ui.Int("T_map", "positions T", default=48, lo=8, hi=256, step=8), where="main", columns=2)
+    T = own.T_map
+    val = bias_at(family(v), T - 1)[own.member]
+    one = bias_at(family(v), 1)[own.member]
+    ui.figure_panel(
+        bias_heatmap, {**family(v), "member": own.member, "T": T}, key="matrix",
+        caption=f"Each diagonal is one distance, so each is one colour: the bias depends on i − j only, never on "
+                f"where the pair sits. Next to the diagonal (Δ = 1) it is {fmt_bias(one)}; in the corner (i, j) = "
+                f"({T - 1}, 0), Δ = {T - 1}, it is {fmt_bias(val)}. The grey triangle is the causal mask: keys "
+                "after the query get −∞, so their softmax weight is exactly 0, whatever the member.",
+        latex=r"B_{ij} = \begin{cases} b(i-j) & j \le i \\ -\infty & j > i \end{cases}",
+        code=[b.bias_matrix, b.alibi_bias],
+    )
+
+
+@lesson.part("t5", "4. T5's buckets", uses=("num_buckets", "max_distance", "span"), title="4. T5: buckets of distance")
+def part_t5(v: ui.Values) -> None:
+    own = ui.controls(ui.Bool("bidirectional", "bidirectional (encoder)", default=False,
+                              help="The encoder sees keys on both sides and spends half of the buckets on each."),
+                      where="main", columns=1)
+    bidirectional = own.bidirectional and v.num_buckets >= 4
+    if own.bidirectional and not bidirectional:
+        st.info("A bidirectional T5 needs at least 4 buckets; showing the causal buckets instead.")
+    n = v.num_buckets // 2 if bidirectional else v.num_buckets  # buckets of one side
+    exact = n // 2
+    rp = np.arange(-v.span, v.span + 1)
+    last = f"{n - 1} and {2 * n - 1}" if bidirectional else f"{n - 1}"
+    used = np.unique(b.t5_bucket(rp, bidirectional, v.num_buckets, v.max_distance)).size
+    ui.figure_panel(
+        bias_t5_buckets, dict(num_buckets=v.num_buckets, max_distance=v.max_distance, bidirectional=bidirectional,
+                              span=v.span), key="t5",
+        caption=f"Distances below max_exact = {exact} get a bucket each; from {exact} to max_distance = "
+                f"{v.max_distance} the remaining {n - exact} buckets widen logarithmically; everything further shares "
+                f"the last bucket of its side ({last}). Here {used} of the {v.num_buckets} buckets occur for "
+                f"|j − i| ≤ {v.span}. T5 learns one number per bucket (and per head), so its bias is a staircase "
+                "(part 1).",
+        latex=r"\text{bucket}(\Delta) = \begin{cases}\Delta & \Delta < n/2\\ \min\Big(n-1,\ \frac n2 + \Big\lfloor"
+              r"\frac{\log(2\Delta/n)}{\log(2\,\text{max\_distance}/n)}\cdot\frac n2\Big\rfloor\Big) & \text{else}"
+              r"\end{cases}",
+        code=[b.t5_bucket, b.t5_bucket_edges],
+    )
+
+
+GAP_T = 64  # sequence length of the BLOOM-form check
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def forms_gap(n_heads: int, causal: bool) -> float:
+    return b.alibi_forms_gap(n_heads, GAP_T, causal)
+
+
+@lesson.part("alibi", "5. ALiBi's slopes", uses=("n_heads", "head"), title="5. ALiBi: one slope per head")
+def part_alibi(v: ui.Values) -> None:
+    slopes = b.alibi_slopes(v.n_heads)
+    p = b.alibi_base_heads(v.n_heads)
+    mh = slopes[v.head]
+    first = (f"Slopes run from {slopes.max():.4g} down to {slopes.min():.4g}, each {slopes[1] / slopes[0]:.4g}× "
+             f"the one before within the {p}-head sequence." if p > 1 else f"One head: the slope 2^−8 = {mh:.4g}.")
+    extra = ("" if p == v.n_heads else
+             f" {v.n_heads} is not a power of two: the first {p} heads take the {p}-head slopes and the other "
+             f"{v.n_heads - p} take every other slope of the {2 * p}-head sequence, as BLOOM does.")
+    ui.figure_panel(
+        bias_alibi_slopes, dict(n_heads=v.n_heads), key="slopes",
+        caption=f"{first}{extra} Head {v.head} (m = {mh:.4g}) halves a key's weight, against an equally similar "
+                f"key at Δ = 0, every ln 2 / m = {math.log(2) / mh:.3g} tokens.",
+        latex=r"m_h = 2^{-8h/H},\ h = 1..H\quad (H = 2^k)",
+        code=[b.alibi_slopes],
+    )
+    gap = {causal: forms_gap(v.n_heads, causal) for causal in (True, False)}
+    view = dict(n_heads=v.n_heads, head=v.head)
+    ui.pitfall(
+        "BLOOM's ALiBi is m·j, and it needs the causal mask",
+        "transformers' `build_alibi_tensor` (BLOOM) adds m_h·j for key j, the same for every query, instead of "
+        "−m_h·(i − j). Under the causal mask both give the same attention: they differ by −m_h·i, a constant "
+        "per query row, which softmax cancels. Copied into a model without the mask (an encoder), the key-only "
+        "form is no distance bias at all: it favours the last keys of the sequence, wherever the query is.",
+        key="bloom",
+        wrong=lambda: (ui.figure_panel(bias_alibi_bloom, {**view, "masked": False}, key="bloom_wrong",
+                                       caption="No mask: m·j keeps growing past the query."),
+                       ui.check("m·j without a mask attends like −m·|i − j|", gap[False] < 1e-9,
+                                f"largest weight difference {gap[False]:.2g} (H = {v.n_heads}, T = {GAP_T})")),
+        right=lambda: (ui.figure_panel(bias_alibi_bloom, {**view, "masked": True}, key="bloom_right",
+                                       caption="Causal mask: the same line shifted by m·i."),
+                       ui.check("m·j under the causal mask attends like −m·(i − j)", gap[True] < 1e-9,
+                                f"largest weight difference {gap[True]:.2g} (H = {v.n_heads}, T = {GAP_T})")),
+    )
+
+
+@lesson.part("nope", "6. NoPE", uses=("T", "seed"), title="6. NoPE: no position, only the causal mask")
+def part_nope(v: ui.Values) -> None:
+    own = ui.controls(ui.Int("channels", "value channels", default=256, lo=16, hi=1024, step=16),
+                      where="main", columns=1)
+    sig = b.nope_signals(v.T, own.channels, v.seed)
+    last = v.T - 1
+    err = float(np.abs(sig["recovered"] - np.arange(v.T)).max())
+    ui.figure_panel(
+        bias_nope, dict(T=v.T, d=own.channels, seed=v.seed), key="nope",
+        caption=f"With every logit equal, query i averages its i + 1 visible values, and i + 1 is position "
+                f"information. A marker on the first token comes out as 1/(i + 1): {sig['first_token'][last]:.4g} "
+                f"at i = {last}, so 1/output − 1 gives i back (largest error {err:.1e}). Even random values give "
+                f"it away: the variance of the average shrinks like 1/(i + 1) ({sig['variance'][last]:.4g} "
+                f"measured at i = {last}, 1/{v.T} = {1 / v.T:.4g}). This is why causal models trained without position "
+                "encodings still learn where they are (Haviv et al. 2022; Kazemnejad et al. 2023).",
+        latex=r"o_i = \frac{1}{i+1}\sum_{j \le i} v_j,\qquad v_j = [j = 0] \ \Rightarrow\ o_i = \frac{1}{i+1}",
+        code=[b.nope_signals],
+    )
+
+
+@lesson.part("gaussian", "7. Seed 002's kernel", uses=KERNEL + CONTENT,
+             title="7. Seed 002's Gaussian kernel is one of the family")
+def part_gaussian(v: ui.Values) -> None:
+    params = {**family(v), "T": v.T, "content_scale": v.content_scale, "d": v.d, "base": v.base}
+    r = reaches(params, v.T, 0.9, ("nope", "gaussian_log", "gaussian_mul"))
+    modes = ui.href("gaussian_kernel_rope", part="modes")
+    ui.prose(f"The [Gaussian-kernel RoPE lesson]({modes}) applies seed 002's kernel K three ways. Its "
+             "additive mode, + log K(|m − n|), is a distance bias like ALiBi and KERPLE: it multiplies each softmax "
+             "weight by K before renormalising. Its multiplicative mode, × K(m − n) on the logit, is not: it shrinks "
+             "far logits towards 0 instead of pushing them down. Here both act on the same plain content logit "
+             "c·q·k/√d (the Gaussian lesson applies them to the RoPE logit).")
+    ui.figure_panel(
+        bias_attention, {**params, "group": "gaussian", "log_y": True}, key="gaussian",
+        caption=f"90% of the weight lies within Δ ≤ {r['gaussian_log']} with + log K, within Δ ≤ {r['gaussian_mul']} "
+                f"with × K, and within Δ ≤ {r['nope']} with no position at all. The multiplier moves far keys' "
+                "logits towards 0, not towards −∞: a far key keeps the weight of a key whose content logit is 0, "
+                "so × K cannot make attention local the way a bias does.",
+        latex=r"\text{bias: } \ell_{ij} + \log K(i-j) \qquad \text{factor: } K(i-j)\,\ell_{ij}",
+        code=[gk.apply_kernel, gk.gaussian_kernel],
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def profile(span: int, d: int, base: float, seed: int) -> dict[str, np.ndarray]:
+    return b.rope_profile(span, d, base, seed)
+
+
+@lesson.part("rotation", "8. Rotation vs bias", uses=FAMILY + ("d", "base", "span"),
+             title="8. Rotation against bias")
+def part_rotation(v: ui.Values) -> None:
+    prof = profile(v.span, v.d, v.base, v.seed)
+    seeded, ones, mean = prof["seeded"], prof["ones"], prof["mean"]
+    flips = int(np.count_nonzero(np.diff(np.sign(seeded))))
+    ui.figure_panel(
+        bias_rotation_vs_bias, {**family(v), "span": v.span, "d": v.d, "base": v.base},
+        key="rotation",
+        caption=f"A rotation changes which keys look alike: the seeded pair's logit swings between "
+                f"{seeded.min():.3g} and {seeded.max():.3g} and changes sign {flips} times for Δ ≤ {v.span}; the "
+                f"all-ones curve falls from {ones[0]:.3g} to {ones.min():.3g}, a property of that one aligned pair; "
+                f"averaged over {b.ROPE_SAMPLES} random pairs the logit stays within ±{np.abs(mean).max():.2g} at "
+                "every Δ. A bias changes how far attention can reach: the same curve for every q and k (ALiBi, "
+                "KERPLE and +log K always downhill).",
+        latex=r"(R_i q)^\top (R_j k) = \sum_p \mathrm{Re}\big[z^q_p\,\overline{z^k_p}\,e^{\,i(i-j)\theta_p}\big]"
+              r"\quad\text{vs}\quad q^\top k + b(i-j)",
+        code=[b.rope_profile, rope.relative_scores, rope.mean_random_score],
+    )
+    ui.prose(f"More on RoPE's distance profile: [the RoPE lesson, part 5]({ui.href('rope', part='decay')}).")
+
+
+lesson.run()

@@ -1,0 +1,290 @@
+"""Figures of the distance-bias lesson: every member's bias against distance, the attention each gives one
+query, the (i, j) bias with its causal mask, rotation against bias, NoPE, T5's buckets and ALiBi's slopes.
+All numbers come from ``posviz.bias`` (which reuses ``posviz.gaussian`` and ``posviz.rope``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from posviz import bias as b
+from posviz._validate import check_choice, check_float, check_int
+from posviz.figures._registry import figure
+from posviz.figures.gaussian import _axes, _on, _row
+from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
+
+__all__ = ["bias_distance", "bias_attention", "bias_heatmap", "bias_rotation_vs_bias", "bias_nope",
+           "bias_t5_buckets", "bias_alibi_slopes", "bias_alibi_bloom"]
+
+MEMBER_COLORS = {"alibi": COLORS[0], "t5": COLORS[1], "kerple_log": COLORS[2], "kerple_power": COLORS[4],
+                 "nope": "#7f7f7f", "gaussian_log": COLORS[3], "gaussian_mul": COLORS[5], "rope": COLORS[9]}
+MAX_SPAN = 4096      # distances shown on the curves
+MAX_HEATMAP_T = 256  # the (i, j) heatmap: 256² = 65k cells at most
+GROUPS = {"all": b.MEMBERS, "gaussian": ("nope", "gaussian_log", "gaussian_mul"), "biases": b.BIASES}
+MASK_GREY = [[0.0, "#c9ccd6"], [1.0, "#c9ccd6"]]
+
+
+def _f32(a: object) -> np.ndarray:
+    return np.asarray(a, dtype=np.float32)
+
+
+def _member_name(member: str, fam: b.Family) -> str:
+    if member == "alibi":
+        return f"ALiBi head {fam.head}: −{b.alibi_slopes(fam.n_heads)[fam.head]:.4g}·Δ"
+    if member == "t5":
+        return f"T5 buckets ({fam.num_buckets}, max distance {fam.max_distance}, table: {fam.t5_shape})"
+    if member == "kerple_log":
+        return f"KERPLE log −{fam.log_r1:g}·log(1 + {fam.log_r2:g}·Δ)"
+    if member == "kerple_power":
+        return f"KERPLE power −{fam.pow_r1:g}·Δ^{fam.pow_r2:g}"
+    return b.LABELS[member]
+
+
+def _line(x: np.ndarray, y: np.ndarray, member: str, name: str, **extra: object) -> dict:
+    shape = "hv" if member == "t5" else "linear"
+    return dict(type="scatter", x=_f32(x), y=_f32(y), mode="lines", name=name, legendgroup=member,
+                line=dict(color=MEMBER_COLORS[member], width=3, shape=shape),
+                hovertemplate="Δ = %{x}<br>%{y:.4g}<extra>" + b.LABELS[member] + "</extra>", **extra)
+
+
+@figure("bias_distance")
+def bias_distance(*, span: int = 128, y_floor: float = -20.0, n_heads: int = 8, head: int = 0,
+                  num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "kerple_log",
+                  t5_scale: float = 1.0, log_r1: float = 1.0, log_r2: float = 1.0, pow_r1: float = 0.5,
+                  pow_r2: float = 0.5, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
+                  sigma2: float = 20.0, seed: int = 0) -> go.Figure:
+    """The bias each member adds to the logit of a key Δ tokens behind the query, every ALiBi head drawn."""
+    fam = b.Family.of(**locals())
+    span = check_int("span", span, 1, MAX_SPAN)
+    y_floor = check_float("y_floor", y_floor, -1e6, -0.1)
+    d = np.arange(span + 1, dtype=np.float64)
+    others = np.delete(np.arange(fam.n_heads), fam.head)  # the chosen head is drawn bold below
+    ends = b.alibi_distance_bias(fam.n_heads, [0.0, float(span)])[others]  # (H − 1, 2): straight lines
+    gap = np.full((others.size, 1), np.nan)
+    traces = [dict(type="scatter", x=_f32(np.tile([0.0, span, np.nan], others.size)),
+                   y=_f32(np.hstack([ends, gap]).ravel()), customdata=np.repeat(others, 3), mode="lines",
+                   legendgroup="heads", name=f"ALiBi, the other {others.size} heads",
+                   line=dict(color=MEMBER_COLORS["alibi"], width=1), opacity=0.35,
+                   hovertemplate="head %{customdata}<br>Δ = %{x}<br>bias = %{y:.4g}<extra>ALiBi</extra>")
+              ][:1 if others.size else 0]
+    traces += [_line(d, b.distance_bias(m, d, fam), m, _member_name(m, fam)) for m in b.BIASES]
+    top = float(max(0.0, np.log(fam.alpha1 + fam.alpha2))) + 0.5
+    layout = dict(
+        title=dict(text=f"The bias added to the logit of a key Δ tokens back (Δ = 0..{span})"),
+        xaxis=dict(title=dict(text="distance Δ = i − j (tokens)")),
+        yaxis=dict(title=dict(text="bias added to the logit (nats)"), range=[y_floor, top]),
+        legend=dict(orientation="h", y=-0.22), height=520)
+    return go.Figure(data=traces, layout=layout)
+
+
+@figure("bias_attention")
+def bias_attention(*, T: int = 128, group: str = "all", log_y: bool = False, mass: float = 0.9,
+                   content_scale: float = 1.0, d: int = 64, base: float = 10000.0, seed: int = 0,
+                   n_heads: int = 8, head: int = 0,
+                   num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "kerple_log",
+                   t5_scale: float = 1.0, log_r1: float = 1.0, log_r2: float = 1.0, pow_r1: float = 0.5,
+                   pow_r2: float = 0.5, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
+                   sigma2: float = 20.0) -> go.Figure:
+    """One query's softmax attention over its T keys under every member, on the same q·k content term."""
+    fam = b.Family.of(**locals())
+    T = check_int("T", T, 2, b.MAX_ATTENTION_T)
+    members = GROUPS[check_choice("group", group, GROUPS)]
+    dist = np.arange(T - 1, -1, -1, dtype=np.float64)  # key j = 0..T−1 is Δ = T−1..0 back
+    traces = []
+    for m in members:
+        w = b.attention_row(m, T, fam)
+        reach = b.reach(w, mass)
+        traces.append(dict(type="scatter", x=_f32(dist), y=_f32(w), mode="lines", legendgroup=m,
+                           name=f"{b.LABELS[m]}: {mass:.0%} within Δ ≤ {reach}",
+                           line=dict(color=MEMBER_COLORS[m], width=2.5 if m != "nope" else 1.5,
+                                     dash="dot" if m in ("rope", "gaussian_mul") else "solid"),
+                           hovertemplate="Δ = %{x}<br>weight = %{y:.4g}<extra>" + b.LABELS[m] + "</extra>"))
+    yaxis = dict(title=dict(text="attention weight (log)" if log_y else "attention weight"))
+    if log_y:
+        yaxis.update(type="log", exponentformat="power")
+    layout = dict(
+        title=dict(text=f"Attention of the query at i = {T - 1} over its {T} keys, same q·k for every member"),
+        xaxis=dict(title=dict(text="distance Δ = i − j of the key (tokens)")), yaxis=yaxis,
+        legend=dict(orientation="h", y=-0.22), height=540)
+    return go.Figure(data=traces, layout=layout)
+
+
+@figure("bias_heatmap")
+def bias_heatmap(*, member: str = "alibi", T: int = 48, n_heads: int = 8, head: int = 0,
+                 num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "kerple_log",
+                 t5_scale: float = 1.0, log_r1: float = 1.0, log_r2: float = 1.0, pow_r1: float = 0.5,
+                 pow_r2: float = 0.5, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
+                 sigma2: float = 20.0, seed: int = 0) -> go.Figure:
+    """The bias of one member over (query i, key j): constant along diagonals, the future keys masked."""
+    fam = b.Family.of(**locals())
+    member = check_choice("member", member, b.BIASES)
+    T = check_int("T", T, 2, MAX_HEATMAP_T)
+    z = b.bias_matrix(member, T, fam)  # (T, T), −inf above the diagonal
+    masked = np.isneginf(z)
+    shown = np.where(masked, np.nan, z)
+    lo, hi = float(np.nanmin(shown)), float(np.nanmax(shown))
+    pos = np.arange(T)
+    colour = dict(colorscale=SEQUENTIAL, zmin=lo, zmax=hi if hi > lo else lo + 1.0)
+    if lo < 0 < hi:  # two signs (a seeded T5 table): diverging around 0
+        lim = max(-lo, hi)
+        colour = dict(colorscale=DIVERGING, meta="diverging", zmin=-lim, zmax=lim, zmid=0)
+    traces = [
+        dict(type="heatmap", z=_f32(shown), x=pos, y=pos, colorbar=dict(title=dict(text="bias (nats)")),
+             name=b.LABELS[member], hovertemplate="query i = %{y}<br>key j = %{x}<br>bias = %{z:.4g}<extra></extra>",
+             **colour),
+        dict(type="heatmap", z=_f32(np.where(masked, 1.0, np.nan)), x=pos, y=pos, colorscale=MASK_GREY,
+             showscale=False, name="causal mask", hovertemplate="query i = %{y}<br>key j = %{x}<br>"
+                                                                 "masked: j > i, bias −∞<extra></extra>"),
+    ]
+    layout = dict(
+        title=dict(text=f"{_member_name(member, fam)} over (i, j), T = {T}; grey: future keys, masked (−∞)"),
+        xaxis=dict(title=dict(text="key position j"), constrain="domain"),
+        yaxis=dict(title=dict(text="query position i"), autorange="reversed", scaleanchor="x"), height=560)
+    return go.Figure(data=traces, layout=layout)
+
+
+@figure("bias_rotation_vs_bias")
+def bias_rotation_vs_bias(*, span: int = 256, y_floor: float = -20.0, d: int = 64, base: float = 10000.0,
+                          seed: int = 0, n_samples: int = b.ROPE_SAMPLES, n_heads: int = 8, head: int = 0,
+                          num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "kerple_log",
+                          t5_scale: float = 1.0, log_r1: float = 1.0, log_r2: float = 1.0, pow_r1: float = 0.5,
+                          pow_r2: float = 0.5, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
+                          sigma2: float = 20.0) -> go.Figure:
+    """Left: RoPE's logit against distance (one seeded pair, all-ones, the mean of random pairs). Right: the
+    biases on the same axis units. A rotation changes which keys look alike; a bias, how far attention reaches."""
+    fam = b.Family.of(**locals())
+    span = check_int("span", span, 1, MAX_SPAN)
+    y_floor = check_float("y_floor", y_floor, -1e6, -0.1)
+    prof = b.rope_profile(span, fam.d, fam.base, fam.seed, n_samples)
+    x = prof["delta"]
+    layout = _row(["RoPE: the logit of q·k at distance Δ (rotation)", "biases: added whatever q and k are"],
+                  gap=0.1)
+    rope_lines = (("seeded", f"one seeded q, k (seed {fam.seed})", COLORS[9], "solid"),
+                  ("ones", "q = k = all ones (the usual 'decay' curve)", COLORS[7], "dash"),
+                  ("mean", f"mean over {n_samples} random q, k", "#7f7f7f", "dot"))
+    traces = [dict(type="scatter", x=_f32(x), y=_f32(prof[key]), mode="lines", name=name,
+                   line=dict(color=color, dash=dash, width=2),
+                   hovertemplate="Δ = %{x}<br>logit = %{y:.4g}<extra>RoPE</extra>")
+              for key, name, color, dash in rope_lines]
+    traces += [_line(x, b.distance_bias(m, x, fam), m, _member_name(m, fam), **_on(2))
+               for m in b.BIASES if m != "nope"]
+    top = float(max(0.0, np.log(fam.alpha1 + fam.alpha2))) + 0.5
+    _axes(layout, 1, x=dict(title=dict(text="distance Δ = i − j (tokens)")),
+          y=dict(title=dict(text="logit q·k/√d (nats)")))
+    _axes(layout, 2, x=dict(title=dict(text="distance Δ = i − j (tokens)")),
+          y=dict(title=dict(text="bias (nats)"), range=[y_floor, top]))
+    layout.update(title=dict(text=f"Rotation against bias, d = {fam.d}, b = {fam.base:g}"),
+                  legend=dict(orientation="h", y=-0.25), height=520, margin=dict(t=90))
+    return go.Figure(data=traces, layout=layout)
+
+
+@figure("bias_nope")
+def bias_nope(*, T: int = 128, d: int = 256, seed: int = 0) -> go.Figure:
+    """NoPE: what uniform causal attention outputs at each position, with a marker on token 0 and with random
+    values; both shrink like 1/(i + 1), so the position can be read back."""
+    sig = b.nope_signals(T, d, seed)
+    i = np.arange(sig["first_token"].size)
+    err = float(np.abs(sig["recovered"] - i).max())
+    traces = [
+        dict(type="scatter", x=i, y=_f32(sig["first_token"]), mode="lines+markers", marker=dict(size=4),
+             name="output, value 1 on token 0 and 0 elsewhere", line=dict(color=COLORS[0], width=3),
+             hovertemplate="i = %{x}<br>output = %{y:.4g}<extra>marker on token 0</extra>"),
+        dict(type="scatter", x=i, y=_f32(sig["variance"]), mode="lines", line=dict(color=COLORS[1]),
+             name=f"variance over {d} channels, random N(0, 1) values",
+             hovertemplate="i = %{x}<br>variance = %{y:.4g}<extra>random values</extra>"),
+    ]
+    layout = dict(
+        title=dict(text=f"No position, only the causal mask: 1/output − 1 gives back i (largest error {err:.1e})"),
+        xaxis=dict(title=dict(text="query position i (it averages i + 1 keys)")),
+        yaxis=dict(title=dict(text="output of uniform causal attention (log)"), type="log", exponentformat="power"),
+        legend=dict(orientation="h", y=-0.22), height=480)
+    return go.Figure(data=traces, layout=layout)
+
+
+@figure("bias_t5_buckets")
+def bias_t5_buckets(*, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True,
+                    span: int = 200) -> go.Figure:
+    """T5's bucket for every relative position j − i: one bucket per token near the query, log-wide buckets
+    further out, one last bucket for everything beyond max_distance."""
+    span = check_int("span", span, 1, MAX_SPAN)
+    rp = np.arange(-span, span + 1)
+    bucket = b.t5_bucket(rp, bidirectional, num_buckets, max_distance)
+    n = num_buckets // 2 if bidirectional else num_buckets
+    exact = n // 2
+    traces = [dict(type="scatter", x=rp, y=bucket, mode="lines", line=dict(color=MEMBER_COLORS["t5"], shape="hv",
+                                                                           width=3),
+                   name="bucket", hovertemplate="j − i = %{x}<br>bucket %{y}<extra></extra>")]
+    marks = [(-exact, f"max_exact = {exact}"), (-max_distance, f"max_distance = {max_distance}")]
+    if bidirectional:
+        marks += [(exact, ""), (max_distance, "")]
+    marks = [(x, text) for x, text in marks if -span <= x <= span]
+    used = np.unique(bucket).size
+    layout = dict(
+        shapes=[dict(type="line", x0=x, x1=x, xref="x", y0=0, y1=1, yref="y domain",
+                     line=dict(color="#9aa0b4", dash="dot")) for x, _ in marks],
+        annotations=[dict(text=text, x=x, xref="x", y=1, yref="y domain", yanchor="bottom", showarrow=False)
+                     for x, text in marks if text],
+        title=dict(text=f"T5 buckets ({'bidirectional' if bidirectional else 'causal'}): "
+                        f"{used} of {num_buckets} used for j − i in [−{span}, {span}]"),
+        xaxis=dict(title=dict(text="relative position j − i (tokens; negative = key before the query)")),
+        yaxis=dict(title=dict(text="bucket index")), showlegend=False, height=440, margin=dict(t=90))
+    return go.Figure(data=traces, layout=layout)
+
+
+@figure("bias_alibi_slopes")
+def bias_alibi_slopes(*, n_heads: int = 8) -> go.Figure:
+    """ALiBi's slope per head on a log2 axis: a geometric sequence for 2^k heads; for other H, the 2^k
+    sequence followed by every other slope of the next power of two."""
+    slopes = b.alibi_slopes(n_heads)
+    n_heads, p = slopes.size, b.alibi_base_heads(n_heads)
+    h = np.arange(n_heads)
+    k = np.arange(0, int(np.ceil(-np.log2(slopes.min()))) + 1)  # ticks at 2^0 .. 2^−8
+    traces = [dict(type="scatter", x=h[sel], y=slopes[sel], mode="markers", name=name,
+                   marker=dict(size=9, color=color),
+                   hovertemplate="head %{x}<br>slope = %{y:.6g}<extra></extra>")
+              for sel, name, color in ((h < p, f"2^(−8h/{p}), h = 1..{p}", COLORS[0]),
+                                       (h >= p, f"odd members of the {2 * p}-head sequence", COLORS[1]))
+              if sel.any()]
+    layout = dict(
+        title=dict(text=f"ALiBi slopes, H = {n_heads}: from {slopes.max():.4g} down to {slopes.min():.4g}"),
+        xaxis=dict(title=dict(text="head index h")),
+        yaxis=dict(title=dict(text="slope m_h (per token, log axis)"), type="log", tickvals=2.0 ** -k,
+                   ticktext=[f"2^−{e}" for e in k]),
+        legend=dict(orientation="h", y=-0.22), height=420)
+    return go.Figure(data=traces, layout=layout)
+
+
+@figure("bias_alibi_bloom")
+def bias_alibi_bloom(*, masked: bool = False, T: int = 40, query: int = 20, n_heads: int = 8,
+                     head: int = 0) -> go.Figure:
+    """One query's ALiBi bias over every key: the distance form −m·(i − j) against BLOOM's key-only m·j, with or
+    without the causal mask. Masked, the two differ by the constant m·i; unmasked, BLOOM's grows past the query."""
+    fam = b.Family(n_heads=n_heads, head=head)
+    T = check_int("T", T, 2, MAX_SPAN)
+    query = check_int("query", query, 0, T - 1)
+    masked = b._check_bool("masked", masked)
+    j = np.arange(T)
+    seen = j <= query if masked else np.ones(T, bool)
+    bloom = b.alibi_key_only(fam.n_heads, T)[fam.head]  # (T,)
+    ours = b.distance_bias("alibi", np.maximum(query - j, 0), fam)  # (T,), shown for j <= i only
+    slope = b.alibi_slopes(fam.n_heads)[fam.head]
+    traces = [
+        dict(type="scatter", x=j, y=_f32(np.where(j <= query, ours, np.nan)), mode="lines+markers",
+             name=f"−m·(i − j) (the paper; causal): 0 at j = i = {query}", line=dict(color=COLORS[0], width=3),
+             marker=dict(size=5), hovertemplate="j = %{x}<br>bias = %{y:.4g}<extra>−m·(i − j)</extra>"),
+        dict(type="scatter", x=j, y=_f32(np.where(seen, bloom, np.nan)), mode="lines+markers",
+             name="m·j (BLOOM)" + (", keys j ≤ i" if masked else ", every key: no mask"),
+             line=dict(color=COLORS[3], width=2, dash="dash"), marker=dict(size=5),
+             hovertemplate="j = %{x}<br>bias = %{y:.4g}<extra>m·j</extra>"),
+    ]
+    layout = dict(
+        shapes=[dict(type="line", x0=query, x1=query, xref="x", y0=0, y1=1, yref="y domain",
+                     line=dict(color="#9aa0b4", dash="dot"))],
+        annotations=[dict(text=f"query i = {query}", x=query, xref="x", y=1, yref="y domain", yanchor="bottom",
+                          showarrow=False)],
+        title=dict(text=f"ALiBi head {fam.head} (m = {slope:.4g}) for the query at i = {query}: "
+                        + ("the two differ by m·i = " + f"{slope * query:.4g} on every visible key" if masked
+                           else "without the mask, m·j is largest on the LAST key")),
+        xaxis=dict(title=dict(text="key position j")), yaxis=dict(title=dict(text="bias added to the logit (nats)")),
+        legend=dict(orientation="h", y=-0.22), height=440, margin=dict(t=90))
+    return go.Figure(data=traces, layout=layout)

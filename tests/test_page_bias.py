@@ -1,0 +1,203 @@
+"""AppTest of pages/6_Distance_biases.py: every part at its defaults and at chosen settings (charts and captions
+against posviz.bias), bounds that depend on other controls, hostile URLs, the links to other lessons."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from posviz import bias as b
+from posviz import ui
+from tests.apptest_utils import ROOT, assert_clean, chart_specs, run_page, warnings_text
+from tests.test_gaussian_figures import values
+
+PAGE = "pages/6_Distance_biases.py"
+PARTS = {"family": "1. One family: a penalty per distance", "attention": "2. What each member does to one query's "
+         "attention", "matrix": "3. The bias over every (query, key) pair", "t5": "4. T5: buckets of distance",
+         "alibi": "5. ALiBi: one slope per head", "nope": "6. NoPE: no position, only the causal mask",
+         "gaussian": "7. Seed 002's Gaussian kernel is one of the family", "rotation": "8. Rotation against bias"}
+
+
+def run_part(part: str, **query: str) -> AppTest:
+    at = run_page(PAGE, query={**query, "part": part})
+    assert_clean(at)
+    return at
+
+
+def caption(at: AppTest) -> str:
+    """The figure's caption (the panel's first caption; the sidebar's share hint comes later)."""
+    return at.caption[0].value
+
+
+def trace(at: AppTest, group: str) -> dict:
+    hits = [t for t in chart_specs(at)[0]["data"] if t.get("legendgroup") == group]
+    assert len(hits) == 1, group
+    return hits[0]
+
+
+def test_defaults_open_the_family_part():
+    at = run_page(PAGE)
+    assert_clean(at)
+    assert warnings_text(at) == ""
+    assert [h.value for h in at.header] == [PARTS["family"]]
+    assert len(chart_specs(at)) == 1
+    d = np.arange(129)
+    for member in b.BIASES:
+        np.testing.assert_allclose(values(trace(at, member)["y"]), b.distance_bias(member, d), rtol=1e-6, atol=1e-6)
+    text = caption(at)
+    assert "At Δ = 100: ALiBi head 0 adds −50 (a straight line of slope −0.5)" in text
+    assert f"KERPLE log {-math.log(101):.3g}".replace("-", "−") in text
+
+
+@pytest.mark.parametrize("part", list(PARTS))
+def test_every_part_draws_one_chart_under_its_heading(part):
+    at = run_part(part)
+    assert warnings_text(at) == ""
+    assert [h.value for h in at.header] == [PARTS[part]]
+    assert len(chart_specs(at)) == 1
+    assert at.radio[0].options == [
+        "1. One family", "2. One query's attention", "3. The (i, j) pattern", "4. T5's buckets", "5. ALiBi's slopes",
+        "6. NoPE", "7. Seed 002's kernel", "8. Rotation vs bias"]
+
+
+def test_attention_part_at_chosen_settings():
+    q = dict(n_heads="12", head="9", T="64", content_scale="0.5", seed="7", log_r1="2", mass="0.8")
+    at = run_part("attention", **q)
+    fam = b.Family(n_heads=12, head=9, content_scale=0.5, seed=7, log_r1=2.0)
+    text = caption(at)
+    for member in b.MEMBERS:
+        w = b.attention_row(member, 64, fam)
+        np.testing.assert_allclose(values(trace(at, member)["y"]), w, rtol=1e-5, atol=1e-8)
+        assert trace(at, member)["name"].endswith(f"80% within Δ ≤ {b.reach(w, 0.8)}")
+    r = {m: b.reach(b.attention_row(m, 64, fam), 0.8) for m in ("alibi", "nope", "rope")}
+    assert f"ALiBi head 9 {r['alibi']}," in text and f"(NoPE) {r['nope']} of the 64 keys" in text
+    assert f"RoPE's rotation reaches {r['rope']}" in text
+
+
+def test_matrix_part_shows_the_chosen_member_and_its_mask():
+    at = run_part("matrix", member="kerple_power", T_map="24", pow_r1="1.5", pow_r2="1")
+    bias, mask = chart_specs(at)[0]["data"]
+    z = values(bias["z"]).reshape(24, 24)
+    low = np.tril(np.ones((24, 24), bool))
+    np.testing.assert_allclose(z[low], b.bias_matrix("kerple_power", 24, b.Family(pow_r1=1.5, pow_r2=1.0))[low],
+                               rtol=1e-6)
+    assert np.isnan(z[~low]).all()
+    assert "Next to the diagonal (Δ = 1) it is −1.5; in the corner (i, j) = (23, 0), Δ = 23, it is −34.5" in caption(at)
+
+
+def test_the_seed_control_seeds_the_t5_table_too():
+    at = run_part("matrix", member="t5", t5_shape="seeded", T_map="16", seed="4")
+    z = values(chart_specs(at)[0]["data"][0]["z"]).reshape(16, 16)
+    low = np.tril(np.ones((16, 16), bool))
+    np.testing.assert_allclose(z[low], b.bias_matrix("t5", 16, b.Family(t5_shape="seeded", seed=4))[low], rtol=1e-6)
+    at = run_part("family", t5_shape="seeded", seed="4")
+    np.testing.assert_allclose(values(trace(at, "t5")["y"]),
+                               b.distance_bias("t5", np.arange(129), b.Family(t5_shape="seeded", seed=4)), rtol=1e-6)
+
+
+def test_t5_part_numbers_and_a_bidirectional_request_with_too_few_buckets():
+    at = run_part("t5", num_buckets="16", max_distance="40", span="64", bidirectional="1")
+    y = values(chart_specs(at)[0]["data"][0]["y"])
+    np.testing.assert_array_equal(y, b.t5_bucket(np.arange(-64, 65), True, 16, 40))
+    text = caption(at)
+    assert "below max_exact = 4" in text and "last bucket of its side (7 and 15)" in text
+    assert f"Here {np.unique(y).size} of the 16 buckets" in text
+    at = run_part("t5", num_buckets="2", bidirectional="1")
+    assert "needs at least 4 buckets" in at.info[0].value
+    np.testing.assert_array_equal(values(chart_specs(at)[0]["data"][0]["y"]),
+                                  b.t5_bucket(np.arange(-128, 129), False, 2, 128))
+
+
+def test_dependent_bounds_are_clamped_not_rejected():
+    at = run_part("alibi", n_heads="4", head="30")
+    assert warnings_text(at) == ""
+    assert "Head 3 (m = 0.003906)" in caption(at)
+    at = run_part("t5", num_buckets="64", max_distance="20")  # max_distance >= num_buckets
+    assert "to max_distance = 64" in caption(at)
+
+
+def test_alibi_part_for_a_head_count_that_is_not_a_power_of_two():
+    at = run_part("alibi", n_heads="12", head="8")
+    text = caption(at)
+    assert "12 is not a power of two: the first 8 heads take the 8-head slopes and the other 4" in text
+    assert "Head 8 (m = 0.7071)" in text and f"every ln 2 / m = {math.log(2) / 2**-0.5:.3g} tokens" in text
+    np.testing.assert_allclose(np.concatenate([values(t["y"]) for t in chart_specs(at)[0]["data"]]),
+                               b.alibi_slopes(12))
+
+
+def test_alibi_pitfall_shows_both_forms_and_their_checks():
+    at = run_part("alibi", n_heads="4")
+    at.toggle[0].set_value(True).run()
+    assert_clean(at)
+    assert len(chart_specs(at)) == 3  # the slopes, then the wrong and the right BLOOM form
+    marks = [m.value for m in at.markdown if m.value.startswith(("✅", "❌"))]
+    gap_open, gap_causal = b.alibi_forms_gap(4, 64, False), b.alibi_forms_gap(4, 64, True)
+    assert marks[0].startswith("❌") and f"largest weight difference {gap_open:.2g}" in marks[0]
+    assert marks[1].startswith("✅") and f"largest weight difference {gap_causal:.2g}" in marks[1]
+
+
+def test_nope_part_numbers():
+    at = run_part("nope", T="200", channels="64", seed="3")
+    sig = b.nope_signals(200, 64, 3)
+    assert f"{1 / 200:.4g} at i = 199" in caption(at)
+    assert f"({sig['variance'][-1]:.4g} measured at i = 199" in caption(at)
+
+
+def test_gaussian_part_links_to_the_gaussian_lesson_and_compares_three_members():
+    at = run_part("gaussian")
+    assert [t["legendgroup"] for t in chart_specs(at)[0]["data"]] == ["nope", "gaussian_log", "gaussian_mul"]
+    sidebar = {w.label for w in at.sidebar.slider} | {w.label for w in at.sidebar.number_input}
+    assert "Gaussian global width σ2 (tokens)" in sidebar and "ALiBi heads H" not in sidebar  # only what it uses
+    links = re.findall(r"\]\((/[^)]+)\)", " ".join(m.value for m in at.markdown))
+    assert "/Gaussian_kernel_RoPE?part=modes" in links
+    r = {m: b.reach(b.attention_row(m, 128, b.Family())) for m in ("gaussian_log", "gaussian_mul", "nope")}
+    assert f"within Δ ≤ {r['gaussian_log']} with + log K, within Δ ≤ {r['gaussian_mul']} with × K" in caption(at)
+
+
+def test_rotation_part_numbers_and_link():
+    at = run_part("rotation", d="32", seed="2", span="64")
+    prof = b.rope_profile(64, 32, 10000.0, 2)
+    text = caption(at)
+    assert f"between {prof['seeded'].min():.3g} and {prof['seeded'].max():.3g}" in text
+    assert f"falls from {prof['ones'][0]:.3g}" in text
+    links = re.findall(r"\]\((/[^)]+)\)", " ".join(m.value for m in at.markdown))
+    assert "/RoPE?part=decay" in links
+
+
+def test_linked_lessons_and_parts_exist():
+    assert "modes" in ui.find("gaussian_kernel_rope").parts and "decay" in ui.find("rope").parts
+
+
+def test_the_lesson_declares_itself():
+    lesson = ui.find("bias")
+    assert lesson.title == "Distance biases" and lesson.order == 6
+    assert ui.href("bias", part="t5") == "/Distance_biases?part=t5"
+    assert list(lesson.parts) == list(PARTS)
+    assert Path(lesson.script).name == Path(PAGE).name
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"| [📏 Distance biases](pages/{Path(PAGE).name}) | {lesson.summary} |" in readme
+
+
+@pytest.mark.parametrize(("query", "name"), [
+    ({"part": "matrix", "member": "rope"}, "member"),
+    ({"part": "matrix", "member": "<script>alert(1)</script>"}, "member"),
+    ({"t5_shape": "t5"}, "t5_shape"),
+    ({"pow_r2": "2.5"}, "pow_r2"),
+    ({"n_heads": "0"}, "n_heads"),
+    ({"n_heads": "1e309"}, "n_heads"),
+    ({"sigma1": "nan"}, "sigma1"),
+    ({"part": "attention", "mass": "1"}, "mass"),
+    ({"part": "nope", "channels": "-inf"}, "channels"),
+    ({"part": "<b>x</b>"}, "part"),
+])
+def test_hostile_values_warn_and_fall_back(query, name):
+    at = run_page(PAGE, query)
+    assert_clean(at)
+    assert f"`{name}`" in warnings_text(at)
+    assert len(chart_specs(at)) == 1
+    assert "<script>" not in str([m.value for m in at.markdown])

@@ -180,22 +180,13 @@ def test_every_scheme_is_causal(models, scheme):
     assert not torch.allclose(a[:, -1], b[:, -1])
 
 
-def test_alibi_slopes_are_blooms():
-    """2^(-8h/H) for H a power of two; H = 6 takes 4 heads' slopes plus every other one of 8 heads'."""
-    from posviz.models.net import _alibi_slopes
+def test_alibi_model_uses_posviz_bias():
+    from posviz.bias import alibi_bias
+    from posviz.models.net import position_bias
 
-    np.testing.assert_allclose(_alibi_slopes(2), [2**-4, 2**-8])
-    np.testing.assert_allclose(_alibi_slopes(8), [2.0 ** (-k) for k in range(1, 9)])
-    np.testing.assert_allclose(_alibi_slopes(6), [2**-2, 2**-4, 2**-6, 2**-8, 2**-1, 2**-3])
-
-
-@pytest.mark.parametrize("n_heads", range(1, 13))
-def test_alibi_slopes_match_transformers_bloom(n_heads):
-    bloom = pytest.importorskip("transformers.models.bloom.modeling_bloom")
-    from posviz.models.net import _alibi_slopes
-
-    ref = bloom.build_alibi_tensor(torch.ones(1, 2), n_heads, torch.float64)[:, 0, 1]  # slope_h · position 1
-    np.testing.assert_allclose(_alibi_slopes(n_heads), ref.numpy(), rtol=1e-12)
+    model = pm.load("alibi")
+    np.testing.assert_array_equal(position_bias(model.config, 50).numpy(), alibi_bias(2, 50).astype(np.float32))
+    assert position_bias(pm.load("rope").config, 50) is None
 
 
 def test_package_import_does_not_import_torch():

@@ -12,7 +12,7 @@ The schemes differ only in what they add, and they reuse posviz's math:
   initialisation and the model cannot tell its tokens apart (a first run learned nothing);
 * ``rope``: q and k rotated by ``posviz.rope.apply_rope`` with any ``inv_freq`` and multiplied by the
   attention factor A, so every method of ``posviz.scaling`` plugs in unchanged (logits × A²);
-* ``alibi``: the bias ``-slope_h·(i - j)`` with BLOOM's slopes (Press et al. 2022).
+* ``alibi``: ``posviz.bias.alibi_bias``, ``-slope_h·(i - j)`` with BLOOM's slopes (Press et al. 2022).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import torch
 from torch import nn
 from torch.nn import functional
 
+from posviz.bias import alibi_bias
 from posviz.models import SCHEMES
 from posviz.models.task import VOCAB
 from posviz.rope import apply_rope
@@ -51,33 +52,12 @@ class NetConfig:
         return self.d_model // self.n_heads
 
 
-def _alibi_slopes(n_heads: int) -> np.ndarray:
-    """BLOOM's ALiBi slopes: ``start**(h+1)`` with ``start = 2**(-8/n)`` for n a power of two, and for other
-    n the first power of two's slopes plus every other slope of the next one (Press et al. 2022 §3).
-
-    TODO(lead): switch to ``posviz.bias.alibi_slopes(n_heads)`` once branch ``bias`` is merged (same numbers).
-    """
-    def power_of_two(n: int) -> list[float]:
-        start = 2.0 ** (-8.0 / n)
-        return [start ** (h + 1) for h in range(n)]
-
-    closest = 2 ** int(math.floor(math.log2(n_heads)))
-    slopes = power_of_two(closest)
-    if closest < n_heads:
-        slopes += power_of_two(2 * closest)[0::2][: n_heads - closest]
-    return np.asarray(slopes, dtype=np.float64)
-
-
 def position_bias(config: NetConfig, length: int) -> torch.Tensor | None:
-    """ALiBi's additive attention bias (H, T, T): ``-slope_h·(i - j)`` on and below the diagonal, ``-inf``
-    above it (causal). None for the other schemes, whose only bias is the causal mask."""
+    """ALiBi's additive attention bias (H, T, T) from ``posviz.bias.alibi_bias``: ``-slope_h·(i - j)`` on and
+    below the diagonal, ``-inf`` above it (causal). None for the other schemes (the causal mask only)."""
     if config.scheme != "alibi":
         return None
-    i = torch.arange(length)
-    dist = (i[:, None] - i[None, :]).to(torch.float32)  # (T, T): i - j
-    causal = torch.zeros(length, length).masked_fill(dist < 0, float("-inf"))  # (T, T)
-    slopes = torch.as_tensor(_alibi_slopes(config.n_heads), dtype=torch.float32)
-    return causal - slopes[:, None, None] * dist.clamp(min=0)  # (H, T, T)
+    return torch.as_tensor(alibi_bias(config.n_heads, length), dtype=torch.float32)  # (H, T, T)
 
 
 class Block(nn.Module):

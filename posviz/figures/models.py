@@ -53,6 +53,7 @@ def _loss_axes(f: _Fig, L: int, Lp: int, width: int) -> None:
     f.marks.vline(L, f"L = {L} (trained)", color="#888")
     if Lp != L:
         f.marks.vline(Lp - 1, f"L' = {Lp}", color="#d55e00", top=False)
+        f.marks.notes[-1]["xanchor"] = "right"  # the label sits inside the plot, left of the line
     f.axis("x", title="position t of the predicted token", range=[0, Lp])
     f.axis("y", title="loss (nats), mean over sequences" + ("" if width == 1 else f" and {width} positions"),
            rangemode="tozero")

@@ -109,10 +109,10 @@ def default_n_sequences(length: int) -> int:
 
 
 def live_n_sequences(length: int) -> int:
-    """Sequences per curve for a live rerun: n·T <= 1536 tokens and n·T² <= 2^20 score cells (one sequence at
-    T = 1024), so six curves cost <= 150 ms of model time on one free core (benchmarks/models_speed.py)."""
+    """Sequences per curve for a live rerun: ``max(1, 1024 // length)``, about one 1,024-token forward pass per
+    curve, so six curves at any L' <= 1,024 cost <= 150 ms of model time on one core (benchmarks/models_speed.py)."""
     length = check_int("length", length, MIN_LENGTH, MAX_LENGTH)
-    return max(1, min(1536 // length, (1 << 20) // (length * length)))
+    return max(1, 1024 // length)
 
 
 def rope_inv_freq(model: torch.nn.Module, length: int, method: str = "default",

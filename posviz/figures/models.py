@@ -52,8 +52,8 @@ def _loss_axes(f: _Fig, L: int, Lp: int, width: int) -> None:
           hovertemplate="Bayes floor<br>position %{x:.0f}<br>%{y:.3f} nats<extra></extra>")
     f.marks.vline(L, f"L = {L} (trained)", color="#888")
     if Lp != L:
-        f.marks.vline(Lp - 1, f"L' = {Lp}", color="#d55e00", top=False)
-        f.marks.notes[-1]["xanchor"] = "right"  # the label sits inside the plot, left of the line
+        f.marks.vline(Lp - 1, f"L' = {Lp}", color="#d55e00")
+        f.marks.notes[-1]["xanchor"] = "right"  # the label sits inside the plot, left of the line, at the top
     f.axis("x", title="position t of the predicted token", range=[0, Lp])
     f.axis("y", title="loss (nats), mean over sequences" + ("" if width == 1 else f" and {width} positions"),
            rangemode="tozero")

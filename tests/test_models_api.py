@@ -193,7 +193,7 @@ def test_package_import_does_not_import_torch():
     import subprocess
     import sys
 
-    code = ("import sys, posviz, posviz.models, posviz.figures; "
+    code = ("import sys, posviz, posviz.models, posviz.figures, posviz.figures.models; "
             "print(posviz.models.train_length(), 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          cwd=Path(__file__).parents[1], check=True)

@@ -12,9 +12,9 @@ import plotly.graph_objects as go
 
 from posviz import scaling as sc
 from posviz._validate import check_float, check_int
+from posviz.figures._common import Panels
 from posviz.figures._registry import figure
-from posviz.figures.scaling import METHOD_COLORS, _Fig
-from posviz.theme import COLORS
+from posviz.theme import COLORS, METHOD_COLORS
 
 __all__ = ["models_extension", "models_schemes", "models_training"]
 
@@ -43,13 +43,14 @@ def binned(values: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     return (starts + (counts - 1) / 2).astype(np.float32), (sums / counts).astype(np.float32)
 
 
-def _loss_axes(f: _Fig, L: int, Lp: int, width: int) -> None:
+def _loss_axes(f: Panels, L: int, Lp: int, width: int) -> None:
     """Axis titles, the Bayes floor and the L / L' marks shared by both loss figures."""
     import posviz.models as pm
 
     x, y = binned(pm.bayes_floor(Lp), width)
-    f.add(x=x, y=y, name="Bayes floor (best possible)", mode="lines", line=dict(color="#444", dash="dot", width=2),
-          hovertemplate="Bayes floor<br>position %{x:.0f}<br>%{y:.3f} nats<extra></extra>")
+    f.scatter(1, x=x, y=y, name="Bayes floor (best possible)", mode="lines",
+              line=dict(color="#444", dash="dot", width=2),
+              hovertemplate="Bayes floor<br>position %{x:.0f}<br>%{y:.3f} nats<extra></extra>")
     f.marks.vline(L, f"L = {L} (trained)", color="#888")
     if Lp != L:
         f.marks.vline(Lp - 1, f"L' = {Lp}", color="#d55e00")
@@ -59,9 +60,9 @@ def _loss_axes(f: _Fig, L: int, Lp: int, width: int) -> None:
            rangemode="tozero")
 
 
-def _curve(f: _Fig, losses: np.ndarray, width: int, name: str, color: str, dash: str = "solid") -> None:
+def _curve(f: Panels, losses: np.ndarray, width: int, name: str, color: str, dash: str = "solid") -> None:
     x, y = binned(losses, width)
-    f.add(x=x, y=y, name=name, mode="lines", line=dict(color=color, dash=dash, width=2.5),
+    f.scatter(1, x=x, y=y, name=name, mode="lines", line=dict(color=color, dash=dash, width=2.5),
           hovertemplate=f"{name}<br>position %{{x:.0f}}<br>%{{y:.3f}} nats<extra></extra>")
 
 
@@ -88,7 +89,7 @@ def models_extension(*, methods: str = "default,linear,ntk,yarn", factor: float 
     keys = sc.parse_methods(methods)
     n = pm.live_n_sequences(Lp) if not n_sequences else check_int("n_sequences", n_sequences, 1, 4096)
     width = _bins(Lp, bin_width)
-    f = _Fig()
+    f = Panels()
     _loss_axes(f, L, Lp, width)
     for m in keys:
         losses = pm.losses("rope", Lp, m, factor, seed, n)
@@ -98,7 +99,7 @@ def models_extension(*, methods: str = "default,linear,ntk,yarn", factor: float 
         losses = pm.losses(f"rope_{m}_ft", Lp, m, factor, seed, n)
         label = FINETUNE_LABEL.format(method=sc.METHODS[m].label, steps=rec["steps"], length=rec["length"])
         _curve(f, losses, width, f"{label}: +{pm.past_L(losses, L):.2f}", METHOD_COLORS[m], "dash")
-    return f.build(title=dict(text=f"RoPE model trained at L = {L}, read at L' = {Lp} (s = {factor:g}); "
+    return f.figure(title=dict(text=f"RoPE model trained at L = {L}, read at L' = {Lp} (s = {factor:g}); "
                                    f"{n} sequences"),
                    legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom"), hovermode="x unified")
 
@@ -119,12 +120,12 @@ def models_schemes(*, schemes: str = "nope,learned,sinusoidal,rope,alibi", facto
         raise ValueError(f"schemes must be a comma-separated list of {', '.join(pm.SCHEMES)}; got {schemes!r}")
     n = pm.live_n_sequences(Lp) if not n_sequences else check_int("n_sequences", n_sequences, 1, 4096)
     width = _bins(Lp, bin_width)
-    f = _Fig()
+    f = Panels()
     _loss_axes(f, L, Lp, width)
     for s in dict.fromkeys(chosen):
         losses = pm.losses(s, Lp, seed=seed, n_sequences=n)
         _curve(f, losses, width, f"{SCHEME_LABELS[s]}: +{pm.past_L(losses, L):.2f} past L", SCHEME_COLORS[s])
-    return f.build(title=dict(text=f"Position schemes trained at L = {L}, read at L' = {Lp}; {n} sequences"),
+    return f.figure(title=dict(text=f"Position schemes trained at L = {L}, read at L' = {Lp}; {n} sequences"),
                    legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom"), hovermode="x unified")
 
 
@@ -133,15 +134,15 @@ def models_training() -> go.Figure:
     """Training loss of every shipped model against the step, from the manifest (no torch)."""
     import posviz.models as pm
 
-    f = _Fig()
+    f = Panels()
     for rec in pm.manifest()["models"].values():
         steps, loss = np.asarray(rec["loss_log"], dtype=np.float32).T
         ft = rec.get("finetuned", False)
         color = METHOD_COLORS[rec["method"]] if ft else SCHEME_COLORS[rec["scheme"]]
         label = (FINETUNE_LABEL.format(method=sc.METHODS[rec["method"]].label, steps=rec["steps"],
                                        length=rec["length"]) if ft else SCHEME_LABELS[rec["scheme"]])
-        f.add(x=steps, y=loss, name=label, mode="lines", line=dict(color=color, dash="dash" if ft else "solid"),
+        f.scatter(1, x=steps, y=loss, name=label, mode="lines", line=dict(color=color, dash="dash" if ft else "solid"),
               hovertemplate=f"{label}<br>step %{{x}}<br>loss %{{y:.3f}}<extra></extra>")
     f.axis("x", title="training step")
     f.axis("y", title="training loss (nats)", rangemode="tozero")
-    return f.build(title=dict(text=f"Training at L = {pm.train_length()}"))
+    return f.figure(title=dict(text=f"Training at L = {pm.train_length()}"))

@@ -17,16 +17,14 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from posviz._speed import single_torch_thread
 from posviz._validate import check_choice, check_float, check_int
 
 if TYPE_CHECKING:
@@ -510,35 +508,10 @@ def _readonly(a: Any) -> np.ndarray:
     return out
 
 
-_THREADS_LOCK = threading.Lock()
-_THREADS = {"depth": 0, "saved": 1}
-
-
-@contextmanager
-def _single_thread() -> Iterator[None]:
-    """Run torch on one thread: the lesson's tensors are tiny (T <= 64), and on a busy machine waking a
-    second OpenMP thread costs far more than the arithmetic (measured 10-30x per op under load).
-    Re-entrant across sessions: the first one in saves the thread count, the last one out restores it."""
-    import torch
-
-    with _THREADS_LOCK:
-        if _THREADS["depth"] == 0:
-            _THREADS["saved"] = torch.get_num_threads()
-            torch.set_num_threads(1)
-        _THREADS["depth"] += 1
-    try:
-        yield
-    finally:
-        with _THREADS_LOCK:
-            _THREADS["depth"] -= 1
-            if _THREADS["depth"] == 0:
-                torch.set_num_threads(_THREADS["saved"])
-
-
 @lru_cache(maxsize=32)
 def _lesson(text: str, rule: str, scale: float, bias: float, causal: bool, npos_max: int, seed: int,
             d_head: int, emb: str, target: int, strength: float, nodiv: bool) -> Lesson:
-    with _single_thread():
+    with single_torch_thread():
         return _compute_lesson(text, rule, scale, bias, causal, npos_max, seed, d_head, emb, target, strength,
                                nodiv)
 

@@ -79,7 +79,7 @@ def test_heap_is_frozen_once_per_set_of_imported_modules():
     import sys
     import types
 
-    from posviz.ui.page import freeze_long_lived_heap
+    from posviz._speed import freeze_long_lived_heap
 
     freeze_long_lived_heap()
     assert freeze_long_lived_heap() is False  # nothing new imported: no second full collection
@@ -99,7 +99,7 @@ def test_heap_is_frozen_again_after_a_lesson_imports_a_module():
 
     from streamlit.testing.v1 import AppTest
 
-    from posviz.ui.page import freeze_long_lived_heap
+    from posviz._speed import freeze_long_lived_heap
 
     script = """
 import sys, types

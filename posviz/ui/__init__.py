@@ -5,13 +5,7 @@ A page declares a ``Lesson`` (slug, title, controls) and its parts (``@lesson.pa
 ``say`` and, for a part's own controls, ``controls``. See docs/CONTRIBUTING.md for a worked example.
 """
 
-import os
-
-# The app's tensors are small and a classroom shares a few cores: one OpenMP thread per op beats waking a
-# thread pool (10-30x faster per op measured on a loaded 2-core machine). torch reads this when a page
-# first imports it (lazily), so setting it here, before any page math runs, configures the whole server.
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-
+import posviz._speed  # noqa: F401  (sets the server's speed switches before any page math runs)
 from posviz.ui.callouts import check, escape_md, numbers, pitfall, prose, say
 from posviz.ui.course import Lesson, Part, find, href, lessons
 from posviz.ui.page import PageContext, Values, context, controls, plain_page, qr_png, share_link, share_query

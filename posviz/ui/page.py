@@ -9,9 +9,7 @@ hold exactly the non-default values.
 
 from __future__ import annotations
 
-import gc
 import io
-import sys
 import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from posviz._speed import freeze_long_lived_heap
 from posviz.ui.params import Bool, Choice, Param, parse_or_default
 
 if TYPE_CHECKING:
@@ -66,28 +65,6 @@ def context() -> PageContext:
 
 def _key(slug: str, name: str) -> str:
     return f"{slug}.{name}"
-
-
-# --- speed workaround, measured by benchmarks/slider_to_chart.py -------------------------------------------
-_frozen_at_modules = 0
-
-
-def freeze_long_lived_heap() -> bool:
-    """Put every object alive now into the garbage collector's permanent generation; True if it did.
-
-    With numpy, plotly, torch and Streamlit loaded a full collection walks a few hundred thousand objects
-    (~40 ms of a slider move). Objects frozen here (modules, classes, cached figures) are skipped by later
-    collections. It freezes again only when new modules were imported since the last time (a lesson may import
-    torch on its first compute), a handful of times per server process, which bounds what can stay frozen
-    after it becomes garbage. `.streamlit/config.toml` also turns off Streamlit's per-run ``gc.collect(2)``.
-    """
-    global _frozen_at_modules
-    if len(sys.modules) == _frozen_at_modules:
-        return False
-    gc.collect()
-    gc.freeze()
-    _frozen_at_modules = len(sys.modules)
-    return True
 
 
 # --- a lesson page -----------------------------------------------------------------------------------------

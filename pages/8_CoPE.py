@@ -86,10 +86,10 @@ def head(v: ui.Values) -> dict:
     return gates(v) | dict(seed=v.seed, d_head=v.d_head)
 
 
-def show_text(v: ui.Values) -> cope.Lesson:
+def show_text(v: ui.Values) -> cope.CopeRun:
     """Say which text is counted (and any cap or fallback), unless ``v.quiet`` (the whole lesson on one page
     says it once); return CoPE run on it with the part's settings."""
-    run = cope.cope_lesson(**(head(v) if "seed" in v else gates(v)))
+    run = cope.cope_run(**(head(v) if "seed" in v else gates(v)))
     if v.get("quiet"):
         return run
     if v.example != "typed":
@@ -154,7 +154,7 @@ def part_positions(v: ui.Values) -> None:
     position_checks(v, run)
 
 
-def position_checks(v: ui.Values, run: cope.Lesson) -> None:
+def position_checks(v: ui.Values, run: cope.CopeRun) -> None:
     """p_ij never exceeds i − j + 1; with every gate counted it equals it (to float64 precision)."""
     seen = run.distance >= 0
     excess = float((run.positions_raw - run.distance - 1)[seen].max())
@@ -198,7 +198,7 @@ def part_interpolation(v: ui.Values) -> None:
               r"\rfloor] \\ w = p_{ij}-\lfloor p_{ij}\rfloor,\qquad z_i[p] = q_i^\top e[p]\end{gathered}",
         code=[cope.interpolate, cope.position_logits],
     )
-    mix = cope.interpolation_detail(cope.cope_lesson(**head(v), emb=v.emb), query, key)
+    mix = cope.interpolation_detail(cope.cope_run(**head(v), emb=v.emb), query, key)
     ui.numbers({"p_ij": f"{mix['p']:.3f}", "⌊p⌋": int(mix["floor"]), "⌈p⌉": int(mix["ceil"]), "w": f"{mix['w']:.3f}",
                 "z_i[⌊p⌋]": f"{mix['z_floor']:.3f}", "z_i[⌈p⌉]": f"{mix['z_ceil']:.3f}",
                 "pos_ij": f"{mix['logit']:.3f}"})
@@ -233,7 +233,7 @@ def part_attention(v: ui.Values) -> None:
         where="main", columns=3,
     )
     query = cope.pick_index(v.i, run.T)
-    seeking = cope.cope_lesson(**head(v), emb=v.emb, target=seek.target, strength=seek.strength, nodiv=seek.nodiv)
+    seeking = cope.cope_run(**head(v), emb=v.emb, target=seek.target, strength=seek.strength, nodiv=seek.nodiv)
     ui.figure_panel(
         cope_attention, head(v) | dict(emb=v.emb, target=seek.target, strength=seek.strength, nodiv=seek.nodiv,
                                        query=v.i), key="attention",
@@ -243,7 +243,7 @@ def part_attention(v: ui.Values) -> None:
                 f"query inside one, p* = 1. {sought_keys(seeking, query)}",
         latex=r"a_{ij} = \mathrm{softmax}_j\!\left(\frac{q_i^\top k_j + \mathrm{pos}_{ij}}{\sqrt{d_h}}\right)"
               r"\quad\text{(nodiv: } q_i^\top k_j/\sqrt{d_h} + \mathrm{pos}_{ij}\text{)}",
-        code=[cope.attention_weights, cope.cope_lesson, cope.seeded_qk],
+        code=[cope.attention_weights, cope.cope_run, cope.seeded_qk],
     )
     plain, with_cope = cope.attention_near_target(seeking, query)
     ui.numbers({f"attention on keys at p ≈ {seeking.target}, no position": plain, "… with CoPE": with_cope},
@@ -257,7 +257,7 @@ def part_attention(v: ui.Values) -> None:
                 "res['positions'].shape, res['attn'].shape   # (2, 10, 10), (2, 10, 10)", language="python")
 
 
-def sought_keys(run: cope.Lesson, query: int) -> str:
+def sought_keys(run: cope.CopeRun, query: int) -> str:
     """Which keys the query's p* picks out here: those whose position rounds to p* (as the numbers below count)."""
     near = np.flatnonzero(np.abs(run.positions[query, : query + 1] - run.target) < 0.5)
     labels = run.tokens.labels
@@ -270,7 +270,7 @@ def sought_keys(run: cope.Lesson, query: int) -> str:
     return f"Here, seen from query {query} (“{labels[query]}”), p* = {run.target} picks out {span}."
 
 
-def pitfalls_of_counting(v: ui.Values, run: cope.Lesson) -> None:
+def pitfalls_of_counting(v: ui.Values, run: cope.CopeRun) -> None:
     """The mask on the gates, the size of the table and the bound of p_ij."""
     leak_view = dict(gates(v), causal=False)
     ui.pitfall(

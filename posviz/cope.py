@@ -377,8 +377,8 @@ def _check_tokens(tokens: object) -> None:
 
 
 def _check_lesson(lesson: object) -> None:
-    if not isinstance(lesson, Lesson):
-        raise ValueError(f"lesson must be the Lesson returned by cope_lesson(); got {type(lesson).__name__}")
+    if not isinstance(lesson, CopeRun):
+        raise ValueError(f"lesson must be the CopeRun returned by cope_run(); got {type(lesson).__name__}")
 
 
 def _rng_for(seed: int, salt: str) -> np.random.Generator:
@@ -449,8 +449,9 @@ def pick_index(index: int, n: int) -> int:
 
 
 @dataclass(frozen=True)
-class Lesson:
-    """Everything the CoPE page draws, computed once per set of controls (arrays are read-only)."""
+class CopeRun:
+    """One run of the toy CoPE attention head over a text: gates, positions, interpolated embeddings, logits and
+    weights, for one set of settings (arrays are read-only)."""
 
     tokens: Tokens
     npos_max: int                  # P actually used (T + 1 when asked for 0)
@@ -478,9 +479,9 @@ class Lesson:
         return self.positions_raw > self.positions
 
 
-def cope_lesson(text: str = DEFAULT_TEXT, rule: str = "sentences", scale: float = 10.0, bias: float = 0.0,
+def cope_run(text: str = DEFAULT_TEXT, rule: str = "sentences", scale: float = 10.0, bias: float = 0.0,
                 causal: bool = True, npos_max: int = 0, seed: int = 0, d_head: int = 16,
-                emb: str = "random", target: int = 2, strength: float = 6.0, nodiv: bool = False) -> Lesson:
+                emb: str = "random", target: int = 2, strength: float = 6.0, nodiv: bool = False) -> CopeRun:
     """Run CoPE on ``text`` with a gate rule and a toy attention head; ``npos_max = 0`` means T + 1.
 
     The query is the toy head's content query plus ``strength·e[p*]/‖e[p*]‖``: it "looks for" keys at
@@ -499,7 +500,7 @@ def cope_lesson(text: str = DEFAULT_TEXT, rule: str = "sentences", scale: float 
             _check_bool("nodiv", nodiv))
     if not tokenize(text, 1).T:
         raise ValueError("text must contain at least one token (it is empty or only spaces)")
-    return _lesson(text, *args)
+    return _run(text, *args)
 
 
 def _readonly(a: Any) -> np.ndarray:
@@ -509,15 +510,15 @@ def _readonly(a: Any) -> np.ndarray:
 
 
 @lru_cache(maxsize=32)
-def _lesson(text: str, rule: str, scale: float, bias: float, causal: bool, npos_max: int, seed: int,
-            d_head: int, emb: str, target: int, strength: float, nodiv: bool) -> Lesson:
+def _run(text: str, rule: str, scale: float, bias: float, causal: bool, npos_max: int, seed: int,
+            d_head: int, emb: str, target: int, strength: float, nodiv: bool) -> CopeRun:
     with single_torch_thread():
         return _compute_lesson(text, rule, scale, bias, causal, npos_max, seed, d_head, emb, target, strength,
                                nodiv)
 
 
 def _compute_lesson(text: str, rule: str, scale: float, bias: float, causal: bool, npos_max: int, seed: int,
-                    d_head: int, emb: str, target: int, strength: float, nodiv: bool) -> Lesson:
+                    d_head: int, emb: str, target: int, strength: float, nodiv: bool) -> CopeRun:
     tokens = tokenize(text)
     T = tokens.T
     P = npos_max or T + 1
@@ -536,12 +537,12 @@ def _compute_lesson(text: str, rule: str, scale: float, bias: float, causal: boo
     attn_plain = attention_weights(scores, d_head, None, causal=True)
     attn_cope = attention_weights(scores, d_head, pos_logits, causal=True, nodiv=nodiv)
     i, j = np.indices((T, T))
-    return Lesson(tokens, P, target, _readonly(z), _readonly(gates), _readonly(raw), _readonly(pos),
+    return CopeRun(tokens, P, target, _readonly(z), _readonly(gates), _readonly(raw), _readonly(pos),
                   _readonly(i - j), _readonly(q), _readonly(k), _readonly(e), _readonly(z_int),
                   _readonly(pos_logits), _readonly(attn_plain), _readonly(attn_cope))
 
 
-def interpolation_detail(lesson: Lesson, i: int, j: int) -> dict[str, float]:
+def interpolation_detail(lesson: CopeRun, i: int, j: int) -> dict[str, float]:
     """The interpolation at one (query i, key j): p, ⌊p⌋, ⌈p⌉, w, z_i[⌊p⌋], z_i[⌈p⌉] and the position logit."""
     _check_lesson(lesson)
     i = check_int("i", i, 0, lesson.T - 1)
@@ -553,7 +554,7 @@ def interpolation_detail(lesson: Lesson, i: int, j: int) -> dict[str, float]:
             "logit": float(lesson.pos_logits[i, j])}
 
 
-def attention_near_target(lesson: Lesson, i: int) -> tuple[float, float]:
+def attention_near_target(lesson: CopeRun, i: int) -> tuple[float, float]:
     """Attention mass of query i on keys whose CoPE position rounds to p*: (without CoPE, with CoPE)."""
     _check_lesson(lesson)
     i = check_int("i", i, 0, lesson.T - 1)

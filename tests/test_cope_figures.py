@@ -69,7 +69,7 @@ def test_defaults_and_extremes_build_within_size_limits(name):
 
 
 def test_gates_positions_heatmaps_match_the_math():
-    L = cope.cope_lesson()
+    L = cope.cope_run()
     fig = build("cope_gates_positions")
     heat = [t for t in fig.data if t.type == "heatmap"]
     assert [t.name for t in heat] == ["g_ij", "p_ij", "i − j"]
@@ -86,7 +86,7 @@ def test_gates_positions_heatmaps_match_the_math():
 
 def test_gates_positions_panels_share_one_pair_of_axes():
     """Three heatmaps side by side on one x axis (one set of axes to redraw), each with its own colour range."""
-    L = cope.cope_lesson()
+    L = cope.cope_run()
     fig = build("cope_gates_positions")
     heat = [t for t in fig.data if t.type == "heatmap"]
     assert {t.xaxis for t in fig.data} == {None} and {t.yaxis for t in fig.data} == {None}
@@ -113,7 +113,7 @@ def test_gates_positions_panels_share_one_pair_of_axes():
 def test_clamped_cells_are_marked():
     fig = build("cope_gates_positions", rule="all", scale=40.0, npos_max=3)
     marks = [t for t in fig.data if t.type == "scatter"][0]
-    L = cope.cope_lesson(rule="all", scale=40.0, npos_max=3)
+    L = cope.cope_run(rule="all", scale=40.0, npos_max=3)
     assert len(arr(marks.x)) == int(L.clamped.sum()) > 0
     ci, cj = np.nonzero(L.clamped)
     np.testing.assert_array_equal(arr(marks.x), cj + arr(fig.data[1].x)[0])  # on the positions panel
@@ -131,7 +131,7 @@ def test_tokens_chips_show_every_token_escaped():
 
 
 def test_query_positions_bars():
-    L = cope.cope_lesson(rule="words", scale=40.0)
+    L = cope.cope_run(rule="words", scale=40.0)
     fig = build("cope_query_positions", rule="words", scale=40.0, query=5)
     np.testing.assert_allclose(arr(fig.data[0].y), L.positions[5], rtol=1e-6)
     rel = arr(fig.data[1].y)
@@ -144,7 +144,7 @@ def test_query_positions_bars():
 
 def test_interpolation_figure_values():
     fig = build("cope_interpolation", rule="constant", scale=0.0, query=2, key=0)  # p = 1.5
-    L = cope.cope_lesson(rule="constant", scale=0.0)
+    L = cope.cope_run(rule="constant", scale=0.0)
     star = fig.data[2]
     assert star.x[0] == pytest.approx(1.5)
     assert star.y[0] == pytest.approx(0.5 * (L.z_int[2, 1] + L.z_int[2, 2]))
@@ -161,7 +161,7 @@ def test_embedding_table_outlines_floor_and_ceil():
 
 
 def test_attention_with_and_without_cope():
-    L = cope.cope_lesson()
+    L = cope.cope_run()
     fig = build("cope_attention")
     plain, with_cope = arr(fig.data[0].y), arr(fig.data[1].y)
     assert len(plain) == L.T and plain.sum() == pytest.approx(1, abs=1e-5)

@@ -15,8 +15,8 @@ from posviz import cope
 from posviz.cope import (
     CoPE,
     attention_weights,
-    cope_lesson,
     cope_positions,
+    cope_run,
     gqa_shapes,
     interpolate,
     position_logits,
@@ -313,13 +313,13 @@ def test_gate_rules():
 
 
 def test_lesson_defaults_and_count_everything():
-    L = cope_lesson()
+    L = cope_run()
     assert L.npos_max == L.T + 1 and L.T == tokenize(cope.DEFAULT_TEXT).T
     assert not L.clamped.any()
     np.testing.assert_allclose(L.attn_cope.sum(-1), 1.0)
     with pytest.raises(ValueError):
         L.positions[0, 0] = 5.0  # read-only
-    rel = cope_lesson(rule="all", scale=cope.SATURATE)
+    rel = cope_run(rule="all", scale=cope.SATURATE)
     i, j = np.indices((rel.T, rel.T))
     np.testing.assert_array_equal(rel.positions, np.where(j <= i, i - j + 1, 0))
     plain, with_cope = cope.attention_near_target(L, L.T - 1)
@@ -327,18 +327,18 @@ def test_lesson_defaults_and_count_everything():
 
 
 def test_lesson_clamp_and_detail():
-    L = cope_lesson(rule="all", scale=cope.SATURATE, npos_max=3)
+    L = cope_run(rule="all", scale=cope.SATURATE, npos_max=3)
     assert L.positions.max() == 2 and L.clamped.sum() > 0
     d = cope.interpolation_detail(L, L.T - 1, 0)
     assert d["p"] == 2 and d["w"] == 0 and d["logit"] == pytest.approx(L.z_int[L.T - 1, 2])
-    h = cope.interpolation_detail(cope_lesson(rule="constant", scale=0), 2, 0)  # p = 3 · 0.5 = 1.5
+    h = cope.interpolation_detail(cope_run(rule="constant", scale=0), 2, 0)  # p = 3 · 0.5 = 1.5
     assert h["p"] == pytest.approx(1.5) and h["floor"] == 1 and h["ceil"] == 2 and h["w"] == pytest.approx(0.5)
     assert h["logit"] == pytest.approx(0.5 * h["z_floor"] + 0.5 * h["z_ceil"])
 
 
 def test_lesson_rejects_empty_text():
     with pytest.raises(ValueError, match="text"):
-        cope_lesson(text=" \n ".replace("\n", " "))
+        cope_run(text=" \n ".replace("\n", " "))
 
 
 LESSON_PARAMS = ("text", "rule", "scale", "bias", "causal", "npos_max", "seed", "d_head", "emb", "target",
@@ -349,7 +349,7 @@ LESSON_PARAMS = ("text", "rule", "scale", "bias", "causal", "npos_max", "seed", 
 @given(name=st.sampled_from(LESSON_PARAMS), value=HOSTILE)
 def test_fuzz_lesson(name, value):
     try:
-        L = cope_lesson(**{name: value})
+        L = cope_run(**{name: value})
     except ValueError as err:
         assert name in str(err)
     else:
@@ -362,7 +362,7 @@ def test_fuzz_lesson(name, value):
        causal=st.booleans(), scale=st.floats(-40, 40), query=st.integers(-1, 100))
 def test_fuzz_lesson_valid_inputs(text, rule, npos_max, causal, scale, query):
     try:
-        L = cope_lesson(text=text, rule=rule, npos_max=npos_max, causal=causal, scale=scale)
+        L = cope_run(text=text, rule=rule, npos_max=npos_max, causal=causal, scale=scale)
     except ValueError as err:
         assert "text" in str(err) and tokenize(text).T == 0
         return
@@ -374,7 +374,7 @@ def test_fuzz_lesson_valid_inputs(text, rule, npos_max, causal, scale, query):
 def test_worst_case_lesson_is_capped():
     """The largest text is cut to MAX_TOKENS (its speed is measured in benchmarks/, not asserted here)."""
     text = "word " * 200
-    L = cope_lesson(text=text, rule="attention", d_head=cope.MAX_D_HEAD, emb="sinusoidal", seed=7)
+    L = cope_run(text=text, rule="attention", d_head=cope.MAX_D_HEAD, emb="sinusoidal", seed=7)
     assert L.T == cope.MAX_TOKENS
 
 
@@ -409,7 +409,7 @@ def _finite(out) -> bool:
 
 
 _TOK = tokenize("One two. Three")
-_LESSON = cope_lesson(text="One two. Three")
+_LESSON = cope_run(text="One two. Three")
 _Z = np.zeros((3, 4))
 _P = np.tril(np.ones((3, 3)))
 GOOD = {
@@ -461,6 +461,6 @@ def test_concurrent_lessons_restore_torch_threads():
     before = torch.get_num_threads()
     texts = [f"sentence number {k}. and more {k}!" for k in range(12)]
     with ThreadPoolExecutor(4) as pool:
-        lessons = list(pool.map(lambda t: cope_lesson(text=t, rule="attention", seed=3), texts))
+        lessons = list(pool.map(lambda t: cope_run(text=t, rule="attention", seed=3), texts))
     assert all(np.isfinite(L.attn_cope).all() for L in lessons)
     assert torch.get_num_threads() == before

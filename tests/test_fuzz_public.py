@@ -62,7 +62,7 @@ def _lazy() -> dict[str, object]:
     return {
         "tokens": lambda: cope.tokenize("One two. Three four!"),
         "intro.tokens": lambda: ["the", "dog", "saw", "the", "cat"],
-        "lesson": lambda: cope.cope_lesson("One two. Three four! Five.", npos_max=0),
+        "lesson": lambda: cope.cope_run("One two. Three four! Five.", npos_max=0),
         "rc": lambda: scaling.read_rope_config(preset),
         "config": lambda: presets.get_preset("Llama 3.1 8B").config,
         "inv_freq": lambda: rope.inv_freq(8),

@@ -65,7 +65,7 @@ def test_interpolation_numbers_match_the_math():
     metrics = numbers(at)
     assert metrics["p_ij"] == "1.500" and metrics["w"] == "0.500"
     assert metrics["⌊p⌋"] == "1" and metrics["⌈p⌉"] == "2"
-    L = cope.cope_lesson(rule="constant", scale=0.0)
+    L = cope.cope_run(rule="constant", scale=0.0)
     assert metrics["pos_ij"] == f"{0.5 * (L.z_int[2, 1] + L.z_int[2, 2]):.3f}"
 
 
@@ -84,7 +84,7 @@ def test_defaults():
     assert texts(at)[0] == cope.DEFAULT_TEXT
     tokens = chart(at, "Tokens")
     assert tokens["data"][0]["text"][:3] == ["CoPE", "count", "##s"]
-    L = cope.cope_lesson(scale=SCALE)
+    L = cope.cope_run(scale=SCALE)
     assert [float(v) for v in tokens["data"][1]["text"]] == pytest.approx(L.positions[-1], abs=0.05)
     metrics = numbers(at)
     assert metrics["tokens T"] == str(L.T) and metrics["npos_max P"] == str(L.T + 1)
@@ -95,7 +95,7 @@ def test_positions_part_at_defaults():
     at = run_page(PAGE, {"part": "positions"})
     assert_clean(at)
     heat = chart(at, "Which tokens count")
-    L = cope.cope_lesson(scale=SCALE)
+    L = cope.cope_run(scale=SCALE)
     p = arr(heat["data"][1]["z"])
     np.testing.assert_allclose(p[-1], L.positions[-1], rtol=1e-6)
     assert any("p_ij ≤ i − j + 1" in m.value and "holds" in m.value for m in at.markdown)
@@ -110,7 +110,7 @@ def test_first_sidebar_slider_redraws_the_default_part():
     first.set_value(0).run()
     assert_clean(at)
     after = chart(at, "Tokens")
-    L = cope.cope_lesson(scale=SCALE)
+    L = cope.cope_run(scale=SCALE)
     assert len(before["data"][1]["text"]) == L.T  # the last token sees every key
     assert after["data"][1]["text"] == [f"{L.positions[0, 0]:.1f}"]  # query 0 sees only itself
     assert "query i = 0" in after["layout"]["title"]["text"]
@@ -195,7 +195,7 @@ def test_clamp_is_visible():
 def test_query_index_is_bounded_by_the_text_and_the_slider_shows_it():
     at = run_page(PAGE, {"part": "query", "i": "63"})
     assert_clean(at)
-    T = cope.cope_lesson(scale=SCALE).T
+    T = cope.cope_run(scale=SCALE).T
     query = at.sidebar.slider(key="cope.i")
     assert query.max == T - 1 and query.value == T - 1  # the real bound, not 63
     assert chart(at, "Positions seen from query").get("layout")["title"]["text"].startswith(
@@ -206,9 +206,9 @@ def test_key_j_is_bounded_by_the_query_under_the_causal_mask():
     at = run_page(PAGE, {"part": "interp", "i": "5", "j": "20"})
     assert_clean(at)
     assert at.sidebar.slider(key="cope.j").max == 5 and numbers(at)["p_ij"] == \
-        f"{cope.cope_lesson(scale=SCALE).positions[5, 5]:.3f}"
+        f"{cope.cope_run(scale=SCALE).positions[5, 5]:.3f}"
     at = run_page(PAGE, {"part": "interp", "i": "5", "j": "20", "causal": "0"})
-    assert at.sidebar.slider(key="cope.j").max == cope.cope_lesson(scale=SCALE).T - 1
+    assert at.sidebar.slider(key="cope.j").max == cope.cope_run(scale=SCALE).T - 1
     assert at.sidebar.slider(key="cope.j").value == 20
 
 
@@ -233,14 +233,14 @@ def test_attention_caption_names_the_keys_the_numbers_count():
     at = run_page(PAGE, {"part": "attention"})
     assert_clean(at)
     caption = next(c.value for c in at.caption if c.value.startswith("The toy head"))
-    run = cope.cope_lesson(scale=SCALE)
+    run = cope.cope_run(scale=SCALE)
     i = run.T - 1
     near = np.flatnonzero(np.abs(run.positions[i] - 2) < 0.5)
     labels = run.tokens.labels
     assert f"p* = 2 picks out keys {near[0]}–{near[-1]} (“{labels[near[0]]}” … “{labels[near[-1]]}”)" in caption
     assert labels[near[0]] == "Can" and labels[near[-1]] == "?"  # the previous sentence, as the caption says
     assert "from a query that ends a sentence, p* = 2 is the previous sentence" in caption
-    doc = " ".join(cope.cope_lesson.__doc__.split())  # the source the part shows says the same
+    doc = " ".join(cope.cope_run.__doc__.split())  # the source the part shows says the same
     assert "a query that is itself a sentence end" in doc and "the previous one at p = 2" in doc
 
 
@@ -327,7 +327,7 @@ def test_pitfall_toggles_show_wrong_and_right(key):
         assert "1 clamped" in wrong["layout"]["title"]["text"]
         assert "0 clamped" in right["layout"]["title"]["text"]
     elif key == "bounds":
-        T = cope.cope_lesson(scale=SCALE).T
+        T = cope.cope_run(scale=SCALE).T
         assert wrong["layout"]["title"]["text"].startswith(f"{T} of {T}")
         assert right["layout"]["title"]["text"].startswith(f"0 of {T}")
     elif key == "gqa":

@@ -1,6 +1,6 @@
 """Figure builders for the CoPE lesson: tokens and gates, positions, interpolation, attention, pitfalls.
 
-Every builder calls ``posviz.cope.cope_lesson`` (cached) and draws its arrays. Token labels come from user
+Every builder calls ``posviz.cope.cope_run`` (cached) and draws its arrays. Token labels come from user
 text, so they are always passed through ``html.escape`` before they reach plotly (plotly renders a small
 HTML subset in titles, tick labels, annotations and hover labels).
 """
@@ -41,8 +41,8 @@ def _ticks(labels: tuple[str, ...], most: int = _MAX_TICKS) -> dict:
                 tickfont=dict(size=11))
 
 
-def _lesson(**kw: object) -> cope.Lesson:
-    return cope.cope_lesson(**kw)  # type: ignore[arg-type]
+def _lesson(**kw: object) -> cope.CopeRun:
+    return cope.cope_run(**kw)  # type: ignore[arg-type]
 
 
 @figure("cope_tokens")

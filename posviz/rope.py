@@ -372,21 +372,6 @@ def float32_error(positions: object, dim: int, base: float = 10000.0) -> np.ndar
     return np.maximum(err_cos, err_sin).max(axis=1)
 
 
-# 2-D RoPE (axial, RoPE-Mixed, FLUX) lives in posviz.rope2d, which builds on this module; its public
-# functions are also reachable here (``posviz.rope.axial_rope_angles``), loaded on first use.
-_ROPE2D = ("axial_rope_freqs", "axial_rope_angles", "mixed_rope_freqs", "mixed_rope_angles", "flux_ids",
-           "flux_rope_freqs", "flux_rope_angles", "rope_nd_rotate", "rope_nd_scores", "rope2d_scores",
-           "rope2d_offset_gap", "shared_offset_gap", "flux_rope_scores")
-
-
-def __getattr__(name: str) -> object:
-    if name in _ROPE2D:
-        from posviz import rope2d
-
-        return getattr(rope2d, name)
-    raise AttributeError(f"module 'posviz.rope' has no attribute {name!r}")
-
-
 # ============================================================================ RoPE from first principles
 # The lesson's derivation (RoFormer §3.1–3.2; Fleetwood, seed 004): why an additive code cannot give a score
 # that depends on m − n alone, the rotation that does, q and k turning together, which pairs matter

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import time
 
 import numpy as np
 import pytest
@@ -157,13 +156,11 @@ def test_smallest_settings():
             assert "half-split" in title(specs[0])
 
 
-def test_largest_settings_cap_say_so_and_stay_fast():
+def test_largest_settings_cap_and_say_so():
     query = dict(d="256", base="1e+07", n="8192", m_max="8192", frames="72", m="8192", kpos="8192", c="8192",
                  max_delta="8192", pairs="stride4", angles="1")
     for part in PARTS:
-        t0 = time.perf_counter()
         at = run_page(PAGE, query={**query, "part": part})
-        assert time.perf_counter() - t0 < 10  # generous: AppTest start-up plus a cold cache on a shared box
         assert_clean(at)
         assert warnings_text(at) == ""
         specs = chart_specs(at)
@@ -181,9 +178,8 @@ def test_largest_settings_cap_say_so_and_stay_fast():
             assert "(1 position in 7 shown)" in title(specs[0])
         if part == "cossin":
             assert "(first 64 of 8192 positions shown)" in title(specs[0])
-        t0 = time.perf_counter()  # a warm rerun at the largest settings stays under 2 s
-        at.run()
-        assert time.perf_counter() - t0 < 2.0, part
+        at.run()  # a warm rerun at the largest settings (its speed: benchmarks/slider_to_chart.py --largest)
+        assert_clean(at)
 
 
 def test_slider_change_redraws():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import math
-import time
 import tracemalloc
 
 import numpy as np
@@ -66,16 +65,14 @@ def test_json_size_limits(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_memory_and_time_at_largest_settings(name):
+def test_memory_at_largest_settings(name):
     tracemalloc.start()
-    t0 = time.perf_counter()
     try:
         theme.style(build(name, **_largest(name))).to_json()
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert peak < 256 * 2**20, peak
-    assert time.perf_counter() - t0 < 4.0  # 2 s budget, doubled for tracemalloc and a shared machine
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -116,11 +113,10 @@ def test_clock_frames_controls_and_payload():
     go.Figure(stills[-1])  # every still is a valid figure
 
 
-def test_clock_builds_fast():
-    build("rope_clock", dim=66)
-    t0 = time.perf_counter()
-    theme.style(build("rope_clock", dim=256, n_frames=rf.MAX_FRAMES, m_max=512.0)).to_json()
-    assert time.perf_counter() - t0 < 1.0
+def test_largest_clock_stays_under_the_payload_bound():
+    """At d = 256 and the most frames the clock's JSON stays under 1 MB (its build time: benchmarks/)."""
+    spec = theme.style(build("rope_clock", dim=256, n_frames=rf.MAX_FRAMES, m_max=512.0)).to_json()
+    assert len(spec) < 1_000_000
 
 
 def test_clock_hands_follow_the_rotation():

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from posviz import gaussian as gk
-from posviz._validate import check_choice, check_int
+from posviz._validate import check_bool, check_choice, check_int
 from posviz.figures._common import Panels, f32
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
@@ -57,9 +57,10 @@ def gaussian_kernel_curve(*, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: f
     """K(r) with its local (α1, σ1) and global (α2, σ2) terms, σ1 and σ2 marked on the distance axis."""
     kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
     gk.gaussian_kernel(0.0, **kern)  # validates before any layout work
-    if r_max <= 0:
+    r_max = check_int("r_max", r_max, 0, 100_000)  # 0: three times the wider σ, at least 10 tokens
+    log_y = check_bool("log_y", log_y)
+    if r_max == 0:
         r_max = int(min(max(math.ceil(3.2 * max(sigma1, sigma2)), 10), 2000))
-    r_max = min(int(r_max), 100_000)
     r = np.linspace(0.0, r_max, 801)
     local, wide = gk.kernel_components(r, **kern)
     total = gk.gaussian_kernel(r, **kern)

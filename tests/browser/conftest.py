@@ -139,6 +139,12 @@ def chart_traces(page: object, index: int = 0) -> list[dict]:
         }""", index)
 
 
+def chart_title(page: object, index: int = 0) -> str:
+    """The title text of chart ``index`` as plotly.js holds it."""
+    return page.evaluate("(i) => { const t = document.querySelectorAll('.js-plotly-plot')[i].layout.title;"
+                         " return typeof t === 'string' ? t : (t && t.text) || ''; }", index)
+
+
 def chart_count(page: object) -> int:
     return page.locator(".js-plotly-plot").count()
 

@@ -145,19 +145,19 @@ lesson = ui.Lesson(
 )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def attention_run(text: str, d: int, seed: int, positions: str, shuffle: int = 0) -> intro.AttentionDemo:
     return intro.attention_demo(text, d, seed, positions, shuffle)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def swamp_numbers(text: str, length: int, d: int, seed: int) -> tuple[float, float]:
     _, emb = intro.repeated_sentence(text, length, d, seed)
     ratio = intro.norm_ratio(intro.integer_encoding(length, d), emb)
     return float(abs(emb).mean()), float(ratio[-1])
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def binary_numbers(n: int, bits: int, d: int) -> dict[str, object]:
     codes = intro.binary_encoding(n, bits)
     smooth = intro.smooth_bits(n, bits)
@@ -177,7 +177,7 @@ def binary_numbers(n: int, bits: int, d: int) -> dict[str, object]:
     }
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def repeat_numbers(d: int) -> tuple[int, float, float, float]:
     k, dist, step = intro.closest_repeat(intro.MAX_OFFSET, d)
     return k, dist, step, float(sn.wavelengths(d)[-1])

@@ -25,7 +25,7 @@ from posviz.figures.rope import (
 )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def relative_numbers(d: int, base: float, seed: int, layout: str, m: int, n: int, c: int, n_pos: int) -> dict:
     q, k = rope.sample_qk(d, seed)
     span = list(range(min(n_pos, 2048)))
@@ -43,17 +43,17 @@ def relative_numbers(d: int, base: float, seed: int, layout: str, m: int, n: int
     }
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def agreement(d: int, base: float, seed: int) -> dict:
     return rope.layout_agreement(d, base, 64, seed)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def float32_numbers(d: int, base: float) -> list[float]:
     return [float(e) for e in rope.float32_error([1e3, 1e4, 1e5, 1e6], d, base)]
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def additive_numbers(T: int, d: int, base: float, seed: int, tokens: str, weights: str) -> dict:
     """Per term: RMS, RMS left along the diagonals, what it depends on; and how well the terms sum back."""
     terms = rope.additive_score_terms(T, d, base, seed, tokens, weights)
@@ -65,13 +65,13 @@ def additive_numbers(T: int, d: int, base: float, seed: int, tokens: str, weight
     return out
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def derivation_numbers(d: int, base: float, seed: int, m: int, n: int, c: int) -> dict:
     q, k = rope.sample_qk(d, seed)
     return rope.derivation_checks(q, k, m, n, c, base)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def together_numbers(d: int, base: float, seed: int, layout: str, m: int, n: int, pair: int, c_max: float) -> dict:
     q, k = rope.sample_qk(d, seed)
     ends = rope.qk_pairs(q, k, [m, m + c_max], [n, n + c_max], base, layout)
@@ -80,7 +80,7 @@ def together_numbers(d: int, base: float, seed: int, layout: str, m: int, n: int
             "share": ends["score"][:, pair].tolist(), "theta": theta, "turned": c_max * theta}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def left_right_numbers(d: int, base: float, max_offset: int, c: int, seed: int) -> dict:
     cur = rope.left_right_curves(d, base, max_offset, c, seed)
     return {"mirror": {k: float(np.abs(v - v[::-1]).max()) for k, v in cur.items() if k != "deltas"},
@@ -88,7 +88,7 @@ def left_right_numbers(d: int, base: float, max_offset: int, c: int, seed: int) 
             "abs_anchor": float(np.abs(cur["abs_a"] - cur["abs_ac"]).max())}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def pair_numbers(d: int, base: float, scheme: str, fraction: float, context: int) -> dict:
     freqs = rope.pair_frequencies(d, base, scheme, fraction)
     roles = rope.pair_roles(freqs, context)
@@ -99,7 +99,7 @@ def pair_numbers(d: int, base: float, scheme: str, fraction: float, context: int
             else 0.0}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def base_numbers(d: int, base: float, L: int) -> dict:
     lam = rope.wavelengths(d, base)
     return {"slowest": float(lam[-1]), "longer": int((lam > L).sum()), "turns": float(L / lam[-1]),

@@ -19,7 +19,7 @@ from posviz.figures.twod import (
 from posviz.sinusoidal import sinusoidal_2d
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def offset_gap(h: int, w: int, dim: int, a: tuple, b: tuple, kind: str, base: float, seed: int, head: int,
                content: str) -> float:
     return rope2d.rope2d_offset_gap(h, w, dim, a, b, kind, base, seed, head, content)

@@ -72,13 +72,13 @@ def family(v: ui.Values) -> dict:
     return {name: v[name] for name in FAMILY if name in v}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def reaches(params: dict, T: int, mass: float, members: tuple[str, ...] = b.MEMBERS) -> dict[str, int]:
     fam = b.Family.of(**params)
     return {m: b.reach(b.attention_row(m, T, fam), mass) for m in members}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def bias_at(params: dict, distance: float) -> dict[str, float]:
     fam = b.Family.of(**params)
     return {m: float(b.distance_bias(m, distance, fam)) for m in b.BIASES}
@@ -181,7 +181,7 @@ def part_t5(v: ui.Values) -> None:
 GAP_T = 64  # sequence length of the BLOOM-form check
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def forms_gap(n_heads: int, causal: bool) -> float:
     return b.alibi_forms_gap(n_heads, GAP_T, causal)
 
@@ -265,7 +265,7 @@ def part_gaussian(v: ui.Values) -> None:
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def profile(span: int, d: int, base: float, seed: int) -> dict[str, np.ndarray]:
     return b.rope_profile(span, d, base, seed)
 

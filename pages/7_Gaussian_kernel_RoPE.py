@@ -18,18 +18,18 @@ from posviz.figures.gaussian import (
 )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def shift_numbers(m: int, n: int, shift: int, d: int, base: float, seed: int, a1: float, a2: float,
                   s1: float, s2: float) -> dict:
     return gk.shift_check(m, n, shift, d, base, seed, a1, a2, s1, s2)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def broadcast_error(a1: float, a2: float, s1: float, s2: float) -> str:
     return gk.seed002_broadcast(128, 64, 2, a1, a2, s1, s2)[1] or ""
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def angle_gap(d: int, base: float, seed: int, a1: float, a2: float, s1: float, s2: float) -> tuple[float, float]:
     s = gk.spiral(2, 40, d, base, seed, a1, a2, s1, s2)
     return float(abs(s["angle_kernel"] - s["angle_rope"]).max()), float(s["radius_kernel"][-1] / s["radius_rope"][-1])
@@ -73,7 +73,7 @@ def kernel_settings(v: ui.Values) -> dict:
     return dict(alpha1=alpha1, alpha2=alpha2, sigma1=v.sigma1, sigma2=v.sigma2)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@ui.cached
 def _near_far(T: int, d: int, base: float, seed: int, mode: str, kern: tuple) -> float:
     profile = gk.mean_by_distance(gk.attention(T, d, base, seed, mode, **dict(kern)))
     return float(profile[:3].mean() / profile[T // 2:].mean())

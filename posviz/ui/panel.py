@@ -31,6 +31,13 @@ def _freeze(params: Mapping[str, object]) -> tuple[tuple[str, object], ...]:
     return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items()))
 
 
+def cached(fn: Callable) -> Callable:
+    """Cache a page's computation per arguments, shared by every session (``st.cache_data``: each caller gets
+    its own copy of the result), at most 32 settings per function. The one cache a page uses; figures are
+    cached by ``figure_panel`` itself."""
+    return st.cache_data(max_entries=32, show_spinner=False)(fn)
+
+
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _figure(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: bool) -> go.Figure:
     """Build and style a figure (shared across sessions; treated as read-only)."""

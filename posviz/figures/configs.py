@@ -1,0 +1,92 @@
+"""Figures of real models' config.json files: every RoPE block a config declares (Gemma 3's global and
+sliding-window layers, Llama 4's RoPE layers beside its NoPE ones, Qwen2-VL's M-RoPE split), drawn per pair
+from ``posviz.scaling.describe_config`` and nothing else, so the page's captions and the chart read one
+computation."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from posviz import presets as ps
+from posviz import scaling as sc
+from posviz.figures._registry import figure
+from posviz.figures.scaling import METHOD_COLORS, _Fig
+from posviz.rope import inv_freq
+from posviz.theme import COLORS
+
+__all__ = ["config_blocks", "config_source", "MROPE_COLORS", "BLOCK_COLORS"]
+
+BLOCK_COLORS = (COLORS[0], COLORS[2], COLORS[3], COLORS[4])   # one per RoPE block (layer type)
+MROPE_COLORS = {"temporal": COLORS[1], "height": COLORS[5], "width": COLORS[6 % len(COLORS)]}
+
+
+def config_source(preset: str, config_json: str) -> tuple[dict, str]:
+    """The config a view shows and its name: the pasted text when there is any (parsed, never replaced by a
+    preset), else the preset's config. An unreadable paste raises the parser's ValueError."""
+    if isinstance(config_json, str) and config_json.strip():
+        return sc.parse_config_text(config_json), "pasted config.json"
+    return ps.get_preset(preset).config, preset
+
+
+def _block_name(block: sc.RopeBlock) -> str:
+    rc = block.rope
+    kind = "every RoPE layer" if block.layer_type == "all" else block.layer_type
+    return f"{kind[:40]}: {rc.rope_type}, b = {rc.base:g}"
+
+
+def _title(name: str, report: sc.ConfigReport) -> str:
+    """One line naming the config and, per block, its type, rotary dim, base and cos/sin factor."""
+    parts = [f"{b.rope.rope_type}, d = {b.rope.dim}, b = {b.rope.base:g}, cos/sin × {b.attention_factor:.4g}"
+             for b in report.blocks]
+    if len(report.blocks) == 1:
+        return f"{name}: {parts[0]}"
+    return f"{name}: " + "; ".join(f"{b.layer_type[:40]} {p}" for b, p in zip(report.blocks, parts, strict=True))
+
+
+@figure("config_blocks")
+def config_blocks(*, preset: str = "Llama 3.1 8B", config_json: str = "") -> go.Figure:
+    """Every RoPE block of a model's config.json, per pair: left the wavelength λ_i = 2π/θ'_i of each block at
+    the model's target length beside plain RoPE with the block's own base (dashed), with L and the target
+    marked; right the per-pair scale θ_i/θ'_i (dotted: at short lengths, where dynamic NTK and LongRoPE
+    differ). M-RoPE configs colour each pair by the position id it turns with (temporal, height, width).
+    Everything comes from ``posviz.scaling.describe_config``."""
+    cfg, name = config_source(preset, config_json)
+    report = sc.describe_config(cfg)
+    f = _Fig(1, 2, ("wavelength per pair (tokens)", "per-pair scale θ_i/θ'_i"))
+    L = None
+    for k, block in enumerate(report.blocks):
+        rc = block.rope
+        color = BLOCK_COLORS[k % len(BLOCK_COLORS)] if len(report.blocks) > 1 else \
+            METHOD_COLORS.get(rc.rope_type, COLORS[0])
+        i = np.arange(rc.dim // 2)
+        theta0 = inv_freq(rc.dim, rc.base)                          # (d/2,) plain RoPE with the block's base
+        label = _block_name(block)
+        f.add(1, 1, x=i, y=(2 * np.pi / theta0).astype(np.float32), mode="lines", name=f"plain RoPE, b = {rc.base:g}",
+              line=dict(color=color, width=1.5, dash="dash"), opacity=0.7)
+        f.add(1, 1, x=i, y=(2 * np.pi / block.inv_freq).astype(np.float32), mode="lines+markers",
+              name=f"{label} at {report.target_length:,}", line=dict(color=color, width=2.5),
+              marker=dict(size=4), hovertemplate="pair %{x}<br>λ = %{y:.4g} tokens<extra></extra>")
+        f.add(1, 2, x=i, y=(theta0 / block.inv_freq).astype(np.float32), mode="lines+markers", showlegend=False,
+              name=f"{label}: scale", line=dict(color=color, width=2.5), marker=dict(size=4))
+        short, _ = sc.inv_freq_from_rope_config(rc, None)
+        if not np.allclose(short, block.inv_freq):
+            f.add(1, 2, x=i, y=(theta0 / short).astype(np.float32), mode="lines", name=f"{label} at short lengths",
+                  line=dict(color=color, width=1.5, dash="dot"))
+        L = L or rc.params.get("original_max_position_embeddings") or rc.max_position_embeddings
+    if report.mrope_axis is not None:
+        lam = 2 * np.pi / report.blocks[0].inv_freq
+        for axis, first, last in report.mrope_ranges():
+            idx = np.arange(first, last + 1)
+            f.add(1, 1, x=idx, y=lam[idx].astype(np.float32), mode="markers",
+                  name=f"M-RoPE {axis}: pairs {first}–{last}",
+                  marker=dict(size=9, color=MROPE_COLORS[axis], symbol="square"))
+    if L:
+        f.marks.hline(L, f"L = {L:,}", log=True)
+    if report.target_length != L:
+        f.marks.hline(report.target_length, f"target {report.target_length:,}", log=True, dash="dot")
+    f.axis("y", 1, 1, title="λ (tokens)", log=True)
+    f.axis("y", 1, 2, title="θ/θ'", log=True)
+    for col in (1, 2):
+        f.axis("x", 1, col, title="pair index i")
+    return f.build(title=_title(name, report), height=480, legend=dict(orientation="h", y=-0.22))

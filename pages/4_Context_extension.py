@@ -376,16 +376,16 @@ def part_models(v: ui.Values) -> None:
         return
     pasted = bool(text.strip())
     target = report.target_length
+    numbers = {"target length": f"{target:,}"}
+    for b, temp in zip(report.blocks, temperatures, strict=True):
+        prefix = "" if len(report.blocks) == 1 else f"{b.layer_type[:40]}: "
+        numbers |= {prefix + k: f"{x:.4f}" for k, x in temp.items()}
+    ui.numbers(numbers)
     left, right = st.columns([3, 2])
     with left:
         st.markdown("**What was read**" + (" (pasted config.json, not the preset)" if pasted else f" ({preset})"))
         config_table(report, temperatures)
     with right:
-        numbers = {"target length": f"{target:,}"}
-        for b, temp in zip(report.blocks, temperatures, strict=True):
-            prefix = "" if len(report.blocks) == 1 else f"{b.layer_type[:40]}: "
-            numbers |= {prefix + k: f"{x:.4f}" for k, x in temp.items()}
-        ui.numbers(numbers)
         st.caption(f"Target length from {report.target_source}.")
         if any("softmax scale × (DeepSeek)" in t for t in temperatures):
             st.caption("DeepSeek models multiply the softmax scale by (0.1·mscale_all_dim·ln s + 1)² on top of "
@@ -401,7 +401,7 @@ def part_models(v: ui.Values) -> None:
         config_blocks, {"preset": preset, "config_json": text if pasted else ""}, key="config",
         caption=f"Dashed: plain RoPE with each block's own base. Solid: the frequencies transformers computes from "
                 f"the config at the model's target length, {target:,} tokens ({blocks}). Dotted on the right: at "
-                "short lengths, where LongRoPE and dynamic NTK differ. The title gives each block's cos/sin factor.",
+                "short lengths, where LongRoPE and dynamic NTK differ. The legend gives each block's cos/sin factor.",
         code=[sc.describe_config, sc.inv_freq_from_rope_config, sc.config_target_length],
     )
     for b in report.blocks:

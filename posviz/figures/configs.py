@@ -15,7 +15,7 @@ from posviz.figures.scaling import METHOD_COLORS, _Fig
 from posviz.rope import inv_freq
 from posviz.theme import COLORS
 
-__all__ = ["config_blocks", "config_source", "MROPE_COLORS", "BLOCK_COLORS"]
+__all__ = ["config_blocks"]
 
 BLOCK_COLORS = (COLORS[0], COLORS[2], COLORS[3], COLORS[4])   # one per RoPE block (layer type)
 MROPE_COLORS = {"temporal": COLORS[1], "height": COLORS[5], "width": COLORS[6 % len(COLORS)]}
@@ -36,12 +36,13 @@ def _block_name(block: sc.RopeBlock) -> str:
 
 
 def _title(name: str, report: sc.ConfigReport) -> str:
-    """One line naming the config and, per block, its type, rotary dim, base and cos/sin factor."""
-    parts = [f"{b.rope.rope_type}, d = {b.rope.dim}, b = {b.rope.base:g}, cos/sin × {b.attention_factor:.4g}"
-             for b in report.blocks]
+    """One line naming the config: its type, rotary dim, base and cos/sin factor, or for a config with several
+    RoPE blocks, each block's layer type and type (the legend gives their bases and factors)."""
     if len(report.blocks) == 1:
-        return f"{name}: {parts[0]}"
-    return f"{name}: " + "; ".join(f"{b.layer_type[:40]} {p}" for b, p in zip(report.blocks, parts, strict=True))
+        b = report.blocks[0]
+        return f"{name}: {b.rope.rope_type}, d = {b.rope.dim}, b = {b.rope.base:g}, cos/sin × {b.attention_factor:.4g}"
+    kinds = ", ".join(f"{b.layer_type[:30]} {b.rope.rope_type}" for b in report.blocks)
+    return f"{name}: {len(report.blocks)} RoPE blocks ({kinds})"
 
 
 @figure("config_blocks")
@@ -65,8 +66,9 @@ def config_blocks(*, preset: str = "Llama 3.1 8B", config_json: str = "") -> go.
         f.add(1, 1, x=i, y=(2 * np.pi / theta0).astype(np.float32), mode="lines", name=f"plain RoPE, b = {rc.base:g}",
               line=dict(color=color, width=1.5, dash="dash"), opacity=0.7)
         f.add(1, 1, x=i, y=(2 * np.pi / block.inv_freq).astype(np.float32), mode="lines+markers",
-              name=f"{label} at {report.target_length:,}", line=dict(color=color, width=2.5),
-              marker=dict(size=4), hovertemplate="pair %{x}<br>λ = %{y:.4g} tokens<extra></extra>")
+              name=f"{label}, cos/sin × {block.attention_factor:.4g}, at {report.target_length:,}",
+              line=dict(color=color, width=2.5), marker=dict(size=4),
+              hovertemplate="pair %{x}<br>λ = %{y:.4g} tokens<extra></extra>")
         f.add(1, 2, x=i, y=(theta0 / block.inv_freq).astype(np.float32), mode="lines+markers", showlegend=False,
               name=f"{label}: scale", line=dict(color=color, width=2.5), marker=dict(size=4))
         short, _ = sc.inv_freq_from_rope_config(rc, None)

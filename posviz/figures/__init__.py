@@ -5,7 +5,6 @@ in a notebook, or look one up by name in ``FIGURES`` (what the app and the CLI d
 """
 
 from posviz.figures._registry import FIGURES, FigureSpec, build, figure
-from posviz.figures.configs import *  # noqa: F403
 from posviz.figures.cope import *  # noqa: F403
 from posviz.figures.gaussian import *  # noqa: F403
 from posviz.figures.intro import *  # noqa: F403

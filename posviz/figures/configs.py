@@ -11,13 +11,13 @@ import plotly.graph_objects as go
 from posviz import presets as ps
 from posviz import scaling as sc
 from posviz.figures._registry import figure
-from posviz.figures.scaling import METHOD_COLORS, _Fig
 from posviz.rope import inv_freq
 from posviz.theme import COLORS
 
 __all__ = ["config_blocks"]
 
 BLOCK_COLORS = (COLORS[0], COLORS[2], COLORS[3], COLORS[4])   # one per RoPE block (layer type)
+LINE_COLOR = "#8a8f9c"                                         # L and the target length
 MROPE_COLORS = {"temporal": COLORS[1], "height": COLORS[5], "width": COLORS[6 % len(COLORS)]}
 
 
@@ -54,41 +54,50 @@ def config_blocks(*, preset: str = "Llama 3.1 8B", config_json: str = "") -> go.
     Everything comes from ``posviz.scaling.describe_config``."""
     cfg, name = config_source(preset, config_json)
     report = sc.describe_config(cfg)
-    f = _Fig(1, 2, ("wavelength per pair (tokens)", "per-pair scale θ_i/θ'_i"))
+    traces: list[dict] = []
+
+    def add(panel: int, **kw: object) -> None:
+        axes = "" if panel == 1 else "2"
+        traces.append(dict(type="scatter", xaxis=f"x{axes}", yaxis=f"y{axes}", **kw))
+
     L = None
     for k, block in enumerate(report.blocks):
         rc = block.rope
-        color = BLOCK_COLORS[k % len(BLOCK_COLORS)] if len(report.blocks) > 1 else \
-            METHOD_COLORS.get(rc.rope_type, COLORS[0])
+        color = BLOCK_COLORS[k % len(BLOCK_COLORS)]
         i = np.arange(rc.dim // 2)
         theta0 = inv_freq(rc.dim, rc.base)                          # (d/2,) plain RoPE with the block's base
         label = _block_name(block)
-        f.add(1, 1, x=i, y=(2 * np.pi / theta0).astype(np.float32), mode="lines", name=f"plain RoPE, b = {rc.base:g}",
-              line=dict(color=color, width=1.5, dash="dash"), opacity=0.7)
-        f.add(1, 1, x=i, y=(2 * np.pi / block.inv_freq).astype(np.float32), mode="lines+markers",
-              name=f"{label}, cos/sin × {block.attention_factor:.4g}, at {report.target_length:,}",
-              line=dict(color=color, width=2.5), marker=dict(size=4),
-              hovertemplate="pair %{x}<br>λ = %{y:.4g} tokens<extra></extra>")
-        f.add(1, 2, x=i, y=(theta0 / block.inv_freq).astype(np.float32), mode="lines+markers", showlegend=False,
-              name=f"{label}: scale", line=dict(color=color, width=2.5), marker=dict(size=4))
+        add(1, x=i, y=(2 * np.pi / theta0).astype(np.float32), mode="lines", name=f"plain RoPE, b = {rc.base:g}",
+            line=dict(color=color, width=1.5, dash="dash"), opacity=0.7)
+        add(1, x=i, y=(2 * np.pi / block.inv_freq).astype(np.float32), mode="lines+markers",
+            name=f"{label}, cos/sin × {block.attention_factor:.4g}, at {report.target_length:,}",
+            line=dict(color=color, width=2.5), marker=dict(size=4),
+            hovertemplate="pair %{x}<br>λ = %{y:.4g} tokens<extra></extra>")
+        add(2, x=i, y=(theta0 / block.inv_freq).astype(np.float32), mode="lines+markers", showlegend=False,
+            name=f"{label}: scale", line=dict(color=color, width=2.5), marker=dict(size=4))
         short, _ = sc.inv_freq_from_rope_config(rc, None)
         if not np.allclose(short, block.inv_freq):
-            f.add(1, 2, x=i, y=(theta0 / short).astype(np.float32), mode="lines", name=f"{label} at short lengths",
-                  line=dict(color=color, width=1.5, dash="dot"))
+            add(2, x=i, y=(theta0 / short).astype(np.float32), mode="lines", name=f"{label} at short lengths",
+                line=dict(color=color, width=1.5, dash="dot"))
         L = L or rc.params.get("original_max_position_embeddings") or rc.max_position_embeddings
     if report.mrope_axis is not None:
         lam = 2 * np.pi / report.blocks[0].inv_freq
         for axis, first, last in report.mrope_ranges():
             idx = np.arange(first, last + 1)
-            f.add(1, 1, x=idx, y=lam[idx].astype(np.float32), mode="markers",
-                  name=f"M-RoPE {axis}: pairs {first}–{last}",
-                  marker=dict(size=9, color=MROPE_COLORS[axis], symbol="square"))
-    if L:
-        f.marks.hline(L, f"L = {L:,}", log=True)
+            add(1, x=idx, y=lam[idx].astype(np.float32), mode="markers", name=f"M-RoPE {axis}: pairs {first}–{last}",
+                marker=dict(size=9, color=MROPE_COLORS[axis], symbol="square"))
+    pairs = max(b.rope.dim // 2 for b in report.blocks)
+    lines = [(L, f"L = {L:,}", "dash")] if L else []
     if report.target_length != L:
-        f.marks.hline(report.target_length, f"target {report.target_length:,}", log=True, dash="dot")
-    f.axis("y", 1, 1, title="λ (tokens)", log=True)
-    f.axis("y", 1, 2, title="θ/θ'", log=True)
-    for col in (1, 2):
-        f.axis("x", 1, col, title="pair index i")
-    return f.build(title=_title(name, report), height=480, legend=dict(orientation="h", y=-0.22))
+        lines.append((report.target_length, f"target {report.target_length:,}", "dot"))
+    for y, text, dash in lines:  # plain traces: add_hline on a log axis can blow the range up
+        add(1, x=[-0.5, pairs - 0.5], y=[y, y], mode="lines", name=text, line=dict(color=LINE_COLOR, dash=dash))
+    axis = dict(type="log", title=dict(text="λ (tokens)"))
+    layout = dict(
+        title=_title(name, report), height=480, legend=dict(orientation="h", y=-0.22),
+        xaxis=dict(domain=[0.0, 0.45], anchor="y", title=dict(text="pair index i")),
+        yaxis=dict(axis, anchor="x"),
+        xaxis2=dict(domain=[0.55, 1.0], anchor="y2", title=dict(text="pair index i")),
+        yaxis2=dict(type="log", anchor="x2", title=dict(text="per-pair scale θ_i/θ'_i")),
+    )
+    return go.Figure(traces, layout=layout)

@@ -105,7 +105,8 @@ def part_shift(v: ui.Values) -> None:
     ui.figure_panel(
         sinusoidal_shift, {"d_model": v.d, "base": v.base, "p": shift.p, "k": shift.k, "pair": shift.pair},
         key="shift",
-        caption=f"Each (sin, cos) pair lives on the unit circle. Going from p to p + k turns pair {shift.pair} by "
+        caption=f"Each (sin, cos) pair lives on the unit circle (drawn with cos across and sin up, so it turns "
+                f"counter-clockwise like the RoPE clock). Going from p to p + k turns pair {shift.pair} by "
                 f"k·ω = {shift.k} × {omega:.4g} = {np.degrees(shift.k * omega):.1f}°, and the matrix M_k that does "
                 "it contains only k, never p: the same linear map works from every start.",
         latex=r"\begin{pmatrix}\sin((p+k)\omega)\\ \cos((p+k)\omega)\end{pmatrix} = "

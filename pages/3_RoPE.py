@@ -1,21 +1,27 @@
-"""RoPE: pairs of a query turn like clock hands; only the offset m - n survives in the score."""
+"""RoPE from first principles: why an additive code is not relative, the rotation that is, q and k turning
+together, the layouts, which pairs matter, and the choice of the base."""
 
+import numpy as np
 import streamlit as st
 
 from posviz import rope, ui
-from posviz import sinusoidal as sn
 from posviz.figures.rope import (
     MAX_GRID_POSITIONS,
+    rope_additive_terms,
     rope_angle_heatmap,
+    rope_base_choice,
     rope_clock,
     rope_cos_sin_tables,
     rope_decay,
+    rope_derivation,
     rope_float32_error,
     rope_frequency_ladder,
+    rope_left_right,
     rope_norms,
+    rope_pair_roles,
     rope_pairing,
+    rope_qk_turn,
     rope_score_grid,
-    rope_vs_sinusoidal,
 )
 
 
@@ -34,8 +40,6 @@ def relative_numbers(d: int, base: float, seed: int, layout: str, m: int, n: int
         "mixed_s": rope.score(q, k, m, n, base, "mixed"),
         "mixed_s_shift": rope.score(q, k, m + c, n + c, base, "mixed"),
         "mixed_ratio": float(rope.norm_ratio(q, [m], base, "mixed")[0]),
-        "sin_pos": float(sn.dot_by_offset([m - n], d, base)[0]),
-        "sin_neg": float(sn.dot_by_offset([n - m], d, base)[0]),
     }
 
 
@@ -49,43 +53,218 @@ def float32_numbers(d: int, base: float) -> list[float]:
     return [float(e) for e in rope.float32_error([1e3, 1e4, 1e5, 1e6], d, base)]
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def additive_numbers(T: int, d: int, base: float, seed: int, tokens: str, weights: str) -> dict:
+    """Per term: RMS, RMS left along the diagonals, what it depends on; and how well the terms sum back."""
+    terms = rope.additive_score_terms(T, d, base, seed, tokens, weights)
+    out = {name: {"rms": float(np.sqrt(np.mean(z**2))), "res": rope.off_offset_residual(z),
+                  "dep": rope.dependence(z)} for name, z in terms.items()}
+    total = sum(terms[t] for t in rope.ADDITIVE_TERMS)
+    out["sum_error"] = float(np.abs(total - terms["full"]).max())
+    out["scale"] = float(np.abs(terms["full"]).max())
+    return out
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def derivation_numbers(d: int, base: float, seed: int, m: int, n: int, c: int) -> dict:
+    q, k = rope.sample_qk(d, seed)
+    return rope.derivation_checks(q, k, m, n, c, base)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def together_numbers(d: int, base: float, seed: int, layout: str, m: int, n: int, pair: int, c_max: float) -> dict:
+    q, k = rope.sample_qk(d, seed)
+    ends = rope.qk_pairs(q, k, [m, m + c_max], [n, n + c_max], base, layout)
+    theta = float(rope.inv_freq(d, base)[pair])
+    return {"score": ends["score"].sum(axis=1).tolist(), "angle": ends["angle"][:, pair].tolist(),
+            "share": ends["score"][:, pair].tolist(), "theta": theta, "turned": c_max * theta}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def left_right_numbers(d: int, base: float, max_offset: int, c: int, seed: int) -> dict:
+    cur = rope.left_right_curves(d, base, max_offset, c, seed)
+    return {"mirror": {k: float(np.abs(v - v[::-1]).max()) for k, v in cur.items() if k != "deltas"},
+            "rope_anchor": float(np.abs(cur["rope_a"] - cur["rope_ac"]).max()),
+            "abs_anchor": float(np.abs(cur["abs_a"] - cur["abs_ac"]).max())}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def pair_numbers(d: int, base: float, scheme: str, fraction: float, context: int) -> dict:
+    freqs = rope.pair_frequencies(d, base, scheme, fraction)
+    roles = rope.pair_roles(freqs, context)
+    full = rope.pair_roles(rope.inv_freq(d, base), context)
+    return {"roles": {r: int((roles == r).sum()) for r in ("turns", "under a quarter turn", "not rotated")},
+            "full_quarter": int((full == "under a quarter turn").sum()),
+            "slowest_turning": float(rope.turns_within(freqs[freqs > 0], context).min()) if (freqs > 0).any()
+            else 0.0}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def base_numbers(d: int, base: float, L: int) -> dict:
+    lam = rope.wavelengths(d, base)
+    return {"slowest": float(lam[-1]), "longer": int((lam > L).sum()), "turns": float(L / lam[-1]),
+            "b_star": rope.base_for_wavelength(d, float(L)) if d >= 4 else float("nan")}  # L <= 131072: b* < 1e12
 
 
 lesson = ui.Lesson(
     "rope", "RoPE", icon="🌀", order=3,
-    summary='Each pair of a query turns like a clock hand at θ_i = b^(−2i/d) (animated in the browser); the score'
-            ' depends only on m − n; interleaved vs half-split layouts and the permutation linking them; an '
-            "honest look at the long-term decay bound; the seeds' mixed layout, swapped q/k, reversed fast/slow "
-            'pairs and float32 angles, wrong beside right.',
+    summary="RoPE from first principles: why adding a position code cannot give a relative score (four terms), "
+            "the rotation derived (2-D, complex, d/2 planes), q and k turning together with their angle kept "
+            "(animated in the browser), the score's constant diagonals, left and right compared like with like, "
+            "the two pair layouts, the decay bound honestly, which pairs turn (partial RoPE, p-RoPE, DeepSeek's "
+            "decoupled part), the base against the training length, and the seeds' pitfalls beside the fix.",
     intro="Rotary position embedding turns each pair of a query and a key by an angle that grows with the "
-          "position. Watch the pairs rotate at their own speeds, then see why the attention score only "
-          "depends on how far apart two tokens are, which channels form a pair in each layout, and where "
-          "popular write-ups get it wrong.",
+          "position. Start from the question RoPE answers (how can a score depend only on how far apart two "
+          "tokens are?), derive the rotation, watch a query and a key turn together, then see which channels "
+          "pair up, which pairs carry position, how to pick the base, and where popular write-ups go wrong.",
     controls=(
-            ui.Int("d", "head dim d", default=64, lo=2, hi=256, step=2,
-                   help="Rotary dimension: d/2 pairs of channels, each rotated as one 2-D vector."),
-            ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e7, extra=(500000.0,),
-                        help="rope_theta. 10 000 in RoFormer and Llama 2, 500 000 in Llama 3."),
-            ui.Int("n", "positions shown N", default=256, lo=8, hi=8192, step=8,
-                   help="Positions in the heatmaps and curves (heatmaps show every k-th position above a cap)."),
-            ui.Choice("layout", "pair layout", default="interleaved",
-                      options={"interleaved": "interleaved (RoFormer, Meta)", "half": "half-split (GPT-NeoX, HF)"}),
-            ui.Int("seed", "random seed for q and k", default=0, lo=0, hi=9999, widget="number"),
-            ui.Int("m", "query position m", default=5, lo=0, hi=8192, widget="number"),
-            ui.Int("kpos", "key position n", default=2, lo=0, hi=8192, widget="number"),
-            ui.Int("c", "shift c (both positions)", default=4, lo=0, hi=8192, widget="number"),
+        ui.Int("d", "head dim d", default=64, lo=2, hi=256, step=2,
+               help="Rotary dimension: d/2 pairs of channels, each rotated as one 2-D vector."),
+        ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e7, extra=(500000.0,),
+                    help="rope_theta. 10 000 in RoFormer and Llama 2, 500 000 in Llama 3."),
+        ui.Int("n", "positions shown N", default=256, lo=8, hi=8192, step=8,
+               help="Positions in the heatmaps and curves (heatmaps show every k-th position above a cap)."),
+        ui.Choice("layout", "pair layout", default="interleaved",
+                  options={"interleaved": "interleaved (RoFormer, Meta)", "half": "half-split (GPT-NeoX, HF)"}),
+        ui.Int("seed", "random seed for q and k", default=0, lo=0, hi=9999, widget="number"),
+        ui.Int("m", "query position m", default=5, lo=0, hi=8192, widget="number"),
+        ui.Int("kpos", "key position n", default=2, lo=0, hi=8192, widget="number"),
+        ui.Int("c", "shift c (both positions)", default=4, lo=0, hi=8192, widget="number"),
+        ui.Int("pair", "pair i", default=0, lo=0, hi=lambda v: v["d"] // 2 - 1, hi_max=127,
+               help="The pair drawn large: 0 is the fastest (θ_0 = 1 rad/token), d/2 − 1 the slowest."),
     ),
 )
 
 
 def numbers(p: ui.Values) -> dict:
-    """The scores, norms and drifts quoted by parts 3, 4 and 6 (cached)."""
+    """The scores, norms and drifts quoted by the score, layout and pitfall parts (cached)."""
     return relative_numbers(p.d, p.base, p.seed, p.layout, p.m, p.kpos, p.c, p.n)
+
+
+# ---------------------------------------------------------------------------- 1. why not just add?
+
+DEPENDS = {"constant": "the same number in every cell",
+           "m − n": "a function of m − n alone (relative)",
+           "n": "a function of the key's position n alone (absolute)",
+           "m": "a function of the query's position m alone (absolute)",
+           "m and n": "changes with m and n, not with m − n alone"}
+
+
+@lesson.part("add", "1. Why not just add?", uses=("base", "d", "seed"),
+             title="1. Why not just add a position code?")
+def part_add(p: ui.Values) -> None:
+    ui.prose("The question RoPE answers: the attention score of a query at position m and a key at position n "
+             "should depend on the tokens and on how far apart they are, m − n, not on where the pair sits. The "
+             "first idea is to add a position code p_m to each token embedding x_m, as the original Transformer "
+             "does. Expand the score and look at each of its four terms.")
+    add = ui.controls(
+        ui.Int("add_T", "positions T", default=64, lo=4, hi=256, step=4),
+        ui.Choice("tokens", "tokens x_m", default="same",
+                  options={"same": "one token at every position", "random": "a random token per position"}),
+        ui.Choice("weights", "W_q, W_k", default="random",
+                  options={"random": "learned (seeded random)", "identity": "identity"}),
+        where="main", columns=3,
+    )
+    num = additive_numbers(add.add_T, p.d, p.base, p.seed, add.tokens, add.weights)
+    names = (*rope.ADDITIVE_TERMS, "full")
+    ui.numbers({f"RMS, {name}": num[name]["rms"] for name in names}, fmt="{:.3g}")
+    ui.numbers({f"RMS along diagonals, {name}": num[name]["res"] for name in names}, fmt="{:.2g}")
+    ui.check("The four terms add up to the full score",
+             ok=num["sum_error"] <= 1e-10 * max(1.0, num["scale"]),
+             detail=f"max |sum of the terms − (x_m + p_m)ᵀ W_qᵀW_k (x_n + p_n)| = {num['sum_error']:.1e} over "
+                    f"{add.add_T}² cells (scores up to {num['scale']:.3g})")
+    said = "; ".join(f"{name}: {DEPENDS[num[name]['dep']]}" for name in rope.ADDITIVE_TERMS)
+    verdict = ("the full score depends on m − n alone" if num["full"]["dep"] in ("constant", "m − n") else
+               f"the full score is not a function of m − n: its cells differ from their diagonal's mean by RMS "
+               f"{num['full']['res']:.3g} (its RMS is {num['full']['rms']:.3g})")
+    ui.figure_panel(
+        rope_additive_terms,
+        dict(dim=p.d, base=p.base, n_positions=add.add_T, seed=p.seed, tokens=add.tokens, weights=add.weights),
+        key="add",
+        caption=f"Read from these numbers: {said}. So {verdict}. The cross terms tie the score to absolute "
+                "positions whatever W is; even with W = I, where position·position becomes PE·PE (a function of "
+                "m − n), they remain. A relative score needs q and k themselves to carry the position.",
+        latex=r"(x_m + p_m)^\top W_q^\top W_k (x_n + p_n) = x_m^\top A x_n + x_m^\top A p_n + p_m^\top A x_n"
+              r" + p_m^\top A p_n,\qquad A = W_q^\top W_k",
+        code=[rope.additive_score_terms, rope.additive_weights, rope.off_offset_residual, rope.dependence],
+    )
+
+
+# ---------------------------------------------------------------------------- 2. derive the rotation
+
+@lesson.part("derive", "2. Derive the rotation", uses=("base", "c", "d", "kpos", "m", "pair", "seed"),
+             title="2. Derive the rotation: ⟨f(q, m), f(k, n)⟩ = g(q, k, m − n)")
+def part_derive(p: ui.Values) -> None:
+    ui.prose("Ask for a map f that puts the position into the query and the key themselves, such that their dot "
+             "product depends on m and n only through m − n (RoFormer §3.1). In two dimensions a rotation does "
+             "it: rotating q by mθ and k by nθ leaves them at the angle they had, plus (m − n)θ, and a rotation "
+             "keeps lengths. Written with complex numbers (a pair (u, v) as u + iv), the rotation is a "
+             "multiplication by e^{imθ}, and the product of e^{imθ} with the conjugate of e^{inθ} is e^{i(m−n)θ}. "
+             "For d dimensions, cut the vector into d/2 pairs and turn each in its own plane at its own speed "
+             "θ_i = b^(−2i/d): R_m is block-diagonal, so the d/2 planes never mix.")
+    st.latex(r"f(q, m) = R_m q,\quad R_m = \operatorname{diag}\big(R(m\theta_0), \dots, R(m\theta_{d/2-1})\big),"
+             r"\quad R(a) = \begin{pmatrix}\cos a & -\sin a\\ \sin a & \cos a\end{pmatrix}")
+    st.latex(r"(R_m q)^\top (R_n k) = q^\top R_m^\top R_n k = q^\top R_{n-m}\, k = "
+             r"\sum_i \operatorname{Re}\big[z^q_i\, \overline{z^k_i}\, e^{\,i(m-n)\theta_i}\big]")
+    num = derivation_numbers(p.d, p.base, p.seed, p.m, p.kpos, p.c)
+    ui.numbers({"(R_m q)ᵀ(R_n k)": num["score_matrix"], "qᵀ R_(n−m) k": num["score_relative"],
+                "Re Σ z^q conj(z^k) e^(i(m−n)θ)": num["score_complex"],
+                "score at (m + c, n + c)": num["score_shifted"]}, fmt="{:.10g}")
+    spread = max(abs(num[k] - num["score_matrix"]) for k in ("score_relative", "score_complex", "score_shifted"))
+    ui.check("R_mᵀ R_n = R_(n−m): two rotations compose into one by the difference",
+             ok=num["composition_error"] < 1e-9, detail=f"max |entry difference| = {num['composition_error']:.1e}")
+    ui.check("Rotating a pair is multiplying it by e^(imθ_i)", ok=num["complex_error"] < 1e-9,
+             detail=f"max |difference| over the d/2 pairs = {num['complex_error']:.1e}")
+    ui.check("The three ways of writing the score agree, and shifting both positions keeps it",
+             ok=spread < 1e-9 * (1 + abs(num["score_matrix"])),
+             detail=f"largest difference {spread:.1e}; ‖R_m q‖ − ‖q‖ = {num['norm_change']:.1e}")
+    ui.figure_panel(
+        rope_derivation, dict(dim=p.d, base=p.base, m=float(p.m), n=float(p.kpos), pair=p.pair, seed=p.seed),
+        key="derive",
+        caption=f"Left: pair {p.pair} of q turned by m·θ = {p.m}·θ_{p.pair} and of k by n·θ = {p.kpos}·θ_{p.pair}, "
+                "counter-clockwise (channel 2i across, 2i+1 up). The solid arc, the angle from k to q, is the "
+                "original angle plus (m − n)θ: move both positions by the same amount and it does not change. "
+                "Right: the matrix R_m, one 2 × 2 rotation per pair on the diagonal and zeros elsewhere. (The "
+                "Sinusoidal lesson draws its (sin, cos) pair with sin across, a mirror image, so its hand turns "
+                "clockwise for the same idea.)",
+        code=[rope.rotation_2d, rope.block_rotation, rope.complex_pairs, rope.derivation_checks],
+    )
+
+
+# ---------------------------------------------------------------------------- 3. q and k turning together
+
+@lesson.part("together", "3. q and k turn together",
+             uses=("base", "d", "kpos", "layout", "m", "pair", "seed"),
+             title="3. q and k turn together; their angle does not")
+def part_together(p: ui.Values) -> None:
+    tog = ui.controls(
+        ui.Float("c_max", "shift both by c up to", default=24.0, lo=1.0, hi=512.0, step=1.0),
+        ui.Int("qk_frames", "frames", default=49, lo=13, hi=72),
+        where="main", columns=2,
+    )
+    num = together_numbers(p.d, p.base, p.seed, p.layout, p.m, p.kpos, p.pair, float(tog.c_max))
+    ui.numbers({"score at (m, n)": num["score"][0], f"score at (m + {tog.c_max:g}, n + {tog.c_max:g})": num["score"][1],
+                f"pair {p.pair}: angle k → q (rad)": num["angle"][0],
+                f"pair {p.pair}: angle after the shift": num["angle"][1]})
+    ui.figure_panel(
+        rope_qk_turn,
+        dict(dim=p.d, base=p.base, m=float(p.m), n=float(p.kpos), pair=p.pair, c_max=float(tog.c_max),
+             n_frames=tog.qk_frames, seed=p.seed, layout=p.layout),
+        key="together",
+        caption=f"Press Play (it runs in your browser). The query sits at m + c and the key at n + c while c "
+                f"runs from 0 to {tog.c_max:g}. Pair {p.pair} turns by c·θ = {num['turned']:.3g} rad over the "
+                f"animation, q's hand and k's hand alike, so the angle between them stays "
+                f"{num['angle'][0]:+.4f} rad and the whole score stays {num['score'][0]:+.4f} in every frame (the "
+                "status line recomputes both at the shifted positions). On the right every pair does the same at "
+                "its own speed: fast pairs spin, slow ones barely move, each keeping its own angle.",
+        latex=r"\langle R_{m+c}\,q, R_{n+c}\,k\rangle = q^\top R_{(n+c)-(m+c)}\,k = \langle R_m q, R_n k\rangle",
+        code=[rope.qk_pairs],
+    )
 
 
 # ---------------------------------------------------------------------------- 1. clock hands
 
-@lesson.part('clock', '1. Clock hands', uses=('base', 'd', 'layout', 'seed'), title='1. Every pair is a clock hand')
+@lesson.part("clock", "4. Clock hands", uses=("base", "d", "layout", "seed"), title="4. Every pair is a clock hand")
 def part_clock(p: ui.Values) -> None:
     clock = ui.controls(
         ui.Int("m_max", "animation ends at position M", default=30, lo=1, hi=8192, widget="number"),
@@ -126,7 +305,7 @@ def part_clock(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 2. angles and tables
 
-@lesson.part('tables', '2a. Angles', uses=('base', 'd', 'n'), title='2a. The angles')
+@lesson.part("tables", "5a. Angles", uses=("base", "d", "n"), title="5a. The angles")
 def part_angles(p: ui.Values) -> None:
     ui.figure_panel(
         rope_angle_heatmap, dict(dim=p.d, base=p.base, n_positions=p.n), key="angles",
@@ -138,7 +317,7 @@ def part_angles(p: ui.Values) -> None:
     )
 
 
-@lesson.part('cossin', '2b. Stored tables', uses=('base', 'd', 'n'), title='2b. The tables a model stores')
+@lesson.part("cossin", "5b. Stored tables", uses=("base", "d", "n"), title="5b. The tables a model stores")
 def part_tables(p: ui.Values) -> None:
     ui.figure_panel(
         rope_cos_sin_tables, dict(dim=p.d, base=p.base, n_positions=p.n), key="tables",
@@ -152,8 +331,8 @@ def part_tables(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 3. relative property
 
-@lesson.part('relative', '3a. Only m − n matters', uses=('base', 'c', 'd', 'kpos', 'layout', 'm', 'n', 'seed'),
-              title='3a. Only the offset m − n survives')
+@lesson.part("relative", "6a. Only m − n matters", uses=("base", "c", "d", "kpos", "layout", "m", "n", "seed"),
+             title="6a. Only the offset m − n survives")
 def part_relative(p: ui.Values) -> None:
     nums = numbers(p)
     ui.numbers({"q_m·k_n": nums["s"], "q_(m+c)·k_(n+c)": nums["s_shift"], "‖q‖": nums["norm"],
@@ -164,43 +343,63 @@ def part_relative(p: ui.Values) -> None:
     if p.n > MAX_GRID_POSITIONS:
         st.info(f"The score heatmap shows 1 position in {-(-p.n // MAX_GRID_POSITIONS)} of the N = {p.n} "
                 "chosen, to keep the chart small; its diagonals stay constant.")
+    shown = "" if max(p.m, p.kpos) + p.c < p.n else (" (a marked cell lies beyond the N positions shown: raise N "
+                                                       "or lower m, n, c to see it)")
     ui.figure_panel(
-        rope_score_grid, dict(dim=p.d, base=p.base, n_positions=p.n, layout=p.layout, seed=p.seed), key="grid",
-        caption="Every diagonal (fixed m − n) has one colour: moving the query and the key together does not "
-                "change their score. The picture is not symmetric about the main diagonal: a key 3 tokens to "
-                "the left scores differently from one 3 tokens to the right.",
+        rope_score_grid, dict(dim=p.d, base=p.base, n_positions=p.n, layout=p.layout, seed=p.seed, m=p.m, n=p.kpos,
+                              c=p.c), key="grid",
+        caption=f"The square marks (m, n) = ({p.m}, {p.kpos}) and the circle (m + c, n + c) = ({p.m + p.c}, "
+                f"{p.kpos + p.c}){shown}: both lie on the dashed diagonal m − n = {p.m - p.kpos}, and both score "
+                f"{nums['s']:.4f}. Every diagonal (fixed m − n) has one colour: moving the query and the key "
+                "together does not change their score. The picture is not symmetric about the main diagonal: "
+                "a key Δ tokens to the left generally scores differently from one Δ tokens to the right (part 6b).",
         latex=r"\langle R_m q, R_n k\rangle = \sum_i \operatorname{Re}\!\big[z^q_i\,\overline{z^k_i}\,"
               r"e^{\,i(m-n)\theta_i}\big]",
         code=[rope.score_grid, rope.score],
     )
 
 
-@lesson.part('leftright', '3b. Left or right', uses=('base', 'c', 'd', 'kpos', 'layout', 'm', 'n', 'seed'),
-              title='3b. Left or right? The sign of m − n')
+@lesson.part("leftright", "6b. Left or right", uses=("base", "c", "d", "seed"),
+             title="6b. Left or right? Like with like")
 def part_left_right(p: ui.Values) -> None:
-    nums = numbers(p)
-    ui.numbers({"RoPE score at Δ = m − n": nums["s"], "RoPE score at −Δ": nums["s_swap"]})
-    ui.numbers({"sinusoidal PE·PE at Δ": nums["sin_pos"], "sinusoidal PE·PE at −Δ": nums["sin_neg"]})
-    if p.n > 2048:
-        st.caption("The curves below stop at Δ = ±2048 (N is larger) to stay readable.")
+    lr = ui.controls(ui.Int("lr_max", "largest offset Δ", default=64, lo=8, hi=1000, step=8,
+                            help="Offsets −Δ … Δ; the query sits at Δ and at Δ + c, so every key position is ≥ 0."),
+                     where="main", columns=1)
+    c = min(p.c, rope.MAX_OFFSET)
+    max_offset = min(lr.lr_max, (1 << 18) // (p.d // 2 + 1) // 2 - 1)  # rope.MAX_QK_CELLS positions × pairs
+    num = left_right_numbers(p.d, p.base, max_offset, c, p.seed)
+    mir = num["mirror"]
+    ui.numbers({"RoPE, q ≠ k: max |S(Δ) − S(−Δ)|": mir["rope_a"], "RoPE, q = k": mir["rope_same"],
+                "absolute + learned W": mir["abs_a"], "absolute, W = I": mir["abs_identity"]}, fmt="{:.3g}")
+    ui.numbers({f"RoPE: max |S at query {max_offset} − S at {max_offset + c}|": num["rope_anchor"],
+                "absolute + learned W: same": num["abs_anchor"]}, fmt="{:.3g}")
+    ui.prose("Comparing RoPE's score with the bare dot product PE·PE of two sinusoidal codes is unfair: a "
+             "model never compares raw codes, it compares W_q(x + p) with W_k(x + p), and a learned W can make "
+             "that direction-aware. Compare like with like.")
     ui.figure_panel(
-        rope_vs_sinusoidal, dict(dim=p.d, base=p.base, max_offset=min(p.n, 2048), seed=p.seed), key="vs_sin",
-        caption="Top: the RoPE score against the offset and its mirror image; they differ, so attention can "
-                "prefer keys on one side. Bottom: the dot product of two sinusoidal codes (the Sinusoidal "
-                "page) is the same for +Δ and −Δ, so on its own it cannot tell left from right.",
-        latex=r"\text{per pair: } (q_u k_u + q_v k_v)\cos\Delta\theta_i + (q_u k_v - q_v "
-              r"k_u)\sin\Delta\theta_i",
-        code=[rope.relative_scores, sn.dot_by_offset],
+        rope_left_right, dict(dim=p.d, base=p.base, max_offset=max_offset, c=c, seed=p.seed), key="leftright",
+        caption=f"Left, RoPE: for q ≠ k the score at +Δ and −Δ differs (by up to {mir['rope_a']:.3g}); for q = k "
+                f"it is symmetric (difference {mir['rope_same']:.1e}), since the sine term (q_u k_v − q_v k_u) "
+                f"vanishes. Right, an absolute code with a learned W: direction-aware as well (up to "
+                f"{mir['abs_a']:.3g}), and symmetric with W = I (grey). The real difference is the dotted curve: "
+                f"moving the query from {max_offset} to {max_offset + c} leaves RoPE's curve in place (largest "
+                f"change {num['rope_anchor']:.1e}) but moves the absolute one (by up to {num['abs_anchor']:.3g}). "
+                "RoPE's whole score is a function of m − n alone, for any q and k.",
+        latex=r"\text{per pair: } (q_u k_u + q_v k_v)\cos\Delta\theta_i + (q_u k_v - q_v k_u)\sin\Delta\theta_i",
+        code=[rope.left_right_curves, rope.absolute_offset_scores],
     )
-    st.markdown("More on the sinusoidal dot product: the [Sinusoidal page](Sinusoidal), part 3.")
+    st.markdown(f"The four terms of the absolute score: [part 1]({ui.href('rope', part='add')}).")
 
 
 # ---------------------------------------------------------------------------- 4. layouts
 
-@lesson.part('layouts', '4a. Two layouts', uses=('base', 'd', 'seed'), title='4a. Two layouts, one rotation')
+@lesson.part("layouts", "7a. Two layouts", uses=("base", "d", "seed"), title="7a. Two layouts, one rotation")
 def part_layouts(p: ui.Values) -> None:
+    lay = ui.controls(ui.Int("pd", "channels in the diagram", default=8, lo=2, hi=64, step=2,
+                             help="The pairing pattern is the same for every d; 8 channels show it line by line."),
+                      where="main", columns=1)
     ui.figure_panel(
-        rope_pairing, dict(dim=p.d), key="pairing",
+        rope_pairing, dict(dim=lay.pd), key="pairing",
         caption="Interleaved RoPE (RoFormer, Meta, GPT-J) rotates neighbouring channels (2i, 2i+1); half-split "
                 "RoPE (GPT-NeoX, transformers' rotate_half) rotates channel i with channel i + d/2. The grey "
                 "lines are the permutation P that moves one layout onto the other; converting Meta weights to "
@@ -227,8 +426,8 @@ def mixed_side(p: ui.Values, layout: str, key: str, s: float, s_shift: float, ra
                     code=[rope.rotate])
 
 
-@lesson.part('mixed', '4b. Mixed layout', uses=('base', 'c', 'd', 'kpos', 'layout', 'm', 'n', 'seed'),
-              title='4b. Mixing the two layouts is not a rotation')
+@lesson.part("mixed", "7b. Mixed layout", uses=("base", "c", "d", "kpos", "layout", "m", "n", "seed"),
+             title="7b. Mixing the two layouts is not a rotation")
 def part_mixed(p: ui.Values) -> None:
     nums = numbers(p)
     ui.pitfall(
@@ -253,7 +452,7 @@ def part_mixed(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 5. decay
 
-@lesson.part('decay', '5. The decay story', uses=('base', 'd', 'seed'), title="5. The 'long-term decay', honestly")
+@lesson.part("decay", "8. The decay story", uses=("base", "d", "seed"), title="8. The 'long-term decay', honestly")
 def part_decay(p: ui.Values) -> None:
     dec = ui.controls(ui.Int("max_delta", "largest offset Δ", default=1024, lo=16, hi=8192, step=16),
                       where="main", columns=1)
@@ -271,9 +470,93 @@ def part_decay(p: ui.Values) -> None:
     )
 
 
+# ---------------------------------------------------------------------------- 9. which pairs matter
+
+SCHEMES = {"full": "full RoPE", "partial": "partial (GPT-NeoX, Phi)", "p-rope": "p-RoPE (Barbero et al.)",
+           "decoupled": "decoupled (DeepSeek)"}
+SHARES = {"0.125": "1/8", "0.25": "1/4 (GPT-NeoX rotary_pct)", "1/3": "1/3 (DeepSeek-V3: 64 of 192)",
+          "0.4": "0.4", "0.5": "1/2", "0.75": "3/4", "1": "all"}
+SHARE_VALUES = {"0.125": 0.125, "0.25": 0.25, "1/3": 1 / 3, "0.4": 0.4, "0.5": 0.5, "0.75": 0.75, "1": 1.0}
+
+
+@lesson.part("pairs", "9. Which pairs matter", uses=("base", "d"),
+             title="9. Which pairs matter: partial RoPE, p-RoPE, DeepSeek's decoupled part")
+def part_pairs(p: ui.Values) -> None:
+    pr = ui.controls(
+        ui.Choice("scheme", "variant", default="p-rope", options=SCHEMES, widget="radio"),
+        ui.Choice("share", "share of the head that rotates", default="0.75", options=SHARES, widget="select"),
+        ui.LogFloat("ctx", "context L (tokens)", default=4096.0, lo=256.0, hi=131072.0,
+                    extra=tuple(float(2**k) for k in range(8, 18))),
+        where="main", columns=3,
+    )
+    pairs = max(1, round(p.d * SHARE_VALUES[pr.share] / 2))  # rotated pairs, at least one: the width is even
+    fraction = 2 * pairs / p.d
+    L = int(pr.ctx)
+    num = pair_numbers(p.d, p.base, pr.scheme, fraction, L)
+    roles = num["roles"]
+    ui.numbers({"pairs that turn": roles["turns"], "under a quarter turn within L": roles["under a quarter turn"],
+                "not rotated": roles["not rotated"], "under a quarter turn with full RoPE": num["full_quarter"]},
+               fmt="{}")
+    what = {
+        "full": f"Full RoPE rotates all {p.d // 2} pairs.",
+        "partial": f"Partial RoPE rotates the first {2 * pairs} of {p.d} channels ({pairs} pairs, with frequencies "
+                   f"b^(−2i/{2 * pairs}): the exponent uses the rotated width) and passes the rest untouched: "
+                   "transformers' partial_rotary_factor (Phi models), GPT-NeoX's rotary_pct (0.25 in GPT-NeoX 20B).",
+        "p-rope": f"p-RoPE keeps the {pairs} fastest pairs at their full-RoPE frequencies b^(−2i/{p.d}) and sets "
+                  f"the {p.d // 2 - pairs} slowest to frequency 0 (transformers' rope_type 'proportional').",
+        "decoupled": f"DeepSeek's MLA gives each head {p.d - 2 * pairs} channels without position and a separate "
+                     f"{2 * pairs}-channel part rotated with b^(−2i/{2 * pairs}) (DeepSeek-V3: 128 + 64, i.e. "
+                     "d = 192 with a third rotating). The rotated key part is shared by all heads, so the "
+                     "compressed keys stay free of position.",
+    }[pr.scheme]
+    ui.figure_panel(
+        rope_pair_roles, dict(dim=p.d, base=p.base, scheme=pr.scheme, fraction=fraction, context=L), key="pairs",
+        caption=f"{what} Within L = {L:,} tokens, {roles['turns']} pairs turn at least a quarter turn, "
+                f"{roles['under a quarter turn']} turn less (their share of the score never changes sign there) "
+                f"and {roles['not rotated']} do not turn at all; with full RoPE at the same d and b (grey "
+                f"circles), {num['full_quarter']} pairs already turn less than a quarter turn. A pair that hardly "
+                "turns is a channel for meaning rather than position: Barbero et al. (2024) find Gemma puts "
+                "semantic content in its slowest pairs and positional patterns in its fastest, and p-RoPE makes "
+                "the slowest ones exactly position-free.",
+        latex=r"\text{turns within } L = \frac{L\,\theta_i}{2\pi};\qquad \text{share of the score stays one sign if } "
+              r"L\,\theta_i < \tfrac{\pi}{2}",
+        code=[rope.pair_frequencies, rope.turns_within, rope.pair_roles],
+    )
+
+
+# ---------------------------------------------------------------------------- 10. choosing the base
+
+@lesson.part("base", "10. Choosing the base", uses=("base", "d"),
+             title="10. Choosing the base: the slowest pair against the training length")
+def part_base(p: ui.Values) -> None:
+    bc = ui.controls(ui.LogFloat("L", "training length L (tokens)", default=4096.0, lo=256.0, hi=131072.0,
+                                 extra=tuple(float(2**k) for k in range(8, 18))), where="main", columns=1)
+    L = int(bc.L)
+    num = base_numbers(p.d, p.base, L)
+    ui.numbers({"slowest wavelength (tokens)": f"{num['slowest']:,.0f}", "turns of the slowest pair in L":
+                f"{num['turns']:.3g}", "pairs with λ_i > L": f"{num['longer']} of {p.d // 2}",
+                "b* (slowest λ = L)": f"{num['b_star']:,.0f}" if np.isfinite(num["b_star"]) else "none (d = 2)"},
+               fmt="{}")
+    star = (f" At b* = {num['b_star']:,.0f} the slowest pair completes exactly one turn in L."
+            if np.isfinite(num["b_star"]) else "")
+    ui.figure_panel(
+        rope_base_choice, dict(dim=p.d, base=p.base, train_length=L), key="base",
+        caption=f"At b = {p.base:g} the slowest pair's wavelength is {num['slowest']:,.0f} tokens: it makes "
+                f"{num['turns']:.3g} turns within L = {L:,}, and {num['longer']} of the {p.d // 2} pairs never "
+                f"complete a turn during training.{star} A larger base stretches every wavelength but the fastest "
+                "(θ_0 = 1 rad/token whatever b is), so more pairs see only part of a turn in training, and beyond L "
+                "they reach angles they never saw: what the context-extension methods deal with.",
+        latex=r"\lambda_{d/2-1} = 2\pi\, b^{(d-2)/d},\qquad b^* = \Big(\frac{L}{2\pi}\Big)^{d/(d-2)}",
+        code=[rope.slowest_wavelengths, rope.base_for_wavelength, rope.wavelengths],
+    )
+    if p.d >= 8:
+        link = ui.href("context_extension", d=p.d, base=f"{p.base:g}", L=L, part="pairs")
+        st.markdown(f"The same d, b and L in the Context extension lesson: [wavelengths against L]({link}).")
+
+
 # ---------------------------------------------------------------------------- 6. pitfalls
 
-@lesson.part('pitfalls', '6. Pitfalls', uses=('base', 'c', 'd', 'kpos', 'layout', 'm', 'n', 'seed'))
+@lesson.part("pitfalls", "11. Pitfalls", uses=("base", "c", "d", "kpos", "layout", "m", "n", "seed"))
 def part_pitfalls(p: ui.Values) -> None:
     nums = numbers(p)
     grid = dict(dim=p.d, base=p.base, n_positions=min(p.n, 128), layout=p.layout, seed=p.seed)

@@ -3,12 +3,14 @@
 import numpy as np
 import streamlit as st
 
+import posviz.models as pm
 from posviz import presets as ps
 from posviz import scaling as sc
 from posviz import ui
 from posviz.figures.configs import config_blocks, config_source
+from posviz.figures.models import SCHEME_LABELS, finetuned_at, models_extension, models_schemes
 from posviz.figures.scaling import (
-    MAX_SCORE_POINTS,
+    ENVELOPE_BINS,
     scaling_dynamic,
     scaling_entropy,
     scaling_pitfall,
@@ -165,6 +167,8 @@ def part_unseen(v: ui.Values) -> None:
         latex=r"\text{unseen} \iff L\theta_i < 2\pi \ \text{and}\ L'\theta'_i > L\theta_i",
         code=[sc.unseen_angles],
     )
+    ui.prose("What unseen angles do to a trained model, and which methods repair it: "
+             f"[part 10, What a real model does]({ui.href('context_extension', part='evidence')}).")
 
 
 @lesson.part("yarn", "4. YaRN ramp", uses=("d", "base", "L", *YARN),
@@ -230,6 +234,8 @@ def part_entropy(v: ui.Values) -> None:
                 f"(logits × A² = {factor * factor:.3f}) {effect}. (One seeded query; 512 sampled keys per length.)",
         code=[sc.attention_entropy],
     )
+    ui.prose("How a trained model fares past L under each method (YaRN with its temperature): "
+             f"[part 10, What a real model does]({ui.href('context_extension', part='evidence')}).")
 
 
 @lesson.part("dynamic", "7. Dynamic NTK", uses=SIZE, title="Dynamic NTK: the base follows the sequence")
@@ -272,11 +278,10 @@ def part_scores(v: ui.Values) -> None:
                      where="main", columns=1).qk
     methods = ",".join(m for m in v.methods if m != "dynamic") or "default"
     target = int(round(v.s * v.L))
-    samples = min(MAX_SCORE_POINTS, target + 1)
-    spacing = target / (samples - 1)
-    far = ("every token is drawn there" if spacing <= 1 else
-           f"it is sampled every {spacing:,.0f} tokens, so wiggles faster than that (the fast pairs) fold into "
-           "what looks like noise: read its overall height, not single wiggles")
+    width = (target + 1) / min(ENVELOPE_BINS, target + 1)  # the far panel's bins, as the figure draws them
+    far = ("every token is drawn there" if width <= 1 else
+           f"each bin of {width:,.3g} tokens is drawn as its mean score (line) and the band from its lowest to "
+           "its highest score, so the fast pairs' wiggles show as the band's width instead of aliased noise")
     ui.figure_panel(
         scaling_score, every_method(v) | {"methods": methods, "qk": qk}, key="score",
         caption="Left, every token: PI stretches the curve s times (neighbours 1 and 2 apart look almost the "
@@ -466,6 +471,72 @@ def seed000_numbers() -> dict[str, float]:
     off = np.abs(sc.seed000_yarn_inv_freq(dim, base, factor, L) / sc.yarn_inv_freq(dim, base, factor, L)[0] - 1)
     return dict(seed_low=seed_low, seed_high=seed_high, low=low, high=high, off=float(off.max()),
                 seed_logits=sc.seed000_logit_multiplier(factor), logits=sc.get_mscale(factor) ** 2)
+
+
+def model_excess(name: str, Lp: int, method: str, factor: float) -> float:
+    """A shipped model's mean loss above the Bayes floor past L at L' (the cached curve the figure draws)."""
+    return pm.past_L(pm.losses(name, Lp, method, factor, 0, pm.live_n_sequences(Lp)), pm.train_length())
+
+
+@lesson.part("evidence", "10. What a real model does", uses=("methods",),
+             title="What a real model does: RoPE trained at L = 64, read at L' = s·L")
+def part_evidence(v: ui.Values) -> None:
+    c = ui.controls(
+        ui.Float("model_s", "scale s = L'/L for the model", default=4.0, lo=1.0, hi=16.0, step=0.25,
+                 help=f"The shipped model was trained at L = {pm.train_length()}; L' = s·L up to {pm.MAX_LENGTH}."),
+        ui.Bool("finetuned", "add the PI and YaRN models fine-tuned at L' = 4L (drawn at s = 4)", default=True),
+        where="main", columns=2,
+    )
+    L = pm.train_length()
+    Lp = int(round(c.model_s * L))
+    methods = v.methods or ("default",)
+    excess = {m: model_excess("rope", Lp, m, c.model_s) for m in methods}
+    tally = "; ".join(f"{sc.METHODS[m].label} +{x:.2f}" for m, x in excess.items())
+    tuned = finetuned_at(c.model_s) if c.finetuned else ()
+    records = pm.manifest()["models"]
+    tuned_text = "; ".join(f"{sc.METHODS[m].label} after {records[f'rope_{m}_ft']['steps']} steps +"
+                           f"{model_excess(f'rope_{m}_ft', Lp, m, c.model_s):.2f}" for m in tuned)
+    ui.figure_panel(
+        models_extension, dict(methods=",".join(methods), factor=c.model_s, finetuned=c.finetuned),
+        key="evidence",
+        caption=f"A 2-layer transformer trained here at L = {L} to continue sequences that repeat with an unknown "
+                f"period (up to half their length), read at L' = {Lp}: every curve is computed now on "
+                f"{pm.live_n_sequences(Lp)} fresh sequence(s). The dotted curve is the best loss any model can "
+                f"reach. Mean loss above it past L, in nats: {tally}"
+                + (f". Dashed, fine-tuned at L' with the method in place: {tuned_text}" if tuned_text else "")
+                + ".",
+        code=[pm.evaluate, pm.rope_inv_freq],
+    )
+    ui.prose(
+        "Before the repeat starts nothing can be predicted, so the floor is high on the left. After it, finding "
+        "the next token needs the fast pairs (to find the previous token, one step back) and the slow pairs "
+        "(to match content up to half the sequence back). Plain RoPE falls apart at L; PI without fine-tuning "
+        "blurs neighbouring positions and does no better; the methods that keep the fast pairs (NTK-aware, "
+        "YaRN, Llama 3) recover most of the loss without any training, and a short fine-tune recovers most of "
+        "the rest. This is one 133 k-parameter model on a synthetic task (docs/MODELS.md records the run and "
+        "where it differs from the 7B models of the papers); the ordering of the methods is the papers'.")
+
+
+@lesson.part("schemes", "11. Schemes past L", title="Position schemes past L: one task, five schemes")
+def part_schemes(v: ui.Values) -> None:
+    c = ui.controls(ui.Float("schemes_s", "scale s = L'/L", default=4.0, lo=1.0, hi=16.0, step=0.25),
+                    where="main", columns=1)
+    L = pm.train_length()
+    Lp = int(round(c.schemes_s * L))
+    at_L = {s: pm.manifest()["models"][s]["metrics"][f"at_L_{L}"]["excess_over_floor"] for s in pm.SCHEMES}
+    past = {s: model_excess(s, Lp, "default", 1.0) for s in pm.SCHEMES}
+    ui.figure_panel(
+        models_schemes, dict(factor=c.schemes_s), key="schemes",
+        caption="The same model, task and training with each position scheme. Above the floor at L, where they "
+                "were trained (256 sequences, from the training record): "
+                + "; ".join(f"{SCHEME_LABELS[s]} +{x:.2f}" for s, x in at_L.items())
+                + f". Past L at L' = {Lp}: " + "; ".join(f"{SCHEME_LABELS[s]} +{x:.2f}" for s, x in past.items())
+                + ". A scheme that did not learn the task at L has nothing to extrapolate: a flat curve high "
+                  "above the floor is not success.",
+        code=[pm.evaluate],
+    )
+    ui.prose("The learned table has no row past L, so positions ≥ L reuse its last row. ALiBi needs no change "
+             "to read longer but pays its linear penalty on far keys, which this task needs.")
 
 
 @lesson.part("pitfalls", "Pitfalls", uses=(*SIZE, *LLAMA3))

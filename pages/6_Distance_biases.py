@@ -20,7 +20,7 @@ from posviz.figures.bias import (
 )
 
 lesson = ui.Lesson(
-    "bias", "Distance biases", icon="📏", order=6,
+    "bias", "Distance biases", icon="↔️", order=6,
     summary="The other big family: a number added to the attention logit that depends on the distance i − j. "
             "ALiBi's head slopes (as BLOOM builds them), T5's buckets, KERPLE's log and power kernels, NoPE (the "
             "causal mask alone, which still gives position away) and seed 002's Gaussian kernel as +log K, on one "

@@ -2,26 +2,43 @@
 and GIF/MP4 of animated figures. No streamlit here: the app's export buttons and the command line
 (``python -m posviz export``) both call ``export_figure``.
 
-One kaleido browser serves every image of a process (``kaleido.start_sync_server``): starting
-Chromium costs ~4 s, a warm image ~0.25 s. Kaleido finds Debian's ``chromium`` on PATH
+Safe for a whole class at once. One Chromium serves every image of a process (starting it costs ~2 s,
+a warm image ~0.25 s), driven from its own event-loop thread: each request gets its own future, so two
+exports can never swap results (kaleido's sync server answers through one shared queue, to whichever
+thread reads first). A budget is checked before any work (``check_budget``: pixels per image and per
+animation), at most ``EXPORT_SLOTS`` exports render at once and the others queue in order
+(``export_status``), and GIF/MP4 frames stream into the encoder as they are rendered, so an
+animation holds a few frames in memory, never all of them. Kaleido finds Debian's ``chromium`` on PATH
 (``BROWSER_PATH`` overrides); nothing here downloads a browser.
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
+import collections
+import concurrent.futures
+import contextlib
 import csv
+import ctypes
+import heapq
 import io
+import itertools
 import json
+import math
+import os
+import tempfile
 import threading
-import warnings
+import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any, BinaryIO
 
 import numpy as np
 import plotly.graph_objects as go
-import plotly.io as pio
+from PIL import GifImagePlugin, Image
 
+from posviz._validate import check_choice, check_int
 from posviz.figures import FIGURES, build
 from posviz.theme import THEMES, style
 
@@ -29,6 +46,7 @@ IMAGE_FORMATS = ("png", "svg", "pdf")
 DATA_FORMATS = ("csv", "json")
 ANIMATION_FORMATS = ("gif", "mp4")
 FORMATS = IMAGE_FORMATS + ("html",) + DATA_FORMATS + ANIMATION_FORMATS
+RENDERED = IMAGE_FORMATS + ANIMATION_FORMATS  # the formats that go through the browser
 SIZE_PRESETS: dict[str, tuple[int, int]] = {
     "blog": (1200, 675),
     "square": (1080, 1080),
@@ -37,8 +55,15 @@ SIZE_PRESETS: dict[str, tuple[int, int]] = {
 MIME = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "html": "text/html",
         "csv": "text/csv", "json": "application/json", "gif": "image/gif", "mp4": "video/mp4"}
 
-_LOCK = threading.Lock()
-_SERVER = {"started": False}
+# The budget (benchmarks/export_budget.py measures the largest allowed export of each kind).
+MAX_IMAGE_PIXELS = 36_000_000  # one PNG/SVG/PDF page or animation frame: (width·scale)·(height·scale)
+MAX_ANIMATION_PIXELS = 260_000_000  # frames × pixels of a frame: the 72-frame clock at blog ×2 is 233 M
+EXPORT_SLOTS = 3  # exports rendering at once per process; the others wait (see export_priority)
+BROWSER_TABS = 2  # renders at once in the browser: one per core of a 2-core server
+FRAME_S = 0.5  # a rough cost of one frame, for ordering exports (a 72-frame GIF at blog ×2: ~0.3-0.5 s a frame)
+DOWNLOAD_TIME_LIMIT_S = 170.0  # the app's exports, queue included: Streamlit drops a download after 180 s
+AHEAD = 2  # animation frames in flight in the browser while the previous one is encoded
+PALETTE_SAMPLES = 6  # frames (spread over the animation) whose colours make a GIF's one palette
 
 
 @dataclass(frozen=True)
@@ -67,40 +92,257 @@ class ExportOptions:
 
 def browser_available() -> bool:
     """True if a Chromium for kaleido is installed (Debian's ``chromium`` on PATH, or BROWSER_PATH)."""
-    import os
     import shutil
 
     return bool(os.environ.get("BROWSER_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
                 or shutil.which("google-chrome"))
 
 
-def _ensure_server() -> None:
-    if not _SERVER["started"]:
+# ---------------------------------------------------------------------------------------------- budget
+
+def render_options(fmt: str, opts: ExportOptions) -> ExportOptions:
+    """The options a format really renders with: MP4 (H.264) takes sizes divisible by 16 at scale 1."""
+    if fmt != "mp4":
+        return opts
+    return replace(opts, width=max(112, opts.width // 16 * 16), height=max(112, opts.height // 16 * 16), scale=1.0)
+
+
+def raster_size(opts: ExportOptions) -> tuple[int, int]:
+    """Pixel width and height of one rendered image: (round(width·scale), round(height·scale))."""
+    return round(opts.width * opts.scale), round(opts.height * opts.scale)
+
+
+def check_budget(fmt: str, opts: ExportOptions, n_frames: int = 1) -> None:
+    """Raise ValueError, naming the cap, if exporting ``n_frames`` frames as ``fmt`` costs too much.
+
+    One image (PNG; SVG and PDF are laid out on a page of the same size) may have at most
+    MAX_IMAGE_PIXELS = (width·scale)·(height·scale); an animation at most MAX_ANIMATION_PIXELS over all
+    its frames. Checked before any rendering; data formats (HTML, CSV, JSON) cost no pixels.
+    """
+    fmt = check_choice("fmt", fmt, FORMATS)
+    n_frames = check_int("n_frames", n_frames, 0)
+    if fmt not in RENDERED:
+        return
+    w, h = raster_size(render_options(fmt, opts))
+    if w * h > MAX_IMAGE_PIXELS:
+        raise ValueError(f"image size {w}×{h} px ({w * h / 1e6:.1f} megapixels: width × height × scale²) is "
+                         f"above the cap of {MAX_IMAGE_PIXELS / 1e6:g} megapixels per image; lower the size "
+                         "or the scale")
+    frames = max(1, n_frames) if fmt in ANIMATION_FORMATS else 1
+    if frames * w * h > MAX_ANIMATION_PIXELS:
+        most = MAX_ANIMATION_PIXELS // (w * h)
+        raise ValueError(f"{fmt.upper()} of {frames} frames at {w}×{h} px is {frames * w * h / 1e6:.0f} "
+                         f"megapixels, above the cap of {MAX_ANIMATION_PIXELS / 1e6:g} megapixels per "
+                         f"animation (frames × width × height × scale²); at this size at most {most} frames, "
+                         "or lower the size or the scale")
+
+
+# ----------------------------------------------------------------------------------------------- slots
+
+class ExportBusyError(RuntimeError):
+    """The export could not finish within its time limit (waiting for a slot, or rendering): try later."""
+
+
+def export_priority(n_frames: int) -> float:
+    """The order in which exports get slots and browser tabs, lowest first: arrival time plus a rough
+    cost (n_frames × FRAME_S). Earliest estimated finish first: a PNG pressed while a GIF renders goes
+    next, and of two GIFs the earlier one gets the browser first, so they finish one after the other
+    instead of both late (what matters when each download has a deadline)."""
+    return time.monotonic() + max(1, n_frames) * FRAME_S
+
+
+class _Slots:
+    """At most ``n`` holders at once; the others wait, lowest priority value first (ties: first come)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self._cond = threading.Condition()
+        self._queue: list[tuple[float, int]] = []  # a heap of (priority, ticket)
+        self._tickets = itertools.count()
+        self._running = 0
+
+    @contextlib.contextmanager
+    def hold(self, wait: float | None, priority: float) -> Iterator[None]:
+        ticket = (priority, next(self._tickets))
+        with self._cond:
+            heapq.heappush(self._queue, ticket)
+            if not self._cond.wait_for(lambda: self._queue[0] == ticket and self._running < self.n, wait):
+                self._queue.remove(ticket)
+                heapq.heapify(self._queue)
+                self._cond.notify_all()
+                raise ExportBusyError(f"the server stayed busy with other exports for {wait:.0f} s "
+                                      f"({self._running} rendering, {len(self._queue)} waiting); try again "
+                                      "in a minute")
+            heapq.heappop(self._queue)
+            self._running += 1
+            self._cond.notify_all()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._running -= 1
+                self._cond.notify_all()
+
+    def status(self) -> tuple[int, int]:
+        with self._cond:
+            return self._running, len(self._queue)
+
+
+_SLOTS = _Slots(EXPORT_SLOTS)
+
+
+def export_status() -> tuple[int, int]:
+    """(exports rendering now, exports waiting for a slot) in this process."""
+    return _SLOTS.status()
+
+
+# -------------------------------------------------------------------------------------------- renderer
+
+class _Gate:
+    """At most ``n`` holders (browser tabs); waiters enter lowest priority value first. Used from the
+    renderer's event loop only, so it needs no lock."""
+
+    def __init__(self, n: int) -> None:
+        self.free = n
+        self._waiters: list[tuple[float, int, asyncio.Future]] = []
+        self._order = itertools.count()
+
+    async def acquire(self, priority: float) -> None:
+        if self.free and not self._waiters:
+            self.free -= 1
+            return
+        entry = (priority, next(self._order), asyncio.get_running_loop().create_future())
+        heapq.heappush(self._waiters, entry)
+        try:
+            await entry[2]
+        except asyncio.CancelledError:
+            if entry[2].done() and not entry[2].cancelled():  # handed the tab just as it was cancelled
+                self.release()
+            raise
+
+    def release(self) -> None:
+        while self._waiters:
+            waiter = heapq.heappop(self._waiters)[2]
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self.free += 1
+
+
+class _Renderer:
+    """One Chromium with ``tabs`` kaleido tabs, run by an asyncio loop on its own daemon thread.
+
+    ``submit`` hands a figure to the loop and returns that request's own future: results cannot cross
+    between callers, however many threads submit at once. Requests get a tab lowest priority first.
+    Started on first use; a broken browser (a crash, a timeout) is replaced by a fresh one on the next
+    request.
+    """
+
+    def __init__(self, tabs: int) -> None:
+        self.tabs = tabs
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._kaleido: Any = None
+        self._gate = _Gate(tabs)
+
+    def _start(self) -> None:
         import kaleido
 
-        kaleido.start_sync_server(silence_warnings=True)
-        _SERVER["started"] = True
-        atexit.register(_stop_server)
+        async def open_browser() -> Any:
+            k = kaleido.Kaleido(n=self.tabs, mathjax=False)  # no figure uses LaTeX; MathJax is a CDN fetch
+            await k.open()
+            return k
+
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, name="posviz-kaleido", daemon=True).start()
+        try:
+            self._kaleido = asyncio.run_coroutine_threadsafe(open_browser(), loop).result(timeout=60)
+        except BaseException:
+            loop.call_soon_threadsafe(loop.stop)
+            raise
+        self._loop, self._gate = loop, _Gate(self.tabs)
+
+    def submit(self, fig: dict, fmt: str, opts: ExportOptions, priority: float = 0.0) -> concurrent.futures.Future:
+        """Start rendering ``fig`` (plotly JSON) as ``fmt``; the future's result is the image bytes."""
+        with self._lock:
+            if self._loop is None:
+                self._start()
+            loop, k, gate = self._loop, self._kaleido, self._gate
+        layout = dict(format=fmt, width=opts.width, height=opts.height, scale=opts.scale)
+
+        async def render() -> bytes:
+            await gate.acquire(priority)
+            try:
+                return await k.calc_fig(fig, opts=layout)
+            finally:
+                gate.release()
+
+        future = asyncio.run_coroutine_threadsafe(render(), loop)
+        future.add_done_callback(lambda f: self._check(f, k))
+        return future
+
+    def _check(self, future: concurrent.futures.Future, k: Any) -> None:
+        from kaleido.errors import KaleidoError  # a figure plotly.js refused: the browser is fine
+
+        err = None if future.cancelled() else future.exception()
+        if err is not None and not isinstance(err, (KaleidoError, ValueError)):
+            self.close(k)
+
+    def close(self, only: Any = None) -> None:
+        """Close the browser (if ``only`` is given, only if it is still the current one)."""
+        with self._lock:
+            if self._loop is None or (only is not None and only is not self._kaleido):
+                return
+            loop, k = self._loop, self._kaleido
+            self._loop = self._kaleido = None
+
+        async def shutdown() -> None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(k.close(), 10)
+            loop.stop()
+
+        done = asyncio.run_coroutine_threadsafe(shutdown(), loop)
+        if threading.current_thread().name != "posviz-kaleido":  # from the loop itself: never wait on it
+            with contextlib.suppress(Exception):
+                done.result(timeout=15)
 
 
-def _stop_server() -> None:
-    if _SERVER["started"]:
-        import kaleido
-
-        kaleido.stop_sync_server(silence_warnings=True)
-        _SERVER["started"] = False
+_RENDERER = _Renderer(tabs=BROWSER_TABS)
+atexit.register(_RENDERER.close)
 
 
-def image_bytes(fig: go.Figure | dict, fmt: str, opts: ExportOptions) -> bytes:
-    """Render a styled figure to PNG, SVG or PDF bytes with the shared kaleido browser."""
+def _plotly_json(fig: go.Figure | dict) -> dict:
+    return fig if isinstance(fig, dict) else fig.to_dict()
+
+
+def _left(deadline: float | None) -> float | None:
+    """Seconds left until ``deadline`` (a time.monotonic() value; None: no limit); ExportBusyError if none."""
+    if deadline is None:
+        return None
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise ExportBusyError("the export ran out of time (the server is busy); try again in a minute")
+    return left
+
+
+def _wait(future: concurrent.futures.Future, deadline: float | None) -> bytes:
+    try:
+        return future.result(timeout=_left(deadline))
+    except concurrent.futures.TimeoutError:
+        future.cancel()
+        raise ExportBusyError("the export ran out of time (the server is busy); try again in a minute") from None
+
+
+def image_bytes(fig: go.Figure | dict, fmt: str, opts: ExportOptions, *, deadline: float | None = None,
+                priority: float | None = None) -> bytes:
+    """Render a styled figure to PNG, SVG or PDF bytes in the shared browser (budget checked first);
+    ExportBusyError if it is not done by ``deadline`` (a time.monotonic() value)."""
     if fmt not in IMAGE_FORMATS:
         raise ValueError(f"fmt must be one of {', '.join(IMAGE_FORMATS)}; got {fmt!r}")
-    with _LOCK:
-        _ensure_server()
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="The kopts argument is ignored")
-        return pio.to_image(fig, format=fmt, width=opts.width, height=opts.height, scale=opts.scale,
-                            validate=False)
+    check_budget(fmt, opts)
+    _left(deadline)
+    priority = export_priority(1) if priority is None else priority
+    return _wait(_RENDERER.submit(_plotly_json(fig), fmt, opts, priority), deadline)
 
 
 def html_bytes(fig: go.Figure) -> bytes:
@@ -200,12 +442,6 @@ def frame_dicts(fig: go.Figure) -> Iterator[dict]:
         yield {"data": data, "layout": _merged(layout, frame.get("layout") or {})}
 
 
-def frame_figures(fig: go.Figure) -> Iterator[go.Figure]:
-    """The frames of :func:`frame_dicts` as figures (for inspection; the export renders the dicts)."""
-    for still in frame_dicts(fig):
-        yield go.Figure(still)
-
-
 def _merged(base: dict, update: dict) -> dict:
     out = dict(base)
     for key, value in update.items():
@@ -213,69 +449,181 @@ def _merged(base: dict, update: dict) -> dict:
     return out
 
 
-def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions) -> bytes:
-    """GIF or MP4 of an animated figure: every frame rendered by kaleido, stitched by imageio."""
-    import imageio.v3 as iio
+def _png_stream(stills: Iterable[dict], opts: ExportOptions, done: Mapping[int, bytes],
+                deadline: float | None, priority: float) -> Iterator[bytes]:
+    """PNG bytes of each still in order, AHEAD frames rendering in the browser while the caller encodes
+    the previous one; frames already in ``done`` are not rendered again. Past ``deadline`` the stream
+    stops (ExportBusyError), and unfinished renders are cancelled whenever the caller stops early."""
+    pending: collections.deque[concurrent.futures.Future | bytes] = collections.deque()
+    try:
+        for i, still in enumerate(stills):
+            _left(deadline)
+            pending.append(done[i] if i in done else _RENDERER.submit(still, "png", opts, priority))
+            if len(pending) > AHEAD:
+                yield _result(pending.popleft(), deadline)
+        while pending:
+            yield _result(pending.popleft(), deadline)
+    finally:
+        for item in pending:
+            if isinstance(item, concurrent.futures.Future):
+                item.cancel()
 
+
+def _result(item: concurrent.futures.Future | bytes, deadline: float | None) -> bytes:
+    return item if isinstance(item, bytes) else _wait(item, deadline)
+
+
+def _rgb(png: bytes) -> Image.Image:
+    """Decode a PNG to a standalone RGB image: the decoded RGBA buffer is freed on return (a numpy
+    ``[..., :3]`` view would keep all of it alive)."""
+    with Image.open(io.BytesIO(png)) as im:
+        return im.convert("RGB")
+
+
+def _palette(pngs: Iterable[bytes]) -> Image.Image:
+    """One 255-colour palette (median cut) for the whole GIF from a few frames spread over it: quantising
+    every frame on its own cost ~3 s for 50 frames at 800×800, and one palette keeps colours from
+    flickering. Each sample is shrunk to about 0.25 megapixels first, so the sample stays small."""
+    parts = []
+    for png in pngs:
+        im = _rgb(png)
+        step = max(1, math.ceil(math.sqrt(im.width * im.height / 250_000)))
+        parts.append(np.asarray(im)[::step, ::step])  # (H/step, W/step, 3)
+    width = min(p.shape[1] for p in parts)
+    sample = np.concatenate([p[:, :width] for p in parts], axis=0)  # (Σ rows, width, 3)
+    return Image.fromarray(sample).quantize(colors=255, method=Image.Quantize.MEDIANCUT)
+
+
+def _changed_box(prev: np.ndarray | None, cur: np.ndarray) -> tuple[int, int, int, int]:
+    """The smallest box (left, top, right, bottom) holding every pixel that differs from ``prev``
+    (the whole frame for the first one, a single pixel if nothing changed)."""
+    if prev is None:
+        return 0, 0, cur.shape[1], cur.shape[0]
+    diff = prev != cur  # (H, W)
+    rows, cols = np.flatnonzero(diff.any(axis=1)), np.flatnonzero(diff.any(axis=0))
+    if rows.size == 0:
+        return 0, 0, 1, 1
+    return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
+
+
+def _write_gif(out: BinaryIO, frames: Iterable[Image.Image], palette: Image.Image, fps: int) -> None:
+    """Stream RGB frames into a looping GIF with one global palette: each frame is quantised, cropped to
+    what changed since the previous one (kept, disposal 1 = "leave in place") and written at once, so
+    only the previous frame's palette indices stay in memory (GIF89a: graphic control extension, image
+    descriptor, LZW data; Pillow encodes each frame)."""
+    delay = 10 * int(100 / fps + 0.5)  # GIF delays are in 1/100 s: the nearest one, in ms
+    prev = None
+    for rgb in frames:
+        frame = rgb.quantize(palette=palette, dither=Image.Dither.NONE)
+        cur = np.asarray(frame)  # (H, W) palette indices
+        if prev is None:
+            header, _ = GifImagePlugin.getheader(frame, info={"loop": 0, "duration": delay, "optimize": False})
+            out.write(b"".join(header))
+        box = _changed_box(prev, cur)
+        for chunk in GifImagePlugin.getdata(frame.crop(box), offset=box[:2], duration=delay, disposal=1):
+            out.write(chunk)
+        prev = cur
+    out.write(b";")  # trailer
+
+
+def _write_mp4(frames: Iterable[Image.Image], size: tuple[int, int], fps: int) -> bytes:
+    """Stream RGB frames into ffmpeg's H.264 encoder (imageio-ffmpeg), one frame at a time."""
+    import imageio_ffmpeg
+
+    with tempfile.TemporaryDirectory(prefix="posviz-") as tmp:
+        path = os.path.join(tmp, "out.mp4")
+        writer = imageio_ffmpeg.write_frames(path, size, fps=fps, codec="libx264", macro_block_size=16,
+                                             ffmpeg_log_level="error")
+        writer.send(None)
+        try:
+            for rgb in frames:
+                if rgb.size != size:
+                    raise ValueError(f"frame size {rgb.size} differs from the video size {size}")
+                writer.send(rgb.tobytes())
+        finally:
+            writer.close()
+        with open(path, "rb") as f:
+            return f.read()
+
+
+def _release_memory() -> None:
+    """Give freed heap pages back to the OS (glibc's malloc_trim): without it the encoder's freed
+    frames stay in the process's RSS for minutes. No-op elsewhere."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions, *, deadline: float | None = None,
+                    priority: float | None = None) -> bytes:
+    """GIF or MP4 of an animated figure: each frame rendered by the browser and streamed to the encoder.
+
+    Memory holds a few frames: AHEAD in flight, the one being encoded and (GIF) the previous frame's
+    palette indices. A GIF's palette comes from PALETTE_SAMPLES frames spread over the animation,
+    rendered first (their PNGs are reused, not rendered twice). Past ``deadline`` (a time.monotonic()
+    value) it stops with ExportBusyError, so a download nobody waits for any more stops using the server.
+    """
     if fmt not in ANIMATION_FORMATS:
         raise ValueError(f"fmt must be one of {', '.join(ANIMATION_FORMATS)}; got {fmt!r}")
-    if fmt == "mp4":  # H.264 wants sizes divisible by 16
-        opts = ExportOptions(**{**opts.__dict__, "width": max(112, opts.width // 16 * 16),
-                                "height": max(112, opts.height // 16 * 16), "scale": 1.0})
-    stills = list(frame_dicts(fig))
-    # one shared tab, in order: on 2 cores more kaleido tabs (or a private pipelined instance) were slower
-    images = [iio.imread(image_bytes(f, "png", opts), extension=".png")[..., :3] for f in stills]
-    buf = io.BytesIO()
-    if fmt == "gif":
-        _write_gif(buf, images, opts.fps)
-    else:
-        iio.imwrite(buf, np.stack(images), extension=".mp4", fps=opts.fps, codec="libx264",
-                    macro_block_size=16)
-    return buf.getvalue()
-
-
-def _write_gif(buf: io.BinaryIO, images: list[np.ndarray], fps: int) -> None:
-    """Encode RGB frames as a looping GIF with ONE palette, built from a few sample frames: quantising
-    every frame on its own (median cut) cost ~3 s for 50 frames at 800×800; this costs ~0.4 s, and a
-    shared palette also keeps colours from flickering between frames."""
-    from PIL import Image
-
-    picks = np.linspace(0, len(images) - 1, min(6, len(images))).astype(int)
-    sample = np.concatenate([images[i][::2, ::2] for i in picks], axis=0)  # (6·H/2, W/2, 3)
-    palette = Image.fromarray(sample).quantize(colors=255, method=Image.Quantize.MEDIANCUT)
-    frames = [Image.fromarray(a).quantize(palette=palette, dither=Image.Dither.NONE) for a in images]
-    frames[0].save(buf, format="GIF", save_all=True, append_images=frames[1:], duration=round(1000 / fps),
-                   loop=0, optimize=False)
+    opts = render_options(fmt, opts)
+    n = max(1, len(fig.frames))
+    check_budget(fmt, opts, n)
+    priority = export_priority(n) if priority is None else priority
+    try:
+        if fmt == "mp4":
+            frames = (_rgb(png) for png in _png_stream(frame_dicts(fig), opts, {}, deadline, priority))
+            return _write_mp4(frames, raster_size(opts), opts.fps)
+        stills = list(frame_dicts(fig))  # plotly JSON, no pixels: ~0.1 MB a frame for the clock at d = 256
+        picks = sorted(set(np.linspace(0, n - 1, min(PALETTE_SAMPLES, n)).round().astype(int).tolist()))
+        done = dict(zip(picks, _png_stream([stills[i] for i in picks], opts, {}, deadline, priority),
+                        strict=True))
+        palette = _palette(done.values())
+        buf = io.BytesIO()
+        _write_gif(buf, (_rgb(png) for png in _png_stream(stills, opts, done, deadline, priority)), palette,
+                   opts.fps)
+        return buf.getvalue()
+    finally:
+        _release_memory()
 
 
 def render(fig: go.Figure, fmt: str, opts: ExportOptions | None = None, *, name: str = "",
-           params: Mapping[str, object] | None = None) -> bytes:
-    """Bytes of ``fig`` (already styled) in format ``fmt`` (one of FORMATS)."""
+           params: Mapping[str, object] | None = None, time_limit: float | None = None) -> bytes:
+    """Bytes of ``fig`` (already styled) in format ``fmt`` (one of FORMATS).
+
+    Images and animations check the budget first, then wait for one of the EXPORT_SLOTS render slots
+    (in the order of export_priority, which also orders their frames in the browser). With a
+    ``time_limit`` (seconds, queue included) an export that cannot finish in time stops with
+    ExportBusyError, waiting or rendering; the app passes DOWNLOAD_TIME_LIMIT_S.
+    """
     opts = opts or ExportOptions()
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")
-    if fmt in IMAGE_FORMATS:
-        return image_bytes(fig, fmt, opts)
     if fmt == "html":
         return html_bytes(fig)
     if fmt == "csv":
         return csv_bytes(fig)
     if fmt == "json":
         return json_bytes(fig, name, params)
-    if not fig.frames:
+    if fmt in ANIMATION_FORMATS and not fig.frames:
         raise ValueError(f"format {fmt} is only for animated figures; {name or 'this figure'} has no frames")
-    return animation_bytes(fig, fmt, opts)
+    check_budget(fmt, opts, len(fig.frames))  # before waiting in line: a refused export never queues
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    priority = export_priority(len(fig.frames) if fmt in ANIMATION_FORMATS else 1)
+    with _SLOTS.hold(time_limit, priority):
+        if fmt in IMAGE_FORMATS:
+            return image_bytes(fig, fmt, opts, deadline=deadline, priority=priority)
+        return animation_bytes(fig, fmt, opts, deadline=deadline, priority=priority)
 
 
 def export_figure(name: str, params: Mapping[str, object], fmt: str,
-                  opts: ExportOptions | None = None) -> bytes:
-    """Build the registered figure ``name`` with ``params``, style it, and return it as ``fmt`` bytes."""
+                  opts: ExportOptions | None = None, *, time_limit: float | None = None) -> bytes:
+    """Build the registered figure ``name`` with ``params``, style it, and return it as ``fmt`` bytes
+    (see ``render`` for the budget, the render slots and the time limit)."""
     opts = opts or ExportOptions()
     fig = build(name, **dict(params))
     style(fig, opts.theme, opts.presenter, opts.transparent)
-    if fmt in IMAGE_FORMATS + ANIMATION_FORMATS:
+    if fmt in RENDERED:
         fig.update_layout(width=opts.width, height=opts.height)
-    return render(fig, fmt, opts, name=name, params=params)
+    return render(fig, fmt, opts, name=name, params=params, time_limit=time_limit)
 
 
 def formats_for(name: str) -> tuple[str, ...]:

@@ -385,3 +385,304 @@ def __getattr__(name: str) -> object:
 
         return getattr(rope2d, name)
     raise AttributeError(f"module 'posviz.rope' has no attribute {name!r}")
+
+
+# ============================================================================ RoPE from first principles
+# The lesson's derivation (RoFormer §3.1–3.2; Fleetwood, seed 004): why an additive code cannot give a score
+# that depends on m − n alone, the rotation that does, q and k turning together, which pairs matter
+# (partial RoPE, p-RoPE, DeepSeek's decoupled part) and the choice of the base.
+
+ADDITIVE_TERMS = ("content·content", "content·position", "position·content", "position·position")
+TOKENS = ("same", "random")
+WEIGHTS = ("random", "identity")
+SCHEMES = ("full", "partial", "p-rope", "decoupled")
+MAX_ADDITIVE = 1024  # additive_score_terms: positions per call (five (T, T) float64 arrays: 40 MB)
+MAX_BLOCK = 256  # block_rotation: the dense (dim, dim) matrix is for looking at, not for computing
+MAX_D_MODEL = 512  # additive code: width of x, p and W
+MAX_OFFSET = 2048  # absolute_offset_scores / left_right_curves: offsets per side and the anchor shift (the PE
+# table of 3·MAX_OFFSET + 1 rows × MAX_D_MODEL stays under sinusoidal_table's cell cap)
+MAX_QK_CELLS = 1 << 18  # qk_pairs: positions × pairs (each (T, d) float64 temporary stays under 4 MB)
+QUARTER_TURN = np.pi / 2  # a pair turning less than this within the context never flips its sign there
+
+
+# ---------------------------------------------------------------------------- 1. why not just add?
+
+def additive_weights(d_model: int, seed: int = 0, weights: str = "random") -> np.ndarray:
+    """``A = W_qᵀ W_k`` (d_model, d_model): seeded standard-normal W_q, W_k scaled by 1/√d, or the identity.
+
+    The score of an additive code is ``(x_m + p_m)ᵀ A (x_n + p_n)`` (Vaswani et al. 2017, §3.2, 3.5). Seeded
+    with ``default_rng(seed)``; W_q and W_k are the first two draws.
+    """
+    d_model = check_int("d_model", d_model, 2, MAX_D_MODEL, even=True)
+    seed = check_int("seed", seed, 0, 2**32 - 1)
+    weights = check_choice("weights", weights, WEIGHTS)
+    if weights == "identity":
+        return np.eye(d_model)
+    w_q, w_k = np.random.default_rng(seed).standard_normal((2, d_model, d_model)) / np.sqrt(d_model)
+    return w_q.T @ w_k
+
+
+def additive_score_terms(n_positions: int, d_model: int = 64, base: float = 10000.0, seed: int = 0,
+                         tokens: str = "same", weights: str = "random") -> dict[str, np.ndarray]:
+    """The four (T, T) terms of ``(x_m + p_m)ᵀ A (x_n + p_n)`` and their sum, the full score.
+
+    ``x_m`` is a standard-normal token embedding (one token repeated at every position with
+    ``tokens="same"``, else a new one per position, drawn after W from the same seed); ``p_m`` is the
+    interleaved sinusoidal code (Vaswani §3.5); ``A`` from ``additive_weights``. Keys: ADDITIVE_TERMS and
+    "full", computed directly as ``(X + P) A (X + P)ᵀ`` (Transformer-XL's expansion, Dai et al. 2019, §3.3).
+    """
+    from posviz.sinusoidal import sinusoidal_table
+
+    n_positions = check_int("n_positions", n_positions, 1, MAX_ADDITIVE)
+    tokens = check_choice("tokens", tokens, TOKENS)
+    a = additive_weights(d_model, seed, weights)
+    rng = np.random.default_rng(seed)
+    rng.standard_normal((2, d_model, d_model))  # the draws additive_weights made: x comes after W
+    x = rng.standard_normal((1 if tokens == "same" else n_positions, d_model))  # (1 or T, d)
+    x = np.broadcast_to(x, (n_positions, d_model))  # (T, d)
+    p = sinusoidal_table(n_positions, d_model, base)  # (T, d)
+    terms = dict(zip(ADDITIVE_TERMS, (x @ a @ x.T, x @ a @ p.T, p @ a @ x.T, p @ a @ p.T), strict=True))
+    terms["full"] = (x + p) @ a @ (x + p).T
+    return terms
+
+
+def off_offset_residual(z: object) -> float:
+    """RMS of ``z[m, n]`` minus the mean of its diagonal (fixed m − n): 0 exactly when z depends on m − n alone.
+
+    z is a square (T, T) matrix; the residual is in z's own units, so it compares with ``RMS(z)``.
+    """
+    z = _array("z", z, max_len=MAX_GRID * MAX_GRID, max_abs=1e300, ndim=2)
+    if z.shape[0] != z.shape[1] or z.size == 0:
+        raise ValueError(f"z must be a non-empty square matrix; got shape {z.shape}")
+    t = z.shape[0]
+    offset = np.subtract.outer(np.arange(t), np.arange(t)) + t - 1  # (T, T): m − n shifted to 0 .. 2T−2
+    means = np.bincount(offset.ravel(), z.ravel()) / np.bincount(offset.ravel())  # (2T−1,)
+    return float(np.sqrt(np.mean((z - means[offset]) ** 2)))
+
+
+DEPENDENCES = ("constant", "m − n", "n", "m", "m and n")
+
+
+def dependence(z: object, rtol: float = 1e-9) -> str:
+    """What a (T, T) score term depends on, from its numbers: "constant", "m − n" (constant diagonals), "n"
+    (every row the same), "m" (every column the same) or "m and n"; equal means within ``rtol``·max|z|."""
+    z = _array("z", z, max_len=MAX_GRID * MAX_GRID, max_abs=1e300, ndim=2)
+    rtol = check_float("rtol", rtol, 0.0, 1.0)
+    tol = rtol * max(1.0, float(np.abs(z).max()) if z.size else 1.0)
+    if z.size == 0 or np.ptp(z) <= tol:
+        return "constant"
+    if off_offset_residual(z) <= tol:
+        return "m − n"
+    if np.ptp(z, axis=0).max() <= tol:
+        return "n"
+    if np.ptp(z, axis=1).max() <= tol:
+        return "m"
+    return "m and n"
+
+
+# ---------------------------------------------------------------------------- 2. derive the rotation
+
+def rotation_2d(angle: float) -> np.ndarray:
+    """The 2-D counter-clockwise rotation ``R(a) = [[cos a, −sin a], [sin a, cos a]]`` (RoFormer Eq. 13)."""
+    angle = check_float("angle", angle, -MAX_POSITION, MAX_POSITION)
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s], [s, c]])
+
+
+def block_rotation(m: float, dim: int, base: float = 10000.0) -> np.ndarray:
+    """RoFormer's ``R_m`` (Eq. 15): the (dim, dim) block-diagonal matrix of d/2 rotations ``R(m·theta_i)``.
+
+    Interleaved pairs: block i acts on channels (2i, 2i+1). Dense, so capped at dim = MAX_BLOCK; models never
+    build it (``rotate`` applies it in O(d)).
+    """
+    dim = check_int("dim", dim, 2, MAX_BLOCK, even=True)
+    m = check_float("m", m, -MAX_POSITION, MAX_POSITION)
+    out = np.zeros((dim, dim))
+    for i, a in enumerate(m * inv_freq(dim, base)):
+        out[2 * i:2 * i + 2, 2 * i:2 * i + 2] = rotation_2d(float(a))
+    return out
+
+
+def complex_pairs(x: object, layout: str = "interleaved") -> np.ndarray:
+    """Each pair (u, v) of x as the complex number ``u + i·v``, shape (dim/2,) (the view of seed 000's code)."""
+    x = _vector("x", x)
+    ch = pair_channels(x.size, layout)  # (d/2, 2)
+    return x[ch[:, 0]] + 1j * x[ch[:, 1]]
+
+
+def derivation_checks(q: object, k: object, m: float, n: float, c: float = 0.0,
+                      base: float = 10000.0) -> dict[str, float]:
+    """Each step of the derivation computed two ways; the page shows the numbers and their differences.
+
+    - ``score_matrix``: ``(R_m q)ᵀ (R_n k)`` with RoFormer's block matrices;
+    - ``score_relative``: ``qᵀ R_{n−m} k``, because ``R_mᵀ R_n = R_{n−m}`` (``composition_error``);
+    - ``score_complex``: ``Re Σ_i z^q_i conj(z^k_i) e^{i(m−n)θ_i}`` (the complex view);
+    - ``score_shifted``: the score with both positions moved by c;
+    - ``complex_error``: max |pairs of ``R_m q``  −  ``z^q·e^{imθ}``| (rotation = complex multiplication);
+    - ``norm_change``: |‖R_m q‖ − ‖q‖|. Interleaved pairs, as in RoFormer.
+    """
+    q = _vector("q", q)
+    k = _vector("k", k, q.size)
+    if q.size > MAX_BLOCK:
+        raise ValueError(f"q must have at most {MAX_BLOCK} entries (the dense R_m is built); got {q.size}")
+    c = check_float("c", c, -MAX_POSITION, MAX_POSITION)
+    theta = inv_freq(q.size, base)
+    r_m, r_n = block_rotation(m, q.size, base), block_rotation(n, q.size, base)
+    r_rel = block_rotation(float(n) - float(m), q.size, base)
+    zq, zk = complex_pairs(q), complex_pairs(k)
+    qm = r_m @ q
+    return {
+        "score_matrix": float(qm @ (r_n @ k)),
+        "score_relative": float(q @ r_rel @ k),
+        "score_complex": float(np.real(np.sum(zq * np.conj(zk) * np.exp(1j * (m - n) * theta)))),
+        "score_shifted": score(q, k, m + c, n + c, base),
+        "composition_error": float(np.abs(r_m.T @ r_n - r_rel).max()),
+        "complex_error": float(np.abs(complex_pairs(qm) - zq * np.exp(1j * m * theta)).max()),
+        "norm_change": float(abs(np.linalg.norm(qm) - np.linalg.norm(q))),
+    }
+
+
+# ---------------------------------------------------------------------------- 3. q and k turning together
+
+def qk_pairs(q: object, k: object, m: object, n: object, base: float = 10000.0,
+             layout: str = "interleaved", freqs: object = None) -> dict[str, np.ndarray]:
+    """Every pair of ``R_{m_t} q`` and ``R_{n_t} k`` for T (m_t, n_t), with each pair's share of the score.
+
+    Returns "q" and "k" (T, d/2, 2), "score" (T, d/2) = ``u_q u_k + v_q v_k`` (the scores sum over pairs) and
+    "angle" (T, d/2), the angle from k's hand to q's hand in (−π, π]: ``arg(z^q) − arg(z^k) + (m − n)θ_i``, so
+    it stays put when m and n move together. ``freqs`` (from ``pair_frequencies``; zeros allowed) replaces
+    ``base**(-2i/d)``.
+    """
+    q = _vector("q", q)
+    k = _vector("k", k, q.size)
+    m, n = _array("m", m, max_len=MAX_LENGTH), _array("n", n, max_len=MAX_LENGTH)
+    if m.shape != n.shape:
+        raise ValueError(f"m and n must have the same length; got {m.size} and {n.size}")
+    theta = inv_freq(q.size, base) if freqs is None else _array("freqs", freqs, max_len=MAX_DIM // 2, max_abs=1e6)
+    if theta.shape != (q.size // 2,):
+        raise ValueError(f"freqs must have shape (dim/2,) = ({q.size // 2},); got {theta.shape}")
+    _check_cells("m", m.size, q.size // 2, MAX_QK_CELLS)
+    ch = pair_channels(q.size, layout)  # (d/2, 2)
+    qr = rotate(np.ones((m.size, 1)) * q, m, theta, layout)[:, ch]  # (T, d/2, 2)
+    kr = rotate(np.ones((n.size, 1)) * k, n, theta, layout)[:, ch]  # (T, d/2, 2)
+    z = (qr[..., 0] + 1j * qr[..., 1]) * (kr[..., 0] - 1j * kr[..., 1])  # (T, d/2): z^q conj(z^k)
+    return {"q": qr, "k": kr, "score": z.real, "angle": np.angle(z)}
+
+
+# ---------------------------------------------------------------------------- 5. left or right, fairly
+
+def absolute_offset_scores(anchor: int, max_offset: int, d_model: int = 64, base: float = 10000.0,
+                           seed: int = 0, weights: str = "random") -> np.ndarray:
+    """``p_aᵀ A p_{a−Δ}`` for Δ = −max_offset .. max_offset: an absolute code's position·position score.
+
+    The query sits at the anchor a, the key Δ tokens to its left (right for Δ < 0); ``A`` from
+    ``additive_weights`` (a learned W is direction-aware: the curve is not even in Δ, and moves with a).
+    Shape (2·max_offset + 1,). Needs a >= max_offset (positions are >= 0).
+    """
+    from posviz.sinusoidal import sinusoidal_table
+
+    max_offset = check_int("max_offset", max_offset, 1, MAX_OFFSET)
+    anchor = check_int("anchor", anchor, max_offset, 2 * MAX_OFFSET)
+    a = additive_weights(d_model, seed, weights)
+    p = sinusoidal_table(anchor + max_offset + 1, d_model, base)  # (a + D + 1, d)
+    keys = anchor - np.arange(-max_offset, max_offset + 1)  # (2D + 1,)
+    return p[keys] @ a.T @ p[anchor]  # (2D+1,): p_a A p_key, written as (p_key Aᵀ) p_a
+
+
+def left_right_curves(dim: int = 64, base: float = 10000.0, max_offset: int = 64, c: int = 4,
+                      seed: int = 0) -> dict[str, np.ndarray]:
+    """Score against Δ = m − n (key Δ tokens left of the query) for RoPE and for an absolute code, like with like.
+
+    Query at the anchor a = max_offset and at a + c. "rope_a", "rope_ac": ``(R_a q)·(R_{a−Δ} k)`` for the seeded
+    q ≠ k, computed at those absolute positions; "rope_same": q = k. "abs_a", "abs_ac": ``p_aᵀ A p_{a−Δ}`` with a
+    learned (seeded) A; "abs_identity": A = I. Plus "deltas". Each curve (2·max_offset + 1,).
+    """
+    max_offset = check_int("max_offset", max_offset, 1, MAX_OFFSET)
+    c = check_int("c", c, 0, MAX_OFFSET)
+    q, k = sample_qk(dim, seed)
+    _check_cells("max_offset", 2 * max_offset + 1, q.size // 2, MAX_QK_CELLS)
+    deltas = np.arange(-max_offset, max_offset + 1, dtype=np.float64)  # (2D+1,)
+    theta = inv_freq(q.size, base)
+
+    def at(query: np.ndarray, key: np.ndarray, anchor: int) -> np.ndarray:  # (R_a q)·(R_{a−Δ} k) for every Δ
+        keys = rotate(np.ones((deltas.size, 1)) * key, anchor - deltas, theta)  # (2D+1, d)
+        return keys @ rotate(query[None, :], [anchor], theta)[0]
+
+    out = {"deltas": deltas}
+    for name, anchor in (("a", max_offset), ("ac", max_offset + c)):
+        out[f"rope_{name}"] = at(q, k, anchor)
+        out[f"abs_{name}"] = absolute_offset_scores(anchor, max_offset, dim, base, seed)
+    out["rope_same"] = at(q, q, max_offset)
+    out["abs_identity"] = absolute_offset_scores(max_offset, max_offset, dim, base, seed, "identity")
+    return out
+
+
+# ---------------------------------------------------------------------------- 6. which pairs matter
+
+def pair_frequencies(dim: int, base: float = 10000.0, scheme: str = "full", fraction: float = 1.0) -> np.ndarray:
+    """The frequency of every pair of a dim-channel head, 0 for pairs that are not rotated, shape (dim/2,).
+
+    - "full": ``base**(-2i/dim)``.
+    - "partial" (GPT-NeoX ``rotary_pct``, Phi, transformers' ``partial_rotary_factor``): the first
+      ``d_r = int(dim·fraction)`` channels rotate with ``base**(-2i/d_r)`` (the exponent uses d_r); the rest pass.
+    - "p-rope" (Barbero et al. 2024, §6; transformers' ``rope_type="proportional"``): the fastest
+      ``int(fraction·dim // 2)`` pairs keep ``base**(-2i/dim)``; the slowest get frequency 0.
+    - "decoupled" (DeepSeek-V2/V3 MLA): ``[nope | rope]`` channels, the last ``d_r = round(dim·fraction)``
+      rotating with ``base**(-2i/d_r)`` (V3: 128 + 64, fraction 1/3).
+    """
+    dim = check_int("dim", dim, 2, MAX_DIM, even=True)
+    scheme = check_choice("scheme", scheme, SCHEMES)
+    fraction = check_float("fraction", fraction, 0.0, 1.0)
+    if scheme == "full":
+        return inv_freq(dim, base)
+    if scheme == "p-rope":
+        kept = int(fraction * dim // 2)
+        return np.concatenate([inv_freq(dim, base)[:kept], np.zeros(dim // 2 - kept)])
+    # transformers: int(head_dim·factor) (1e-9 absorbs a product like 41.999..., which HF would floor to odd);
+    # DeepSeek's configs give the rotated width itself, so round
+    d_r = int(dim * fraction + 1e-9) if scheme == "partial" else round(dim * fraction)
+    if d_r < 2 or d_r % 2:
+        raise ValueError(f"fraction must make the rotated width dim·fraction an even number >= 2 for scheme "
+                         f"{scheme!r}; got fraction {fraction:g} ({dim}·{fraction:g} -> {d_r} channels)")
+    parts = [inv_freq(d_r, base), np.zeros((dim - d_r) // 2)]
+    return np.concatenate(parts if scheme == "partial" else parts[::-1])
+
+
+def turns_within(freqs: object, length: float) -> np.ndarray:
+    """How many full turns each pair makes over ``length`` tokens: ``length·theta_i / 2π`` (YaRN's r_i)."""
+    theta = _array("freqs", freqs, max_len=MAX_DIM // 2, max_abs=1e6)
+    length = check_float("length", length, 0.0, MAX_POSITION, lo_open=True)
+    return length * theta / TWO_PI
+
+
+def pair_roles(freqs: object, length: float) -> np.ndarray:
+    """Each pair's role over a context of ``length`` tokens, as strings (dim/2,).
+
+    "not rotated" (frequency 0), "under a quarter turn" (``length·theta_i < π/2``: cos(Δθ_i) > 0 for every
+    |Δ| < length, the pair never flips the sign of its share: a nearly position-free, semantic channel,
+    Barbero et al. 2024) or "turns".
+    """
+    angle = turns_within(freqs, length) * TWO_PI
+    return np.where(angle == 0, "not rotated", np.where(angle < QUARTER_TURN, "under a quarter turn", "turns"))
+
+
+# ---------------------------------------------------------------------------- 7. choosing the base
+
+def slowest_wavelengths(dim: int, bases: object) -> np.ndarray:
+    """Wavelength of the slowest pair, ``2π·b^((d−2)/d)``, for every base b in ``bases``, shape (B,)."""
+    dim = check_int("dim", dim, 2, MAX_DIM, even=True)
+    b = _array("bases", bases, max_len=MAX_LENGTH, max_abs=1e12)
+    if b.size and b.min() <= 1.0:
+        raise ValueError(f"bases must all be > 1; got {b.min():g}")
+    return TWO_PI * b ** ((dim - 2) / dim)
+
+
+def base_for_wavelength(dim: int, length: float) -> float:
+    """The base whose slowest pair has wavelength ``length``: ``b = (length/2π)^(d/(d−2))``, d >= 4."""
+    dim = check_int("dim", dim, 4, MAX_DIM, even=True)
+    length = check_float("length", length, TWO_PI, MAX_POSITION, lo_open=True)
+    b = (length / TWO_PI) ** (dim / (dim - 2))
+    if b > 1e12:
+        raise ValueError(f"length: the base for a slowest wavelength of {length:g} at dim {dim} would be {b:.3g}, "
+                         "above the largest base 1e12")
+    return float(b)

@@ -24,6 +24,10 @@ COLORS = ["#4f46e5", "#e69f00", "#009e73", "#d55e00", "#56b4e9", "#cc79a7", "#8c
 DIVERGING = [[0.0, "#2166ac"], [0.25, "#67a9cf"], [0.5, "#f7f7f7"], [0.75, "#ef8a62"], [1.0, "#b2182b"]]
 DIVERGING_DARK = [[0.0, "#4393c3"], [0.25, "#2b4c6f"], [0.5, "#1b1e2b"], [0.75, "#7a3b2e"], [1.0, "#e0694f"]]
 SEQUENTIAL = "Viridis"
+# One colour per context-extension method everywhere in the app (figures, tables, legends): no two
+# methods share a hue family (PI and Llama 3 were both orange).
+METHOD_COLORS = {"default": "#8a8f9c", "linear": COLORS[1], "ntk": COLORS[2], "dynamic": COLORS[4],
+                 "yarn": COLORS[0], "llama3": COLORS[5], "longrope": COLORS[6]}
 CYCLIC = "Twilight"  # for angles mod 2π: the colour at 0 equals the colour at 2π
 
 _PALETTES = {
@@ -97,11 +101,56 @@ def style(fig: go.Figure, theme: str = "light", presenter: bool = False,
     return fig
 
 
+PRESENTER_SCALE = 1.5  # presenter mode: every font and every margin grows by this factor
+
+
+def _scaled_fonts(obj: object, factor: float, default: float) -> object:
+    """A copy of the plain-JSON ``obj`` keeping only font sizes, each multiplied by ``factor`` (a font
+    without a size gets ``default`` × factor). Paths without fonts are dropped, so the result is a small
+    patch for ``update_layout`` / ``trace.update``."""
+    if isinstance(obj, list):
+        items = [_scaled_fonts(x, factor, default) for x in obj]
+        return items if any(items) else None
+    if not isinstance(obj, dict):
+        return None
+    out = {}
+    for key, value in obj.items():
+        if key == "template":
+            continue
+        if key.endswith("font") and isinstance(value, dict):
+            out[key] = {"size": round((value.get("size") or default) * factor, 1)}
+        else:
+            sub = _scaled_fonts(value, factor, default)
+            if sub:
+                out[key] = sub
+    return out or None
+
+
 def _enlarge(fig: go.Figure, base_size: int) -> None:
-    """Presenter mode: fonts ×1.5, line widths ×2, marker sizes ×1.6, readable from the back of a room."""
-    fig.update_layout(font_size=round(base_size * 1.5))
-    fig.update_annotations(font_size=round(base_size * 1.35))
+    """Presenter mode, readable from the back of a room: every font ×1.5 (the base font, titles, ticks,
+    annotations, legends, colour bars, hover labels, text traces, table cells, slider and buttons), the
+    margins ×1.5 so the larger labels still fit, line widths ×2, marker sizes ×1.6."""
+    k = PRESENTER_SCALE
+    tpl = fig.layout.template.layout
+    layout = fig.layout.to_plotly_json()
+    patch = _scaled_fonts(layout, k, base_size) or {}
+    old = {side: getattr(fig.layout.margin, side) or getattr(tpl.margin, side) or 0 for side in ("l", "r", "t", "b")}
+    margin = {side: round(v * k) for side, v in old.items()}
+    title_size = fig.layout.title.font.size or tpl.title.font.size or base_size + 4
+    # the plot keeps its height: the figure grows by what the top and bottom margins grew
+    height = (fig.layout.height or 450) + margin["t"] + margin["b"] - old["t"] - old["b"]
+    fig.update_layout(patch, font_size=round(base_size * k), margin=margin, title_font_size=round(title_size * k),
+                      hoverlabel_font_size=round(13 * k), height=height)
+    # legends, buttons and sliders placed in the margins (paper y < 0 or > 1) move out with the larger text
+    for item in [fig.layout.legend, *fig.layout.updatemenus, *fig.layout.sliders]:
+        if item.y is not None and (getattr(item, "yref", None) or "paper") == "paper" and not 0 <= item.y <= 1:
+            item.y = item.y * k if item.y < 0 else 1 + (item.y - 1) * k
     traces = list(fig.data) + [t for fr in (fig.frames or ()) for t in fr.data]
+    for trace in fig.data:
+        fonts = {key: trace[key] for key in ("textfont", "header", "cells", "marker", "colorbar") if key in trace}
+        scaled = _scaled_fonts({k2: v.to_plotly_json() for k2, v in fonts.items()}, k, base_size)
+        if scaled:
+            trace.update(scaled)
     for trace in traces:
         line = getattr(trace, "line", None)
         if line is not None and trace.type in ("scatter", "scatterpolar", "scattergl"):

@@ -95,7 +95,13 @@ def test_gates_positions_panels_share_one_pair_of_axes():
     for t, start in zip(heat, starts, strict=True):
         np.testing.assert_array_equal(arr(t.x), np.arange(L.T) + start)
         np.testing.assert_array_equal(arr(t.customdata)[-1], np.arange(L.T))  # hover names the key j, not x
-        assert t.showscale is False and "%{customdata}" in t.hovertemplate
+        assert "%{customdata}" in t.hovertemplate
+        # its own colour bar, horizontal, centred under the panel, labelled 0 and the panel's top value
+        bar = t.colorbar
+        assert bar.orientation == "h" and t.showscale is not False
+        span = starts[2] + L.T
+        assert bar.x == pytest.approx((start + L.T / 2) / span) and bar.len == pytest.approx(L.T / span)
+        assert list(bar.tickvals) == [0, t.zmax] and bar.ticktext[1] == f"{t.zmax:.3g}"
     assert [t.zmax for t in heat] == [1.0, pytest.approx(L.positions.max()), L.T - 1]
     titles = [a.text for a in fig.layout.annotations]
     assert titles[0].endswith("0 → 1") and titles[1].endswith(f"0 → {L.positions.max():.3g}")
@@ -208,3 +214,17 @@ def test_long_text_is_capped_and_said():
     fig = build("cope_tokens", text=LONG)
     assert len(fig.data[0].text) == cope.MAX_TOKENS
     assert f"first {cope.MAX_TOKENS} tokens" in fig.layout.title.text
+
+
+def test_interpolation_default_lands_between_two_integers():
+    """The default view shows an interpolation: w well inside (0, 1), the star between the two integer logits."""
+    fig = build("cope_interpolation")
+    star = next(t for t in fig.data if t.name == "interpolated pos_ij")
+    ends = next(t for t in fig.data if t.name == "⌊p⌋ and ⌈p⌉")
+    p, logit = float(star.x[0]), float(star.y[0])
+    lo, hi = (float(v) for v in ends.x)
+    w = p - lo
+    assert hi == lo + 1 and 0.1 < w < 0.9
+    z_lo, z_hi = (float(v) for v in ends.y)
+    assert logit == pytest.approx((1 - w) * z_lo + w * z_hi, abs=1e-4)
+    assert f"w = {w:.3f}" in fig.layout.title.text

@@ -104,6 +104,8 @@ EXAMPLES: dict[str, object] = {
     "cope.position_logits.positions": np.zeros((3, 3)), "pos_emb": np.ones((8, 4)), "gates": np.full((3, 3), 0.5),
     "bit": 2, "length": 7, "max_offset": 100, "scheme": "binary", "values": np.ones((3, 4)), "wavelength": 6.0,
     "index": 1, "intro.position_codes.scheme": "sinusoidal", "scaling.longrope_inv_freq.factor": 4.0,
+    "rope.freqs": [1.0, 0.1, 0.0], "rope.z": np.eye(3), "angle": 0.5, "rope.complex_pairs.x": [1.0, 2.0, 3.0, 4.0],
+    "rope.absolute_offset_scores.anchor": 100, "bases": [10.0, 1e4], "rope.scheme": "p-rope",
 }
 
 HOSTILE: tuple[tuple[str, object], ...] = (

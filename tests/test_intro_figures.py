@@ -73,8 +73,16 @@ def test_extremes_build_under_2_mb(name, params):
 
 def test_attention_figure_shows_identical_dog_rows_only_without_positions():
     fig = fig_intro.intro_attention()
-    left, right = fig.data
-    assert left.type == right.type == "heatmap"
+    left, right, strip = fig.data
+    assert left.type == right.type == strip.type == "heatmap"
+    # the strip shows the two dog rows' difference on its own scale: 0 without positions, visible with PE
+    diff = _z(strip)
+    out_pe = intro.attention_demo(positions="sinusoidal").out
+    np.testing.assert_array_equal(diff[0], np.zeros(16))
+    np.testing.assert_allclose(diff[1], out_pe[1] - out_pe[4], atol=1e-6)
+    assert strip.zmax == pytest.approx(np.abs(out_pe[1] - out_pe[4]).max(), rel=1e-6)
+    assert strip.zmax < 0.2 * np.abs(_z(right)).max()  # too small to see on the outputs' own scale
+    assert f"±{strip.zmax:.2g}" in fig.layout.annotations[2].text
     assert list(left.y) == ["0: the", "1: dog", "2: chased", "3: another", "4: dog"]
     a, b = _z(left), _z(right)
     assert a.shape == b.shape == (5, 16)
@@ -108,7 +116,7 @@ def test_hostile_text_reaches_labels_only_as_words():
     text = "<b>bold</b> <script>alert(1)</script> [x](javascript:y) &amp; **dog** dog"
     for name in ("intro_attention", "intro_shuffle"):
         fig = build(name, text=text)
-        labels = [lab for tr in fig.data for lab in tr.y]
+        labels = [lab for tr in fig.data if tr.name != "row difference" for lab in tr.y]
         assert len(labels) >= 10
         for lab in labels:
             assert re.fullmatch(r"\d+: \w+( \(was \d+\))?", lab), lab
@@ -122,8 +130,9 @@ def test_integer_ranges_band_rises_with_p_and_embedding_stays_small():
     fig = fig_intro.intro_integer_ranges(n_positions=n, d_model=d)
     assert [t.type for t in fig.data] == ["scatter"] * 6
     names = [t.name for t in fig.data if t.showlegend is not False]
-    assert names == ["embedding alone", "embedding + p (integer)", "embedding + sinusoidal PE"]
-    emb_lo, emb_hi, int_lo, int_hi, sin_lo, sin_hi = (np.asarray(t.y, dtype=np.float64) for t in fig.data)
+    # drawn back to front: the word's own thin band last, on top of the sinusoidal band it overlaps
+    assert names == ["embedding + sinusoidal PE", "embedding + p (integer)", "embedding alone"]
+    sin_lo, sin_hi, int_lo, int_hi, emb_lo, emb_hi = (np.asarray(t.y, dtype=np.float64) for t in fig.data)
     p = np.arange(n)
     np.testing.assert_allclose(int_lo, emb_lo + p, rtol=1e-6, atol=1e-5)
     np.testing.assert_allclose(int_hi, emb_hi + p, rtol=1e-6, atol=1e-5)
@@ -189,7 +198,14 @@ def test_trajectory_binary_jumps_between_corners_and_sinusoid_glides():
     np.testing.assert_array_equal(yb, [(p >> 3) & 1 for p in range(32)])
     xs, ys = np.asarray(path_s.x, dtype=float), np.asarray(path_s.y, dtype=float)
     np.testing.assert_allclose(xs**2 + ys**2, 1.0, atol=1e-6)
-    np.testing.assert_allclose(xs, np.sin(2 * np.pi * np.arange(32) / 16), atol=1e-6)
+    np.testing.assert_allclose(xs, np.cos(2 * np.pi * np.arange(32) / 16), atol=1e-6)
+    np.testing.assert_allclose(ys, np.sin(2 * np.pi * np.arange(32) / 16), atol=1e-6)
+    # counter-clockwise as p grows (the RoPE clock's sense): the cross product of successive points is > 0
+    assert np.all(xs[:-1] * ys[1:] - ys[:-1] * xs[1:] > 0)
+    # the path markers are coloured by position with a colour bar, and stay out of the legend
+    assert not path_b.showlegend and not path_s.showlegend and path_s.marker.showscale
+    np.testing.assert_array_equal(np.asarray(path_s.marker.color), np.arange(32))
+    assert path_s.marker.colorbar.title.text == "position p"
     sb, ss = np.asarray(steps_b.y, dtype=float), np.asarray(steps_s.y, dtype=float)
     np.testing.assert_allclose(sb, [math.sqrt(_trailing_ones(p) + 1) for p in range(31)], rtol=1e-6)
     assert np.ptp(ss) < 1e-5 and np.ptp(sb) > 1

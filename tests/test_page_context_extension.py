@@ -351,17 +351,18 @@ def test_dynamic_part_shows_what_transformers_keeps():
     assert shown["call 3: l = 2,048"] == "b' = 10,000"  # shorter than L: back to the original base
 
 
-@pytest.mark.parametrize("query,spacing", [({}, "every 16 tokens"), ({"s": "1", "L": "1024"}, None)])
-def test_scores_caption_says_how_the_far_view_is_sampled(query, spacing):
+@pytest.mark.parametrize("query,binned", [({}, True), ({"s": "1", "L": "1024"}, False)])
+def test_scores_caption_says_how_the_far_view_is_drawn(query, binned):
     at = run_page(PAGE, {"part": "scores", **query})
     assert_clean(at)
     caption = _caption(at, "Left, every token")
     far = chart_specs(at)[0]["layout"]["annotations"]
-    samples = next(a["text"] for a in far if a["text"].startswith("far:"))
-    if spacing:
-        assert spacing in caption and "2,000 samples" in samples
+    title = next(a["text"] for a in far if a["text"].startswith("far:"))
+    if binned:  # L' = 8 × 4096: 1,000 bins of 32.8 tokens, each a mean line and a min..max band
+        width = (8 * 4096 + 1) / 1000
+        assert f"each bin of {width:,.3g} tokens" in caption and f"bins of {width:.3g}" in title
     else:
-        assert "every token is drawn there" in caption and "1,025 samples" in samples
+        assert "every token is drawn there" in caption and "every Δ up to L' = 1,024" in title
 
 
 def test_temperature_and_entropy_captions_follow_the_factor():

@@ -14,12 +14,17 @@ from posviz.figures import rope as rf
 from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, number_items, numbers, run_page, warnings_text
 
 PAGE = "pages/3_RoPE.py"
-GLOBAL = ["d", "base", "n", "layout", "seed", "m", "kpos", "c", "part"]
+GLOBAL = ["d", "base", "n", "layout", "seed", "m", "kpos", "c", "pair", "part"]
 CLOCK = ["m_max", "frames", "preset", "pairs", "angles"]
 # every part draws one chart (a slider move redraws one chart); first words of its title
-PARTS = {"clock": "Clock hands", "tables": "Angle m·θ_i", "cossin": "cos/sin tables", "relative": "Score q_m·k_n",
-         "leftright": "Left or right?", "layouts": "Pairs in both layouts", "mixed": "Norm after rotation",
-         "decay": "The 'long-term decay'", "pitfalls": "float32 angle error"}
+PARTS = {"add": "Additive code, four terms", "derive": "From one plane to d/2 planes",
+         "together": "q at m + c and k at n + c", "clock": "Clock hands", "tables": "Angle m·θ_i",
+         "cossin": "cos/sin tables", "relative": "Score q_m·k_n", "leftright": "Left or right, like with like",
+         "layouts": "Pairs in both layouts", "mixed": "Norm after rotation", "decay": "The 'long-term decay'",
+         "pairs": "Turns per pair within L", "base": "Choosing the base", "pitfalls": "float32 angle error"}
+LABELS = ["1. Why not just add?", "2. Derive the rotation", "3. q and k turn together", "4. Clock hands",
+          "5a. Angles", "5b. Stored tables", "6a. Only m − n matters", "6b. Left or right", "7a. Two layouts",
+          "7b. Mixed layout", "8. The decay story", "9. Which pairs matter", "10. Choosing the base", "11. Pitfalls"]
 
 
 def arr(v) -> np.ndarray:
@@ -41,7 +46,7 @@ def checks(at) -> list[str]:
 
 @pytest.mark.parametrize("part,words", sorted(PARTS.items()))
 def test_every_part_at_defaults_draws_one_chart(part, words):
-    at = run_page(PAGE, query={"part": part} if part != "clock" else None)
+    at = run_page(PAGE, query={"part": part} if part != "add" else None)
     assert_clean(at)
     assert warnings_text(at) == ""
     specs = chart_specs(at)
@@ -50,18 +55,18 @@ def test_every_part_at_defaults_draws_one_chart(part, words):
     assert all(c.startswith("✅") for c in checks(at))
 
 
-def test_every_part_is_offered_and_old_links_open_the_first_half():
+def test_every_part_is_offered_in_a_newcomers_order_and_old_links_open_their_part():
     at = run_page(PAGE)
-    assert at.radio(key="rope.part").options == [
-        "1. Clock hands", "2a. Angles", "2b. Stored tables", "3a. Only m − n matters", "3b. Left or right",
-        "4a. Two layouts", "4b. Mixed layout", "5. The decay story", "6. Pitfalls"]
-    # links shared before the split (part=tables, relative, layouts) open the first chart of the old part
-    for part, words in (("tables", "Angle m·θ_i"), ("relative", "Score q_m·k_n"), ("layouts", "Pairs in both")):
+    assert at.radio(key="rope.part").options == LABELS
+    assert title(chart_specs(at)[0]).startswith(PARTS["add"])  # a bare link starts at the question
+    # every key a link could carry before this lesson was rebuilt opens the part it opened then
+    for part, words in (("clock", "Clock hands"), ("tables", "Angle m·θ_i"), ("relative", "Score q_m·k_n"),
+                        ("layouts", "Pairs in both"), ("leftright", "Left or right")):
         assert title(chart_specs(run_page(PAGE, query={"part": part}))[0]).startswith(words)
 
 
 def test_clock_defaults():
-    at = run_page(PAGE)
+    at = run_page(PAGE, query={"part": "clock"})
     clock = chart_specs(at)[0]
     assert len(clock["frames"]) == 31  # positions 0, 1, ..., 30: one token per frame
     # d = 64 -> 32 pairs, of which 16 are drawn by default, pair 0 (fastest) to pair 31 (slowest)
@@ -77,7 +82,7 @@ def test_clock_defaults():
 
 
 def test_clock_angle_labels_on_request():
-    at = run_page(PAGE, query={"angles": "1"})
+    at = run_page(PAGE, query={"angles": "1", "part": "clock"})
     assert_clean(at)
     clock = chart_specs(at)[0]
     angle_line = clock["data"][5]
@@ -100,24 +105,32 @@ def test_relative_part_numbers_and_grid():
     assert m["q_m·k_n"] == m["q_(m+c)·k_(n+c)"]
     assert m["‖q‖"] == m["‖R_m q‖"]
     assert len(checks(at)) == 1
+    marks = [t["name"] for t in grid_spec["data"][1:]]  # the cells the numbers quote, and their diagonal
+    assert marks == ["the diagonal m − n = 3", f"(m, n) = (5, 2): score {rope.score(q, k, 5, 2):.4f}",
+                     f"(m + c, n + c) = (9, 6): score {rope.score(q, k, 9, 6):.4f}"]
+    assert f"both score {rope.score(q, k, 5, 2):.4f}" in at.caption[0].value
+    far = run_page(PAGE, query={"part": "relative", "n": "8"})
+    assert "beyond the N positions shown" in far.caption[0].value
 
 
-def test_left_right_part_numbers_and_curves():
+def test_left_right_part_compares_like_with_like():
     at = run_page(PAGE, query={"part": "leftright"})
-    (vs_spec,) = chart_specs(at)
-    assert "Left or right" in title(vs_spec)
-    rope_at, mirror = arr(vs_spec["data"][0]["y"]), arr(vs_spec["data"][1]["y"])
-    np.testing.assert_allclose(mirror, rope_at[::-1], atol=1e-5)  # the mirror curve is the score at -Δ
-    assert np.abs(rope_at - mirror).max() > 0.1  # and RoPE's score tells the two sides apart
+    assert_clean(at)
+    (spec,) = chart_specs(at)
+    cur = rope.left_right_curves(64, 10000.0, 64, 4, 0)
+    np.testing.assert_allclose(arr(spec["data"][0]["y"]), cur["rope_a"], atol=1e-4)
+    np.testing.assert_allclose(arr(spec["data"][4]["y"]), cur["abs_ac"], atol=1e-4)
     m = numbers(at)
-    q, k = rope.sample_qk(64, 0)
-    assert float(m["RoPE score at Δ = m − n"]) == pytest.approx(rope.score(q, k, 5, 2), rel=1e-5)
-    assert m["RoPE score at Δ = m − n"] != m["RoPE score at −Δ"]
-    assert m["sinusoidal PE·PE at Δ"] == m["sinusoidal PE·PE at −Δ"]
+    assert float(m["RoPE: max |S at query 64 − S at 68|"]) < 1e-9  # RoPE: the anchor does not matter
+    assert float(m["absolute + learned W: same"]) > 1.0  # the absolute code: it does
+    assert float(m["RoPE, q = k"]) < 1e-9 and float(m["absolute, W = I"]) < 1e-9  # both symmetric cases
+    assert float(m["RoPE, q ≠ k: max |S(Δ) − S(−Δ)|"]) > 1 and float(m["absolute + learned W"]) > 1
+    caption = at.caption[0].value
+    assert "for any q and k" in caption and "cannot tell" not in caption
 
 
 def test_layouts_part_check_and_pairing():
-    at = run_page(PAGE, query={"part": "layouts", "d": "8"})
+    at = run_page(PAGE, query={"part": "layouts"})  # the diagram opens at 8 channels whatever d is
     assert_clean(at)
     pairing = chart_specs(at)[0]
     perm = arr(pairing["data"][0]["x"]).reshape(-1, 3)
@@ -174,7 +187,7 @@ def test_largest_settings_cap_say_so_and_stay_fast():
 
 
 def test_slider_change_redraws():
-    at = run_page(PAGE)
+    at = run_page(PAGE, query={"part": "clock"})
     at.slider(key="rope.d").set_value(128).run()
     assert_clean(at)
     specs = chart_specs(at)
@@ -232,11 +245,15 @@ def test_garbage_in_every_query_parameter(garbage):
     at = run_page(PAGE, query=dict.fromkeys(GLOBAL + CLOCK, garbage))
     assert_clean(at)
     text = warnings_text(at)
-    for name in GLOBAL + CLOCK:
+    for name in GLOBAL:  # the clock's own controls are read on the clock part only (below)
         assert f"`{name}`" in text, (name, text)
+    clock = run_page(PAGE, query={**dict.fromkeys(CLOCK, garbage), "part": "clock"})
+    assert_clean(clock)
+    assert all(f"`{name}`" in warnings_text(clock) for name in CLOCK), warnings_text(clock)
     assert "default" in text
     specs = chart_specs(at)
-    assert len(specs) == 1 and specs[0]["data"][1]["text"][-1].startswith("i=31,")  # clock part, d = 64
+    assert len(specs) == 1 and title(specs[0]).startswith(PARTS["add"])  # the first part, at d = 64
+    assert "d = 64" in title(specs[0])
     rendered = " ".join(md.value for md in at.markdown)
     assert "<script>" not in rendered
 
@@ -247,3 +264,117 @@ def test_garbage_in_decay_control(garbage):
     assert_clean(at)
     assert "`max_delta`" in warnings_text(at) and "1024" in warnings_text(at)
     assert len(arr(chart_specs(at)[0]["data"][0]["y"])) == 1025
+
+
+# ---------------------------------------------------------------------------- the parts from first principles
+
+def test_add_part_terms_sum_back_and_the_caption_reads_the_numbers():
+    at = run_page(PAGE, query={"part": "add"})
+    assert checks(at) and all(c.startswith("✅") for c in checks(at))
+    assert "The four terms add up to the full score" in checks(at)[0]
+    terms = rope.additive_score_terms(64, 64, 10000.0, 0, "same", "random")
+    m = numbers(at)
+    z = terms["position·position"]
+    assert m["RMS, position·position"] == f"{np.sqrt(np.mean(z**2)):.3g}"
+    assert m["RMS along diagonals, position·position"] == f"{rope.off_offset_residual(z):.2g}"
+    caption = at.caption[0].value
+    assert "content·position: a function of the key's position n alone (absolute)" in caption
+    assert "position·position: changes with m and n, not with m − n alone" in caption
+    assert f"RMS {rope.off_offset_residual(terms['full']):.3g}" in caption
+    ident = run_page(PAGE, query={"part": "add", "weights": "identity", "tokens": "random", "add_T": "256"})
+    assert_clean(ident)
+    assert "position·position: a function of m − n alone (relative)" in ident.caption[0].value
+    assert checks(ident)[0].startswith("✅")
+
+
+@pytest.mark.parametrize("query", [{}, dict(d="256", m="8192", kpos="0", c="8192", pair="127", base="1e+07"),
+                                   dict(d="2", m="0", kpos="0", c="0")])
+def test_derive_part_every_step_checks_out(query):
+    at = run_page(PAGE, query={"part": "derive", **query})
+    assert_clean(at)
+    assert warnings_text(at) == ""
+    assert len(checks(at)) == 3 and all(c.startswith("✅") for c in checks(at))
+    d, m, n = int(query.get("d", 64)), int(query.get("m", 5)), int(query.get("kpos", 2))
+    q, k = rope.sample_qk(d, 0)
+    values = numbers(at)
+    expected = rope.score(q, k, m, n, float(query.get("base", 1e4)))
+    for label in ("(R_m q)ᵀ(R_n k)", "qᵀ R_(n−m) k", "Re Σ z^q conj(z^k) e^(i(m−n)θ)", "score at (m + c, n + c)"):
+        assert float(values[label]) == pytest.approx(expected, rel=1e-8, abs=1e-8)
+
+
+def test_together_part_quotes_the_numbers_the_animation_keeps():
+    at = run_page(PAGE, query={"part": "together", "pair": "3", "c_max": "40", "qk_frames": "13"})
+    assert_clean(at)
+    (spec,) = chart_specs(at)
+    assert len(spec["frames"]) == 13
+    q, k = rope.sample_qk(64, 0)
+    s0, s1 = rope.score(q, k, 5, 2), rope.score(q, k, 45, 42)
+    caption = at.caption[0].value
+    assert f"the whole score stays {s0:+.4f}" in caption and f"{s1:+.4f}" == f"{s0:+.4f}"
+    assert f"Pair 3 turns by c·θ = {40 * rope.inv_freq(64)[3]:.3g} rad" in caption
+    last = spec["frames"][-1]["data"][-1]["text"][0]
+    assert f"whole score q·k = {s1:+.4f}" in last and last.startswith("c = 40:")
+    assert spec["layout"]["updatemenus"][0]["buttons"][0]["args"][1]["frame"]["redraw"] is False
+
+
+@pytest.mark.parametrize("scheme,share,d", [("full", "1", "64"), ("partial", "0.25", "64"), ("p-rope", "0.75", "64"),
+                                            ("decoupled", "1/3", "192"), ("partial", "0.125", "2")])
+def test_pairs_part_counts_match_the_math(scheme, share, d):
+    at = run_page(PAGE, query={"part": "pairs", "scheme": scheme, "share": share, "d": d})
+    assert_clean(at)
+    assert warnings_text(at) == ""
+    dim = int(d)
+    pairs = max(1, round(dim * (1 / 3 if share == "1/3" else float(share)) / 2))
+    roles = rope.pair_roles(rope.pair_frequencies(dim, 10000.0, scheme, 2 * pairs / dim), 4096)
+    m = numbers(at)
+    assert int(m["pairs that turn"]) == (roles == "turns").sum()
+    assert int(m["not rotated"]) == (roles == "not rotated").sum()
+    assert f"{(roles == 'not rotated').sum()} do not turn at all" in at.caption[0].value
+    if scheme == "decoupled":  # DeepSeek-V3's 128 + 64 channels
+        assert int(m["not rotated"]) == 64 and "128 channels without position" in at.caption[0].value
+
+
+def test_base_part_numbers_and_link_to_context_extension():
+    at = run_page(PAGE, query={"part": "base", "d": "128", "base": "500000", "L": "8192"})
+    assert_clean(at)
+    m = numbers(at)
+    lam = rope.wavelengths(128, 500000.0)
+    assert m["slowest wavelength (tokens)"] == f"{lam[-1]:,.0f}"
+    assert m["pairs with λ_i > L"] == f"{(lam > 8192).sum()} of 64"
+    assert m["b* (slowest λ = L)"] == f"{rope.base_for_wavelength(128, 8192):,.0f}"
+    link = next(md.value for md in at.markdown if "Context extension" in md.value)
+    assert "/Context_extension?d=128&base=500000&L=8192&part=pairs" in link
+    small = run_page(PAGE, query={"part": "base", "d": "4"})
+    assert not [md.value for md in small.markdown if "Context extension" in md.value]  # its d starts at 8
+
+
+@pytest.mark.parametrize("garbage", ["abc", "nan", "1e309", "<script>alert(1)</script>", "-1"])
+def test_garbage_in_the_new_parts_controls(garbage):
+    for part, names in (("add", ["add_T", "tokens", "weights"]), ("together", ["c_max", "qk_frames", "pair"]),
+                        ("pairs", ["scheme", "share", "ctx"]), ("base", ["L"]), ("leftright", ["lr_max"]),
+                        ("layouts", ["pd"])):
+        at = run_page(PAGE, query={"part": part, **dict.fromkeys(names, garbage)})
+        assert_clean(at)
+        text = warnings_text(at)
+        for name in names:
+            assert f"`{name}`" in text, (part, name, text)
+        assert len(chart_specs(at)) == 1
+
+
+def test_claims_about_models_in_the_pairs_part():
+    """The pairs part names models: GPT-NeoX 20B rotates a quarter of each head, DeepSeek-V3 rotates 64 of 192
+    channels (128 without position), and Phi models use transformers' partial_rotary_factor below 1."""
+    import warnings
+
+    from transformers import PhiConfig
+
+    from posviz import presets
+
+    neox = presets.get_preset("GPT-NeoX 20B").config
+    assert neox["rotary_pct"] == 0.25
+    ds = presets.get_preset("DeepSeek-V3").config
+    assert (ds["qk_nope_head_dim"], ds["qk_rope_head_dim"]) == (128, 64)
+    assert ds["qk_rope_head_dim"] / (ds["qk_nope_head_dim"] + ds["qk_rope_head_dim"]) == pytest.approx(1 / 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert PhiConfig().rope_parameters["partial_rotary_factor"] < 1

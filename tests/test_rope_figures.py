@@ -22,8 +22,17 @@ LARGEST = dict(dim=256, base=1e7, n_positions=8192, max_delta=8192, m_max=8192.0
                max_offset=8192, max_position=100_000_000, n_samples=4096)
 
 
+# caps of the new parts' math (rope.MAX_ADDITIVE positions; qk cells: 2·max_offset + 1 rows × d/2 pairs <= 2^18)
+LARGEST_BY_NAME = {"rope_additive_terms": dict(n_positions=rope.MAX_ADDITIVE),
+                   "rope_left_right": dict(max_offset=1000, c=rope.MAX_OFFSET),
+                   "rope_qk_turn": dict(c_max=1e6, m=1e6, n=1e6),
+                   "rope_pair_roles": dict(context=10**7)}
+ANIMATED = {"rope_clock", "rope_qk_turn"}
+
+
 def _largest(name: str) -> dict:
-    return {k: v for k, v in LARGEST.items() if k in FIGURES[name].defaults()}
+    out = {k: v for k, v in LARGEST.items() if k in FIGURES[name].defaults()}
+    return out | LARGEST_BY_NAME.get(name, {})
 
 
 def arr(v) -> np.ndarray:
@@ -45,8 +54,7 @@ def _size(fig) -> int:
 
 def test_every_builder_is_registered():
     assert sorted(n for n in FIGURES if n.startswith("rope_")) == NAMES
-    assert FIGURES["rope_clock"].animated
-    assert not any(FIGURES[n].animated for n in NAMES if n != "rope_clock")
+    assert {n for n in NAMES if FIGURES[n].animated} == ANIMATED
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -101,9 +109,11 @@ def test_clock_frames_controls_and_payload():
     go.Figure(fig.to_plotly_json())  # frames built without validation for speed: every attribute must be valid
     dark = theme.style(build("rope_clock"), "dark").to_dict()["layout"]["template"]
     assert dark["layout"]["paper_bgcolor"] == "#0f1117"  # the theme's template really applies
-    stills = list(export.frame_figures(fig))  # what the GIF/MP4 export renders
+    stills = list(export.frame_dicts(fig))  # what the GIF/MP4 export renders
     assert len(stills) == rf.MAX_FRAMES
-    assert arr(stills[-1].data[3].x).tolist() == arr(ft(fig, -1, 3).x).tolist()
+    assert arr(stills[-1]["data"][3]["x"]).tolist() == arr(ft(fig, -1, 3).x).tolist()
+    assert arr(stills[0]["data"][3]["x"]).tolist() != arr(stills[-1]["data"][3]["x"]).tolist()
+    go.Figure(stills[-1])  # every still is a valid figure
 
 
 def test_clock_builds_fast():
@@ -346,4 +356,161 @@ def test_data_exports(name):
     assert csv.count("\n") > 5
     assert export.export_figure(name, {}, "json").startswith(b"{")
     assert b"plotly" in export.export_figure(name, {}, "html")[:5000].lower()
-    assert ("gif" in export.formats_for(name)) == (name == "rope_clock")
+    assert ("gif" in export.formats_for(name)) == (name in ANIMATED)
+
+
+# ---------------------------------------------------------------------------- RoPE from first principles (issue 19)
+
+def test_additive_terms_figure_plots_the_math_on_one_scale():
+    fig = build("rope_additive_terms", dim=16, n_positions=20, seed=2, tokens="random")
+    terms = rope.additive_score_terms(20, 16, 10000.0, 2, "random")
+    assert [t.name for t in fig.data] == list(rope.ADDITIVE_TERMS)
+    for trace, name in zip(fig.data, rope.ADDITIVE_TERMS, strict=True):
+        np.testing.assert_allclose(np.asarray(trace.z, dtype=np.float64), terms[name], atol=1e-4)
+    assert len({(t.zmin, t.zmax) for t in fig.data}) == 1  # one colour scale: sizes compare
+    titles = [a.text for a in fig.layout.annotations]
+    z = terms["position·position"]
+    assert f"RMS {np.sqrt(np.mean(z**2)):.3g}" in titles[3]
+    assert f"RMS along diagonals {rope.off_offset_residual(z):.2g}" in titles[3]
+    big = build("rope_additive_terms", n_positions=rope.MAX_ADDITIVE)
+    assert sum(np.asarray(t.z).size for t in big.data) <= 4 * rf.MAX_TERM_POSITIONS**2
+    assert "shown" in big.layout.title.text
+
+
+def test_derivation_figure_hands_and_matrix():
+    fig = build("rope_derivation", dim=8, base=100.0, m=5.0, n=2.0, pair=1, seed=3)
+    q, k = rope.sample_qk(8, 3)
+    theta = rope.inv_freq(8, 100.0)[1]
+    zq = complex(q[2], q[3])
+    tip = next(t for t in fig.data if t.name == "e^(imθ)·q, m = 5")
+    expected = zq * np.exp(1j * 5 * theta) / abs(zq)
+    assert (tip.x[1], tip.y[1]) == pytest.approx((expected.real, expected.imag), abs=1e-9)
+    heat = next(t for t in fig.data if t.type == "heatmap")
+    np.testing.assert_allclose(np.asarray(heat.z, dtype=np.float64), rope.block_rotation(5.0, 8, 100.0), atol=1e-6)
+    between = rope.qk_pairs(q, k, [5.0], [2.0], 100.0)["angle"][0, 1]
+    assert any(t.name == f"angle k → q = {between:.3f} rad" for t in fig.data)
+    big = build("rope_derivation", dim=64)
+    assert np.asarray(next(t for t in big.data if t.type == "heatmap").z).shape == (16, 16)
+
+
+def test_qk_turn_hands_turn_together_and_the_score_stays():
+    dim, base, m, n, c_max, frames = 8, 100.0, 5.0, 2.0, 12.0, 25
+    fig = build("rope_qk_turn", dim=dim, base=base, m=m, n=n, pair=1, c_max=c_max, n_frames=frames, seed=4)
+    q, k = rope.sample_qk(dim, 4)
+    theta = rope.inv_freq(dim, base)
+    assert len(fig.frames) == frames and list(fig.frames[0].traces) == [1, 2, 3, 5, 6, 7]
+    shifts = np.linspace(0, c_max, frames)
+    zq, zk = complex(q[2], q[3]), complex(k[2], k[3])
+    for f in (0, 7, frames - 1):
+        qx, qy = arr(ft(fig, f, 1).x)[1], arr(ft(fig, f, 1).y)[1]
+        want = zq * np.exp(1j * (m + shifts[f]) * theta[1]) / abs(zq)
+        assert (qx, qy) == pytest.approx((want.real, want.imag), abs=1e-5)
+        kx, ky = arr(ft(fig, f, 2).x)[1], arr(ft(fig, f, 2).y)[1]
+        angle = np.angle(complex(qx, qy) * np.conj(complex(kx, ky)))
+        assert angle == pytest.approx(np.angle(zq * np.conj(zk) * np.exp(1j * (m - n) * theta[1])), abs=1e-5)
+        status = ft(fig, f, 7).text[0]
+        assert f"whole score q·k = {rope.score(q, k, m + shifts[f], n + shifts[f], base):+.4f}" in status
+        assert f"c = {shifts[f]:.3g}:" in status
+    texts = {ft(fig, f, 7).text[0].split("share")[1] for f in range(frames)}
+    assert len(texts) == 1  # the pair's share and the whole score print the same in every frame
+    small_q = arr(ft(fig, -1, 5).x).astype(np.float64).reshape(-1, 3)
+    assert small_q.shape[0] == 4  # d = 8: all four pairs as small clocks
+    steps = fig.layout.sliders[0].steps
+    assert {s.args[0][0] for s in steps} <= {fr.name for fr in fig.frames}
+    assert fig.layout.updatemenus[0].buttons[0].args[1]["frame"]["redraw"] is False
+    go.Figure(fig.to_plotly_json())  # frames built without validation: every attribute must be valid
+    assert len(list(export.frame_figures(fig))) == frames
+    assert len(arr(ft(build("rope_qk_turn", dim=256), 0, 5).x)) == 3 * rf.MAX_TURN_PAIRS
+
+
+def test_score_grid_marks_the_quoted_cells_and_their_diagonal():
+    fig = build("rope_score_grid", dim=16, n_positions=32, m=5, n=2, c=4)
+    q, k = rope.sample_qk(16, 0)
+    line, first, second = fig.data[1:]
+    assert list(line.x) == [0, 28] and list(line.y) == [3, 31]  # m − n = 3 across the 32 positions
+    assert (first.x[0], first.y[0]) == (2, 5) and (second.x[0], second.y[0]) == (6, 9)
+    assert first.name == f"(m, n) = (5, 2): score {rope.score(q, k, 5, 2):.4f}"
+    assert second.name == f"(m + c, n + c) = (9, 6): score {rope.score(q, k, 9, 6):.4f}"
+    z = np.asarray(fig.data[0].z, dtype=np.float64)
+    assert z[5, 2] == pytest.approx(z[9, 6], abs=1e-4) == pytest.approx(rope.score(q, k, 5, 2), abs=1e-4)
+    swapped = build("rope_score_grid", dim=16, n_positions=32, m=5, n=2, c=4, swap=True)
+    zs = np.asarray(swapped.data[0].z, dtype=np.float64)
+    assert swapped.data[2].name.endswith(f"score {zs[5, 2]:.4f}")  # the mark quotes the cell it sits on
+    beyond = build("rope_score_grid", n_positions=8, m=5, n=2, c=4)
+    assert "(m + c, n + c) beyond the positions shown" in beyond.layout.title.text and len(beyond.data) == 3
+    assert len(build("rope_score_grid").data) == 1  # no marks unless m and n are given
+
+
+def test_left_right_figure_compares_like_with_like():
+    fig = build("rope_left_right", dim=32, max_offset=20, c=5, seed=1)
+    cur = rope.left_right_curves(32, 10000.0, 20, 5, 1)
+    keys = ["rope_a", "rope_ac", "rope_same", "abs_a", "abs_ac", "abs_identity"]
+    for trace, key in zip(fig.data, keys, strict=True):
+        np.testing.assert_allclose(np.asarray(trace.y, dtype=np.float64), cur[key], atol=1e-4)
+    assert fig.data[0].name == "RoPE, q ≠ k, query at 20" and fig.data[1].name == "RoPE, q ≠ k, query at 25"
+    assert np.asarray(fig.data[0].x)[0] == -20
+
+
+def test_pair_roles_figure_counts_and_floor():
+    fig = build("rope_pair_roles", dim=64, scheme="p-rope", fraction=0.75, context=4096)
+    names = [t.name for t in fig.data]
+    assert "turns (24)" in names and "not rotated (8)" in names
+    full = fig.data[0]
+    np.testing.assert_allclose(np.asarray(full.y, dtype=np.float64), rope.turns_within(rope.inv_freq(64), 4096),
+                               rtol=1e-6)
+    zero = next(t for t in fig.data if t.name == "not rotated (8)")
+    assert list(zero.x) == list(range(24, 32)) and np.ptp(np.asarray(zero.y)) == 0
+    assert float(zero.y[0]) < float(np.asarray(full.y).min())  # drawn below every turning pair
+    ds = build("rope_pair_roles", dim=192, scheme="decoupled", fraction=1 / 3)
+    assert {t.name for t in ds.data} >= {"not rotated (64)", "under a quarter turn (4)", "turns (28)"}
+
+
+def test_base_choice_marks_the_base_and_b_star():
+    fig = build("rope_base_choice", dim=64, base=10000.0, train_length=4096)
+    lam, _, count, here, star = fig.data
+    x = np.asarray(lam.x, dtype=np.float64)
+    np.testing.assert_allclose(np.asarray(lam.y, dtype=np.float64), 2 * np.pi * x ** (62 / 64), rtol=1e-5)
+    j = 120
+    assert count.y[j] == (rope.wavelengths(64, float(x[j])) > 4096).sum()
+    assert star.x[0] == pytest.approx(rope.base_for_wavelength(64, 4096))
+    assert here.name == f"b = 10000: slowest λ = {rope.wavelengths(64)[-1]:,.0f}, 9 of 32 pairs with λ_i > L"
+    assert len(build("rope_base_choice", dim=2).data) == 4  # d = 2: one pair at θ = 1, no b*
+
+
+@pytest.mark.parametrize("name,params,word", [
+    ("rope_additive_terms", dict(tokens="few"), "tokens"),
+    ("rope_additive_terms", dict(n_positions=rope.MAX_ADDITIVE + 1), "n_positions"),
+    ("rope_derivation", dict(pair=4), "pair"),
+    ("rope_qk_turn", dict(n_frames=1), "n_frames"),
+    ("rope_qk_turn", dict(c_max=0.0), "c_max"),
+    ("rope_score_grid", dict(m=-2), "m"),
+    ("rope_left_right", dict(max_offset=0), "max_offset"),
+    ("rope_pair_roles", dict(scheme="partial", fraction=0.4), "fraction"),
+    ("rope_pair_roles", dict(scheme="nope"), "scheme"),
+    ("rope_base_choice", dict(train_length=2), "train_length"),
+])
+def test_new_figures_name_a_bad_parameter(name, params, word):
+    with pytest.raises(ValueError, match=word):
+        build(name, **params)
+
+
+def test_cli_exports_the_qk_animation_as_gif_and_mp4(tmp_path):
+    """`python -m posviz export rope_qk_turn ... -o x.gif -o x.mp4`: every frame in the GIF, and the hands move."""
+    import subprocess
+    import sys
+
+    import imageio.v3 as iio
+
+    from tests.browser.conftest import ROOT, _need_browser
+
+    _need_browser()
+    gif, mp4 = tmp_path / "qk.gif", tmp_path / "qk.mp4"
+    cmd = [sys.executable, "-m", "posviz", "export", "rope_qk_turn", "--n_frames", "6", "--c_max", "3",
+           "--width", "480", "--height", "320", "--fps", "4", "-o", str(gif), "-o", str(mp4)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    frames = iio.imread(gif.read_bytes(), extension=".gif", index=None)
+    assert frames.shape[:3] == (6, 320, 480)
+    assert not np.array_equal(frames[0], frames[-1])  # the hands turned
+    data = mp4.read_bytes()
+    assert data[4:8] == b"ftyp" and len(data) > 2000

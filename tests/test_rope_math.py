@@ -343,20 +343,43 @@ PUBLIC = {
 }
 ALIASES: dict[str, tuple[str, ...]] = {}
 
+# RoPE from first principles (issue 19)
+NEW_PUBLIC = {
+    "additive_weights": (rope.additive_weights, ("d_model", "seed", "weights")),
+    "additive_score_terms": (rope.additive_score_terms, ("n_positions", "d_model", "base", "seed", "tokens",
+                                                         "weights")),
+    "off_offset_residual": (rope.off_offset_residual, ("z",)),
+    "rotation_2d": (rope.rotation_2d, ("angle",)),
+    "block_rotation": (rope.block_rotation, ("m", "dim", "base")),
+    "complex_pairs": (rope.complex_pairs, ("x", "layout")),
+    "derivation_checks": (rope.derivation_checks, ("q", "k", "m", "n", "c", "base")),
+    "qk_pairs": (rope.qk_pairs, ("q", "k", "m", "n", "base", "layout", "freqs")),
+    "absolute_offset_scores": (rope.absolute_offset_scores, ("anchor", "max_offset", "d_model", "base", "seed",
+                                                             "weights")),
+    "left_right_curves": (rope.left_right_curves, ("dim", "base", "max_offset", "c", "seed")),
+    "pair_frequencies": (rope.pair_frequencies, ("dim", "base", "scheme", "fraction")),
+    "turns_within": (rope.turns_within, ("freqs", "length")),
+    "pair_roles": (rope.pair_roles, ("freqs", "length")),
+    "slowest_wavelengths": (rope.slowest_wavelengths, ("dim", "bases")),
+    "base_for_wavelength": (rope.base_for_wavelength, ("dim", "length")),
+}
+
 
 def _finite(out: object) -> bool:
     if isinstance(out, dict):
         return all(_finite(v) for v in out.values())
     if isinstance(out, tuple):
         return all(_finite(v) for v in out)
+    if np.asarray(out).dtype.kind == "U":  # labels (pair_roles)
+        return True
     return bool(np.isfinite(np.asarray(out, dtype=np.float64)).all())
 
 
-@pytest.mark.parametrize("fname", sorted(PUBLIC))
+@pytest.mark.parametrize("fname", sorted(PUBLIC | NEW_PUBLIC))
 @settings(max_examples=40, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_fuzz_public_functions(fname, data):
-    fn, names = PUBLIC[fname]
+    fn, names = (PUBLIC | NEW_PUBLIC)[fname]
     args = {n: data.draw(junk, label=n) for n in names}
     try:
         out = fn(**args)
@@ -380,6 +403,318 @@ def test_fuzz_apply_rope(x, pos, theta, layout):
     else:
         assert out.shape == t.shape
         assert torch.isfinite(out).all()
+
+
+# ============================================================================ RoPE from first principles (issue 19)
+
+def _seeded_inputs(n_positions: int, d: int, seed: int, tokens: str):
+    """W_q, W_k and the token embeddings drawn the way the docstring of additive_score_terms says."""
+    rng = np.random.default_rng(seed)
+    w_q, w_k = rng.standard_normal((2, d, d)) / math.sqrt(d)
+    x = rng.standard_normal((1 if tokens == "same" else n_positions, d))
+    return w_q, w_k, np.broadcast_to(x, (n_positions, d))
+
+
+def naive_sinusoid(pos: int, d: int, base: float) -> np.ndarray:
+    """Vaswani §3.5 with loops: PE(pos, 2i) = sin(pos / base^(2i/d)), PE(pos, 2i+1) = cos(same)."""
+    out = np.zeros(d)
+    for i in range(d // 2):
+        out[2 * i] = math.sin(pos / base ** (2 * i / d))
+        out[2 * i + 1] = math.cos(pos / base ** (2 * i / d))
+    return out
+
+
+@pytest.mark.parametrize("tokens", ["same", "random"])
+def test_additive_terms_against_a_naive_loop_and_sum_to_the_full_score(tokens):
+    T, d, base, seed = 9, 12, 100.0, 3
+    terms = rope.additive_score_terms(T, d, base, seed, tokens)
+    w_q, w_k, x = _seeded_inputs(T, d, seed, tokens)
+    for mpos in range(T):
+        for npos in range(T):
+            e_m, e_n = x[mpos] + naive_sinusoid(mpos, d, base), x[npos] + naive_sinusoid(npos, d, base)
+            full = float((w_q @ e_m) @ (w_k @ e_n))  # q = W_q e_m, k = W_k e_n
+            assert terms["full"][mpos, npos] == pytest.approx(full, abs=1e-10)
+    total = sum(terms[t] for t in rope.ADDITIVE_TERMS)
+    assert np.abs(total - terms["full"]).max() < 1e-10
+
+
+@settings(max_examples=25, deadline=None)
+@given(T=st.integers(1, 40), d=st.sampled_from([2, 8, 64]), seed=st.integers(0, 999),
+       tokens=st.sampled_from(rope.TOKENS), weights=st.sampled_from(rope.WEIGHTS))
+def test_additive_terms_always_sum_back(T, d, seed, tokens, weights):
+    terms = rope.additive_score_terms(T, d, 10000.0, seed, tokens, weights)
+    total = sum(terms[t] for t in rope.ADDITIVE_TERMS)
+    assert np.abs(total - terms["full"]).max() <= 1e-10 * max(1.0, np.abs(terms["full"]).max())
+
+
+def test_which_additive_terms_depend_on_what():
+    """Same token everywhere: content·content is constant, content·position depends on n alone, position·content
+    on m alone; with W = I position·position is PE·PE, a function of m − n; with a learned W it is not."""
+    t = rope.additive_score_terms(48, 32, 10000.0, 0, "same", "random")
+    assert np.ptp(t["content·content"]) < 1e-12
+    assert np.ptp(t["content·position"], axis=0).max() < 1e-12  # every row the same: depends on n only
+    assert np.ptp(t["position·content"], axis=1).max() < 1e-12  # every column the same: depends on m only
+    assert rope.off_offset_residual(t["content·position"]) > 0.3
+    assert rope.off_offset_residual(t["position·position"]) > 0.3
+    assert rope.off_offset_residual(t["full"]) > 0.3  # so the full score is not relative either
+    ident = rope.additive_score_terms(48, 32, 10000.0, 0, "same", "identity")["position·position"]
+    assert rope.off_offset_residual(ident) < 1e-12
+    from posviz.sinusoidal import dot_by_offset
+    np.testing.assert_allclose(ident[20, :], dot_by_offset(20 - np.arange(48.0), 32), atol=1e-12)
+
+
+def test_off_offset_residual_against_a_naive_loop():
+    rng = np.random.default_rng(5)
+    z = rng.standard_normal((7, 7))
+    diag = {}
+    for a in range(7):
+        for b in range(7):
+            diag.setdefault(a - b, []).append(z[a, b])
+    sq = [(z[a, b] - np.mean(diag[a - b])) ** 2 for a in range(7) for b in range(7)]
+    assert rope.off_offset_residual(z) == pytest.approx(math.sqrt(np.mean(sq)), rel=1e-12)
+    toeplitz = np.subtract.outer(np.arange(7.0), np.arange(7.0)) ** 3
+    assert rope.off_offset_residual(toeplitz) == pytest.approx(0.0, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(a=st.floats(-1e4, 1e4), b=st.floats(-1e4, 1e4))
+def test_rotation_2d_is_the_exponential_of_a_generator_and_composes(a, b):
+    from scipy.linalg import expm
+
+    np.testing.assert_allclose(rope.rotation_2d(a), expm(np.array([[0.0, -a], [a, 0.0]])), atol=1e-9)
+    np.testing.assert_allclose(rope.rotation_2d(a).T @ rope.rotation_2d(b), rope.rotation_2d(b - a), atol=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(dim=st.sampled_from([2, 4, 8, 32]), m=st.floats(-500, 500), n=st.floats(-500, 500),
+       base=st.sampled_from([10.0, 10000.0]), seed=st.integers(0, 99))
+def test_block_rotation_is_rotate_and_composes(dim, m, n, base, seed):
+    q, _ = rope.sample_qk(dim, seed)
+    r_m = rope.block_rotation(m, dim, base)
+    np.testing.assert_allclose(r_m @ q, complex_reference(q[None], np.array([m]), base, "interleaved")[0],
+                               atol=1e-10)
+    np.testing.assert_allclose(r_m.T @ rope.block_rotation(n, dim, base), rope.block_rotation(n - m, dim, base),
+                               atol=1e-9)
+    np.testing.assert_allclose(r_m.T @ r_m, np.eye(dim), atol=1e-12)  # orthogonal
+
+
+def test_complex_pairs_in_both_layouts():
+    x = np.arange(8.0)
+    np.testing.assert_array_equal(rope.complex_pairs(x), [0 + 1j, 2 + 3j, 4 + 5j, 6 + 7j])
+    np.testing.assert_array_equal(rope.complex_pairs(x, "half"), [0 + 4j, 1 + 5j, 2 + 6j, 3 + 7j])
+
+
+@settings(max_examples=30, deadline=None)
+@given(dim=st.sampled_from([2, 8, 64]), m=st.integers(0, 4096), n=st.integers(0, 4096), c=st.integers(-99, 99),
+       seed=st.integers(0, 99))
+def test_derivation_steps_agree(dim, m, n, c, seed):
+    q, k = rope.sample_qk(dim, seed)
+    out = rope.derivation_checks(q, k, m, n, c)
+    ref = rope.score(q, k, m, n)
+    scale = 1e-9 * (1 + abs(ref))
+    for key in ("score_matrix", "score_relative", "score_complex", "score_shifted"):
+        assert abs(out[key] - ref) < scale, key
+    assert out["composition_error"] < 1e-9 and out["complex_error"] < 1e-9 and out["norm_change"] < 1e-9
+
+
+def test_qk_pairs_against_complex_numbers():
+    dim, base = 8, 100.0
+    q, k = rope.sample_qk(dim, 4)
+    m, n = np.array([5.0, 9.0, 0.5]), np.array([2.0, 6.0, 7.25])
+    out = rope.qk_pairs(q, k, m, n, base)
+    theta = base ** (-np.arange(0, dim, 2) / dim)
+    zq = (q[0::2] + 1j * q[1::2])[None] * np.exp(1j * m[:, None] * theta)  # (T, d/2)
+    zk = (k[0::2] + 1j * k[1::2])[None] * np.exp(1j * n[:, None] * theta)
+    np.testing.assert_allclose(out["q"][..., 0] + 1j * out["q"][..., 1], zq, atol=1e-12)
+    np.testing.assert_allclose(out["score"], np.real(zq * np.conj(zk)), atol=1e-12)
+    np.testing.assert_allclose(out["angle"], np.angle(zq * np.conj(zk)), atol=1e-12)
+    assert out["score"][0].sum() == pytest.approx(rope.score(q, k, 5, 2, base), abs=1e-12)
+    np.testing.assert_allclose(out["angle"][0], out["angle"][1], atol=1e-12)  # both shifted by 4: same angles
+
+
+@settings(max_examples=25, deadline=None)
+@given(dim=st.sampled_from([4, 16, 64]), m=st.integers(0, 10**5), n=st.integers(0, 10**5),
+       c=st.floats(0, 1000), layout=st.sampled_from(rope.LAYOUTS), seed=st.integers(0, 50))
+def test_qk_pairs_angles_and_shares_survive_a_common_shift(dim, m, n, c, layout, seed):
+    q, k = rope.sample_qk(dim, seed)
+    out = rope.qk_pairs(q, k, [m, m + c], [n, n + c], layout=layout)
+    np.testing.assert_allclose(out["score"][0], out["score"][1], atol=1e-7)
+    wrapped = np.angle(np.exp(1j * (out["angle"][0] - out["angle"][1])))
+    assert np.abs(wrapped).max() < 1e-7
+
+
+def test_absolute_offset_scores_against_a_naive_loop():
+    d, base, seed, anchor, D = 8, 100.0, 2, 6, 4
+    w_q, w_k, _ = _seeded_inputs(1, d, seed, "same")
+    got = rope.absolute_offset_scores(anchor, D, d, base, seed)
+    for j, delta in enumerate(range(-D, D + 1)):
+        p_m, p_n = naive_sinusoid(anchor, d, base), naive_sinusoid(anchor - delta, d, base)
+        assert got[j] == pytest.approx(float((w_q @ p_m) @ (w_k @ p_n)), abs=1e-10)
+
+
+def test_left_right_like_with_like():
+    """RoPE: the same curve at both anchors, direction-aware for q ≠ k, even for q = k. Absolute code with a learned W:
+    direction-aware too, but the curve moves with the anchor; with W = I it is even (and anchor-free)."""
+    cur = rope.left_right_curves(64, 10000.0, 48, 7, 0)
+    assert np.abs(cur["rope_a"] - cur["rope_ac"]).max() < 1e-9
+    assert np.abs(cur["rope_a"] - cur["rope_a"][::-1]).max() > 1.0
+    assert np.abs(cur["rope_same"] - cur["rope_same"][::-1]).max() < 1e-9
+    assert np.abs(cur["abs_a"] - cur["abs_a"][::-1]).max() > 1.0
+    assert np.abs(cur["abs_a"] - cur["abs_ac"]).max() > 1.0
+    assert np.abs(cur["abs_identity"] - cur["abs_identity"][::-1]).max() < 1e-9
+    q, k = rope.sample_qk(64, 0)
+    np.testing.assert_allclose(cur["rope_a"], rope.relative_scores(q, k, cur["deltas"]), atol=1e-9)
+
+
+# ---------------------------------------------------------------------------- which pairs matter
+
+def _hf_config(cls_name: str, head_dim: int, base: float, **rope_parameters):
+    import transformers
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return getattr(transformers, cls_name)(hidden_size=2 * head_dim, num_attention_heads=2, head_dim=head_dim,
+                                               rope_parameters={"rope_theta": base, **rope_parameters})
+
+
+@pytest.mark.parametrize("dim,fraction", [(64, 0.25), (80, 0.4), (128, 0.5), (96, 1.0)])
+def test_partial_frequencies_match_transformers_phi(dim, fraction):
+    """Phi's rotary embedding (transformers 5.23) reads partial_rotary_factor: int(head_dim·factor) channels."""
+    from transformers import PhiConfig
+    from transformers.models.phi.modeling_phi import PhiRotaryEmbedding
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cfg = PhiConfig(hidden_size=2 * dim, num_attention_heads=2, rope_parameters={
+            "rope_theta": 10000.0, "rope_type": "default", "partial_rotary_factor": fraction})
+        hf = PhiRotaryEmbedding(cfg).inv_freq
+    got = rope.pair_frequencies(dim, 10000.0, "partial", fraction)
+    np.testing.assert_allclose(got[:hf.numel()], hf.double().numpy(), rtol=1e-6)
+    assert (got[hf.numel():] == 0).all() and got.size == dim // 2 and hf.numel() == int(dim * fraction) // 2
+
+
+@pytest.mark.parametrize("dim,fraction", [(64, 0.75), (128, 0.25), (64, 0.0), (64, 1.0), (256, 0.5)])
+def test_p_rope_frequencies_match_transformers_proportional(dim, fraction):
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    cfg = _hf_config("LlamaConfig", dim, 10000.0, rope_type="proportional", partial_rotary_factor=fraction)
+    hf, _ = ROPE_INIT_FUNCTIONS["proportional"](cfg, "cpu")
+    np.testing.assert_allclose(rope.pair_frequencies(dim, 10000.0, "p-rope", fraction), hf.double().numpy(),
+                               rtol=1e-6)
+
+
+def test_partial_rope_scores_match_gpt_neox():
+    """transformers' GPT-NeoX rotates the first d_r channels half-split and passes the rest; rotating every pair
+    (i, i + d/2) of the permuted vector with pair_frequencies gives the same scores."""
+    from transformers import GPTNeoXConfig
+    from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding, apply_rotary_pos_emb
+
+    head, frac, base = 32, 0.25, 10000.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        emb = GPTNeoXRotaryEmbedding(GPTNeoXConfig(hidden_size=2 * head, num_attention_heads=2, rotary_pct=frac,
+                                                   rope_theta=base))
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((2, 1, 1, 6, head))  # (batch, heads, T, head_dim)
+    pos = torch.arange(6)[None]
+    cos, sin = emb(torch.tensor(q), pos)
+    hq, hk = apply_rotary_pos_emb(torch.tensor(q), torch.tensor(k), cos.double(), sin.double())
+    hf_scores = (hq[0, 0] @ hk[0, 0].T).numpy()  # (T, T)
+    d_r = int(head * frac)
+    # half layout over the whole head pairs (i, i + head/2): rotated pairs first, then the passed channels
+    order = np.concatenate([np.arange(d_r // 2), np.arange(d_r, d_r + (head - d_r) // 2),
+                            np.arange(d_r // 2, d_r), np.arange(d_r + (head - d_r) // 2, head)])
+    freqs = rope.pair_frequencies(head, base, "partial", frac)
+    mine_q = rope.rotate(q[0, 0][:, order], np.arange(6.0), freqs, "half")
+    mine_k = rope.rotate(k[0, 0][:, order], np.arange(6.0), freqs, "half")
+    np.testing.assert_allclose(mine_q @ mine_k.T, hf_scores, atol=1e-5)
+
+
+def test_decoupled_rope_score_is_content_plus_rotated_part():
+    """DeepSeek MLA: q·k = q_nope·k_nope + (R_m q_rope)·(R_n k_rope), the rope part with its own exponent d_r."""
+    nope, d_r, base = 16, 8, 10000.0
+    freqs = rope.pair_frequencies(nope + d_r, base, "decoupled", d_r / (nope + d_r))
+    assert (freqs[:nope // 2] == 0).all()
+    np.testing.assert_allclose(freqs[nope // 2:], rope.inv_freq(d_r, base))
+    rng = np.random.default_rng(1)
+    q, k = rng.standard_normal((2, nope + d_r))
+    out = rope.qk_pairs(q, k, [9.0], [3.0], base, freqs=freqs)["score"].sum()
+    expected = q[:nope] @ k[:nope] + rope.score(q[nope:], k[nope:], 9, 3, base)
+    assert out == pytest.approx(expected, abs=1e-12)
+
+
+def test_turns_and_roles():
+    theta = rope.inv_freq(64)
+    turns = rope.turns_within(theta, 4096)
+    assert turns[0] == pytest.approx(4096 / (2 * math.pi))
+    roles = rope.pair_roles(rope.pair_frequencies(64, 10000.0, "p-rope", 0.75), 4096)
+    assert (roles[24:] == "not rotated").all() and (roles[:24] == "turns").all()
+    full = rope.pair_roles(theta, 4096)
+    quarter = 4096 * theta < math.pi / 2
+    assert ((full == "under a quarter turn") == quarter).all() and quarter.sum() == 4  # pairs 28-31 at d = 64
+    assert (rope.pair_roles(theta, 100) == "under a quarter turn").sum() > quarter.sum()
+
+
+@settings(max_examples=40, deadline=None)
+@given(dim=st.integers(2, 512).map(lambda v: 2 * v), length=st.floats(7.0, 1e8))
+def test_base_for_wavelength_inverts_the_slowest_wavelength(dim, length):
+    if (length / (2 * math.pi)) ** (dim / (dim - 2)) > 1e12:  # beyond the largest base: said, not returned
+        with pytest.raises(ValueError, match="length"):
+            rope.base_for_wavelength(dim, length)
+        return
+    b = rope.base_for_wavelength(dim, length)
+    assert rope.slowest_wavelengths(dim, [b])[0] == pytest.approx(length, rel=1e-9)
+    assert rope.wavelengths(dim, b)[-1] == pytest.approx(length, rel=1e-9)
+
+
+NEW_BAD_CALLS = [
+    (lambda: rope.additive_score_terms(rope.MAX_ADDITIVE + 1), "n_positions"),
+    (lambda: rope.additive_score_terms(8, 7), "d_model"),
+    (lambda: rope.additive_score_terms(8, tokens="some"), "tokens"),
+    (lambda: rope.additive_weights(8, weights="zero"), "weights"),
+    (lambda: rope.off_offset_residual(np.ones((2, 3))), "z"),
+    (lambda: rope.rotation_2d(float("nan")), "angle"),
+    (lambda: rope.block_rotation(1.0, rope.MAX_BLOCK + 2), "dim"),
+    (lambda: rope.derivation_checks(np.ones(300), np.ones(300), 1, 2), "q"),
+    (lambda: rope.qk_pairs(np.ones(4), np.ones(4), [1.0, 2.0], [1.0]), "m and n"),
+    (lambda: rope.qk_pairs(np.ones(4), np.ones(4), [1.0], [1.0], freqs=[1.0]), "freqs"),
+    (lambda: rope.qk_pairs(np.ones(1024), np.ones(1024), np.arange(1024.0), np.arange(1024.0)), "cap"),
+    (lambda: rope.absolute_offset_scores(3, 4), "anchor"),
+    (lambda: rope.left_right_curves(max_offset=rope.MAX_OFFSET + 1), "max_offset"),
+    (lambda: rope.pair_frequencies(64, scheme="half"), "scheme"),
+    (lambda: rope.pair_frequencies(64, scheme="partial", fraction=0.4), "fraction"),
+    (lambda: rope.pair_frequencies(64, fraction=1.5), "fraction"),
+    (lambda: rope.turns_within([1.0], 0), "length"),
+    (lambda: rope.slowest_wavelengths(8, [0.5]), "bases"),
+    (lambda: rope.base_for_wavelength(2, 100.0), "dim"),
+    (lambda: rope.base_for_wavelength(8, 3.0), "length"),
+]
+
+
+@pytest.mark.parametrize("call,name", NEW_BAD_CALLS)
+def test_new_functions_name_the_bad_parameter(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+@pytest.mark.parametrize("fname,kwargs", [
+    ("additive_score_terms", dict(n_positions=rope.MAX_ADDITIVE, d_model=rope.MAX_D_MODEL)),
+    ("absolute_offset_scores", dict(anchor=2 * rope.MAX_OFFSET, max_offset=rope.MAX_OFFSET,
+                                    d_model=rope.MAX_D_MODEL)),
+    ("left_right_curves", dict(dim=256, max_offset=1000, c=rope.MAX_OFFSET)),  # 2001 × 128 cells: under the cap
+    ("qk_pairs", dict(q=np.ones(512), k=np.ones(512), m=np.arange(1024.0), n=np.arange(1024.0))),
+    ("derivation_checks", dict(q=np.ones(rope.MAX_BLOCK), k=np.ones(rope.MAX_BLOCK), m=7, n=3)),
+])
+def test_new_functions_at_their_caps_stay_under_256_mb(fname, kwargs):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        getattr(rope, fname)(**kwargs)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 256 * 2**20, peak
 
 
 def test_relative_scores_docstring_claims():

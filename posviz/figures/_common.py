@@ -1,13 +1,43 @@
-"""Helpers shared by figure builders: heatmap downsampling."""
+"""Helpers shared by every figure builder, one of each: float32 arrays, the heatmap cell cap, multi-panel
+figures built from one layout dict, reference lines on any axis, and play/pause animation controls.
+
+Builders import from here instead of growing their own copy (the first version of posviz had five
+``_f32``, three cell caps, four subplot helpers and two play/pause menus).
+"""
 
 from __future__ import annotations
 
+import base64
 import math
+from collections.abc import Sequence
 
 import numpy as np
+import plotly.graph_objects as go
 
-MAX_CELLS = 160_000  # ~0.85 MB of float32 JSON: under the 1 MB payload budget of a page's heatmap
+# One heatmap cell cap for every figure: ~0.85 MB of float32 JSON, under the 1 MB payload budget of a
+# page's heatmap; a screen cannot show more cells than that anyway.
+MAX_CELLS = 160_000
 
+LABEL_FONT = 16  # px: the largest base font of the themes (blog); presenter mode scales margins itself
+TWO_LINE_TOP = 96  # px: top margin that fits a title with a <sup> second line (the template's is 64)
+
+Domain = tuple[tuple[float, float], tuple[float, float]]  # ((x0, x1), (y0, y1)) in paper coordinates
+
+
+# ------------------------------------------------------------------------------------------ arrays
+
+def f32(a: object) -> np.ndarray:
+    """``a`` as a contiguous float32 numpy array: plotly sends it as a compact typed array, not a list."""
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def typed(a: object) -> dict:
+    """``a`` as plotly's typed-array JSON (what plotly.py sends for a float32 array), for figure parts
+    built as plain dicts without validation (animation frames)."""
+    return {"dtype": "f4", "bdata": base64.b64encode(f32(a).astype("<f4", copy=False).tobytes()).decode("ascii")}
+
+
+# ------------------------------------------------------------------------------------------ heatmaps
 
 def sample_index(rows: int, cols: int, max_cells: int = MAX_CELLS) -> tuple[np.ndarray, np.ndarray, int]:
     """Row and column indices of an evenly strided view with at most ``max_cells`` cells, and the stride.
@@ -26,9 +56,233 @@ def sample_index(rows: int, cols: int, max_cells: int = MAX_CELLS) -> tuple[np.n
 def downsample(z: np.ndarray, max_cells: int = MAX_CELLS) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Stride a 2-D array to at most ``max_cells`` cells: (z as float32, row_index, col_index, stride)."""
     r_idx, c_idx, stride = sample_index(*z.shape, max_cells=max_cells)
-    return z[np.ix_(r_idx, c_idx)].astype(np.float32), r_idx, c_idx, stride
+    return f32(z[np.ix_(r_idx, c_idx)]), r_idx, c_idx, stride
 
 
 def sampled_note(stride: int) -> str:
     """Title suffix telling the reader that a heatmap shows every n-th row/column."""
     return "" if stride == 1 else f" (every {stride}th cell shown)"
+
+
+# ------------------------------------------------------------------------------------------ text
+
+def label_margin(labels: Sequence[object], *, title: bool = True, size: int = LABEL_FONT) -> int:
+    """Margin (px) beside an axis that fits its longest tick label (0.6 em a character, a generous
+    average for sans fonts) and, with ``title``, the rotated axis title beyond it. Margins are fixed
+    (automargin costs the browser extra layout passes), so figures with word labels size them here."""
+    chars = max((len(str(label)) for label in labels), default=2)
+    return int(math.ceil(0.6 * size * chars)) + 14 + (int(1.4 * size) + 8 if title else 0)
+
+
+def subtitled(main: str, detail: str) -> str:
+    """A title with a smaller second line (give the figure ``margin.t = TWO_LINE_TOP``): long titles are
+    cut off at the chart's edge on a narrow page, so the numbers go to the second line."""
+    return f"{main}<br><sup>{detail}</sup>"
+
+
+def compact_number(v: float) -> str:
+    """A tick label written out in full and short: 20, 0.05, 10k, 2.5M, 1B (never a lone "2" or "9")."""
+    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return f"{v / div:g}{suffix}"
+    if 0 < abs(v) < 1e-3:
+        k = math.log10(abs(v))
+        if abs(k - round(k)) < 1e-9:  # 10⁻⁶ rather than 1e-06
+            return "10" + str(round(k)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+        return f"{v:.0e}"
+    return f"{v:g}"
+
+
+def log_ticks(lo: float, hi: float, most: int = 7) -> dict:
+    """``tickvals``/``ticktext`` of a log axis showing [lo, hi]: the powers of ten inside (every k-th when
+    there are more than ``most``), plus 2× and 5× them when fewer than three powers fit. plotly's own log
+    ticks label the minor ones with a bare digit ("2 3 4 … 9" stacked under "10k", "9" just under "1")."""
+    lo, hi = max(min(lo, hi), 1e-300), max(lo, hi, 1e-300)
+    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    powers = [10.0 ** k for k in range(k0, k1 + 1) if lo * (1 - 1e-9) <= 10.0 ** k <= hi * (1 + 1e-9)]
+    if len(powers) >= 3:
+        vals = powers[::math.ceil(len(powers) / most)]
+    else:
+        vals = [m * 10.0 ** k for k in range(k0, k1 + 1) for m in (1, 2, 5)
+                if lo * (1 - 1e-9) <= m * 10.0 ** k <= hi * (1 + 1e-9)]
+        if len(vals) < 2:  # less than a factor 2 shown: the ends themselves
+            vals = sorted({float(f"{lo:.2g}"), float(f"{hi:.2g}")})
+    return dict(tickmode="array", tickvals=vals, ticktext=[compact_number(v) for v in vals])
+
+
+# ------------------------------------------------------------------------------------------ panels
+
+def _sfx(panel: int) -> str:
+    return "" if panel == 1 else str(panel)
+
+
+def grid_domains(rows: int = 1, cols: int = 1, *, widths: Sequence[float] = (), heights: Sequence[float] = (),
+                 hspace: float = 0.1, vspace: float = 0.1) -> list[Domain]:
+    """Paper domains of a rows × cols grid, row by row from the top left; ``widths``/``heights`` are
+    relative sizes, ``hspace``/``vspace`` the gaps as fractions of the figure."""
+    w = np.asarray(widths or [1.0] * cols, dtype=float)
+    w = w / w.sum() * (1 - hspace * (cols - 1))
+    h = np.asarray(heights or [1.0] * rows, dtype=float)
+    h = h / h.sum() * (1 - vspace * (rows - 1))
+    out = []
+    for r in range(rows):
+        y1 = 1 - float(h[:r].sum()) - vspace * r
+        for c in range(cols):
+            x0 = float(w[:c].sum()) + hspace * c
+            out.append(((x0, x0 + float(w[c])), (max(0.0, y1 - float(h[r])), y1)))
+    return out
+
+
+class Marks:
+    """Reference lines, bands and their labels as layout shapes and annotations, on any panel.
+
+    plotly's add_hline/add_vline/add_vrect are slow on multi-panel figures and place labels wrongly on
+    log axes (annotations take log10 coordinates there, shapes take data coordinates); these do not.
+    """
+
+    def __init__(self) -> None:
+        self.shapes: list[dict] = []
+        self.notes: list[dict] = []
+
+    def _line(self, axis: str, at: float, text: str, panel: int, log: bool, dash: str, color: str,
+              at_end: bool) -> None:
+        """A line across ``panel`` at ``at`` on ``axis`` ("y": horizontal, "x": vertical), labelled near its
+        start (left, bottom) or, with ``at_end``, near its end (right, top)."""
+        a, other = _sfx(panel), "x" if axis == "y" else "y"
+        self.shapes.append({"type": "line", f"{other}ref": f"{other}{a} domain", f"{other}0": 0, f"{other}1": 1,
+                            f"{axis}ref": f"{axis}{a}", f"{axis}0": at, f"{axis}1": at,
+                            "line": dict(dash=dash, color=color, width=1.5)})
+        along = ("right" if at_end else "left") if other == "x" else ("top" if at_end else "bottom")
+        self.notes.append({f"{other}ref": f"{other}{a} domain", other: 0.99 if at_end else 0.01,
+                           f"{other}anchor": along, f"{axis}ref": f"{axis}{a}", axis: math.log10(at) if log else at,
+                           f"{axis}anchor": "bottom" if axis == "y" else "left", "text": text, "showarrow": False,
+                           "font": dict(color=color)})
+
+    def hline(self, y: float, text: str, *, panel: int = 1, log: bool = False, dash: str = "dash",
+              color: str = "#888", right: bool = False) -> None:
+        """A horizontal line at ``y``, its label above it at the left (``right``: at the right)."""
+        self._line("y", y, text, panel, log, dash, color, right)
+
+    def vline(self, x: float, text: str, *, panel: int = 1, log: bool = False, dash: str = "dash",
+              color: str = "#888", top: bool = True) -> None:
+        """A vertical line at ``x``, its label right of it at the top (``top=False``: at the bottom)."""
+        self._line("x", x, text, panel, log, dash, color, top)
+
+    def vrect(self, x0: float, x1: float, text: str, *, panel: int = 1, color: str = "#d55e00",
+              opacity: float = 0.08) -> None:
+        a = _sfx(panel)
+        self.shapes.append(dict(type="rect", yref=f"y{a} domain", y0=0, y1=1, xref=f"x{a}", x0=x0, x1=x1,
+                                fillcolor=color, opacity=opacity, line=dict(width=0), layer="below"))
+        if text:
+            self.notes.append(dict(yref=f"y{a} domain", y=0.99, xref=f"x{a}", x=x0, text=text, showarrow=False,
+                                   xanchor="left", yanchor="top", font=dict(color=color)))
+
+
+class Panels:
+    """A multi-panel figure as plain data: traces, axes (x, y), (x2, y2), ... with explicit domains, a
+    title over each panel, reference marks; one ``go.Figure`` at the end.
+
+    ``make_subplots`` + ``add_trace(row=, col=)`` + ``update_xaxes`` validate every call (~10x the cost
+    of building the figure in one go), and figures are rebuilt on every slider move. Panels are numbered
+    from 1, row by row; ``Panels.grid(rows, cols, ...)`` lays out a regular grid, ``Panels(domains)``
+    takes any layout (a panel spanning two columns, say).
+    """
+
+    def __init__(self, domains: Sequence[Domain] = (((0.0, 1.0), (0.0, 1.0)),), titles: Sequence[str] = (),
+                 *, title_size: int | None = None) -> None:
+        self.traces: list[dict | go.Heatmap] = []
+        self.layout: dict = {}
+        self.marks = Marks()
+        self.titles: list[dict] = []
+        for n, ((x0, x1), (y0, y1)) in enumerate(domains, start=1):
+            a = _sfx(n)
+            self.layout[f"xaxis{a}"] = dict(domain=[x0, x1], anchor=f"y{a}")
+            self.layout[f"yaxis{a}"] = dict(domain=[y0, y1], anchor=f"x{a}")
+            if n <= len(titles) and titles[n - 1]:
+                self.titles.append(dict(text=titles[n - 1], x=(x0 + x1) / 2, y=y1, xref="paper", yref="paper",
+                                        xanchor="center", yanchor="bottom", showarrow=False,
+                                        font=dict(size=title_size) if title_size else {}))
+
+    @classmethod
+    def grid(cls, rows: int = 1, cols: int = 1, titles: Sequence[str] = (), *, widths: Sequence[float] = (),
+             heights: Sequence[float] = (), hspace: float = 0.1, vspace: float = 0.1,
+             title_size: int | None = None) -> Panels:
+        """A regular rows × cols grid (see ``grid_domains``)."""
+        return cls(grid_domains(rows, cols, widths=widths, heights=heights, hspace=hspace, vspace=vspace),
+                   titles, title_size=title_size)
+
+    def add(self, trace: dict | go.Heatmap, panel: int = 1) -> None:
+        """Put ``trace`` (a dict or a plotly trace object) on ``panel``."""
+        where = dict(xaxis=f"x{_sfx(panel)}", yaxis=f"y{_sfx(panel)}")
+        if isinstance(trace, dict):
+            self.traces.append({**trace, **where})
+        else:
+            self.traces.append(trace.update(**where))
+
+    def scatter(self, panel: int = 1, **kw: object) -> None:
+        """A scatter trace on ``panel`` (keywords as go.Scatter's)."""
+        self.add(dict(type="scatter", **kw), panel)
+
+    def axis(self, letter: str, panel: int = 1, *, title: str | None = None, log: bool = False,
+             **kw: object) -> None:
+        """Set axis ``letter`` ("x" or "y") of ``panel``: a title, log type, any other axis keyword."""
+        ax = self.layout[f"{letter}axis{_sfx(panel)}"]
+        if title is not None:
+            ax["title"] = dict(text=title)
+        if log:
+            ax["type"] = "log"
+        ax.update(kw)
+
+    def _log_ticks(self) -> None:
+        """Readable ticks on every log axis that has none: spanning its explicit range, else its data."""
+        for key, ax in self.layout.items():
+            if ax.get("type") != "log" or "tickvals" in ax or "dtick" in ax:
+                continue
+            letter, sfx = key[0], key[5:]
+            if "range" in ax:
+                lo, hi = 10.0 ** np.asarray(ax["range"], dtype=float)
+            else:
+                vals = [np.asarray(t.get(letter) if isinstance(t, dict) else t[letter], dtype=float).ravel()
+                        for t in self.traces
+                        if (t.get(f"{letter}axis") if isinstance(t, dict) else t[f"{letter}axis"]) == letter + sfx]
+                data = np.concatenate(vals) if vals else np.zeros(0)
+                data = data[np.isfinite(data) & (data > 0)]
+                if not data.size:
+                    continue
+                lo, hi = float(data.min()), float(data.max())
+            ax.update(log_ticks(lo, hi))
+
+    def figure(self, **layout: object) -> go.Figure:
+        """The finished figure; ``layout`` keywords (title, height, legend, ...) go into its layout."""
+        self._log_ticks()
+        notes = self.titles + self.marks.notes + list(layout.pop("annotations", []))  # type: ignore[arg-type]
+        shapes = self.marks.shapes + list(layout.pop("shapes", []))  # type: ignore[arg-type]
+        return go.Figure(self.traces, layout=dict(self.layout, shapes=shapes, annotations=notes, **layout))
+
+
+# ------------------------------------------------------------------------------------------ animation
+
+def animation_controls(frames: Sequence[str], labels: Sequence[str], *, duration: int = 120, x: float = 0.0,
+                       y: float = -0.02, slider_x: float = 0.18, prefix: str | None = None) -> dict:
+    """``updatemenus`` (▶ Play / ❚❚ Pause) and ``sliders`` (one step per frame) for a plotly animation that
+    runs in the browser, as layout keywords: ``go.Figure(..., layout=dict(..., **animation_controls(...)))``.
+
+    ``frames`` are frame names, ``labels`` the slider's tick labels (empty strings to thin them out);
+    ``prefix`` shows the current value above the slider ("current length l = "), None hides it (each
+    label costs the browser a measurement on every redraw). The buttons sit left of the slider on one
+    row, both hanging from ``y`` (paper coordinates), so neither covers the other's text.
+    """
+    play = dict(frame=dict(duration=duration, redraw=False), fromcurrent=True, transition=dict(duration=0),
+                mode="immediate")
+    pause = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
+    # the current value sits at the slider's right end, away from the buttons on its left
+    current = dict(visible=False) if prefix is None else dict(prefix=prefix, xanchor="right")
+    return dict(
+        updatemenus=[dict(type="buttons", direction="left", x=x, y=y, xanchor="left", yanchor="top",
+                          showactive=False, pad=dict(t=4, r=8),
+                          buttons=[dict(label="▶ Play", method="animate", args=[None, play]),
+                                   dict(label="❚❚ Pause", method="animate", args=[[None], pause])])],
+        sliders=[dict(active=0, x=slider_x, len=1.0 - slider_x, y=y, yanchor="top", pad=dict(t=4),
+                      currentvalue=current,
+                      steps=[dict(label=lab, value=name, method="animate", args=[[name], pause])
+                             for name, lab in zip(frames, labels, strict=True)])])

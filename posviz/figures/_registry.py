@@ -5,6 +5,10 @@ str, bool, or tuple[int, ...]) that all have defaults, returning a ``plotly.grap
 without a template (``posviz.theme.style`` applies one). Registering it with ``@figure`` makes it
 available to the app's figure panel, to ``python -m posviz export`` and to notebooks alike, and lets
 both list its parameters from the signature.
+
+Figures are passed around by reference: the registered function carries its spec
+(``spec_of(sinusoidal_heatmap).name == "sinusoidal_heatmap"``), so a page hands the builder itself to the
+figure panel (a typo fails at import), while the name stays for the command line.
 """
 
 from __future__ import annotations
@@ -47,17 +51,29 @@ def figure(name: str, *, animated: bool = False) -> Callable[[Callable[..., go.F
             if p.kind is not p.KEYWORD_ONLY or p.default is p.empty:
                 raise TypeError(f"{name}: parameter {p.name} must be keyword-only with a default")
         summary = (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ")
-        FIGURES[name] = FigureSpec(name, fn, animated, summary)
+        FIGURES[name] = fn.figure_spec = FigureSpec(name, fn, animated, summary)  # type: ignore[attr-defined]
         return fn
 
     return register
 
 
-def build(name: str, **params: object) -> go.Figure:
-    """Build the registered figure ``name`` with ``params`` (unknown names raise ValueError)."""
-    if name not in FIGURES:
-        raise ValueError(f"unknown figure {name!r}; known: {', '.join(sorted(FIGURES))}")
-    spec = FIGURES[name]
+def spec_of(figure_ref: str | Callable[..., go.Figure]) -> FigureSpec:
+    """The spec of a registered figure, given its builder function or its name (ValueError otherwise)."""
+    if callable(figure_ref):
+        spec = getattr(figure_ref, "figure_spec", None)
+        if not isinstance(spec, FigureSpec) or FIGURES.get(spec.name) is not spec:
+            raise ValueError(f"{getattr(figure_ref, '__name__', figure_ref)!r} is not a registered figure builder "
+                             "(decorate it with @figure)")
+        return spec
+    if figure_ref not in FIGURES:
+        raise ValueError(f"unknown figure {figure_ref!r}; known: {', '.join(sorted(FIGURES))}")
+    return FIGURES[figure_ref]
+
+
+def build(figure_ref: str | Callable[..., go.Figure], **params: object) -> go.Figure:
+    """Build a registered figure (its builder or its name) with ``params`` (unknown names raise ValueError)."""
+    spec = spec_of(figure_ref)
+    name = spec.name
     unknown = set(params) - set(spec.defaults())
     if unknown:
         raise ValueError(f"figure {name!r} has no parameter {sorted(unknown)[0]!r}; "

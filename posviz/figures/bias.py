@@ -9,8 +9,9 @@ import plotly.graph_objects as go
 
 from posviz import bias as b
 from posviz._validate import check_choice, check_float, check_int
+from posviz.figures._common import Panels
+from posviz.figures._common import f32 as _f32
 from posviz.figures._registry import figure
-from posviz.figures.gaussian import _axes, _on, _row
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
 __all__ = ["bias_distance", "bias_attention", "bias_heatmap", "bias_rotation_vs_bias", "bias_nope",
@@ -22,10 +23,6 @@ MAX_SPAN = 4096      # distances shown on the curves
 MAX_HEATMAP_T = 256  # the (i, j) heatmap: 256² = 65k cells at most
 GROUPS = {"all": b.MEMBERS, "gaussian": ("nope", "gaussian_log", "gaussian_mul"), "biases": b.BIASES}
 MASK_GREY = [[0.0, "#c9ccd6"], [1.0, "#c9ccd6"]]
-
-
-def _f32(a: object) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32)
 
 
 def _member_name(member: str, fam: b.Family) -> str:
@@ -157,25 +154,24 @@ def bias_rotation_vs_bias(*, span: int = 256, y_floor: float = -20.0, d: int = 6
     y_floor = check_float("y_floor", y_floor, -1e6, -0.1)
     prof = b.rope_profile(span, fam.d, fam.base, fam.seed, n_samples)
     x = prof["delta"]
-    layout = _row(["RoPE: the logit of q·k at distance Δ (rotation)", "biases: added whatever q and k are"],
-                  gap=0.1)
+    grid = Panels.grid(1, 2, ["RoPE: the logit of q·k at distance Δ (rotation)",
+                              "biases: added whatever q and k are"], hspace=0.1)
     rope_lines = (("seeded", f"one seeded q, k (seed {fam.seed})", COLORS[9], "solid"),
                   ("ones", "q = k = all ones (the usual 'decay' curve)", COLORS[7], "dash"),
                   ("mean", f"mean over {n_samples} random q, k", "#7f7f7f", "dot"))
-    traces = [dict(type="scatter", x=_f32(x), y=_f32(prof[key]), mode="lines", name=name,
-                   line=dict(color=color, dash=dash, width=2),
-                   hovertemplate="Δ = %{x}<br>logit = %{y:.4g}<extra>RoPE</extra>")
-              for key, name, color, dash in rope_lines]
-    traces += [_line(x, b.distance_bias(m, x, fam), m, _member_name(m, fam), **_on(2))
-               for m in b.BIASES if m != "nope"]
+    for key, name, color, dash in rope_lines:
+        grid.scatter(1, x=_f32(x), y=_f32(prof[key]), mode="lines", name=name, line=dict(color=color, dash=dash,
+                     width=2), hovertemplate="Δ = %{x}<br>logit = %{y:.4g}<extra>RoPE</extra>")
+    for m in b.BIASES:
+        if m != "nope":
+            grid.add(_line(x, b.distance_bias(m, x, fam), m, _member_name(m, fam)), 2)
     top = float(max(0.0, np.log(fam.alpha1 + fam.alpha2))) + 0.5
-    _axes(layout, 1, x=dict(title=dict(text="distance Δ = i − j (tokens)")),
-          y=dict(title=dict(text="logit q·k/√d (nats)")))
-    _axes(layout, 2, x=dict(title=dict(text="distance Δ = i − j (tokens)")),
-          y=dict(title=dict(text="bias (nats)"), range=[y_floor, top]))
-    layout.update(title=dict(text=f"Rotation against bias, d = {fam.d}, b = {fam.base:g}"),
-                  legend=dict(orientation="h", y=-0.25), height=520, margin=dict(t=90))
-    return go.Figure(data=traces, layout=layout)
+    grid.axis("x", 1, title="distance Δ = i − j (tokens)")
+    grid.axis("y", 1, title="logit q·k/√d (nats)")
+    grid.axis("x", 2, title="distance Δ = i − j (tokens)")
+    grid.axis("y", 2, title="bias (nats)", range=[y_floor, top])
+    return grid.figure(title=dict(text=f"Rotation against bias, d = {fam.d}, b = {fam.base:g}"),
+                       legend=dict(orientation="h", y=-0.25), height=520, margin=dict(t=90))
 
 
 @figure("bias_nope")

@@ -16,6 +16,7 @@ from plotly.colors import sample_colorscale
 
 from posviz import cope
 from posviz._validate import check_choice
+from posviz.figures._common import f32, label_margin, subtitled
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
@@ -31,21 +32,17 @@ def _esc(label: str) -> str:
     return html.escape(label, quote=False)
 
 
-def _ticks(labels: tuple[str, ...]) -> dict:
-    """Axis settings that label index positions with escaped tokens (every k-th one when crowded)."""
+def _ticks(labels: tuple[str, ...], most: int = _MAX_TICKS) -> dict:
+    """Axis settings that label index positions with escaped tokens (every k-th one past ``most``)."""
     T = len(labels)
-    step = max(1, math.ceil(T / _MAX_TICKS))
+    step = max(1, math.ceil(T / most))
     idx = list(range(0, T, step))
     return dict(tickmode="array", tickvals=idx, ticktext=[f"{_esc(labels[k])} ·{k}" for k in idx],
-                tickfont=dict(size=10))
+                tickfont=dict(size=11))
 
 
 def _lesson(**kw: object) -> cope.Lesson:
     return cope.cope_lesson(**kw)  # type: ignore[arg-type]
-
-
-def _f32(a: np.ndarray) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32)
 
 
 @figure("cope_tokens")
@@ -77,20 +74,20 @@ def cope_tokens(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale
     custom = np.stack([np.arange(L.T), g, p], axis=1).astype(np.float32)
     fig = go.Figure()
     fig.add_trace(go.Scatter(
-        x=_f32(xs), y=_f32(ys), mode="text", text=[_esc(s) for s in labels], name="token",
+        x=f32(xs), y=f32(ys), mode="text", text=[_esc(s) for s in labels], name="token",
         textfont=dict(color=["#ffffff" if d else "#1f2330" for d in dark], size=13), hoverinfo="skip"))
     shown = ~masked
     fig.add_trace(go.Scatter(
-        x=_f32(xs[shown]), y=_f32(ys[shown] - 0.85), mode="text", name="p_ij",
+        x=f32(xs[shown]), y=f32(ys[shown] - 0.85), mode="text", name="p_ij",
         text=[f"{v:.1f}" for v in p[shown]], textfont=dict(size=10, color=COLORS[2]), hoverinfo="skip"))
     # the chips: one horizontal bar per token (a single trace draws much faster than one shape per chip)
     fig.add_trace(go.Bar(
-        orientation="h", base=_f32([a for a, _, _ in boxes]), x=_f32([b - a for a, b, _ in boxes]),
-        y=_f32(ys), width=1.0, name="chip", customdata=custom,
+        orientation="h", base=f32([a for a, _, _ in boxes]), x=f32([b - a for a, b, _ in boxes]),
+        y=f32(ys), width=1.0, name="chip", customdata=custom,
         marker=dict(color=["#d9dbe3" if m else f for m, f in zip(masked, fills)],
-                    opacity=_f32(np.where(masked, 0.45, 1.0)),
+                    opacity=f32(np.where(masked, 0.45, 1.0)),
                     line=dict(color=[COLORS[3] if j == i else "#9aa0b4" for j in range(L.T)],
-                              width=_f32(np.where(np.arange(L.T) == i, 3.0, 1.0)))),
+                              width=f32(np.where(np.arange(L.T) == i, 3.0, 1.0)))),
         hovertemplate="key j = %{customdata[0]}<br>gate g_ij = %{customdata[1]:.3f}<br>"
                       "position p_ij = %{customdata[2]:.2f}<extra></extra>"))
     rows = boxes[-1][2] + 1
@@ -130,14 +127,18 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     gap = max(2, -(-T // 6))
     offsets = [0, T + gap, 2 * (T + gap)]
     tops = [1.0, max(float(L.positions.max()), 1.0), max(T - 1.0, 1.0)]
-    titles = ["gates g_ij = σ(z_ij): 0 → 1", f"positions p_ij (npos_max = {L.npos_max}): 0 → {tops[1]:.3g}",
-              f"token distance i − j: 0 → {T - 1}"]
+    titles = ["gates g_ij: 0 → 1", f"positions p_ij: 0 → {tops[1]:.3g}", f"distance i − j: 0 → {T - 1}"]
     keys = np.broadcast_to(idx.astype(np.int32), (T, T))  # hover shows the key j, not the shifted x
     hover = "query i = %{y}<br>key j = %{customdata}<br>%{fullData.name} = %{z:.3f}<extra></extra>"
-    traces = [go.Heatmap(z=_f32(z), x=idx + off, y=idx, customdata=keys, colorscale=SEQUENTIAL, zmin=0, zmax=top,
-                         showscale=False, name=name, hovertemplate=hover)
-              for z, name, off, top in zip((gates, pos, dist), ("g_ij", "p_ij", "i − j"), offsets, tops,
-                                           strict=True)]
+    # a horizontal colour bar under each panel, at the bottom of the figure (yref "container")
+    span = offsets[2] + T  # x from -0.5 to span - 0.5 fills the plot's width
+    bars = [dict(orientation="h", x=(off + T / 2) / span, len=T / span, xanchor="center", yref="container", y=0.02,
+                 yanchor="bottom", thickness=10, tickvals=[0, top], ticktext=["0", f"{top:.3g}"], outlinewidth=0)
+            for off, top in zip(offsets, tops, strict=True)]
+    traces = [go.Heatmap(z=f32(z), x=idx + off, y=idx, customdata=keys, colorscale=SEQUENTIAL, zmin=0, zmax=top,
+                         colorbar=bar, name=name, hovertemplate=hover)
+              for z, name, off, top, bar in zip((gates, pos, dist), ("g_ij", "p_ij", "i − j"), offsets, tops, bars,
+                                                strict=True)]
     ci, cj = np.nonzero(L.clamped)
     traces.append(go.Scatter(x=(cj + offsets[1]).astype(np.int32), y=ci.astype(np.int32), mode="markers",
                              name=f"clamped to npos_max − 1 = {L.npos_max - 1}", customdata=cj.astype(np.int32),
@@ -145,7 +146,7 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
                              hovertemplate="clamped: query %{y}, key %{customdata}<extra></extra>"))
     # Token names label the keys under the positions panel and the queries on the left; the side panels
     # get a few plain indices. Fixed margins instead of automargin (its re-layout passes are slow).
-    labels = _ticks(L.tokens.labels)
+    labels = _ticks(L.tokens.labels, most=12)  # a panel is a third of the width: a dozen rotated labels fit
     side = list(range(0, T, max(1, -(-T // 4))))
     tickvals = [off + k for off in (offsets[0], offsets[2]) for k in side]
     ticktext = [str(k) for _ in range(2) for k in side]
@@ -153,16 +154,16 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     ticktext += labels["ticktext"]
     layout: dict = dict(
         height=600, showlegend=bool(len(ci)), legend=dict(orientation="h", y=1.08, x=0.3),
-        margin=dict(t=110, b=100, l=130, r=20),
-        title=f"Which tokens count, and the positions they produce (T = {T}, rule: {rule})"
-              "<br><sup>rows: query i · columns: key j · dark 0 → bright: the largest value in each panel</sup>",
+        margin=dict(t=110, b=150, l=label_margin(_ticks(L.tokens.labels)["ticktext"]), r=20),
+        title=subtitled(f"Which tokens count (T = {T}, rule: {rule}, npos_max = {L.npos_max})",
+                        "rows: query i · columns: key j · dark 0 → bright: each panel's largest value"),
         annotations=[dict(text=t, x=off + (T - 1) / 2, y=1.0, xref="x", yref="paper", xanchor="center",
                           yanchor="bottom", showarrow=False, font=dict(size=14))
                      for t, off in zip(titles, offsets, strict=True)],
         xaxis=dict(range=[-0.5, offsets[2] + T - 0.5], tickmode="array", tickvals=tickvals, ticktext=ticktext,
                    tickangle=-90, tickfont=dict(size=10), showgrid=False, zeroline=False, automargin=False),
         yaxis=dict(title=dict(text="query i (token)", standoff=4), autorange="reversed", showgrid=False,
-                   zeroline=False, automargin=False, **labels))
+                   zeroline=False, automargin=False, **_ticks(L.tokens.labels, most=16)))
     return go.Figure(data=traces, layout=layout)
 
 
@@ -181,32 +182,36 @@ def cope_query_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     keys = np.arange(L.T)
     fig = go.Figure()
     # the legend names the colour scale instead of a colorbar (a colorbar is a whole extra axis to redraw)
-    fig.add_trace(go.Bar(x=keys, y=_f32(L.positions[i]), name="CoPE position p_ij, coloured by the gate g_ij "
+    fig.add_trace(go.Bar(x=keys, y=f32(L.positions[i]), name="CoPE position p_ij, coloured by the gate g_ij "
                                                              "(dark 0 → bright 1)",
-                         marker=dict(color=_f32(L.gates[i]), colorscale=SEQUENTIAL, cmin=0, cmax=1),
-                         customdata=_f32(L.gates[i]),
+                         marker=dict(color=f32(L.gates[i]), colorscale=SEQUENTIAL, cmin=0, cmax=1),
+                         customdata=f32(L.gates[i]),
                          hovertemplate="key j = %{x}<br>p_ij = %{y:.3f}<br>g_ij = %{customdata:.3f}"
                                        "<extra></extra>"))
     rel = np.where(keys <= i, i - keys + 1, np.nan)
-    fig.add_trace(go.Scatter(x=keys, y=_f32(rel), mode="lines+markers", name="i − j + 1 (count everything)",
+    fig.add_trace(go.Scatter(x=keys, y=f32(rel), mode="lines+markers", name="i − j + 1 (count everything)",
                              line=dict(dash="dash", color=COLORS[1]), marker=dict(size=5)))
     fig.add_hline(y=L.npos_max - 1, line=dict(dash="dot", color=COLORS[3]),
-                  annotation_text=f"npos_max − 1 = {L.npos_max - 1}", annotation_position="top left")
+                  annotation_text=f"npos_max − 1 = {L.npos_max - 1}", annotation_position="bottom left")
+    ticks = _ticks(L.tokens.labels)
     fig.update_layout(title=f"Positions seen from query i = {i} ({_esc(L.tokens.labels[i])})",
-                      xaxis=dict(title="key j (token)", **_ticks(L.tokens.labels)),
+                      xaxis=dict(title="key j (token)", tickangle=-90, **ticks),
                       yaxis=dict(title="position (counted tokens)", rangemode="tozero"),
-                      legend=dict(orientation="h", y=1.12, x=0), height=430)
+                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0), height=480,
+                      margin=dict(t=110, b=label_margin(ticks["ticktext"])))
     return fig
 
 
 @figure("cope_interpolation")
-def cope_interpolation(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale: float = 10.0,
+def cope_interpolation(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale: float = 2.0,
                        bias: float = 0.0, causal: bool = True, npos_max: int = 0, seed: int = 0,
                        d_head: int = 16, emb: str = "random", target: int = 2, strength: float = 6.0,
                        query: int = -1, key: int = 0) -> go.Figure:
     """The integer logits z_i[p] = q_i·e[p] of one query, and the interpolated logit at a fractional p_ij.
 
     The star sits on the straight line between z_i[⌊p⌋] and z_i[⌈p⌉], a fraction w = p − ⌊p⌋ of the way.
+    The default gate scale is 2 (soft gates): at the lesson's scale 10 the gates are nearly 0 or 1 and
+    p_ij lands on integers (p = 4.001, w = 0.001), so there is nothing between two embeddings to see.
     """
     L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max, seed=seed,
                 d_head=d_head, emb=emb, target=target, strength=strength)
@@ -217,7 +222,7 @@ def cope_interpolation(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences"
     fig = go.Figure()
     fig.add_vrect(x0=d["floor"], x1=max(d["ceil"], d["floor"] + 1e-3), fillcolor=COLORS[4], opacity=0.18,
                   line_width=0)
-    fig.add_trace(go.Scatter(x=ps, y=_f32(L.z_int[i]), mode="lines+markers", name="z_i[p] = q_i·e[p]",
+    fig.add_trace(go.Scatter(x=ps, y=f32(L.z_int[i]), mode="lines+markers", name="z_i[p] = q_i·e[p]",
                              line=dict(color=COLORS[0]),
                              hovertemplate="p = %{x}<br>z_i[p] = %{y:.3f}<extra></extra>"))
     fig.add_trace(go.Scatter(x=[d["floor"], d["ceil"]], y=[d["z_floor"], d["z_ceil"]], mode="markers",
@@ -248,7 +253,7 @@ def cope_embedding_table(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     d = cope.interpolation_detail(L, i, j)
     e = L.pos_emb
     lim = float(np.abs(e).max()) or 1.0
-    fig = go.Figure(go.Heatmap(z=_f32(e), x=np.arange(e.shape[1]), y=np.arange(e.shape[0]),
+    fig = go.Figure(go.Heatmap(z=f32(e), x=np.arange(e.shape[1]), y=np.arange(e.shape[0]),
                                colorscale=DIVERGING, zmid=0, zmin=-lim, zmax=lim, meta="diverging",
                                colorbar=dict(title="e[p]_c"),
                                hovertemplate="position p = %{x}<br>channel c = %{y}<br>value = %{z:.3f}"
@@ -278,19 +283,21 @@ def cope_attention(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", sc
     i = cope.pick_index(query, L.T)
     keys = np.arange(i + 1)
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=keys, y=_f32(L.attn_plain[i, : i + 1]), name="softmax(q·k/√d) (no position)",
+    fig.add_trace(go.Bar(x=keys, y=f32(L.attn_plain[i, : i + 1]), name="softmax(q·k/√d) (no position)",
                          marker_color=COLORS[7], hovertemplate="key j = %{x}<br>weight = %{y:.3f}<extra></extra>"))
+    ticks = _ticks(L.tokens.labels[: i + 1])
     label = "softmax(q·k/√d + pos) (nodiv)" if nodiv else "softmax((q·k + pos)/√d) (CoPE)"
-    fig.add_trace(go.Bar(x=keys, y=_f32(L.attn_cope[i, : i + 1]), name=label, marker_color=COLORS[1],
-                         customdata=_f32(L.positions[i, : i + 1]),
+    fig.add_trace(go.Bar(x=keys, y=f32(L.attn_cope[i, : i + 1]), name=label, marker_color=COLORS[1],
+                         customdata=f32(L.positions[i, : i + 1]),
                          hovertemplate="key j = %{x}<br>weight = %{y:.3f}<br>p_ij = %{customdata:.2f}"
                                        "<extra></extra>"))
     fig.update_layout(barmode="group", height=430,
                       title=f"Attention of query i = {i}<br><sup>the query looks for CoPE position "
                             f"p* = {L.target}</sup>",
-                      xaxis=dict(title="key j (token)", **_ticks(L.tokens.labels[: i + 1])),
+                      xaxis=dict(title="key j (token)", tickangle=-90, **ticks),
                       yaxis=dict(title="attention weight", range=[0, 1.02]),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), margin=dict(t=110))
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
+                      margin=dict(t=110, b=label_margin(ticks["ticktext"])))
     return fig
 
 
@@ -304,7 +311,7 @@ def cope_positions_map(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences"
     L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max)
     T = L.T
     idx = np.arange(T)
-    fig = go.Figure(go.Heatmap(z=_f32(L.positions), x=idx, y=idx, colorscale=SEQUENTIAL, zmin=0,
+    fig = go.Figure(go.Heatmap(z=f32(L.positions), x=idx, y=idx, colorscale=SEQUENTIAL, zmin=0,
                                colorbar=dict(title="p_ij"), name="p_ij",
                                hovertemplate="query i = %{y}<br>key j = %{x}<br>p_ij = %{z:.3f}<extra></extra>"))
     fig.add_trace(go.Scatter(x=[-0.5, T - 0.5, T - 0.5, -0.5], y=[-0.5, -0.5, T - 0.5, -0.5], mode="lines",
@@ -315,12 +322,14 @@ def cope_positions_map(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences"
                              name=f"clamped to npos_max − 1 = {L.npos_max - 1}",
                              marker=dict(symbol="x-thin", size=9, line=dict(width=2, color=COLORS[3]))))
     leak = float(np.triu(L.positions, 1).max()) if T > 1 else 0.0
+    ticks = _ticks(L.tokens.labels, most=16)  # one label per 2+ rows past 16 tokens: they fit in presenter mode
     fig.update_layout(
         title=(f"p_ij with causal gates {'on' if causal else 'off'}, npos_max = {L.npos_max}<br>"
                f"<sup>largest future position {leak:.2f} · {len(ci)} clamped cell(s)</sup>"),
-        xaxis=dict(constrain="domain", tickangle=-90, **_ticks(L.tokens.labels)),
-        yaxis=dict(title="query i (token)", autorange="reversed", **_ticks(L.tokens.labels)),
-        legend=dict(orientation="h", y=-0.3), height=500, margin=dict(t=80))
+        xaxis=dict(constrain="domain", tickangle=-90, **ticks),
+        yaxis=dict(title="query i (token)", autorange="reversed", **ticks),
+        legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom"), height=540,
+        margin=dict(t=80, l=label_margin(ticks["ticktext"]), b=label_margin(ticks["ticktext"], title=False) + 40))
     return fig
 
 
@@ -338,18 +347,20 @@ def cope_position_bounds(*, text: str = cope.DEFAULT_TEXT, rule: str = "all", sc
     qi = np.arange(T)
     top = L.positions[:, 0]  # (T,) p_i0 = max_j p_ij under the causal mask
     bound = qi.astype(float) if claim == "seed" else qi + 1.0
+    ticks = _ticks(L.tokens.labels)
     over = top > bound + 1e-9
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=qi, y=_f32(top), name="p_i0 = largest position of query i",
+    fig.add_trace(go.Bar(x=qi, y=f32(top), name="p_i0 = largest position of query i",
                          marker_color=[COLORS[3] if o else COLORS[2] for o in over],
                          hovertemplate="query i = %{x}<br>p_i0 = %{y:.3f}<extra></extra>"))
     name = "seed 000's bound: p ≤ i" if claim == "seed" else "true bound: p_ij ≤ i − j + 1 (= i + 1 at j = 0)"
-    fig.add_trace(go.Scatter(x=qi, y=_f32(bound), mode="lines+markers", name=name,
+    fig.add_trace(go.Scatter(x=qi, y=f32(bound), mode="lines+markers", name=name,
                              line=dict(color=COLORS[1], dash="dash")))
     fig.update_layout(title=f"{int(over.sum())} of {T} queries i exceed the bound",
-                      xaxis=dict(tickangle=-90, **_ticks(L.tokens.labels)),
+                      xaxis=dict(tickangle=-90, **ticks),
                       yaxis=dict(title="position", rangemode="tozero"),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), margin=dict(t=110), height=400)
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
+                      margin=dict(t=110, b=label_margin(ticks["ticktext"], title=False)), height=440)
     return fig
 
 

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 
 from posviz import gaussian as gk
 from posviz._validate import check_choice, check_int
+from posviz.figures._common import Panels, f32
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
@@ -48,40 +49,6 @@ def _log_weights(a: np.ndarray) -> np.ndarray:
 
 def _shown_note(T: int, f: int, side_shown: int) -> str:
     return "" if f == 1 else f" (T = {T} shown as {side_shown}×{side_shown} block means of {f}×{f})"
-
-
-def _row(titles: list[str], gap: float, widths: list[float] | None = None) -> dict:
-    """Layout dict of a one-row grid of subplots (x, y), (x2, y2), ... with titles above each.
-
-    Built as a plain dict: plotly's ``make_subplots`` and ``update_xaxes`` cost ~0.3 s per figure in
-    property validation, which a slider move would pay on every rerun.
-    """
-    n = len(titles)
-    widths = widths or [1.0 / n] * n
-    scale = (1.0 - gap * (n - 1)) / sum(widths)
-    layout: dict = {"annotations": []}
-    left = 0.0
-    for i, (title, w) in enumerate(zip(titles, widths), start=1):
-        right = left + w * scale
-        sfx = "" if i == 1 else str(i)
-        layout[f"xaxis{sfx}"] = {"domain": [left, right], "anchor": f"y{sfx}"}
-        layout[f"yaxis{sfx}"] = {"domain": [0.0, 1.0], "anchor": f"x{sfx}"}
-        layout["annotations"].append({"text": title, "x": (left + right) / 2, "y": 1.0, "xref": "paper",
-                                      "yref": "paper", "xanchor": "center", "yanchor": "bottom",
-                                      "showarrow": False, "font": {"size": 15}})
-        left = right + gap
-    return layout
-
-
-def _axes(layout: dict, col: int, *, x: dict | None = None, y: dict | None = None) -> None:
-    sfx = "" if col == 1 else str(col)
-    layout[f"xaxis{sfx}"].update(x or {})
-    layout[f"yaxis{sfx}"].update(y or {})
-
-
-def _on(col: int) -> dict:
-    """Trace keywords placing it on subplot ``col``."""
-    return {} if col == 1 else {"xaxis": f"x{col}", "yaxis": f"y{col}"}
 
 
 @figure("gaussian_kernel_curve")
@@ -123,20 +90,21 @@ def gaussian_kernel_curve(*, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: f
     return go.Figure(dict(data=data, layout=layout))
 
 
-def _heatmap(a: np.ndarray, side: int, name: str, col: int) -> tuple[dict, int, int]:
+def _heatmap(a: np.ndarray, side: int, name: str) -> tuple[dict, int, int]:
     z, starts, f = _block_mean(a, side)
     trace = dict(
-        type="heatmap", z=_log_weights(z), x=starts, y=starts, coloraxis="coloraxis", name=name, **_on(col),
+        type="heatmap", z=_log_weights(z), x=starts, y=starts, coloraxis="coloraxis", name=name,
         hovertemplate=f"{name}<br>query m=%{{y}}<br>key n=%{{x}}<br>log10 weight=%{{z:.2f}}<extra></extra>")
     return trace, f, len(starts)
 
 
-def _attention_figure(traces: list[dict], layout: dict, key_title: str) -> go.Figure:
-    layout["coloraxis"] = dict(colorscale=SEQUENTIAL, cmin=LOG_FLOOR, cmax=0, colorbar=dict(title="log10 weight"))
-    for col in range(1, len(traces) + 1):
-        _axes(layout, col, x=dict(title=dict(text=key_title)), y=dict(autorange="reversed"))
-    _axes(layout, 1, y=dict(title=dict(text="query position m")))
-    return go.Figure(data=traces, layout=layout)
+def _attention_figure(grid: Panels, key_title: str, **layout: object) -> go.Figure:
+    for col in range(1, len(grid.traces) + 1):
+        grid.axis("x", col, title=key_title)
+        grid.axis("y", col, autorange="reversed")
+    grid.axis("y", 1, title="query position m")
+    return grid.figure(coloraxis=dict(colorscale=SEQUENTIAL, cmin=LOG_FLOOR, cmax=0,
+                                      colorbar=dict(title="log10 weight")), **layout)
 
 
 @figure("gaussian_attention")
@@ -146,13 +114,12 @@ def gaussian_attention(*, mode: str = "relative_log", T: int = 128, d: int = 64,
     """Softmax attention (T × T) of seeded q, k: plain RoPE beside the chosen mode, log colour scale."""
     kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
     modes = ("rope",) if check_choice("mode", mode, gk.MODES) == "rope" else ("rope", mode)
-    layout = _row([gk.MODE_LABELS[m] for m in modes], gap=0.08)
-    traces = []
+    grid = Panels.grid(1, len(modes), [gk.MODE_LABELS[m] for m in modes], hspace=0.08, title_size=15)
     for col, m in enumerate(modes, start=1):
-        trace, f, shown = _heatmap(gk.attention(T, d, base, seed, m, **kern), SIDE_COMPARE, SHORT[m], col)
-        traces.append(trace)
-    layout["title"] = dict(text=f"Attention after softmax, T = {T}, d = {d}{_shown_note(T, f, shown)}")
-    return _attention_figure(traces, layout, "key position n")
+        trace, f, shown = _heatmap(gk.attention(T, d, base, seed, m, **kern), SIDE_COMPARE, SHORT[m])
+        grid.add(trace, col)
+    return _attention_figure(grid, "key position n",
+                             title=dict(text=f"Attention after softmax, T = {T}, d = {d}{_shown_note(T, f, shown)}"))
 
 
 @figure("gaussian_attention_grid")
@@ -161,16 +128,14 @@ def gaussian_attention_grid(*, T: int = 128, d: int = 64, base: float = 10000.0,
                             sigma2: float = 20.0) -> go.Figure:
     """The four attention matrices side by side: plain RoPE and modes (a), (b), (c)."""
     kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
-    layout = _row([SHORT[m] for m in gk.MODES], gap=0.03)
-    traces = []
+    grid = Panels.grid(1, len(gk.MODES), [SHORT[m] for m in gk.MODES], hspace=0.03, title_size=15)
     for col, m in enumerate(gk.MODES, start=1):
-        trace, f, shown = _heatmap(gk.attention(T, d, base, seed, m, **kern), SIDE_GRID, SHORT[m], col)
-        traces.append(trace)
+        trace, f, shown = _heatmap(gk.attention(T, d, base, seed, m, **kern), SIDE_GRID, SHORT[m])
+        grid.add(trace, col)
     for col in (2, 3, 4):  # same query axis as the first panel
-        _axes(layout, col, y=dict(showticklabels=False))
-    layout["title"] = dict(text=f"All four side by side{_shown_note(T, f, shown)}")
-    layout["height"] = 380
-    return _attention_figure(traces, layout, "key n")
+        grid.axis("y", col, showticklabels=False)
+    return _attention_figure(grid, "key n", title=dict(text=f"All four side by side{_shown_note(T, f, shown)}"),
+                             height=380)
 
 
 @figure("gaussian_envelope")
@@ -180,34 +145,34 @@ def gaussian_envelope(*, T: int = 128, d: int = 64, base: float = 10000.0, seed:
     """Left: what each mode multiplies at distance Δ = m − n. Right: mean attention weight at distance |m − n|."""
     kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
     T = check_int("T", T, 2, gk.MAX_T)
-    layout = _row(["factor on the score at distance Δ", "mean attention weight at distance |m − n|"], gap=0.12)
+    grid = Panels.grid(1, 2, ["factor on the score at distance Δ", "mean attention weight at distance |m − n|"],
+                       hspace=0.12, title_size=15)
     delta = np.arange(T, dtype=np.float64)
     k = gk.gaussian_kernel(delta, **kern).astype(np.float32)
-    traces = [
-        dict(type="scatter", x=delta, y=np.ones(T, np.float32), name="plain RoPE: ×1", mode="lines",
-             line=dict(color=MODE_COLORS["rope"]), hovertemplate="Δ=%{x}<br>factor=%{y:.4g}<extra>plain RoPE</extra>"),
-        dict(type="scatter", x=delta, y=k, name="(b), (c): K(Δ), the same for every query", mode="lines",
-             line=dict(color=MODE_COLORS["relative_log"], width=3),
-             hovertemplate="Δ=%{x}<br>K(Δ)=%{y:.4g}<extra>(b) ×logit, (c) ×weight</extra>"),
-    ]
+    grid.scatter(x=delta, y=np.ones(T, np.float32), name="plain RoPE: ×1", mode="lines",
+                 line=dict(color=MODE_COLORS["rope"]),
+                 hovertemplate="Δ=%{x}<br>factor=%{y:.4g}<extra>plain RoPE</extra>")
+    grid.scatter(x=delta, y=k, name="(b), (c): K(Δ), the same for every query", mode="lines",
+                 line=dict(color=MODE_COLORS["relative_log"], width=3),
+                 hovertemplate="Δ=%{x}<br>K(Δ)=%{y:.4g}<extra>(b) ×logit, (c) ×weight</extra>")
     for i, m in enumerate(queries[:6]):
         m = check_int("queries", m, 0, 10**6)
         dd = delta[delta <= m]
         fac = (gk.gaussian_kernel(float(m), **kern) * gk.gaussian_kernel(m - dd, **kern)).astype(np.float32)
-        traces.append(dict(type="scatter", x=dd, y=fac, mode="lines", name=f"(a): K(m)·K(m−Δ), query m = {m}",
-                           line=dict(color=MODE_COLORS["absolute"], dash=("dash", "dot", "dashdot")[i % 3]),
-                           hovertemplate=f"m={m}<br>Δ=%{{x}}<br>factor=%{{y:.4g}}<extra>(a)</extra>"))
+        grid.scatter(x=dd, y=fac, mode="lines", name=f"(a): K(m)·K(m−Δ), query m = {m}",
+                     line=dict(color=MODE_COLORS["absolute"], dash=("dash", "dot", "dashdot")[i % 3]),
+                     hovertemplate=f"m={m}<br>Δ=%{{x}}<br>factor=%{{y:.4g}}<extra>(a)</extra>")
     for mode in gk.MODES:
         prof = gk.mean_by_distance(gk.attention(T, d, base, seed, mode, **kern)).astype(np.float32)
-        traces.append(dict(type="scatter", x=delta, y=prof, mode="lines", name=f"mean weight, {SHORT[mode]}",
-                           line=dict(color=MODE_COLORS[mode], width=2 if mode != "rope" else 1.5), **_on(2),
-                           hovertemplate="|m−n|=%{x}<br>mean weight=%{y:.3g}<extra>" + SHORT[mode] + "</extra>"))
-    _axes(layout, 1, x=dict(title=dict(text="distance Δ = m − n (tokens)")), y=dict(title=dict(text="factor")))
-    _axes(layout, 2, x=dict(title=dict(text="distance |m − n| (tokens)")),
-          y=dict(title=dict(text="mean weight (log)"), type="log", exponentformat="power"))
-    layout.update(title=dict(text="The envelope: what multiplies the score, and where attention goes"),
-                  legend=dict(orientation="h", y=-0.3), height=480)
-    return go.Figure(data=traces, layout=layout)
+        grid.scatter(2, x=delta, y=prof, mode="lines", name=f"mean weight, {SHORT[mode]}",
+                     line=dict(color=MODE_COLORS[mode], width=2 if mode != "rope" else 1.5),
+                     hovertemplate="|m−n|=%{x}<br>mean weight=%{y:.3g}<extra>" + SHORT[mode] + "</extra>")
+    grid.axis("x", 1, title="distance Δ = m − n (tokens)")
+    grid.axis("y", 1, title="factor")
+    grid.axis("x", 2, title="distance |m − n| (tokens)")
+    grid.axis("y", 2, title="mean weight (log)", log=True, exponentformat="power")
+    return grid.figure(title=dict(text="The envelope: what multiplies the score, and where attention goes"),
+                       legend=dict(orientation="h", y=-0.3), height=480)
 
 
 @figure("gaussian_shift_check")
@@ -238,26 +203,25 @@ def gaussian_mixed_layout(*, layout: str = "mixed", T: int = 24, d: int = 8, bas
     spread = gk.toeplitz_error(s)
     lim = float(np.abs(s).max()) or 1.0
     pos = np.arange(T)
-    traces = [dict(type="heatmap", z=s.astype(np.float32), x=pos, y=pos, zmin=-lim, zmax=lim, zmid=0,
-                   colorscale=DIVERGING, meta="diverging",
-                   colorbar=dict(title=dict(text="q·k"), y=0.71, len=0.58),
-                   hovertemplate="query m=%{y}<br>key n=%{x}<br>score=%{z:.3f}<extra></extra>")]
+    # two stacked panels (the figure is usually shown in half a page): the scores, then two diagonals
+    grid = Panels((((0.0, 1.0), (0.42, 1.0)), ((0.0, 1.0), (0.0, 0.27))))
+    grid.add(dict(type="heatmap", z=f32(s), x=pos, y=pos, zmin=-lim, zmax=lim, zmid=0,
+                  colorscale=DIVERGING, meta="diverging", colorbar=dict(title=dict(text="q·k"), y=0.71, len=0.58),
+                  hovertemplate="query m=%{y}<br>key n=%{x}<br>score=%{z:.3f}<extra></extra>"))
     for i, delta in enumerate((0, 3)):
         m = pos[delta:]
-        traces.append(dict(type="scatter", x=m, y=s[m, m - delta].astype(np.float32), mode="lines+markers",
-                           name=f"score at Δ = m − n = {delta}", line=dict(color=COLORS[i]), **_on(2),
-                           hovertemplate=f"Δ={delta}<br>m=%{{x}}<br>score=%{{y:.3f}}<extra></extra>"))
+        grid.scatter(2, x=m, y=f32(s[m, m - delta]), mode="lines+markers", name=f"score at Δ = m − n = {delta}",
+                     line=dict(color=COLORS[i]),
+                     hovertemplate=f"Δ={delta}<br>m=%{{x}}<br>score=%{{y:.3f}}<extra></extra>")
     shown = f"{spread:.3g}" if spread > 1e-9 else "0 (up to rounding)"
     what = "seed 002: cat(freqs, freqs) + interleaved rotate" if layout == "mixed" else "angles repeated per pair"
-    # two stacked panels (the figure is usually shown in half a page): the scores, then two diagonals
-    grid = dict(
-        xaxis=dict(domain=[0, 1], anchor="y", title=dict(text="key position n")),
-        yaxis=dict(domain=[0.42, 1], anchor="x", autorange="reversed", title=dict(text="query position m")),
-        xaxis2=dict(domain=[0, 1], anchor="y2", title=dict(text="query position m (key n = m − Δ)")),
-        yaxis2=dict(domain=[0, 0.27], anchor="x2", title=dict(text="score")),
-        title=dict(text=f"{layout}: {what}<br>largest spread along a diagonal = {shown}"),
-        legend=dict(orientation="h", x=0, y=-0.12, yanchor="top"), height=760, margin=dict(t=90, b=90))
-    return go.Figure(data=traces, layout=grid)
+    grid.axis("x", 1, title="key position n")
+    grid.axis("y", 1, title="query position m", autorange="reversed")
+    grid.axis("x", 2, title="query position m (key n = m − Δ)")
+    grid.axis("y", 2, title="score")
+    return grid.figure(title=dict(text=f"{layout}: {what}<br>largest spread along a diagonal = {shown}"),
+                       legend=dict(orientation="h", x=0, y=-0.12, yanchor="top"), height=760,
+                       margin=dict(t=90, b=90))
 
 
 @figure("gaussian_seed_broadcast")
@@ -294,34 +258,33 @@ def gaussian_magnitude_only(*, pair: int = 2, n_positions: int = 40, d: int = 64
                             sigma2: float = 20.0) -> go.Figure:
     """One pair of q rotated by plain RoPE and by K(m)·R_m: same angles, only the length shrinks."""
     s = gk.spiral(pair, n_positions, d, base, seed, **_kernel_args(alpha1, alpha2, sigma1, sigma2))
-    layout = _row(["the pair in its plane", "angle against position", "length against position"], gap=0.08,
-                  widths=[0.36, 0.32, 0.32])
+    grid = Panels.grid(1, 3, ["the pair in its plane", "angle against position", "length against position"],
+                       hspace=0.08, widths=[0.36, 0.32, 0.32], title_size=15)
     m = s["m"].astype(np.float32)
     rays = min(8, len(m))
     ray_x = np.column_stack([np.zeros(rays), s["rope"][:rays, 0], np.full(rays, np.nan)]).ravel()
     ray_y = np.column_stack([np.zeros(rays), s["rope"][:rays, 1], np.full(rays, np.nan)]).ravel()
-    traces = [dict(type="scatter", x=ray_x.astype(np.float32), y=ray_y.astype(np.float32), mode="lines",
-                   name=f"rays of m = 0..{rays - 1}", line=dict(color="#bbbbbb", width=1), hoverinfo="skip")]
+    grid.scatter(x=f32(ray_x), y=f32(ray_y), mode="lines", name=f"rays of m = 0..{rays - 1}",
+                 line=dict(color="#bbbbbb", width=1), hoverinfo="skip")
     for key, name, color, mode in (("rope", "R_m q (plain RoPE)", MODE_COLORS["rope"], "markers"),
                                    ("kernel", "K(m)·R_m q (seed 002)", MODE_COLORS["absolute"], "lines+markers")):
         xy = s[key].astype(np.float32)
-        traces.append(dict(type="scatter", x=xy[:, 0], y=xy[:, 1], mode=mode, name=name,
-                           line=dict(color=color), marker=dict(size=6, color=color), customdata=m,
-                           hovertemplate="m=%{customdata}<br>(%{x:.3f}, %{y:.3f})<extra>" + name + "</extra>"))
+        grid.scatter(x=xy[:, 0], y=xy[:, 1], mode=mode, name=name, line=dict(color=color),
+                     marker=dict(size=6, color=color), customdata=m,
+                     hovertemplate="m=%{customdata}<br>(%{x:.3f}, %{y:.3f})<extra>" + name + "</extra>")
     for key, name, color, dash, width in (("rope", "plain RoPE", MODE_COLORS["rope"], "solid", 5),
                                           ("kernel", "K(m)·R_m", MODE_COLORS["absolute"], "dot", 2)):
         ang = np.unwrap(s[f"angle_{key}"]).astype(np.float32)
-        traces.append(dict(type="scatter", x=m, y=ang, mode="lines", name=f"angle, {name}", **_on(2),
-                           line=dict(color=color, dash=dash, width=width),
-                           hovertemplate="m=%{x}<br>angle=%{y:.3f} rad<extra>" + name + "</extra>"))
-        traces.append(dict(type="scatter", x=m, y=s[f"radius_{key}"].astype(np.float32), mode="lines",
-                           name=f"length, {name}", **_on(3),
-                           line=dict(color=color, dash="dash" if key == "kernel" else "solid"),
-                           hovertemplate="m=%{x}<br>length=%{y:.3f}<extra>" + name + "</extra>"))
-    _axes(layout, 1, x=dict(title=dict(text="component 2i")),
-          y=dict(title=dict(text="component 2i+1"), scaleanchor="x"))
-    _axes(layout, 2, x=dict(title=dict(text="position m")), y=dict(title=dict(text="angle (rad, unwrapped)")))
-    _axes(layout, 3, x=dict(title=dict(text="position m")), y=dict(title=dict(text="length"), rangemode="tozero"))
-    layout.update(title=dict(text=f"Pair {pair}: the kernel shrinks the length; the angle still grows by "
-                                  f"θ_{pair} per token"), legend=dict(orientation="h", y=-0.25))
-    return go.Figure(data=traces, layout=layout)
+        grid.scatter(2, x=m, y=ang, mode="lines", name=f"angle, {name}", line=dict(color=color, dash=dash, width=width),
+                     hovertemplate="m=%{x}<br>angle=%{y:.3f} rad<extra>" + name + "</extra>")
+        grid.scatter(3, x=m, y=f32(s[f"radius_{key}"]), mode="lines", name=f"length, {name}",
+                     line=dict(color=color, dash="dash" if key == "kernel" else "solid"),
+                     hovertemplate="m=%{x}<br>length=%{y:.3f}<extra>" + name + "</extra>")
+    grid.axis("x", 1, title="component 2i")
+    grid.axis("y", 1, title="component 2i+1", scaleanchor="x")
+    grid.axis("x", 2, title="position m")
+    grid.axis("y", 2, title="angle (rad, unwrapped)")
+    grid.axis("x", 3, title="position m")
+    grid.axis("y", 3, title="length", rangemode="tozero")
+    return grid.figure(title=dict(text=f"Pair {pair}: the kernel shrinks the length; the angle still grows by "
+                                       f"θ_{pair} per token"), legend=dict(orientation="h", y=-0.25))

@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from posviz import intro
 from posviz import sinusoidal as sn
+from posviz.figures._common import Panels, f32, grid_domains, label_margin
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
 __all__ = ["intro_attention", "intro_shuffle", "intro_integer_ranges", "intro_normalised", "intro_binary",
            "intro_binary_vs_sinusoid", "intro_trajectory", "intro_wavelength_limit"]
-
-def _f32(a: np.ndarray) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32)
-
 
 def _row_labels(tokens: tuple[str, ...], order: np.ndarray | None = None) -> list[str]:
     """Unique y labels "slot: word" (plus "(was i)" after a shuffle), so repeated words keep their rows."""
@@ -34,7 +30,7 @@ def _output_heatmap(demo: intro.AttentionDemo, labels: list[str], zmax: float, n
                     showscale: bool) -> dict:
     """One layer's outputs as a heatmap trace (a plain dict: plotly validates nothing on a slider move)."""
     return dict(
-        type="heatmap", z=_f32(demo.out), y=labels, x=np.arange(demo.out.shape[1]), colorscale=DIVERGING,
+        type="heatmap", z=f32(demo.out), y=labels, x=np.arange(demo.out.shape[1]), colorscale=DIVERGING,
         meta="diverging", zmid=0, zmin=-zmax, zmax=zmax, showscale=showscale, name=name,
         colorbar=dict(title=dict(text="output"), len=0.8),
         hovertemplate=f"{name}<br>token %{{y}}<br>channel %{{x}}<br>output %{{z:.4f}}<extra></extra>",
@@ -77,24 +73,44 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
     labels = _row_labels(plain.tokens)
     zmax = float(max(np.abs(plain.out).max(), np.abs(with_pe.out).max(), 1e-9))
     pair = intro.repeated_pair(plain.tokens)
-    # two panels sharing the token axis, as one layout dict: make_subplots, add_trace and update_xaxes
-    # validate every property (~15 ms of each slider move that changes d, the seed or the sentence)
-    titles = ("no positions: x = embedding", "with positions: x = embedding + PE")
-    layout = dict(
-        xaxis=dict(anchor="y", domain=[0.0, 0.48], title=dict(text="output channel")),
-        yaxis=dict(anchor="x", domain=[0.0, 1.0], autorange="reversed", title=dict(text="token (slot: word)")),
-        xaxis2=dict(anchor="y2", domain=[0.52, 1.0], title=dict(text="output channel")),
-        yaxis2=dict(anchor="x2", domain=[0.0, 1.0], matches="y", showticklabels=False),
-        annotations=[dict(font=dict(size=16), showarrow=False, text=t, x=x, xanchor="center", xref="paper", y=1.0,
-                          yanchor="bottom", yref="paper") for t, x in zip(titles, (0.24, 0.76), strict=True)],
+    # two panels sharing the token axis, built as one layout dict (Panels): make_subplots and update_xaxes
+    # validate every property (~15 ms of each slider move that changes d, the seed or the sentence).
+    # With a repeated word, a strip below shows the two rows' difference on its own colour scale: with PE
+    # it is small next to the outputs (a few hundredths on a ±1 scale) and would not show above.
+    top = (0.42, 1.0) if pair else (0.0, 1.0)
+    left, right = grid_domains(1, 2, hspace=0.04)
+    domains = [(left[0], top), (right[0], top)] + ([((0.0, 1.0), (0.0, 0.16))] if pair else [])
+    titles = ["no positions: x = embedding", "with PE: x = embedding + PE"]
+    if pair:
+        i, j = pair
+        diff = np.stack([plain.out[i] - plain.out[j], with_pe.out[i] - with_pe.out[j]])  # (2, d)
+        lim = float(max(np.abs(diff).max(), 1e-9))
+        titles.append(f"row {i} − row {j} ('{plain.tokens[i]}' twice), own colour scale ±{lim:.2g}")
+    grid = Panels(domains, titles, title_size=15)
+    for panel, (demo, name) in enumerate(((plain, "no positions"), (with_pe, "with sinusoidal PE")), start=1):
+        trace = _output_heatmap(demo, labels, zmax, name, panel == 2)
+        if pair:
+            trace["colorbar"] = dict(trace["colorbar"], len=0.6, y=0.67)
+        grid.add(trace, panel)
+        grid.axis("x", panel, title="output channel")
+    grid.axis("y", 1, title="token (slot: word)", autorange="reversed")
+    grid.axis("y", 2, matches="y", showticklabels=False)
+    height = max(320, 120 + 26 * len(labels))
+    if pair:
+        grid.add(dict(type="heatmap", z=f32(diff), x=np.arange(d_model), y=["no positions", "with PE"],
+                      colorscale=DIVERGING, meta="diverging", zmid=0, zmin=-lim, zmax=lim,
+                      colorbar=dict(title=dict(text="difference", side="right"), len=0.22, y=0.08,
+                                    tickvals=[-lim, lim], ticktext=[f"{-lim:.2g}", f"{lim:.2g}"]),
+                      name="row difference",
+                      hovertemplate=f"%{{y}}<br>channel %{{x}}<br>row {i} − row {j} = %{{z:.4f}}<extra></extra>"), 3)
+        grid.axis("y", 3, autorange="reversed")
+        grid.axis("x", 3, showticklabels=False, ticks="")
+        height = int(height / 0.58)
+    return grid.figure(
         shapes=_outline_rows(pair, d_model, "x", "y") + _outline_rows(pair, d_model, "x2", "y2"),
         title=dict(text=f"Self-attention outputs softmax(QKᵀ/√d)·V, d = {d_model}, seed {seed}"),
         # room for the longest token label and the axis title left of it (margins are fixed, no automargin)
-        margin=dict(l=48 + 9 * max(map(len, labels), default=4)),
-        height=max(320, 120 + 26 * len(labels)))
-    data = [dict(_output_heatmap(plain, labels, zmax, "no positions", False), xaxis="x", yaxis="y"),
-            dict(_output_heatmap(with_pe, labels, zmax, "with sinusoidal PE", True), xaxis="x2", yaxis="y2")]
-    return go.Figure(dict(data=data, layout=layout))
+        margin=dict(l=label_margin(labels)), height=height)
 
 
 @figure("intro_shuffle")
@@ -112,23 +128,25 @@ def intro_shuffle(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: in
         labels_o, labels_s = _row_labels(orig.tokens), _row_labels(shuf.tokens, shuf.order)
         demos.append((positions, orig, shuf))
     zmax = float(max(max(np.abs(o.out).max(), np.abs(s.out).max()) for _, o, s in demos))
-    fig = make_subplots(rows=2, cols=2, horizontal_spacing=0.2, vertical_spacing=0.14,
-                        subplot_titles=("no positions, original order", f"no positions, shuffle seed {shuffle}",
-                                        "with sinusoidal PE, original order",
-                                        f"with sinusoidal PE, shuffle seed {shuffle}"))
-    for r, (positions, orig, shuf) in enumerate(demos, start=1):
+    # the right column's labels ("3: another (was 1)") sit in the gap: as wide as they need on a 700 px chart
+    gap = min(0.4, label_margin(labels_s, title=False) / 700)
+    grid = Panels.grid(2, 2, ("no positions, original order", f"no positions, shuffle seed {shuffle}",
+                              "with sinusoidal PE, original order", f"with sinusoidal PE, shuffle seed {shuffle}"),
+                       hspace=gap, vspace=0.2, title_size=16)
+    for r, (positions, orig, shuf) in enumerate(demos):
         name = "no positions" if positions == "none" else "with sinusoidal PE"
-        fig.add_trace(_output_heatmap(orig, labels_o, zmax, f"{name}, original", r == 1), row=r, col=1)
-        fig.add_trace(_output_heatmap(shuf, labels_s, zmax, f"{name}, shuffled", False), row=r, col=2)
-    fig.update_xaxes(title_text="output channel", row=2)
-    fig.update_yaxes(autorange="reversed")
-    fig.update_layout(title=dict(text="Permutation equivariance: attn(P·x) = P·attn(x) only without positions"),
-                      height=max(520, 200 + 52 * len(labels_o)))
-    return fig
+        grid.add(_output_heatmap(orig, labels_o, zmax, f"{name}, original", r == 0), 2 * r + 1)
+        grid.add(_output_heatmap(shuf, labels_s, zmax, f"{name}, shuffled", False), 2 * r + 2)
+    for panel in (1, 2, 3, 4):
+        grid.axis("y", panel, autorange="reversed")
+    for panel in (3, 4):
+        grid.axis("x", panel, title="output channel")
+    return grid.figure(title=dict(text="Permutation equivariance: attn(P·x) = P·attn(x) only without positions"),
+                       height=max(520, 200 + 52 * len(labels_o)), margin=dict(l=label_margin(labels_o, title=False)))
 
 
 @figure("intro_integer_ranges")
-def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 64, d_model: int = 16,
+def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 1000, d_model: int = 16,
                          seed: int = 0) -> go.Figure:
     """Range (min to max over the d channels) of each slot's vector: embedding alone, + p, + sinusoidal PE.
 
@@ -137,17 +155,18 @@ def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 6
     """
     tokens, emb = intro.repeated_sentence(text, n_positions, d_model, seed)  # (N, d)
     d_even = d_model - d_model % 2 or 2
+    # drawn back to front: the word alone last, so its thin band is on top of the sinusoidal one it overlaps
     variants = (
-        ("embedding alone", emb, COLORS[2]),
-        ("embedding + p (integer)", emb + intro.integer_encoding(n_positions, d_model), COLORS[3]),
         ("embedding + sinusoidal PE", emb[:, :d_even] + intro.position_codes("sinusoidal", n_positions, d_even),
          COLORS[0]),
+        ("embedding + p (integer)", emb + intro.integer_encoding(n_positions, d_model), COLORS[3]),
+        ("embedding alone", emb, COLORS[2]),
     )
     fig = go.Figure()
     p = np.arange(n_positions)
     words = np.array(tokens, dtype=object)
     for name, values, color in variants:
-        lo, hi = _f32(values.min(axis=1)), _f32(values.max(axis=1))
+        lo, hi = f32(values.min(axis=1)), f32(values.max(axis=1))
         fig.add_trace(go.Scatter(x=p, y=lo, mode="lines", line=dict(color=color, width=1), showlegend=False,
                                  name=f"{name}: min over channels", legendgroup=name, hoverinfo="skip"))
         fig.add_trace(go.Scatter(
@@ -157,7 +176,7 @@ def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 6
                           "min %{customdata[0]:.3f}, max %{y:.3f}<extra></extra>"))
     fig.update_layout(
         title=dict(text=f"Channel ranges per position, d = {d_model}: integer positions swamp the word"),
-        xaxis_title="position p (token index)", yaxis_title="channel value (min to max over d channels)",
+        xaxis_title="position p (token index)", yaxis_title="channel value (min to max)",
         legend=dict(orientation="h", y=-0.2))
     return fig
 
@@ -172,7 +191,7 @@ def intro_normalised(*, short: int = 10, long: int = 100, position: int = 5) -> 
     for n, color in ((short, COLORS[0]), (long, COLORS[1])):
         codes = intro.normalised_positions(n)
         p = np.arange(n)
-        fig.add_trace(go.Scatter(x=p, y=_f32(codes), mode="lines+markers" if n <= 60 else "lines",
+        fig.add_trace(go.Scatter(x=p, y=f32(codes), mode="lines+markers" if n <= 60 else "lines",
                                  name=f"N = {n}", line=dict(color=color), marker=dict(size=6),
                                  hovertemplate=f"N = {n}<br>position %{{x}}<br>p/N = %{{y:.4f}}<extra></extra>"))
         value = float(codes[position])
@@ -192,14 +211,14 @@ def intro_binary(*, n_positions: int = 64, n_bits: int = 6) -> go.Figure:
     bits = intro.binary_encoding(n_positions, n_bits)  # (N, n)
     labels = [f"bit {j} (flips every {intro.flip_period(j)})" for j in range(n_bits)]
     fig = go.Figure(go.Heatmap(
-        z=_f32(bits.T), x=np.arange(n_positions), y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1,
+        z=f32(bits.T), x=np.arange(n_positions), y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1,
         xgap=1 if n_positions <= 128 else 0, ygap=1,
         colorbar=dict(title=dict(text="bit"), tickvals=[0, 1]),
         hovertemplate="position %{x}<br>%{y}<br>value %{z:.0f}<extra></extra>"))
     wrap = "" if n_positions <= 1 << n_bits else f"; codes repeat after {1 << n_bits} positions"
     fig.update_layout(title=dict(text=f"Binary code of p, {n_bits} bits: LSB at the bottom, MSB on top{wrap}"),
                       xaxis_title="position p (tokens)", yaxis_title="bit j",
-                      height=max(300, 140 + 24 * n_bits))
+                      height=max(300, 140 + 24 * n_bits), margin=dict(l=label_margin(labels)))
     return fig
 
 
@@ -216,29 +235,27 @@ def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int
     smooth = intro.smooth_bits(n_positions, n_bits)
     x = np.arange(n_positions)
     labels = [f"j = {j} (λ = {2 << j})" for j in range(n_bits)]
-    fig = make_subplots(rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]], row_heights=[0.62, 0.38],
-                        vertical_spacing=0.16, horizontal_spacing=0.08,
-                        subplot_titles=("binary: bit j of p", "smooth: ½ − ½cos at wavelength λ = 2^(j+1)",
-                                        f"bit {bit} and its sinusoid (wavelength {2 << bit} tokens)"))
+    top_left, top_right, bottom, _ = grid_domains(2, 2, heights=(0.62, 0.38), hspace=0.08, vspace=0.16)
+    grid = Panels((top_left, top_right, ((0.0, 1.0), bottom[1])),
+                  ("binary: bit j of p", "smooth: ½ − ½cos at wavelength λ = 2^(j+1)",
+                   f"bit {bit} and its sinusoid (wavelength {2 << bit} tokens)"), title_size=16)
     for col, (name, z) in enumerate((("binary", bits), ("smooth", smooth)), start=1):
-        fig.add_trace(go.Heatmap(
-            z=_f32(z.T), x=x, y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1, showscale=col == 2, name=name,
-            colorbar=dict(title=dict(text="value"), len=0.55, y=0.78),
-            hovertemplate=f"{name}<br>position %{{x}}<br>%{{y}}<br>value %{{z:.3f}}<extra></extra>"),
-            row=1, col=col)
-    fig.add_trace(go.Scatter(x=x, y=_f32(bits[:, bit]), mode="lines", line=dict(shape="hv", color=COLORS[3]),
-                             name=f"bit {bit} (binary)",
-                             hovertemplate="position %{x}<br>bit %{y:.0f}<extra>binary</extra>"), row=2, col=1)
-    fig.add_trace(go.Scatter(x=x, y=_f32(smooth[:, bit]), mode="lines+markers", line=dict(color=COLORS[0]),
-                             marker=dict(size=4), name=f"bit {bit} (smooth)",
-                             hovertemplate="position %{x}<br>value %{y:.3f}<extra>smooth</extra>"), row=2, col=1)
-    fig.update_yaxes(title_text="bit j", row=1, col=1)
-    fig.update_yaxes(showticklabels=False, row=1, col=2)
-    fig.update_xaxes(title_text="position p (tokens)", row=2, col=1)
-    fig.update_yaxes(title_text="value", range=[-0.1, 1.1], row=2, col=1)
-    fig.update_layout(title=dict(text="Sinusoids as smooth binary: same wavelengths, no jumps"),
-                      height=max(560, 380 + 24 * n_bits), legend=dict(orientation="h", y=-0.12))
-    return fig
+        grid.add(dict(type="heatmap",
+                      z=f32(z.T), x=x, y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1, showscale=col == 2, name=name,
+                      colorbar=dict(title=dict(text="value", side="right"), len=0.5, y=0.75),
+                      hovertemplate=f"{name}<br>position %{{x}}<br>%{{y}}<br>value %{{z:.3f}}<extra></extra>"), col)
+    grid.scatter(3, x=x, y=f32(bits[:, bit]), mode="lines", line=dict(shape="hv", color=COLORS[3]),
+                 name=f"bit {bit} (binary)", hovertemplate="position %{x}<br>bit %{y:.0f}<extra>binary</extra>")
+    grid.scatter(3, x=x, y=f32(smooth[:, bit]), mode="lines+markers", line=dict(color=COLORS[0]),
+                 marker=dict(size=4), name=f"bit {bit} (smooth)",
+                 hovertemplate="position %{x}<br>value %{y:.3f}<extra>smooth</extra>")
+    grid.axis("y", 1, title="bit j")
+    grid.axis("y", 2, showticklabels=False)
+    grid.axis("x", 3, title="position p (tokens)")
+    grid.axis("y", 3, title="value", range=[-0.1, 1.1])
+    return grid.figure(title=dict(text="Sinusoids as smooth binary: same wavelengths, no jumps"),
+                       height=max(560, 380 + 24 * n_bits), legend=dict(orientation="h", y=-0.12),
+                       margin=dict(l=label_margin(labels)))
 
 
 @figure("intro_trajectory")
@@ -254,45 +271,41 @@ def intro_trajectory(*, n_positions: int = 32, bit: int = 2, n_bits: int = 6, d_
     bits = intro.binary_encoding(n_positions, n_bits)
     two_bits = bits[:, bit:bit + 2]  # (N, 2)
     period = 4 << bit
-    pair = intro.sinusoid_pair(n_positions, period)  # (N, 2)
+    pair = intro.sinusoid_pair(n_positions, period)[:, ::-1]  # (N, 2) as (cos, sin): counter-clockwise, as RoPE
     sin_codes = intro.position_codes("sinusoidal", n_positions, d_model)
     p = np.arange(n_positions)
-    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.09, column_widths=[0.3, 0.3, 0.4],
-                        subplot_titles=(f"binary: (bit {bit}, bit {bit + 1})",
-                                        f"sinusoid: (sin, cos) of period {period}",
-                                        "step length ‖code(p+1) − code(p)‖"))
+    grid = Panels.grid(1, 3, (f"binary: bits {bit}, {bit + 1}", f"sinusoid of period {period}", "step length"),
+                       widths=(0.3, 0.3, 0.4), hspace=0.09, title_size=16)
     for col, (name, pts, color) in enumerate((("binary", two_bits, COLORS[3]), ("sinusoid", pair, COLORS[0])),
                                              start=1):
-        fig.add_trace(go.Scatter(
-            x=_f32(pts[:, 0]), y=_f32(pts[:, 1]), mode="lines+markers", name=f"{name} path",
-            line=dict(color=color, width=1.5), marker=dict(size=7, color=p, colorscale=SEQUENTIAL),
-            customdata=p, hovertemplate=f"{name}<br>position %{{customdata}}<br>(%{{x:.3f}}, %{{y:.3f}})"
-                                        "<extra></extra>"), row=1, col=col)
-    for (cx, cy), label in _corner_labels(two_bits).items():
-        fig.add_annotation(x=cx, y=cy, text=label, showarrow=False, yanchor="bottom" if cy > 0.5 else "top",
-                           yshift=6 if cy > 0.5 else -6, font=dict(size=11), row=1, col=1)
+        # markers coloured by position, with a colour bar (not a legend entry whose marker would not match)
+        bar = dict(title=dict(text="position p", side="right"), orientation="h", x=0.3, len=0.45, thickness=10,
+                   yref="container", y=0.01, yanchor="bottom") if col == 2 else None
+        grid.scatter(col, x=f32(pts[:, 0]), y=f32(pts[:, 1]), mode="lines+markers", name=f"{name} path",
+                     showlegend=False, line=dict(color=color, width=1.5),
+                     marker=dict(size=7, color=p, colorscale=SEQUENTIAL, showscale=col == 2, colorbar=bar),
+                     customdata=p, hovertemplate=f"{name}<br>position %{{customdata}}<br>(%{{x:.3f}}, %{{y:.3f}})"
+                                                 "<extra></extra>")
+    corners = [dict(x=cx, y=cy, xref="x", yref="y", text=label, showarrow=False,
+                    yanchor="bottom" if cy > 0.5 else "top", yshift=6 if cy > 0.5 else -6, font=dict(size=11))
+               for (cx, cy), label in _corner_labels(two_bits).items()]
     steps_b = intro.step_lengths(bits) if n_positions > 1 else np.zeros(0)
     steps_s = intro.step_lengths(sin_codes) if n_positions > 1 else np.zeros(0)
-    fig.add_trace(go.Scatter(x=p[:-1], y=_f32(steps_b), mode="lines+markers", line=dict(color=COLORS[3]),
-                             name=f"binary, {n_bits} bits",
-                             hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>binary</extra>"), row=1, col=3)
-    fig.add_trace(go.Scatter(x=p[:-1], y=_f32(steps_s), mode="lines+markers", line=dict(color=COLORS[0]),
-                             name=f"sinusoidal, d = {d_model}",
-                             hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>sinusoidal</extra>"),
-                  row=1, col=3)
-    fig.update_xaxes(title_text="first coordinate", row=1, col=1)
-    fig.update_xaxes(title_text="sin(2πp/λ)", row=1, col=2)
-    fig.update_yaxes(title_text="second coordinate", row=1, col=1)
-    fig.update_yaxes(title_text="cos(2πp/λ)", row=1, col=2)
-    for col, lim in ((1, (-0.5, 1.5)), (2, (-1.3, 1.3))):  # square panels: a circle looks round
-        fig.update_xaxes(range=list(lim), constrain="domain", row=1, col=col)
-        fig.update_yaxes(range=list(lim), scaleanchor="x" if col == 1 else "x2", scaleratio=1, constrain="domain",
-                         row=1, col=col)
-    fig.update_xaxes(title_text="position p (tokens)", row=1, col=3)
-    fig.update_yaxes(title_text="step length", rangemode="tozero", row=1, col=3)
-    fig.update_layout(title=dict(text=f"Binary jumps, sinusoids glide: {n_positions} positions"),
-                      legend=dict(orientation="h", y=-0.22), height=440)
-    return fig
+    grid.scatter(3, x=p[:-1], y=f32(steps_b), mode="lines+markers", line=dict(color=COLORS[3]),
+                 name=f"binary, {n_bits} bits", hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>binary</extra>")
+    grid.scatter(3, x=p[:-1], y=f32(steps_s), mode="lines+markers", line=dict(color=COLORS[0]),
+                 name=f"sinusoidal, d = {d_model}",
+                 hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>sinusoidal</extra>")
+    for col, (xt, yt), lim in ((1, ("first coordinate", "second coordinate"), (-0.5, 1.5)),
+                               (2, ("cos(2πp/λ)", "sin(2πp/λ)"), (-1.3, 1.3))):  # square panels: circles look round
+        grid.axis("x", col, title=xt, range=list(lim), constrain="domain")
+        grid.axis("y", col, title=yt, range=list(lim), scaleanchor="x" if col == 1 else "x2", scaleratio=1,
+                  constrain="domain")
+    grid.axis("x", 3, title="position p (tokens)")
+    grid.axis("y", 3, title="‖code(p+1) − code(p)‖", rangemode="tozero")
+    return grid.figure(title=dict(text=f"Binary jumps, sinusoids glide: {n_positions} positions"),
+                       legend=dict(orientation="h", y=-0.22, x=0.62), height=500, margin=dict(b=130),
+                       annotations=corners)
 
 
 @figure("intro_wavelength_limit")
@@ -308,7 +321,7 @@ def intro_wavelength_limit(*, d_model: int = 16, base: float = 10000.0, pairs: s
     color = COLORS[0] if pairs == "all" else COLORS[3]
     label = f"all {d_model // 2} pairs" if pairs == "all" else "slowest pair only"
     fig = go.Figure(go.Scatter(
-        x=np.sqrt(lo * hi.astype(np.float64)), y=_f32(mins), mode="lines+markers", marker=dict(size=4),
+        x=np.sqrt(lo * hi.astype(np.float64)), y=f32(mins), mode="lines+markers", marker=dict(size=4),
         line=dict(color=color), name=label, customdata=np.stack([lo, hi], axis=1),
         hovertemplate=f"{label}<br>offsets k = %{{customdata[0]}} … %{{customdata[1]}}<br>"
                       "smallest distance %{y:.4g}<extra></extra>"))

@@ -12,23 +12,17 @@ import plotly.graph_objects as go
 from posviz import presets as ps
 from posviz import scaling as sc
 from posviz._validate import check_choice, check_float, check_int
+from posviz.figures._common import Marks, Panels, animation_controls, f32, grid_domains
 from posviz.figures._registry import figure
 from posviz.rope import inv_freq
-from posviz.theme import COLORS
+from posviz.theme import COLORS, METHOD_COLORS
 
 __all__ = ["scaling_wavelengths", "scaling_ratio", "scaling_unseen", "scaling_yarn_ramp", "scaling_temperature",
            "scaling_entropy", "scaling_dynamic", "scaling_score", "scaling_config", "scaling_pitfall"]
 
-METHOD_COLORS = {"default": "#8a8f9c", "linear": COLORS[1], "ntk": COLORS[2], "dynamic": COLORS[4],
-                 "yarn": COLORS[0], "llama3": COLORS[3], "longrope": COLORS[5]}
 DEFAULT_METHODS = "default,linear,ntk,yarn,llama3"
-MAX_SCORE_POINTS = 2000
 PITFALLS = ("floor_ceil", "mscale", "linear", "inverted_bands", "beta_fast_zero", "llama3_temperature")
 VARIANTS = ("wrong", "right")
-
-
-def _f32(a: np.ndarray) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32)
 
 
 def _opt(x: float) -> float | None:
@@ -69,105 +63,7 @@ def _label(m: str) -> str:
     return sc.METHODS[m].label if m in sc.METHODS else m
 
 
-class _Marks:
-    """Reference lines, bands and their labels, added to a figure in one layout update.
-
-    plotly's add_hline/add_vline/add_vrect are slow on subplots and place their labels wrongly on log axes
-    (annotations take log10 coordinates there, shapes take data coordinates), so we build them here.
-    """
-
-    def __init__(self) -> None:
-        self.shapes: list[dict] = []
-        self.notes: list[dict] = []
-
-    @staticmethod
-    def _ax(n: int) -> str:
-        return "" if n == 1 else str(n)
-
-    def hline(self, y: float, text: str, *, axis: int = 1, log: bool = False, dash: str = "dash",
-              color: str = "#888") -> None:
-        a = self._ax(axis)
-        self.shapes.append(dict(type="line", xref=f"x{a} domain", x0=0, x1=1, yref=f"y{a}", y0=y, y1=y,
-                                line=dict(dash=dash, color=color, width=1.5)))
-        self.notes.append(dict(xref=f"x{a} domain", x=0.01, yref=f"y{a}", y=math.log10(y) if log else y,
-                               text=text, showarrow=False, xanchor="left", yanchor="bottom",
-                               font=dict(color=color, size=12)))
-
-    def vline(self, x: float, text: str, *, axis: int = 1, log: bool = False, dash: str = "dash",
-              color: str = "#888", top: bool = True) -> None:
-        a = self._ax(axis)
-        self.shapes.append(dict(type="line", yref=f"y{a} domain", y0=0, y1=1, xref=f"x{a}", x0=x, x1=x,
-                                line=dict(dash=dash, color=color, width=1.5)))
-        self.notes.append(dict(yref=f"y{a} domain", y=0.99 if top else 0.01, xref=f"x{a}",
-                               x=math.log10(x) if log else x, text=text, showarrow=False, xanchor="left",
-                               yanchor="top" if top else "bottom", font=dict(color=color, size=12)))
-
-    def vrect(self, x0: float, x1: float, text: str, *, axis: int = 1, color: str = "#d55e00",
-              opacity: float = 0.08) -> None:
-        a = self._ax(axis)
-        self.shapes.append(dict(type="rect", yref=f"y{a} domain", y0=0, y1=1, xref=f"x{a}", x0=x0, x1=x1,
-                                fillcolor=color, opacity=opacity, line=dict(width=0), layer="below"))
-        if text:
-            self.notes.append(dict(yref=f"y{a} domain", y=0.99, xref=f"x{a}", x=x0, text=text, showarrow=False,
-                                   xanchor="left", yanchor="top", font=dict(color=color, size=12)))
-
-
-
-class _Fig:
-    """A light subplot grid: traces and axes collected as plain data, one ``go.Figure`` at the end.
-
-    ``make_subplots`` + ``add_scatter(row=, col=)`` + ``add_hline`` cost ~10x more than building the
-    figure in one go, and these figures are rebuilt on every slider move.
-    """
-
-    def __init__(self, rows: int = 1, cols: int = 1, titles: tuple[str, ...] = (), *,
-                 widths: tuple[float, ...] = (), hspace: float = 0.1, vspace: float = 0.1) -> None:
-        self.rows, self.cols = rows, cols
-        self.traces: list[dict] = []
-        self.layout: dict = {}
-        self.marks = _Marks()
-        w = np.asarray(widths or [1.0] * cols, dtype=float)
-        w = w / w.sum() * (1 - hspace * (cols - 1))
-        h = (1 - vspace * (rows - 1)) / rows
-        titles_ann = []
-        for r in range(rows):
-            y1 = 1 - r * (h + vspace)
-            for c in range(cols):
-                n = r * cols + c + 1
-                x0 = float(w[:c].sum() + hspace * c)
-                a = "" if n == 1 else str(n)
-                self.layout[f"xaxis{a}"] = dict(domain=[x0, x0 + float(w[c])], anchor=f"y{a}")
-                self.layout[f"yaxis{a}"] = dict(domain=[max(0.0, y1 - h), y1], anchor=f"x{a}")
-                if n <= len(titles) and titles[n - 1]:
-                    titles_ann.append(dict(text=titles[n - 1], x=x0 + float(w[c]) / 2, y=y1, xref="paper",
-                                           yref="paper", xanchor="center", yanchor="bottom", showarrow=False,
-                                           font=dict(size=14)))
-        self.titles = titles_ann
-
-    def n(self, row: int, col: int) -> int:
-        return (row - 1) * self.cols + col
-
-    def add(self, row: int = 1, col: int = 1, **kw: object) -> None:
-        a = "" if self.n(row, col) == 1 else str(self.n(row, col))
-        self.traces.append(dict(type="scatter", xaxis=f"x{a}", yaxis=f"y{a}", **kw))
-
-    def axis(self, letter: str, row: int = 1, col: int = 1, *, title: str | None = None, log: bool = False,
-             **kw: object) -> None:
-        n = self.n(row, col)
-        ax = self.layout[f"{letter}axis{'' if n == 1 else n}"]
-        if title is not None:
-            ax["title"] = dict(text=title)
-        if log:
-            ax["type"] = "log"
-        ax.update(kw)
-
-    def build(self, **layout: object) -> go.Figure:
-        notes = self.titles + self.marks.notes
-        return go.Figure(self.traces, layout=dict(self.layout, shapes=self.marks.shapes, annotations=notes,
-                                                  **layout))
-
-
-def _shade_long_wavelengths(marks: _Marks, lam: np.ndarray, L: int) -> None:
+def _shade_long_wavelengths(marks: Marks, lam: np.ndarray, L: int) -> None:
     """Shade the pairs whose original wavelength exceeds L (they never finish a turn in training)."""
     idx = np.nonzero(lam > L)[0]
     if idx.size:
@@ -192,11 +88,12 @@ def scaling_wavelengths(*, methods: str = DEFAULT_METHODS, dim: int = 128, base:
     lam0 = 2 * np.pi / inv_freq(dim, base)
     wave = curve == "wavelength"
     unit = "tokens" if wave else "rad/token"
-    f = _Fig()
+    f = Panels()
     for m, (theta, _) in res.items():
         y, sym = (2 * np.pi / theta, "λ'") if wave else (theta, "θ'")
-        f.add(x=i, y=_f32(y), mode=_per_pair_mode(dim), name=_label(m), line=dict(color=METHOD_COLORS[m], width=2),
-              marker=dict(size=4), hovertemplate=f"pair %{{x}}<br>{sym} = %{{y:.4g}} {unit}<extra>{_label(m)}</extra>")
+        f.scatter(x=i, y=f32(y), mode=_per_pair_mode(dim), name=_label(m),
+                  line=dict(color=METHOD_COLORS[m], width=2), marker=dict(size=4),
+                  hovertemplate=f"pair %{{x}}<br>{sym} = %{{y:.4g}} {unit}<extra>{_label(m)}</extra>")
     for n, name, dash in ((L, "L", "dash"), (Lp, "L'", "dot")):  # a turn inside n tokens: λ' < n, θ' > 2π/n
         f.marks.hline(n if wave else 2 * np.pi / n, f"{name} = {n:,}" if wave else f"2π/{name} ({name} = {n:,})",
                       log=True, dash=dash)
@@ -205,7 +102,7 @@ def scaling_wavelengths(*, methods: str = DEFAULT_METHODS, dim: int = 128, base:
            exponentformat="B" if wave else "power")  # 10⁻⁴ rather than 100μ rad/token
     f.axis("x", title="pair index i")
     what = "wavelengths" if wave else "frequencies"
-    return f.build(title=f"Per-pair {what}, d = {dim}, b = {base:g}, s = {factor:g}", height=480,
+    return f.figure(title=f"Per-pair {what}, d = {dim}, b = {base:g}, s = {factor:g}", height=480,
                    hovermode="x unified")
 
 
@@ -221,12 +118,12 @@ def scaling_ratio(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float
                    mscale, mscale_all_dim, truncate)
     theta0 = inv_freq(dim, base)
     i = np.arange(dim // 2)
-    f = _Fig()
+    f = Panels()
     for m, (theta, A) in res.items():
         name = _label(m) + (f" (A = {A:.3f})" if A != 1 else "")
-        f.add(x=i, y=_f32(theta0 / theta), mode=_per_pair_mode(dim), name=name,
-              line=dict(color=METHOD_COLORS[m], width=2), marker=dict(size=4),
-              hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra>" + _label(m) + "</extra>")
+        f.scatter(x=i, y=f32(theta0 / theta), mode=_per_pair_mode(dim), name=name,
+                  line=dict(color=METHOD_COLORS[m], width=2), marker=dict(size=4),
+                  hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra>" + _label(m) + "</extra>")
     f.marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
     if "yarn" in res:
         low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
@@ -242,7 +139,7 @@ def scaling_ratio(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float
                           opacity=0.1)
     f.axis("y", title="θ_i / θ'_i  (1 = untouched, s = interpolated)", log=True)
     f.axis("x", title="pair index i (fast → slow)")
-    return f.build(title=f"How much each pair is slowed down (s = {factor:g}, L = {L:,})", hovermode="x unified")
+    return f.figure(title=f"How much each pair is slowed down (s = {factor:g}, L = {L:,})", hovermode="x unified")
 
 
 @figure("scaling_unseen")
@@ -256,25 +153,25 @@ def scaling_unseen(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: floa
     res = _compute(methods, dim, base, factor, L, beta_fast, beta_slow, low_freq_factor, high_freq_factor,
                    mscale, mscale_all_dim, truncate)
     i = np.arange(dim // 2)
-    f = _Fig()
+    f = Panels()
     seen = L * inv_freq(dim, base)
     for m, (theta, _) in res.items():
         seen, target, flag = sc.unseen_angles(dim, base, factor, L, theta)
-        f.add(x=i, y=_f32(target), mode="lines", name=f"{_label(m)}: L'·θ'_i",
-              line=dict(color=METHOD_COLORS[m], width=2), legendgroup=m,
-              hovertemplate="pair %{x}<br>L'·θ' = %{y:.4g} rad<extra>" + _label(m) + "</extra>")
+        f.scatter(x=i, y=f32(target), mode="lines", name=f"{_label(m)}: L'·θ'_i",
+                  line=dict(color=METHOD_COLORS[m], width=2), legendgroup=m,
+                  hovertemplate="pair %{x}<br>L'·θ' = %{y:.4g} rad<extra>" + _label(m) + "</extra>")
         if flag.any():
-            f.add(x=i[flag], y=_f32(target[flag]), mode="markers", legendgroup=m,
-                  name=f"{_label(m)}: unseen angles ({int(flag.sum())} pairs)",
-                  marker=dict(symbol="x", size=9, color=METHOD_COLORS[m]),
-                  hovertemplate="pair %{x} reaches %{y:.4g} rad, never seen in training"
-                                "<extra>" + _label(m) + "</extra>")
-    f.add(x=i, y=_f32(seen), mode="lines", name="training: L·θ_i", line=dict(color="#8c8c8c", dash="dash", width=3),
-          hovertemplate="pair %{x}<br>L·θ = %{y:.4g} rad<extra>training</extra>")
+            f.scatter(x=i[flag], y=f32(target[flag]), mode="markers", legendgroup=m,
+                      name=f"{_label(m)}: unseen angles ({int(flag.sum())} pairs)",
+                      marker=dict(symbol="x", size=9, color=METHOD_COLORS[m]),
+                      hovertemplate="pair %{x} reaches %{y:.4g} rad, never seen in training"
+                                    "<extra>" + _label(m) + "</extra>")
+    f.scatter(x=i, y=f32(seen), mode="lines", name="training: L·θ_i", line=dict(color="#8c8c8c", dash="dash", width=3),
+              hovertemplate="pair %{x}<br>L·θ = %{y:.4g} rad<extra>training</extra>")
     f.marks.hline(2 * np.pi, "2π: one full turn", log=True, dash="dot")
     f.axis("y", title="largest angle reached (rad)", log=True)
     f.axis("x", title="pair index i")
-    return f.build(title=f"Unseen angles at L' = {Lp:,} (× = beyond every angle seen in training)", height=520)
+    return f.figure(title=f"Unseen angles at L' = {Lp:,} (× = beyond every angle seen in training)", height=520)
 
 
 @figure("scaling_yarn_ramp")
@@ -289,7 +186,7 @@ def scaling_yarn_ramp(*, dim: int = 128, base: float = 10000.0, original_len: in
     r = sc.rotations(dim, base, L)
     curves = {k: sc.yarn_extrapolation_weight(dim, base, L, beta_fast, beta_slow, truncate, k)
               for k in sc.RAMPS if k == "code" or beta_fast > beta_slow}
-    f = _Fig(1, 2, ("against pair index i", "against r_i = L/λ_i (log)"))
+    f = Panels.grid(1, 2, ("by pair index i", "by r_i = L/λ_i"))
     custom = np.stack([i, r], axis=1).astype(np.float32)
     for k, w in curves.items():
         chosen = k == ramp
@@ -298,22 +195,22 @@ def scaling_yarn_ramp(*, dim: int = 128, base: float = 10000.0, original_len: in
         style = dict(color=COLORS[0] if k == "code" else COLORS[1], width=3 if chosen else 1.5,
                      dash="solid" if chosen else "dot")
         for col, x in ((1, i), (2, r)):
-            f.add(1, col, x=_f32(x), y=_f32(w), mode=_per_pair_mode(dim) if chosen else "lines", name=name,
-                  legendgroup=k, showlegend=col == 1, line=style, marker=dict(size=5), customdata=custom,
-                  hovertemplate="pair %{customdata[0]:.0f}, r = %{customdata[1]:.3g}<br>"
-                                "weight on θ_i = %{y:.3f}<extra>" + k + "</extra>")
+            f.scatter(col, x=f32(x), y=f32(w), mode=_per_pair_mode(dim) if chosen else "lines", name=name,
+                      legendgroup=k, showlegend=col == 1, line=style, marker=dict(size=5), customdata=custom,
+                      hovertemplate="pair %{customdata[0]:.0f}, r = %{customdata[1]:.3g}<br>"
+                                    "weight on θ_i = %{y:.3f}<extra>" + k + "</extra>")
     low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
-    for x, txt in ((low, f"low = {low:.3g}"), (high, f"high = {high:.3g}")):
+    for x, txt, top in ((low, f"low = {low:.3g}", True), (high, f"high = {high:.3g}", False)):
         if x <= dim // 2 - 1:
-            f.marks.vline(x, txt, color=COLORS[0])
+            f.marks.vline(x, txt, color=COLORS[0], top=top)
     for x, txt, top in ((beta_slow, f"β_slow = α = {beta_slow:g}", True),
                         (beta_fast, f"β_fast = β = {beta_fast:g}", False)):
-        f.marks.vline(x, txt, axis=2, log=True, color=COLORS[1], top=top)
-    f.axis("x", 1, 1, title="pair index i")
-    f.axis("x", 1, 2, title="rotations in L: r = L/λ", log=True)
+        f.marks.vline(x, txt, panel=2, log=True, color=COLORS[1], top=top)
+    f.axis("x", 1, title="pair index i")
+    f.axis("x", 2, title="rotations in L: r = L/λ", log=True)
     for col in (1, 2):
-        f.axis("y", 1, col, title="weight w_i on θ_i (1 = untouched)", range=[-0.05, 1.05])
-    return f.build(title=f"YaRN ramp ({ramp} shown bold), d = {dim}, L = {L:,}", height=460)
+        f.axis("y", col, title="weight w_i on θ_i (1 = untouched)", range=[-0.05, 1.05])
+    return f.figure(title=f"YaRN ramp ({ramp} shown bold), d = {dim}, L = {L:,}", height=460)
 
 
 @figure("scaling_temperature")
@@ -323,7 +220,7 @@ def scaling_temperature(*, factor: float = 8.0, mscale: float = 0.0, mscale_all_
     factor = check_float("factor", factor, 1.0, 1024.0)
     s = np.geomspace(1.0, max(128.0, factor), 200)
     A = np.array([sc.get_mscale(x) for x in s])
-    f = _Fig()
+    f = Panels()
     curves = [("YaRN cos/sin factor A = 0.1 ln s + 1", A, COLORS[0], "solid"),
               ("YaRN logit multiplier A²", A**2, COLORS[0], "dash")]
     if mscale and mscale_all_dim:
@@ -334,15 +231,15 @@ def scaling_temperature(*, factor: float = 8.0, mscale: float = 0.0, mscale_all_
         soft = np.array([sc.deepseek_softmax_multiplier(x, mscale_all_dim) for x in s])
         curves.append((f"DeepSeek softmax multiplier (0.1·{mscale_all_dim:g}·ln s + 1)²", soft, COLORS[3], "dash"))
     for name, y, color, dash in curves:
-        f.add(x=_f32(s), y=_f32(y), mode="lines", name=name, line=dict(color=color, dash=dash, width=2.5),
-              hovertemplate="s = %{x:.3g}<br>%{y:.4f}<extra></extra>")
+        f.scatter(x=f32(s), y=f32(y), mode="lines", name=name, line=dict(color=color, dash=dash, width=2.5),
+                  hovertemplate="s = %{x:.3g}<br>%{y:.4f}<extra></extra>")
     here = sc.get_mscale(factor)
-    f.add(x=[factor, factor], y=[here, here**2], mode="markers+text", name=f"s = {factor:g}",
-          text=[f"A = {here:.3f}", f"A² = {here**2:.3f}"], textposition="top left",
-          marker=dict(size=11, color=COLORS[0]))
+    f.scatter(x=[factor, factor], y=[here, here**2], mode="markers+text", name=f"s = {factor:g}",
+              text=[f"A = {here:.3f}", f"A² = {here**2:.3f}"], textposition="top left",
+              marker=dict(size=11, color=COLORS[0]))
     f.axis("x", title="scale s = L'/L", log=True)
     f.axis("y", title="multiplier")
-    return f.build(title="Attention temperature: what multiplies cos/sin and the logits")
+    return f.figure(title="Attention temperature: what multiplies cos/sin and the logits")
 
 
 @figure("scaling_entropy")
@@ -356,21 +253,21 @@ def scaling_entropy(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
                                 None, truncate)
     lengths = np.unique(np.geomspace(16, Lp, 24).astype(np.int64)).astype(np.float64)
     n_keys = 512
-    f = _Fig()
-    f.add(x=_f32(lengths), y=_f32(np.log(lengths)), mode="lines", name="ln n (uniform attention)",
-          line=dict(color="#999", dash="dot"))
+    f = Panels()
+    f.scatter(x=f32(lengths), y=f32(np.log(lengths)), mode="lines", name="ln n (uniform attention)",
+              line=dict(color="#999", dash="dot"))
     for name, th, mult, color, dash in (
             ("plain RoPE (no scaling)", inv_freq(dim, base), 1.0, METHOD_COLORS["default"], "solid"),
             ("YaRN frequencies, no temperature", theta, 1.0, COLORS[0], "dash"),
             (f"YaRN with temperature (logits × A² = {A * A:.3f})", theta, A * A, COLORS[0], "solid")):
         h = sc.attention_entropy(th, lengths, mult, n_keys=n_keys, seed=seed)
-        f.add(x=_f32(lengths), y=_f32(h), mode="lines+markers", name=name,
-              line=dict(color=color, dash=dash, width=2.5), marker=dict(size=5),
-              hovertemplate="n = %{x:,.0f}<br>H = %{y:.3f} nats<extra></extra>")
+        f.scatter(x=f32(lengths), y=f32(h), mode="lines+markers", name=name,
+                  line=dict(color=color, dash=dash, width=2.5), marker=dict(size=5),
+                  hovertemplate="n = %{x:,.0f}<br>H = %{y:.3f} nats<extra></extra>")
     f.marks.vline(L, f"L = {L:,}", log=True)
     f.axis("x", title="context length n (keys at distances 0..n−1)", log=True)
     f.axis("y", title="softmax entropy H (nats)")
-    return f.build(title=f"Attention entropy vs length (seeded q, k; {n_keys} sampled keys per length)")
+    return f.figure(title=f"Attention entropy vs length (seeded q, k; {n_keys} sampled keys per length)")
 
 
 @figure("scaling_dynamic", animated=True)
@@ -392,45 +289,68 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
         b_pl = sc.dynamic_base(dim, base, 1.0, L, int(length))
         r_hf = theta0 / sc.dynamic_inv_freq(dim, base, factor, L, int(length))[0]
         r_pl = theta0 / sc.dynamic_inv_freq(dim, base, 1.0, L, int(length))[0]
-        return [b_hf, b_pl], _f32(r_hf), _f32(r_pl)
+        return [b_hf, b_pl], f32(r_hf), f32(r_pl)
 
-    f = _Fig(1, 2, ("effective base b' vs current length l", "per-pair scale θ/θ' at the current length"))
-    f.add(1, 1, x=_f32(grid), y=_f32(hf), mode="lines", name=f"transformers 'dynamic', factor s = {factor:g}",
-          line=dict(color=METHOD_COLORS["dynamic"], width=2.5))
-    f.add(1, 1, x=_f32(grid), y=_f32(plain), mode="lines", name="α = max(1, l/L) (factor 1)",
-          line=dict(color=COLORS[2], width=2.5, dash="dash"))
+    # The panels take the top 64 % of the plot area and the controls sit in the paper area below them, so
+    # they keep clear of the axis titles at any export height (sliders and buttons only take paper y).
+    f = Panels([(x, (CONTROLS_ROOM, 1.0)) for x, _ in grid_domains(1, 2, hspace=0.12)],
+               ("effective base b'", "per-pair scale θ/θ' at length l"))
+    f.scatter(1, x=f32(grid), y=f32(hf), mode="lines", name=f"transformers 'dynamic', factor s = {factor:g}",
+              line=dict(color=METHOD_COLORS["dynamic"], width=2.5))
+    f.scatter(1, x=f32(grid), y=f32(plain), mode="lines", name="α = max(1, l/L) (factor 1)",
+              line=dict(color=COLORS[2], width=2.5, dash="dash"))
     bases, r_hf, r_pl = state(int(steps[0]))
-    f.add(1, 1, x=[int(steps[0])] * 2, y=bases, mode="markers", name="current length l",
-          marker=dict(size=12, color="#8c8c8c"))
-    f.add(1, 2, x=i, y=r_hf, mode=_per_pair_mode(dim), name="θ/θ', factor s", showlegend=False,
-          line=dict(color=METHOD_COLORS["dynamic"], width=2.5), marker=dict(size=4))
-    f.add(1, 2, x=i, y=r_pl, mode=_per_pair_mode(dim), name="θ/θ', factor 1", showlegend=False,
-          line=dict(color=COLORS[2], width=2.5, dash="dash"), marker=dict(size=4))
+    f.scatter(1, x=[int(steps[0])] * 2, y=bases, mode="markers", name="current length l",
+              marker=dict(size=12, color="#8c8c8c"))
+    f.scatter(2, x=i, y=r_hf, mode=_per_pair_mode(dim), name="θ/θ', factor s", showlegend=False,
+              line=dict(color=METHOD_COLORS["dynamic"], width=2.5), marker=dict(size=4))
+    f.scatter(2, x=i, y=r_pl, mode=_per_pair_mode(dim), name="θ/θ', factor 1", showlegend=False,
+              line=dict(color=COLORS[2], width=2.5, dash="dash"), marker=dict(size=4))
     f.marks.vline(L, f"L = {L:,}", log=True, dash="dot")
     f.marks.vline(Lp, f"L' = {Lp:,}", log=True, dash="dot", top=False)
-    f.axis("x", 1, 1, title="current length l (tokens)", log=True)
-    f.axis("y", 1, 1, title="effective base b'", log=True)
-    f.axis("x", 1, 2, title="pair index i")
-    f.axis("y", 1, 2, title="θ_i / θ'_i", log=True, range=[-0.05, math.log10(max(4.0, factor * factor * 2))])
+    f.axis("x", 1, title="current length l (tokens)", log=True)
+    f.axis("y", 1, title="effective base b'", log=True)
+    f.axis("x", 2, title="pair index i")
+    # from 0.95: the ratio is never below 1, and a tick at 0.9 would crowd the "1"
+    f.axis("y", 2, title="θ_i / θ'_i", log=True, range=[math.log10(0.95), math.log10(max(4.0, factor * factor * 2))])
     frames = []
     for length in steps:
         bases, r_hf, r_pl = state(int(length))
         frames.append(go.Frame(name=str(int(length)), traces=[2, 3, 4],
                                data=[go.Scatter(x=[int(length)] * 2, y=bases), go.Scatter(y=r_hf),
                                      go.Scatter(y=r_pl)]))
-    anim = dict(frame=dict(duration=150, redraw=False), transition=dict(duration=0), mode="immediate")
-    fig = f.build(
-        title=f"Dynamic NTK: the base moves with the sequence (d = {dim}, L = {L:,}, s = {factor:g})", height=500,
-        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.2, xanchor="left", showactive=False,
-                          buttons=[dict(label="▶ Play", method="animate", args=[None, dict(anim, fromcurrent=True)]),
-                                   dict(label="❚❚ Pause", method="animate",
-                                        args=[[None], dict(anim, frame=dict(duration=0, redraw=False))])])],
-        sliders=[dict(active=0, x=0.25, y=-0.12, len=0.75, currentvalue=dict(prefix="current length l = "),
-                      steps=[dict(label=f"{int(n):,}", method="animate",
-                                  args=[[str(int(n))], dict(anim, frame=dict(duration=0, redraw=False))])
-                             for n in steps])])
+    names = [str(int(n)) for n in steps]
+    fig = f.figure(
+        title=f"Dynamic NTK: the base moves with the sequence (d = {dim}, L = {L:,}, s = {factor:g})", height=550,
+        margin=dict(b=100),  # the legend in the right panel's empty top left
+        legend=dict(x=f.layout["xaxis2"]["domain"][0] + 0.01, y=0.99, xanchor="left", yanchor="top"),
+        **animation_controls(names, [f"{int(n):,}" for n in steps], duration=150, y=0.13, slider_x=0.25,
+                             prefix="current length l = "))
     fig.frames = frames
     return fig
+
+
+CONTROLS_ROOM = 0.36  # scaling_dynamic: bottom share of the plot area kept for the play/pause row and slider
+ENVELOPE_BINS = 1000  # the far panel of scaling_score: bins of Δ, each drawn as the band min..max
+ENVELOPE_SAMPLES = 32  # integer offsets evaluated per bin (all of them when a bin is that narrow)
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    r, g, b = (int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
+def _envelope_offsets(Lp: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bin centres over Δ = 0..L' and, per bin, up to ENVELOPE_SAMPLES integer offsets evenly inside it:
+    (centres (B,), offsets (B, S)). Plotting scores at 2,000 evenly spaced Δ aliased the fast pairs into
+    noise; the band from the lowest to the highest score of each bin is what the eye should see."""
+    bins = min(ENVELOPE_BINS, Lp + 1)
+    edges = np.linspace(0.0, Lp + 1.0, bins + 1)  # (B+1,)
+    starts = np.ceil(edges[:-1])  # (B,) first integer offset of each bin
+    counts = np.ceil(edges[1:]) - starts  # (B,) integer offsets in each bin, >= 1
+    per = int(min(ENVELOPE_SAMPLES, counts.min()))
+    offsets = starts[:, None] + np.floor(np.arange(per) * counts[:, None] / per)  # (B, S), distinct, inside
+    return (edges[:-1] + edges[1:]) / 2 - 0.5, offsets
 
 
 @figure("scaling_score")
@@ -444,22 +364,34 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
     res = _compute(methods, dim, base, factor, L, beta_fast, beta_slow, low_freq_factor, high_freq_factor,
                    0.0, 0.0, truncate)
     near = np.arange(129, dtype=np.float64)
-    far_n = min(MAX_SCORE_POINTS, Lp + 1)
-    far = np.linspace(0.0, float(Lp), far_n)
-    f = _Fig(1, 2, ("near: Δ = 0..128, every token", f"far: Δ = 0..L' = {Lp:,}, {far_n:,} samples"),
-             widths=(0.4, 0.6))
+    far_x, far_at = _envelope_offsets(Lp)
+    width = (Lp + 1) / far_x.size
+    far_title = (f"far: every Δ up to L' = {Lp:,}" if width <= 1
+                 else f"far: Δ up to L' = {Lp:,}, bins of {width:.3g}")  # line: bin mean; band: its range
+    f = Panels.grid(1, 2, ("near: Δ = 0..128, every token", far_title), widths=(0.4, 0.6))
     for m, (theta, _) in res.items():
-        for col, x in ((1, near), (2, far)):
-            y = sc.rope_scores(theta, x, qk, seed)
-            f.add(1, col, x=_f32(x), y=_f32(y), mode="lines", name=_label(m), legendgroup=m, showlegend=col == 1,
-                  line=dict(color=METHOD_COLORS[m], width=2 if col == 1 else 1),
+        y = sc.rope_scores(theta, near, qk, seed)
+        f.scatter(1, x=f32(near), y=f32(y), mode="lines", name=_label(m), legendgroup=m,
+                  line=dict(color=METHOD_COLORS[m], width=2),
                   hovertemplate="Δ = %{x:,.0f}<br>score = %{y:.3f}<extra>" + _label(m) + "</extra>")
-    f.marks.vline(L, f"L = {L:,}", axis=2)
+        far = sc.rope_scores(theta, far_at.ravel(), qk, seed).reshape(far_at.shape)  # (bins, offsets per bin)
+        lo, hi = far.min(axis=1), far.max(axis=1)
+        band = _rgba(METHOD_COLORS[m], 0.18)
+        f.scatter(2, x=f32(far_x), y=f32(lo), mode="lines", name=f"{_label(m)}: lowest in bin", legendgroup=m,
+                  showlegend=False, line=dict(color=band, width=0), hoverinfo="skip")
+        f.scatter(2, x=f32(far_x), y=f32(hi), mode="lines", name=f"{_label(m)}: highest in bin", legendgroup=m,
+                  showlegend=False, line=dict(color=band, width=0), fill="tonexty", fillcolor=band,
+                  customdata=f32(lo), hovertemplate="Δ ≈ %{x:,.0f}<br>score from %{customdata:.3f} to %{y:.3f}"
+                                                    "<extra>" + _label(m) + "</extra>")
+        f.scatter(2, x=f32(far_x), y=f32(far.mean(axis=1)), mode="lines", name=f"{_label(m)}: mean in bin",
+                  legendgroup=m, showlegend=False, line=dict(color=METHOD_COLORS[m], width=1.5),
+                  hovertemplate="Δ ≈ %{x:,.0f}<br>mean score %{y:.3f}<extra>" + _label(m) + "</extra>")
+    f.marks.vline(L, f"L = {L:,}", panel=2)
     for col in (1, 2):
-        f.axis("x", 1, col, title="relative distance Δ = m − n (tokens)")
-    f.axis("y", 1, 1, title="score / largest possible score")
+        f.axis("x", col, title="distance Δ = m − n (tokens)")
+    f.axis("y", 1, title="score / largest possible score")
     who = "q = k = all ones" if qk == "ones" else f"seeded random q, k (seed {seed})"
-    return f.build(title=f"Attention score vs distance ({who})", height=460)
+    return f.figure(title=f"Attention score vs distance ({who})", height=460)
 
 
 @figure("scaling_config")
@@ -479,34 +411,34 @@ def scaling_config(*, preset: str = "Llama 3.1 8B", config_json: str = "", seq_l
     long, _ = sc.inv_freq_from_config(cfg, target)
     L = rc.params.get("original_max_position_embeddings") or rc.max_position_embeddings
     i = np.arange(rc.dim // 2)
-    f = _Fig(1, 2, ("wavelength per pair (tokens)", "per-pair scale θ_i/θ'_i"))
-    f.add(1, 1, x=i, y=_f32(2 * np.pi / theta0), mode="lines", name="original RoPE",
-          line=dict(color=METHOD_COLORS["default"], width=2, dash="dash"))
+    f = Panels.grid(1, 2, ("wavelength per pair (tokens)", "per-pair scale θ_i/θ'_i"))
+    f.scatter(1, x=i, y=f32(2 * np.pi / theta0), mode="lines", name="original RoPE",
+              line=dict(color=METHOD_COLORS["default"], width=2, dash="dash"))
     color = METHOD_COLORS.get(rc.rope_type, COLORS[0])
-    f.add(1, 1, x=i, y=_f32(2 * np.pi / long), mode=_per_pair_mode(rc.dim), name=f"{rc.rope_type} at length {target:,}",
-          line=dict(color=color, width=2.5), marker=dict(size=4))
-    f.add(1, 2, x=i, y=_f32(theta0 / long), mode=_per_pair_mode(rc.dim), name=f"scale at {target:,}",
-          showlegend=False, line=dict(color=color, width=2.5), marker=dict(size=4))
+    f.scatter(1, x=i, y=f32(2 * np.pi / long), mode=_per_pair_mode(rc.dim), name=f"{rc.rope_type} at length {target:,}",
+              line=dict(color=color, width=2.5), marker=dict(size=4))
+    f.scatter(2, x=i, y=f32(theta0 / long), mode=_per_pair_mode(rc.dim), name=f"scale at {target:,}",
+              showlegend=False, line=dict(color=color, width=2.5), marker=dict(size=4))
     if not np.allclose(short, long):
-        f.add(1, 2, x=i, y=_f32(theta0 / short), mode="lines", name=f"{rc.rope_type} at short lengths",
-              line=dict(color=color, width=1.5, dash="dot"))
+        f.scatter(2, x=i, y=f32(theta0 / short), mode="lines", name=f"{rc.rope_type} at short lengths",
+                  line=dict(color=color, width=1.5, dash="dot"))
     if L:
         f.marks.hline(L, f"L = {L:,}", log=True)
     if target != L:
         f.marks.hline(target, f"target {target:,}", log=True, dash="dot")
-    f.axis("y", 1, 1, title="λ (tokens)", log=True)
-    f.axis("y", 1, 2, title="θ/θ'", log=True)
+    f.axis("y", 1, title="λ (tokens)", log=True)
+    f.axis("y", 2, title="θ/θ'", log=True)
     for col in (1, 2):
-        f.axis("x", 1, col, title="pair index i")
-    return f.build(title=f"{title_name}: {rc.rope_type}, d = {rc.dim}, b = {rc.base:g}, cos/sin × {A:.4g}",
+        f.axis("x", col, title="pair index i")
+    return f.figure(title=f"{title_name}: {rc.rope_type}, d = {rc.dim}, b = {rc.base:g}, cos/sin × {A:.4g}",
                    height=460, legend=dict(orientation="h", y=-0.22))
 
 
-def _ratio_trace(f: _Fig, theta0: np.ndarray, theta: np.ndarray, name: str, color: str,
+def _ratio_trace(f: Panels, theta0: np.ndarray, theta: np.ndarray, name: str, color: str,
                  dash: str = "solid", width: float = 2.5) -> None:
-    f.add(x=np.arange(theta0.size), y=_f32(theta0 / theta), mode="lines+markers", name=name,
-          line=dict(color=color, dash=dash, width=width), marker=dict(size=4),
-          hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra></extra>")
+    f.scatter(x=np.arange(theta0.size), y=f32(theta0 / theta), mode="lines+markers", name=name,
+              line=dict(color=color, dash=dash, width=width), marker=dict(size=4),
+              hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra></extra>")
 
 
 @figure("scaling_pitfall")
@@ -518,7 +450,7 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
     dim, base, factor, L, _ = _common(dim, base, factor, original_len)
     theta0 = inv_freq(dim, base)
     wrong = variant == "wrong"
-    f = _Fig()
+    f = Panels()
     xlab, ylab, title = "pair index i", "θ_i / θ'_i", ""
     if case == "floor_ceil":
         right, _ = sc.yarn_inv_freq(dim, base, factor, L)
@@ -540,18 +472,18 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
         right = np.array([sc.get_mscale(x) ** 2 for x in s])
         if wrong:
             bad = np.array([sc.seed000_logit_multiplier(x) for x in s])
-            f.add(x=_f32(s), y=_f32(bad), mode="lines", name="seed 000: cos/sin × 0.707·(0.1 ln s + 1)",
-                  line=dict(color=COLORS[3], width=3))
-            f.add(x=_f32(s), y=_f32(right), mode="lines", name="correct (for reference)",
-                  line=dict(color="#999", dash="dot"))
+            f.scatter(x=f32(s), y=f32(bad), mode="lines", name="seed 000: cos/sin × 0.707·(0.1 ln s + 1)",
+                      line=dict(color=COLORS[3], width=3))
+            f.scatter(x=f32(s), y=f32(right), mode="lines", name="correct (for reference)",
+                      line=dict(color="#999", dash="dot"))
             title = f"logits × {sc.seed000_logit_multiplier(factor):.3f} at s = {factor:g}, " \
                     f"not × {sc.get_mscale(factor) ** 2:.3f}"
         else:
             ds = np.array([sc.deepseek_softmax_multiplier(x, 0.707) for x in s])
-            f.add(x=_f32(s), y=_f32(right), mode="lines", name="YaRN: (0.1 ln s + 1)²",
-                  line=dict(color=COLORS[2], width=3))
-            f.add(x=_f32(s), y=_f32(ds), mode="lines", name="DeepSeek-V2: (0.1·0.707·ln s + 1)² on the "
-                  "softmax scale, cos/sin × 1", line=dict(color=COLORS[0], width=3, dash="dash"))
+            f.scatter(x=f32(s), y=f32(right), mode="lines", name="YaRN: (0.1 ln s + 1)²",
+                      line=dict(color=COLORS[2], width=3))
+            f.scatter(x=f32(s), y=f32(ds), mode="lines", name="DeepSeek-V2: (0.1·0.707·ln s + 1)² on the "
+                      "softmax scale, cos/sin × 1", line=dict(color=COLORS[0], width=3, dash="dash"))
             title = "0.707 lives inside get_mscale (DeepSeek)"
         f.axis("x", log=True)
     elif case == "linear":
@@ -603,4 +535,4 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
             title = "Llama 3 = paper ramp (α 1, β 4), no temperature"
     f.axis("y", title=ylab, log=case != "mscale")
     f.axis("x", title=xlab)
-    return f.build(title=("✗ " if wrong else "✓ ") + title, height=400, legend=dict(orientation="h", y=-0.25))
+    return f.figure(title=("✗ " if wrong else "✓ ") + title, height=400, legend=dict(orientation="h", y=-0.25))

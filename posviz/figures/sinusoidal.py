@@ -6,9 +6,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from posviz import sinusoidal as sn
-from posviz.figures._common import downsample, sample_index, sampled_note
+from posviz.figures._common import TWO_LINE_TOP, downsample, f32, sample_index, sampled_note, subtitled
 from posviz.figures._registry import figure
-from posviz.theme import COLORS, DIVERGING
+from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
 __all__ = ["sinusoidal_heatmap", "sinusoidal_waves", "sinusoidal_similarity", "sinusoidal_dot_by_offset",
            "sinusoidal_shift", "sinusoidal_exponent_bug", "sinusoidal_fast_slow"]
@@ -58,14 +58,25 @@ def sinusoidal_waves(*, n_positions: int = 100, d_model: int = 128, base: float 
 
 @figure("sinusoidal_similarity")
 def sinusoidal_similarity(*, n_positions: int = 100, d_model: int = 128, base: float = 10000.0) -> go.Figure:
-    """The PE·PE dot-product matrix over pairs of positions: constant along every diagonal."""
+    """The PE·PE dot-product matrix over pairs of positions: constant along every diagonal.
+
+    Colour: a sequential scale from the smallest value to d/2 (= PE(p)·PE(p)) when every value is positive
+    (the usual case: a diverging scale would spend half its colours on values that never occur), the
+    diverging scale centred at 0 when some pairs of positions have a negative dot product.
+    """
     rows, cols, stride = sample_index(n_positions, n_positions)
-    z = sn.similarity(rows, cols, d_model, base).astype(np.float32)  # (R, C), only the cells shown
-    fig = go.Figure(go.Heatmap(z=z, x=cols, y=rows, zmid=0, colorscale=DIVERGING, meta="diverging",
-                               colorbar=dict(title="PE·PE"),
+    z = f32(sn.similarity(rows, cols, d_model, base))  # (R, C), only the cells shown
+    top = d_model / 2  # PE(p)·PE(p) = Σ sin² + cos² over d/2 pairs
+    if float(z.min()) >= 0:
+        scale = dict(colorscale=SEQUENTIAL, zmin=float(z.min()), zmax=top)
+    else:
+        lim = max(top, float(-z.min()))
+        scale = dict(colorscale=DIVERGING, meta="diverging", zmid=0, zmin=-lim, zmax=lim)
+    fig = go.Figure(go.Heatmap(z=z, x=cols, y=rows, colorbar=dict(title="PE·PE"), **scale,
                                hovertemplate="p=%{y}, q=%{x}<br>PE(p)·PE(q)=%{z:.2f}<extra></extra>"))
-    fig.update_layout(title=f"PE(p)·PE(q): constant along diagonals{sampled_note(stride)}", xaxis_title="position q",
-                      yaxis_title="position p", yaxis_autorange="reversed", xaxis_scaleanchor="y")
+    fig.update_layout(title=subtitled("PE(p)·PE(q)", f"constant along diagonals{sampled_note(stride)}"),
+                      margin=dict(t=TWO_LINE_TOP), xaxis_title="position q", yaxis_title="position p",
+                      yaxis_autorange="reversed", xaxis_scaleanchor="y")
     return fig
 
 
@@ -77,37 +88,46 @@ def sinusoidal_dot_by_offset(*, max_offset: int = 100, d_model: int = 128, base:
     fig = go.Figure(go.Scatter(x=k, y=dots.astype(np.float32), mode="lines", name="Σ cos(k·ω_i)",
                                hovertemplate="k=%{x}<br>PE(p)·PE(p+k)=%{y:.3f}<extra></extra>"))
     fig.add_vline(x=0, line_dash="dot", line_color="gray")
-    fig.update_layout(title="Dot product against offset: symmetric in ±k", xaxis_title="offset k (tokens)",
-                      yaxis_title="PE(p)·PE(p+k)")
+    fig.update_layout(title=subtitled("PE(p)·PE(p+k)", "the same at +k and −k"), margin=dict(t=TWO_LINE_TOP),
+                      xaxis_title="offset k (tokens)", yaxis_title="PE(p)·PE(p+k)")
     return fig
 
 
 @figure("sinusoidal_shift")
 def sinusoidal_shift(*, d_model: int = 128, base: float = 10000.0, p: int = 10, k: int = 5,
-                     pair: int = 0) -> go.Figure:
-    """One (sin, cos) pair of PE(p) and PE(p+k) on the unit circle: M_k rotates one into the other."""
+                     pair: int = 10) -> go.Figure:
+    """One (sin, cos) pair of PE(p) and PE(p+k) on the unit circle: M_k rotates one into the other.
+
+    Drawn as the point (cos pω, sin pω), so a growing position turns it counter-clockwise, the same way as
+    the RoPE clock. M_k·PE(p) is an open ring around PE(p+k): they coincide, and both stay visible. The
+    default pair 10 (ω ≈ 0.24 rad/token at d = 128) turns by 52° for k = 5: a visible arc (pair 0 turns
+    by 286°, and the arc hides where it started).
+    """
     if not 0 <= pair < d_model // 2:
         raise ValueError(f"pair must lie in [0, {d_model // 2 - 1}] for d_model {d_model}; got {pair}")
     w = sn.frequencies(d_model, base)[pair]
-    pe = sn.sinusoidal_table(p + k + 1, d_model, base)
+    pe = sn.sinusoidal_table(p + k + 1, d_model, base)  # interleaved: pair i is channels (2i, 2i+1) = (sin, cos)
     m = sn.shift_matrix(k, d_model, base)[2 * pair:2 * pair + 2, 2 * pair:2 * pair + 2]
     start, end = pe[p, 2 * pair:2 * pair + 2], pe[p + k, 2 * pair:2 * pair + 2]
     mapped = m @ start
     t = np.linspace(0, 2 * np.pi, 181)
-    fig = go.Figure(go.Scatter(x=np.sin(t), y=np.cos(t), mode="lines", line=dict(color="#9aa0b4", width=1),
+    fig = go.Figure(go.Scatter(x=f32(np.cos(t)), y=f32(np.sin(t)), mode="lines", line=dict(color="#9aa0b4", width=1),
                                hoverinfo="skip", showlegend=False))
     arc = np.linspace(p * w, (p + k) * w, 60)
-    fig.add_scatter(x=np.sin(arc), y=np.cos(arc), mode="lines", line=dict(color=COLORS[1], dash="dot"),
-                    name=f"rotation by k·ω = {k * w:.3f} rad")
-    for vec, label, color, symbol in ((start, f"PE(p={p})", COLORS[0], "circle"),
-                                      (end, f"PE(p+k={p + k})", COLORS[2], "circle"),
-                                      (mapped, "M_k · PE(p)", COLORS[3], "x")):
-        fig.add_scatter(x=[0, vec[0]], y=[0, vec[1]], mode="lines+markers", name=label,
-                        line=dict(color=color), marker=dict(size=[0, 12], color=color, symbol=symbol),
-                        hovertemplate=f"{label}<br>sin=%{{x:.4f}}<br>cos=%{{y:.4f}}<extra></extra>")
-    fig.update_layout(title=f"Pair {pair} (ω = {w:.4g} rad/token): PE(p+k) = M_k PE(p)",
-                      xaxis=dict(title="sin(p·ω)", range=[-1.25, 1.25], scaleanchor="y"),
-                      yaxis=dict(title="cos(p·ω)", range=[-1.25, 1.25]), legend=dict(orientation="h", y=-0.2))
+    fig.add_scatter(x=f32(np.cos(arc)), y=f32(np.sin(arc)), mode="lines", line=dict(color=COLORS[1], dash="dot"),
+                    name=f"rotation by k·ω = {k * w:.3f} rad ({np.degrees(k * w):.0f}°)")
+    for (s_, c_), label, color, marker in (
+            (start, f"PE(p={p})", COLORS[0], dict(size=[0, 12], symbol="circle")),
+            (end, f"PE(p+k={p + k})", COLORS[2], dict(size=[0, 12], symbol="circle")),
+            (mapped, "M_k · PE(p)", COLORS[3], dict(size=[0, 22], symbol="circle-open", line=dict(width=3)))):
+        fig.add_scatter(x=[0, c_], y=[0, s_], mode="lines+markers", name=label,
+                        line=dict(color=color, dash="dash" if label.startswith("M_k") else "solid"),
+                        marker=dict(color=color, **marker),
+                        hovertemplate=f"{label}<br>cos=%{{x:.4f}}<br>sin=%{{y:.4f}}<extra></extra>")
+    fig.update_layout(title=subtitled("PE(p+k) = M_k PE(p)", f"pair {pair}, ω = {w:.4g} rad/token"),
+                      margin=dict(t=TWO_LINE_TOP),
+                      xaxis=dict(title="cos(p·ω)", range=[-1.25, 1.25], scaleanchor="y"),
+                      yaxis=dict(title="sin(p·ω)", range=[-1.25, 1.25]), legend=dict(orientation="h", y=-0.2))
     return fig
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from posviz import rope2d
 from posviz._validate import check_choice, check_int
+from posviz.figures._common import TWO_LINE_TOP, Panels, f32, subtitled
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, CYCLIC, DIVERGING, SEQUENTIAL
 
@@ -22,11 +22,8 @@ __all__ = ["patch_channel", "patch_channels", "patch_similarity_modes", "mae_axi
 
 MODE_LABEL = {"concat": "concat (row | column)", "add": "add (row + column)",
               "mae": "MAE (column | row)"}
+FRAME = "#9aa0b4"  # outline of each image: visible on white and on the dark theme
 PATCH_HOVER = "row %{y}, column %{x}<br>%{customdata}: %{z:.4f}<extra></extra>"
-
-
-def _f32(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a, dtype=np.float32)
 
 
 def _image_heatmap(z: np.ndarray, name: str, *, diverging: bool = True, zmin: float | None = None,
@@ -35,7 +32,7 @@ def _image_heatmap(z: np.ndarray, name: str, *, diverging: bool = True, zmin: fl
                    colorbar_x: float | None = None) -> go.Heatmap:
     """One patch-grid heatmap, float32, with names in its hover text."""
     trace = go.Heatmap(
-        z=_f32(z), x=x if x is not None else np.arange(z.shape[1]), y=y if y is not None else np.arange(z.shape[0]),
+        z=f32(z), x=x if x is not None else np.arange(z.shape[1]), y=y if y is not None else np.arange(z.shape[0]),
         name=name, hovertemplate=hover or f"row %{{y}}, column %{{x}}<br>{name}: %{{z:.4f}}<extra></extra>",
         colorscale=colorscale or (DIVERGING if diverging else SEQUENTIAL), zmin=zmin, zmax=zmax,
         showscale=showscale,
@@ -47,20 +44,25 @@ def _image_heatmap(z: np.ndarray, name: str, *, diverging: bool = True, zmin: fl
     return trace
 
 
-def _image_axes(fig: go.Figure, n: int = 1, x_title: str = "column c (patch)",
+def _image_axes(grid: Panels, panels: tuple[int, ...] = (1,), x_title: str = "column c (patch)",
                 y_title: str = "row r (patch)") -> None:
-    """Image orientation (row 0 on top), square patches, axis titles on every panel."""
-    for i in range(1, n + 1):
-        suffix = "" if i == 1 else str(i)
-        fig.layout[f"yaxis{suffix}"].update(autorange="reversed", scaleanchor=f"x{suffix}", scaleratio=1,
-                                            title_text=y_title if i == 1 else None, constrain="domain")
-        fig.layout[f"xaxis{suffix}"].update(title_text=x_title, constrain="domain")
+    """Image orientation (row 0 on top), square patches, the x title on every panel, the y title on the first,
+    and a thin frame round each image: a row or column of zeros (white on a diverging scale) still reads as
+    part of the image on a white page."""
+    for i in panels:
+        sfx = "" if i == 1 else str(i)
+        grid.marks.shapes.append(dict(type="rect", xref=f"x{sfx} domain", yref=f"y{sfx} domain", x0=0, x1=1, y0=0,
+                                      y1=1, line=dict(color=FRAME, width=1), fillcolor="rgba(0,0,0,0)"))
+        grid.axis("y", i, title=y_title if i == panels[0] else None, autorange="reversed",
+                  scaleanchor=f"x{'' if i == 1 else i}", scaleratio=1, constrain="domain")
+        grid.axis("x", i, title=x_title, constrain="domain")
 
 
-def _channel_label(info: dict[str, np.ndarray], ch: int) -> str:
+def _channel_label(info: dict[str, np.ndarray], ch: int) -> tuple[str, str]:
+    """What channel ``ch`` is ("ch 3: cos, column") and its frequency ("ω=…, λ=… patches")."""
     axis = {"row+column": "row and column"}.get(str(info["axis"][ch]), str(info["axis"][ch]))
     w = float(info["omega"][ch])
-    return f"ch {ch}: {info['fn'][ch]}, {axis}, ω={w:.3g}, λ={2 * np.pi / w:.3g} patches"
+    return f"ch {ch}: {info['fn'][ch]}, {axis}", f"ω={w:.3g}, λ={2 * np.pi / w:.3g} patches"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -75,10 +77,12 @@ def patch_channel(*, height: int = 14, width: int = 14, d_model: int = 64, base:
     channel = check_int("channel", channel, 0, d_model - 1)
     img = rope2d.sincos_2d_channels(height, width, d_model, base, combine, channel, 1)[:, :, 0]  # (H, W)
     lim = 2.0 if combine == "add" else 1.0
-    fig = go.Figure(_image_heatmap(img, f"PE channel {channel}", zmin=-lim, zmax=lim))
-    _image_axes(fig)
-    fig.update_layout(title=f"{MODE_LABEL[combine]}, {_channel_label(info, channel)}")
-    return fig
+    grid = Panels()
+    grid.add(_image_heatmap(img, f"PE channel {channel}", zmin=-lim, zmax=lim))
+    _image_axes(grid)
+    what, freq = _channel_label(info, channel)
+    return grid.figure(title=subtitled(f"{MODE_LABEL[combine]}, {what}", f"{freq}: one channel as an image"),
+                       margin=dict(t=TWO_LINE_TOP))
 
 
 @figure("patch_channels")
@@ -108,6 +112,8 @@ def patch_channels(*, height: int = 14, width: int = 14, d_model: int = 64, base
         channel_of[r0:r0 + height, c0:c0 + width] = c
         fig.add_annotation(x=c0 + (width - 1) / 2, y=r0 - 0.5, yanchor="bottom", showarrow=False,
                            text=f"ch {c}: {info['fn'][c]} {info['axis'][c]}", font=dict(size=12))
+        fig.add_shape(type="rect", x0=c0 - 0.5, x1=c0 + width - 0.5, y0=r0 - 0.5, y1=r0 + height - 0.5,
+                      line=dict(color=FRAME, width=1))
     lim = 2.0 if combine == "add" else 1.0
     fig.add_trace(go.Heatmap(z=mosaic, customdata=channel_of, colorscale=DIVERGING, meta="diverging", zmid=0,
                              zmin=-lim, zmax=lim, name="PE channels", hoverongaps=False,
@@ -117,8 +123,9 @@ def patch_channels(*, height: int = 14, width: int = 14, d_model: int = 64, base
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False,
                      constrain="domain")
     which = f"every {step}th channel from {first}" if step > 1 else f"channels {chans[0]}–{chans[-1]}"
-    fig.update_layout(title=f"{which} of {d_model} as {height}×{width} images, {MODE_LABEL[combine]} "
-                            f"(row 0 at the top of each tile)", height=max(360, 230 * rows))
+    fig.update_layout(title=subtitled(f"{which} of {d_model} as {height}×{width} images",
+                                      f"{MODE_LABEL[combine]} (row 0 at the top of each tile)"),
+                      height=max(360, 230 * rows), margin=dict(t=TWO_LINE_TOP))
     return fig
 
 
@@ -132,31 +139,27 @@ def patch_similarity_modes(*, height: int = 14, width: int = 14, d_model: int = 
     """Cosine similarity of patch (row, col) to every patch, for concat, add and MAE side by side."""
     modes = ("concat", "add", "mae")
     sims = {m: rope2d.patch_similarity(height, width, d_model, base, m, row, col) for m in modes}
-    fig = make_subplots(rows=1, cols=3, subplot_titles=[MODE_LABEL[m] for m in modes],
-                        horizontal_spacing=0.06)
+    grid = Panels.grid(1, 3, [MODE_LABEL[m] for m in modes], hspace=0.06, title_size=16)
     lo = float(min(v.min() for v in sims.values()))
     lo = min(lo, 1.0 - 1e-6)
     for i, m in enumerate(modes):
-        fig.add_trace(_image_heatmap(sims[m], f"cos similarity to ({row}, {col})", diverging=False, zmin=lo,
-                                     zmax=1.0, showscale=(i == 2)), row=1, col=i + 1)
-        fig.add_trace(go.Scatter(x=[col], y=[row], mode="markers", name="query patch", showlegend=(i == 0),
-                                 marker=dict(symbol="star", size=15, color="#ffffff",
-                                             line=dict(width=1.5, color="#111111")),
-                                 hovertemplate=f"query patch (row {row}, column {col})<extra></extra>"),
-                      row=1, col=i + 1)
+        grid.add(_image_heatmap(sims[m], f"cos similarity to ({row}, {col})", diverging=False, zmin=lo,
+                                zmax=1.0, showscale=(i == 2)), i + 1)
+        grid.scatter(i + 1, x=[col], y=[row], mode="markers", name="query patch", showlegend=(i == 0),
+                     marker=dict(symbol="star", size=15, color="#ffffff", line=dict(width=1.5, color="#111111")),
+                     hovertemplate=f"query patch (row {row}, column {col})<extra></extra>")
         if row != col and col < height and row < width:
             s = float(sims[m][col, row])
-            fig.add_trace(go.Scatter(
-                x=[row], y=[col], mode="markers+text", name="transposed patch (col, row)", showlegend=(i == 0),
+            grid.scatter(
+                i + 1, x=[row], y=[col], mode="markers+text", name="transposed patch (col, row)", showlegend=(i == 0),
                 text=[f"{s:.3f}"], textposition="bottom center",
                 marker=dict(symbol="circle-open", size=14, color=COLORS[3], line=dict(width=3)),
-                hovertemplate=f"transposed patch (row {col}, column {row})<br>similarity {s:.4f}<extra></extra>"),
-                row=1, col=i + 1)
-    _image_axes(fig, 3)
-    fig.update_layout(title=f"Which patches look like patch (row {row}, column {col})? "
-                            f"cos similarity of encodings, D = {d_model} (colours from {lo:.2f} to 1)",
-                      legend=dict(orientation="h", y=-0.18))
-    return fig
+                hovertemplate=f"transposed patch (row {col}, column {row})<br>similarity {s:.4f}<extra></extra>")
+    _image_axes(grid, (1, 2, 3))
+    return grid.figure(title=subtitled(f"Which patches look like patch (row {row}, column {col})?",
+                                       f"cos similarity of encodings, D = {d_model} (colours from {lo:.2f} to 1)"),
+                       margin=dict(t=TWO_LINE_TOP),
+                       legend=dict(orientation="h", y=-0.18))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -170,9 +173,9 @@ def mae_axis_response(*, height: int = 14, width: int = 14, d_model: int = 64, b
     resp = rope2d.axis_response(height, width, d_model, base, combine)  # (2, d)
     ch = np.arange(d_model)
     fig = go.Figure([
-        go.Bar(x=ch, y=_f32(resp[0]), name="one step along a row (column c → c+1)", marker_color=COLORS[0],
+        go.Bar(x=ch, y=f32(resp[0]), name="one step along a row (column c → c+1)", marker_color=COLORS[0],
                hovertemplate="channel %{x}<br>along a row: RMS change %{y:.3f}<extra></extra>"),
-        go.Bar(x=ch, y=_f32(resp[1]), name="one step down a column (row r → r+1)", marker_color=COLORS[1],
+        go.Bar(x=ch, y=f32(resp[1]), name="one step down a column (row r → r+1)", marker_color=COLORS[1],
                hovertemplate="channel %{x}<br>down a column: RMS change %{y:.3f}<extra></extra>"),
     ])
     half = d_model / 2 - 0.5
@@ -183,7 +186,8 @@ def mae_axis_response(*, height: int = 14, width: int = 14, d_model: int = 64, b
         for x, text in ((d_model / 4 - 0.5, names[0]), (3 * d_model / 4 - 0.5, names[1])):
             fig.add_annotation(x=x, y=1.04, yref="paper", text=text, showarrow=False)
     fig.update_layout(barmode="group", bargap=0.05,
-                      title=f"Which channels move when you move? {MODE_LABEL[combine]}, D = {d_model}",
+                      title=subtitled("Which channels move when you move?", f"{MODE_LABEL[combine]}, D = {d_model}"),
+                      margin=dict(t=TWO_LINE_TOP + 20),
                       xaxis_title="channel index", yaxis_title="RMS change per step",
                       legend=dict(orientation="h", y=-0.2))
     return fig
@@ -195,6 +199,7 @@ def mae_axis_response(*, height: int = 14, width: int = 14, d_model: int = 64, b
 
 RECOMPUTE_LABEL = {"scaled": "formula at the same fractional positions",
                    "integer": "formula recomputed on the new grid"}
+RECOMPUTE_SHORT = {"scaled": "formula, same positions", "integer": "formula, new grid"}
 
 
 @figure("resize_channel")
@@ -207,19 +212,17 @@ def resize_channel(*, old_height: int = 14, old_width: int = 14, new_height: int
                                       channel)  # (H', W') each
     lim = 2.0 if combine == "add" else 1.0
     gap = float(np.abs(a - b).max())
-    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07, subplot_titles=[
-        f"bicubic resize (colours ±{lim:g})", RECOMPUTE_LABEL[recompute],
-        f"difference (max |·| {gap:.3f})"])
-    fig.add_trace(_image_heatmap(a, "interpolated", zmin=-lim, zmax=lim, showscale=False), row=1, col=1)
-    fig.add_trace(_image_heatmap(b, "formula", zmin=-lim, zmax=lim, showscale=False), row=1, col=2)
+    grid = Panels.grid(1, 3, [f"bicubic resize (±{lim:g})", RECOMPUTE_SHORT[recompute], f"difference (max {gap:.3f})"],
+                       hspace=0.07, title_size=14)
+    grid.add(_image_heatmap(a, "interpolated", zmin=-lim, zmax=lim, showscale=False), 1)
+    grid.add(_image_heatmap(b, "formula", zmin=-lim, zmax=lim, showscale=False), 2)
     dl = max(gap, 1e-6)
-    fig.add_trace(_image_heatmap(a - b, "interpolated − formula", zmin=-dl, zmax=dl, colorbar_x=1.0),
-                  row=1, col=3)
-    _image_axes(fig, 3, x_title="column (new grid)", y_title="row (new grid)")
+    grid.add(_image_heatmap(a - b, "interpolated − formula", zmin=-dl, zmax=dl, colorbar_x=1.0), 3)
+    _image_axes(grid, (1, 2, 3), x_title="column (new grid)", y_title="row (new grid)")
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
-    fig.update_layout(title=f"{old_height}×{old_width} grid used at {new_height}×{new_width}: "
-                            f"{_channel_label(info, channel)}")
-    return fig
+    what, freq = _channel_label(info, channel)
+    return grid.figure(title=subtitled(f"{old_height}×{old_width} grid used at {new_height}×{new_width}: {what}",
+                                       f"{freq}; {RECOMPUTE_LABEL[recompute]}"), margin=dict(t=TWO_LINE_TOP))
 
 
 @figure("resize_error_map")
@@ -229,26 +232,25 @@ def resize_error_map(*, old_height: int = 14, old_width: int = 14, new_height: i
     """Where and in which channels the bicubic resize departs from the formula."""
     per_patch, per_channel = rope2d.resize_error(old_height, old_width, new_height, new_width, d_model, base, combine,
                                                  recompute)
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55], horizontal_spacing=0.22, subplot_titles=[
-        "relative error per patch |interp − formula| / |formula|", "RMS error per channel"])
-    fig.add_trace(_image_heatmap(per_patch, "relative error", diverging=False, zmin=0,
-                                 colorbar_x=0.36), row=1, col=1)
+    grid = Panels.grid(1, 2, ["relative error per patch", "RMS error per channel"], widths=(0.42, 0.58), hspace=0.3,
+                       title_size=16)
+    err = _image_heatmap(per_patch, "relative error", diverging=False, zmin=0, colorbar_x=0.3)
+    err.colorbar.update(xanchor="left", title=dict(text="|Δ| / |formula|", side="right"))
+    grid.add(err, 1)
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
-    fig.add_trace(go.Scatter(
-        x=np.arange(d_model), y=_f32(per_channel), mode="lines+markers", name="RMS error",
+    grid.scatter(
+        2, x=np.arange(d_model), y=f32(per_channel), mode="lines+markers", name="RMS error",
         marker=dict(size=4, color=COLORS[0]), line=dict(color=COLORS[0]),
         customdata=np.stack([info["axis"], info["fn"], np.char.mod("%.3g", 2 * np.pi / info["omega"])], axis=1),
         hovertemplate="channel %{x} (%{customdata[1]} of %{customdata[0]}, λ = %{customdata[2]} patches)"
-                      "<br>RMS error %{y:.4f}<extra></extra>"), row=1, col=2)
-    fig.update_yaxes(autorange="reversed", scaleanchor="x", scaleratio=1, title_text="row (new grid)",
-                     constrain="domain", row=1, col=1)
-    fig.update_xaxes(title_text="column (new grid)", constrain="domain", row=1, col=1)
-    fig.update_xaxes(title_text="channel index", row=1, col=2)
-    fig.update_yaxes(title_text="RMS of interp − formula", row=1, col=2)
-    fig.update_layout(title=f"Bicubic {old_height}×{old_width} → {new_height}×{new_width} vs "
-                            f"{RECOMPUTE_LABEL[recompute]}, {MODE_LABEL[combine]}, D = {d_model}",
-                      showlegend=False)
-    return fig
+                      "<br>RMS error %{y:.4f}<extra></extra>")
+    _image_axes(grid, (1,), x_title="column (new grid)", y_title="row (new grid)")
+    grid.axis("x", 2, title="channel index")
+    grid.axis("y", 2, title="RMS of interp − formula")
+    return grid.figure(title=subtitled(f"Bicubic {old_height}×{old_width} → {new_height}×{new_width} vs the formula",
+                                       f"{RECOMPUTE_LABEL[recompute]}, {MODE_LABEL[combine]}, D = {d_model}"),
+                       margin=dict(t=TWO_LINE_TOP),
+                       showlegend=False)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -272,31 +274,29 @@ def rope2d_two_queries(*, height: int = 14, width: int = 14, dim: int = 64, kind
     lim = max(abs(lo), abs(hi), 1e-9)
     signed = lo < 0  # all-positive maps (q = k = ones, slow frequencies) get a sequential scale for contrast
     zmin, zmax = (-lim, lim) if signed else (lo, max(hi, lo + 1e-9))
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.08, shared_xaxes=by_offset, shared_yaxes=by_offset,
-                        subplot_titles=[f"query A at (row {r}, column {c})" for r, c in queries[:1]] +
-                                       [f"query B at (row {r}, column {c})" for r, c in queries[1:]])
+    grid = Panels.grid(1, 2, [f"query {'AB'[i]} at (row {r}, column {c})" for i, (r, c) in enumerate(queries)],
+                       hspace=0.08, title_size=16)
     for i, ((r, c), m) in enumerate(zip(queries, maps)):
         x = np.arange(width) - (c if by_offset else 0)
         y = np.arange(height) - (r if by_offset else 0)
         hover = (f"dx %{{x}}, dy %{{y}}<br>score with query {'AB'[i]}: %{{z:.4f}}<extra></extra>" if by_offset
                  else f"key row %{{y}}, column %{{x}}<br>score with query {'AB'[i]}: %{{z:.4f}}<extra></extra>")
-        fig.add_trace(_image_heatmap(m, f"score, query {'AB'[i]}", diverging=signed, zmin=zmin, zmax=zmax, x=x,
-                                     y=y, showscale=(i == 1), hover=hover), row=1, col=i + 1)
+        grid.add(_image_heatmap(m, f"score, query {'AB'[i]}", diverging=signed, zmin=zmin, zmax=zmax, x=x,
+                                y=y, showscale=(i == 1), hover=hover), i + 1)
         qx, qy = (0, 0) if by_offset else (c, r)
-        fig.add_trace(go.Scatter(x=[qx], y=[qy], mode="markers", name=f"query {'AB'[i]}", showlegend=False,
-                                 marker=dict(symbol="star", size=15, color="#ffffff",
-                                             line=dict(width=1.5, color="#111111")),
-                                 hovertemplate=f"query {'AB'[i]} (row {r}, column {c})<extra></extra>"),
-                      row=1, col=i + 1)
+        grid.scatter(i + 1, x=[qx], y=[qy], mode="markers", name=f"query {'AB'[i]}", showlegend=False,
+                     marker=dict(symbol="star", size=15, color="#ffffff", line=dict(width=1.5, color="#111111")),
+                     hovertemplate=f"query {'AB'[i]} (row {r}, column {c})<extra></extra>")
     if by_offset:
-        _image_axes(fig, 2, x_title="dx = key column − query column", y_title="dy = key row − query row")
+        _image_axes(grid, (1, 2), x_title="dx = key column − query column", y_title="dy = key row − query row")
+        grid.axis("y", 2, matches="y", showticklabels=False)  # equal offsets line up across the panels
     else:
-        _image_axes(fig, 2, x_title="key column x", y_title="key row y")
+        _image_axes(grid, (1, 2), x_title="key column x", y_title="key row y")
     what = {"axial": f"axial RoPE (base {base:g})",
             "mixed": f"RoPE-Mixed init (base {base:g}, head {head}, seed {seed})"}[kind]
-    fig.update_layout(title=f"{what}, head dim {dim}: same offset → same score "
-                            f"(largest gap over shared offsets {gap:.1e})")
-    return fig
+    return grid.figure(title=subtitled(f"{what}: same offset → same score",
+                                       f"head dim {dim}; largest gap over shared offsets {gap:.1e}"),
+                       margin=dict(t=TWO_LINE_TOP))
 
 
 @figure("mixed_rope_directions")
@@ -307,13 +307,14 @@ def mixed_rope_directions(*, dim: int = 64, num_heads: int = 4, base: float = 10
     for h in range(freqs.shape[0]):
         fx, fy = freqs[h]
         fig.add_trace(go.Scatter(
-            x=_f32(fx), y=_f32(fy), mode="markers", name=f"head {h}",
+            x=f32(fx), y=f32(fy), mode="markers", name=f"head {h}",
             marker=dict(size=7, color=COLORS[h % len(COLORS)]), customdata=np.arange(len(fx)),
             hovertemplate=f"head {h}, pair %{{customdata}}<br>f_x %{{x:.4f}}, f_y %{{y:.4f}}<extra></extra>"))
     fig.update_xaxes(title_text="f_x (radians per column step)", zeroline=True)
     fig.update_yaxes(title_text="f_y (radians per row step)", scaleanchor="x", scaleratio=1, zeroline=True)
-    fig.update_layout(title=f"RoPE-Mixed at initialisation: each head turns along a random direction φ "
-                            f"and its right angle (seed {seed})")
+    fig.update_layout(title=subtitled("RoPE-Mixed at initialisation: a random direction per head",
+                                      f"each head turns along a direction φ and its right angle (seed {seed})"),
+                      margin=dict(t=TWO_LINE_TOP))
     return fig
 
 
@@ -338,7 +339,7 @@ def flux_angles(*, height: int = 6, width: int = 6, n_text: int = 8, patch_rows:
     ang = np.mod(rope2d.flux_rope_angles(ids), 2 * np.pi)  # (N, 64)
     labels = _flux_token_labels(shown, width, n_text)
     fig = go.Figure(go.Heatmap(
-        z=_f32(ang), x=np.arange(ang.shape[1]), y=labels, colorscale=CYCLIC, zmin=0, zmax=2 * np.pi,
+        z=f32(ang), x=np.arange(ang.shape[1]), y=labels, colorscale=CYCLIC, zmin=0, zmax=2 * np.pi,
         name="angle", colorbar=dict(title="angle (rad)", tickvals=[0, np.pi, 2 * np.pi], ticktext=["0", "π", "2π"]),
         hovertemplate="%{y}, pair %{x}<br>angle %{z:.3f} rad<extra></extra>"))
     axes = ((-0.5, "axis 0", 1.02), (7.5, "axis 1: row (56 ch)", 1.02), (35.5, "axis 2: column (56 ch)", 1.02))
@@ -353,8 +354,9 @@ def flux_angles(*, height: int = 6, width: int = 6, n_text: int = 8, patch_rows:
                      title_text="token (text first, then patches row by row)")
     fig.update_xaxes(title_text="rotary pair index k", range=[-0.5, 63.5])
     cap = f", first {shown} of {height} grid rows" if shown < height else ""
-    fig.update_layout(title=f"FLUX.1 RoPE angles, axes (16, 56, 56): {n_text} text tokens + "
-                            f"{shown}×{width} patches{cap}", height=int(np.clip(200 + 14 * len(ids), 420, 1100)))
+    fig.update_layout(title=subtitled("FLUX.1 RoPE angles, axes (16, 56, 56)",
+                                      f"{n_text} text tokens + {shown}×{width} patches{cap}"),
+                      height=int(np.clip(200 + 14 * len(ids), 420, 1100)), margin=dict(t=TWO_LINE_TOP))
     return fig
 
 
@@ -376,18 +378,16 @@ def flux_scores(*, height: int = 6, width: int = 6, n_text: int = 8, query: str 
     lim = float(max(np.abs(s).max(), 1e-9))
     img = s[n_text:].reshape(height, width)
     signed = img.min() < 0  # all-positive maps get a sequential scale for contrast
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.3, 0.7], horizontal_spacing=0.12,
-                        subplot_titles=["against text tokens (ids 0,0,0)", "against image patches (0, row, col)"])
-    fig.add_trace(go.Bar(x=np.arange(n_text), y=_f32(s[:n_text]), name="text keys", marker_color=COLORS[3],
-                         hovertemplate="text token %{x}<br>score %{y:.4f}<extra></extra>"), row=1, col=1)
-    fig.add_trace(_image_heatmap(img, "score", diverging=signed, zmin=-lim if signed else float(img.min()),
-                                 zmax=lim if signed else float(max(img.max(), img.min() + 1e-9)),
-                                 hover="patch row %{y}, column %{x}<br>score %{z:.4f}<extra></extra>"),
-                  row=1, col=2)
-    fig.update_xaxes(title_text="text token index", row=1, col=1)
-    fig.update_yaxes(title_text="score", range=[-lim * 1.05, lim * 1.05], row=1, col=1)
-    fig.update_yaxes(autorange="reversed", scaleanchor="x2", scaleratio=1, title_text="patch row",
-                     constrain="domain", row=1, col=2)
-    fig.update_xaxes(title_text="patch column", constrain="domain", row=1, col=2)
-    fig.update_layout(title=f"FLUX.1 RoPE: query = {qname}; every text token scores the same", showlegend=False)
-    return fig
+    grid = Panels.grid(1, 2, ["against text tokens (ids 0,0,0)", "against image patches (0, row, col)"],
+                       widths=(0.3, 0.7), hspace=0.12, title_size=16)
+    grid.add(dict(type="bar", x=np.arange(n_text), y=f32(s[:n_text]), name="text keys", marker_color=COLORS[3],
+                  hovertemplate="text token %{x}<br>score %{y:.4f}<extra></extra>"), 1)
+    grid.add(_image_heatmap(img, "score", diverging=signed, zmin=-lim if signed else float(img.min()),
+                            zmax=lim if signed else float(max(img.max(), img.min() + 1e-9)),
+                            hover="patch row %{y}, column %{x}<br>score %{z:.4f}<extra></extra>"), 2)
+    grid.axis("x", 1, title="text token index")
+    grid.axis("y", 1, title="score", range=[-lim * 1.05, lim * 1.05])
+    grid.axis("y", 2, title="patch row", autorange="reversed", scaleanchor="x2", scaleratio=1, constrain="domain")
+    grid.axis("x", 2, title="patch column", constrain="domain")
+    return grid.figure(title=subtitled(f"FLUX.1 RoPE: query = {qname}", "every text token scores the same"),
+                       showlegend=False, margin=dict(t=TWO_LINE_TOP))

@@ -17,6 +17,7 @@ import streamlit as st
 
 from posviz import export
 from posviz.figures import FIGURES, build
+from posviz.figures._registry import spec_of
 from posviz.theme import style
 from posviz.ui.callouts import escape_md
 from posviz.ui.page import context
@@ -85,11 +86,9 @@ def draw_export_settings() -> None:
 
 def figure_name(figure: Callable[..., go.Figure]) -> str:
     """The registry name of a figure builder (the name the command line and the exports use)."""
-    names = [name for name, spec in FIGURES.items() if spec.builder is figure]
-    if not names:
-        raise TypeError(f"{getattr(figure, '__name__', figure)!r} is not a registered figure builder (@figure): "
-                        "pass the builder function itself, e.g. figure_panel(rope_clock, ...)")
-    return names[0]
+    if not callable(figure):
+        raise TypeError(f"pass the figure builder itself (e.g. figure_panel(rope_clock, ...)), not {figure!r}")
+    return spec_of(figure).name
 
 
 def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] | None = None, *,
@@ -138,18 +137,41 @@ def _export_buttons(name: str, params: dict[str, object], key: str) -> None:
     if not export.browser_available():
         st.caption("PNG, SVG, PDF, GIF and MP4 need Chromium on the server (`apt-get install chromium`); "
                    "the camera icon on the chart still saves an SVG from your browser.")
-        fmts = tuple(f for f in fmts if f not in export.IMAGE_FORMATS + export.ANIMATION_FORMATS)
+        fmts = tuple(f for f in fmts if f not in export.RENDERED)
+    ctx = context()
+    n_frames = len(_figure(name, _freeze(params), ctx.theme, ctx.presenter).frames)  # cached: no rebuild
+    refused = {}
+    for fmt in fmts:
+        try:
+            export.check_budget(fmt, opts, n_frames)
+        except ValueError as err:
+            refused[fmt] = str(err)
     cols = st.columns(4)
-    for i, fmt in enumerate(fmts):
+    for i, fmt in enumerate(f for f in fmts if f not in refused):
         cols[i % 4].download_button(
             FORMAT_LABELS[fmt], data=_deferred(name, params, fmt, opts), file_name=f"{name}.{fmt}",
             mime=export.MIME[fmt], key=f"{key}.dl.{fmt}", on_click="ignore")
+    for fmt, why in refused.items():
+        st.caption(f"{FORMAT_LABELS[fmt]} not offered: {why}.")
+    if any(f in export.RENDERED for f in fmts):
+
+        @st.fragment(run_every=5)  # a tiny rerun of this line alone, only while the export pane is open
+        def queue() -> None:  # live: while a download waits or renders, nothing else on the page says so
+            running, waiting = export.export_status()
+            if running + waiting:
+                st.caption(f"Exports on this server now: {running} rendering, {waiting} waiting in line (at most "
+                           f"{export.EXPORT_SLOTS} render at once; a waiting download starts by itself). If a "
+                           "download says it failed, the server stayed busy: press it again in a minute.")
+
+        queue()
     st.markdown("**Copy as code**")
     st.code(code_snippet(name, params), language="python")
 
 
 def _deferred(name: str, params: dict[str, object], fmt: str, opts: export.ExportOptions) -> Callable[[], Any]:
+    """The download's callable, run by Streamlit in a worker thread when the button is pressed: the export
+    waits its turn for a render slot and stops once Streamlit would no longer deliver it."""
     def make() -> bytes:
-        return export.export_figure(name, params, fmt, opts)
+        return export.export_figure(name, params, fmt, opts, time_limit=export.DOWNLOAD_TIME_LIMIT_S)
 
     return make

@@ -31,7 +31,7 @@ def angle_labels(page) -> list[str]:
 
 
 def test_page_loads_and_play_animates_without_rerun(page, app_url):
-    open_page(page, app_url, "RoPE", angles=1, pairs="all")  # every pair, with its angle under its clock
+    open_page(page, app_url, "RoPE", part="clock", angles=1, pairs="all")  # every pair, its angle under its clock
     assert error_elements(page) == []
     start = tips(page)
     assert len(start) == 32  # d = 64 -> 32 clock hands
@@ -61,7 +61,7 @@ def test_page_loads_and_play_animates_without_rerun(page, app_url):
 
 
 def test_slider_move_redraws(page, app_url):
-    open_page(page, app_url, "RoPE")
+    open_page(page, app_url, "RoPE", part="clock")
     assert angle_labels(page) == []  # by default one label line per clock: i and λ
     before = chart_traces(page, 0)[2]["x"]
     labels_js = "() => document.querySelectorAll('.js-plotly-plot')[0]._fullData[1].text"
@@ -88,3 +88,30 @@ def test_shared_link_restores_view(page, app_url):
     assert len(tables) == 4  # cos/sin tables in both layouts
     assert tables[0]["z"][1][2] == pytest.approx(math.cos(100 ** (-2 / 16)), abs=1e-5)  # interleaved cos, pair 1
     assert error_elements(page) == []
+
+
+def test_q_and_k_animation_plays_in_the_browser_and_keeps_the_score(page, app_url):
+    """Play moves both hands of the chosen pair; the status line keeps the angle and the score; no rerun."""
+    open_page(page, app_url, "RoPE", part="together", d=8, base=100, pair=1)
+    assert error_elements(page) == []
+    js = "() => { const f = document.querySelectorAll('.js-plotly-plot')[0]._fullData;" \
+         " return [f[1].x[1], f[1].y[1], f[2].x[1], f[2].y[1], f[7].text[0]]; }"
+    qx, qy, kx, ky, status = page.evaluate(js)
+    page.evaluate(WATCH_RERUNS)
+    chart = page.locator(".js-plotly-plot").first
+    chart.locator("g.updatemenu-button", has_text="Play").first.click(force=True)
+    page.wait_for_function(
+        "(x0) => Math.abs(document.querySelectorAll('.js-plotly-plot')[0]._fullData[1].x[1] - x0) > 1e-3",
+        arg=qx, timeout=15_000)
+    chart.locator("g.updatemenu-button", has_text="Pause").first.click(force=True)
+    page.wait_for_timeout(300)
+    qx2, qy2, kx2, ky2, status2 = page.evaluate(js)
+    assert (qx2, qy2) != (qx, qy) and (kx2, ky2) != (kx, ky)  # both hands turned
+    before = math.atan2(qy, qx) - math.atan2(ky, kx)
+    after = math.atan2(qy2, qx2) - math.atan2(ky2, kx2)
+    assert abs(math.remainder(after - before, 2 * math.pi)) < 1e-4  # by the same angle
+    assert status2 != status and status2.startswith("c = ")
+    assert status2.split("whole score")[1] == status.split("whole score")[1]  # the score printed stays put
+    state = page.evaluate("() => [window.__posvizRuns, document.querySelectorAll('.js-plotly-plot')[0]"
+                          ".__posvizMark]")
+    assert state == [0, "same-node"]  # no script rerun, the chart was not remounted

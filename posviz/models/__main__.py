@@ -1,0 +1,74 @@
+"""``python -m posviz.models train | report | figures``: train the shipped models, print the run, export its figures."""
+
+import argparse
+import sys
+from pathlib import Path
+
+from posviz.models import WEIGHTS
+
+EXPORTS = {"models_extension": dict(factor=4.0, finetuned=True, methods="default,linear,ntk,yarn,llama3"),
+           "models_schemes": dict(factor=4.0)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m posviz.models", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("train", help="train every scheme at L and the PI/YaRN fine-tunes; write weights")
+    t.add_argument("--out", type=Path, default=WEIGHTS, help="output folder (default: the shipped weights)")
+    t.add_argument("--steps", type=int, default=None, help="training steps per scheme")
+    t.add_argument("--finetune-steps", type=int, default=None, help="fine-tune steps (0: no fine-tunes)")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on a busy machine)")
+    t.add_argument("--jobs", type=int, default=2, help="worker processes (one model each)")
+    t.add_argument("--schemes", default=None, help="comma-separated subset of the schemes")
+    m = sub.add_parser("merge", help="copy a retrained subset (weights + records) into the shipped run")
+    m.add_argument("src", type=Path, help="the --out folder of the subset's run")
+    m.add_argument("--into", type=Path, default=WEIGHTS)
+    sub.add_parser("report", help="print the markdown tables of the shipped run (quoted in docs/MODELS.md)")
+    f = sub.add_parser("figures", help="export the evidence figures (PNG) for the docs and the README")
+    f.add_argument("--out", type=Path, default=Path("docs"), help="folder (default: docs)")
+    f.add_argument("--n-sequences", type=int, default=32, help="sequences per curve (the app uses fewer)")
+    args = parser.parse_args(argv)
+    if args.command == "merge":
+        from posviz.models.train import merge_into
+
+        merged = merge_into(args.src, args.into)
+        print(f"merged into {args.into}/manifest.json: {', '.join(merged['merged'][-1]['models'])}")
+        return 0
+    if args.command == "figures":
+        import posviz.figures.models  # noqa: F401  (registers the builders)
+        from posviz.export import export_figure
+
+        for name, params in EXPORTS.items():
+            path = args.out / f"{name}.png"
+            path.write_bytes(export_figure(name, dict(params, n_sequences=args.n_sequences), "png"))
+            print(f"wrote {path}")
+        return 0
+    if args.command == "report":
+        from posviz.models import manifest
+        from posviz.models.train import past_L_table, report_table
+
+        print(report_table(manifest()) + "\n\n" + past_L_table())
+        return 0
+
+    from dataclasses import replace
+
+    from posviz.models import SCHEMES
+    from posviz.models.train import Recipe, run
+
+    recipe = Recipe(seed=args.seed)
+    if args.steps is not None:
+        recipe = replace(recipe, steps=args.steps)
+    if args.finetune_steps:
+        recipe = replace(recipe, finetune_steps=args.finetune_steps)
+    schemes = SCHEMES if args.schemes is None else tuple(s.strip() for s in args.schemes.split(",") if s.strip())
+    unknown = [s for s in schemes if s not in SCHEMES]
+    if unknown:
+        parser.error(f"--schemes: unknown {unknown[0]!r}; choose from {', '.join(SCHEMES)}")
+    manifest = run(args.out, recipe, args.threads, schemes, finetune=args.finetune_steps != 0, jobs=args.jobs)
+    print(f"wrote {args.out}/manifest.json ({manifest['total_seconds']:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

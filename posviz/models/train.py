@@ -1,0 +1,294 @@
+"""Training of the shipped models: ``python -m posviz.models train`` (deterministic, CPU).
+
+Every scheme sees the same batches: step k of a run with seed S draws its batch from seed
+``10^9 + S·10^6 + k`` of ``posviz.models.task.sample_batch``, far from the evaluation seeds (< 10^6).
+AdamW with a linear warm-up and a cosine decay to a tenth of the peak; gradient norm clipped at 1.
+The PI and YaRN fine-tunes continue the RoPE model at L' = s·L with the method's frequencies and
+attention factor in the forward pass, as PI (Chen et al. 2023 §3) and YaRN (Peng et al. 2023 §4) do.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn import functional
+
+from posviz.models import SCHEMES, excess, rope_inv_freq
+from posviz.models.net import NetConfig, TinyLM
+from posviz.models.task import sample_batch
+
+TRAIN_SEED_OFFSET = 10**9
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Everything that determines a run, recorded in the manifest."""
+
+    train_length: int = 64
+    steps: int = 1500
+    batch: int = 16
+    lr: float = 2e-3
+    warmup: int = 100
+    seed: int = 0
+    finetune_factor: float = 4.0
+    finetune_steps: int = 150
+    finetune_batch: int = 8
+    finetune_lr: float = 5e-4
+
+
+def learning_rate(step: int, steps: int, peak: float, warmup: int) -> float:
+    """Linear warm-up over ``warmup`` steps, then cosine decay from ``peak`` to ``peak/10`` at ``steps``."""
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    progress = (step - warmup) / max(1, steps - warmup)
+    return peak * (0.1 + 0.45 * (1 + math.cos(math.pi * min(1.0, progress))))
+
+
+def train_steps(model: TinyLM, steps: int, length: int, batch: int, lr: float, warmup: int, seed: int,
+                method: str = "default", factor: float = 1.0, log_every: int = 50) -> list[tuple[int, float]]:
+    """Train ``model`` in place for ``steps`` AdamW steps on fresh task batches; returns (step, loss) pairs.
+
+    RoPE models use ``posviz.scaling``'s ``method``/``factor`` frequencies and attention factor in every
+    forward pass (the fine-tunes); other schemes need ``method="default"``.
+    """
+    theta, A = rope_inv_freq(model, length, method, factor) if model.config.scheme == "rope" else (None, 1.0)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.01)
+    model.train()
+    log = []
+    for step in range(steps):
+        for group in opt.param_groups:
+            group["lr"] = learning_rate(step, steps, lr, warmup)
+        inputs, targets, _ = sample_batch(batch, length, TRAIN_SEED_OFFSET + seed * 10**6 + step)
+        logits = model(torch.as_tensor(inputs), theta, A)  # (B, T, V)
+        loss = functional.cross_entropy(logits.flatten(0, 1), torch.as_tensor(targets).flatten())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        if step % log_every == 0 or step == steps - 1:
+            log.append((step, float(loss.detach())))
+    return log
+
+
+def new_model(scheme: str, recipe: Recipe) -> TinyLM:
+    """A freshly initialised model of ``scheme``; the initial weights depend on the recipe's seed only."""
+    torch.manual_seed(recipe.seed)
+    return TinyLM(NetConfig(scheme, train_length=recipe.train_length))
+
+
+def git_revision() -> str:
+    """The commit the training code was run from (``git rev-parse HEAD``), or "unknown"."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
+                             cwd=Path(__file__).parent, check=True)
+        return out.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def setup_torch(threads: int) -> None:
+    """Deterministic CPU torch with ``threads`` intra-op threads (1 is fastest on a busy 2-core machine)."""
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+
+
+def summary(losses: np.ndarray) -> dict[str, float]:
+    """The manifest's metrics of one evaluation: mean loss and mean excess over the Bayes floor."""
+    return {"mean_loss": round(float(np.mean(losses)), 5), "excess_over_floor": round(excess(losses), 5)}
+
+
+def evaluation(model: TinyLM, recipe: Recipe, method: str = "default", factor: float = 1.0) -> dict[str, dict]:
+    """Metrics at L (in distribution, 256 sequences of evaluation seed 0) and at L' = s·L (32 sequences)."""
+    from posviz.models import evaluate
+
+    L = recipe.train_length
+    Lp = int(round(recipe.finetune_factor * L))
+    at_L = evaluate(model, L, method, factor, seed=0, n_sequences=256)
+    at_Lp = evaluate(model, Lp, method, factor, seed=0, n_sequences=32)
+    return {f"at_L_{L}": summary(at_L), f"at_Lprime_{Lp}": summary(at_Lp)}
+
+
+def _train_one(out_dir: Path, recipe: Recipe, threads: int, scheme: str, method: str | None = None) -> dict:
+    """Train one model (a scheme at L, or with ``method`` the RoPE fine-tune at L' from ``rope.pt``), save it
+    to ``out_dir`` and return its manifest record. Runs in a worker process."""
+    from posviz.models.net import load_file, save
+
+    setup_torch(threads)
+    L = recipe.train_length
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    if method is None:
+        name = scheme
+        model = new_model(scheme, recipe)
+        log = train_steps(model, recipe.steps, L, recipe.batch, recipe.lr, recipe.warmup, recipe.seed)
+        meta = {"scheme": scheme, "seed": recipe.seed, "steps": recipe.steps, "length": L}
+        factor = 1.0
+    else:
+        name = f"rope_{method}_ft"
+        model = load_file(str(out_dir / "rope.pt"))
+        Lp = int(round(recipe.finetune_factor * L))
+        factor = recipe.finetune_factor
+        log = train_steps(model, recipe.finetune_steps, Lp, recipe.finetune_batch, recipe.finetune_lr,
+                          recipe.warmup // 4, recipe.seed + 1, method, factor)
+        meta = {"scheme": "rope", "finetuned": True, "method": method, "factor": factor, "seed": recipe.seed + 1,
+                "steps": recipe.finetune_steps, "length": Lp,
+                "from": f"rope.pt after {recipe.steps} steps at L = {L}"}
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    model.eval()
+    metrics = evaluation(model, recipe, method or "default", factor)
+    save(model, str(out_dir / f"{name}.pt"), meta)
+    return {name: {**meta, "train_seconds": round(seconds, 1), "train_cpu_seconds": round(cpu, 1),
+                   "final_train_loss": round(log[-1][1], 5), "loss_log": [[s, round(x, 4)] for s, x in log],
+                   "metrics": metrics}}
+
+
+def run(out_dir: Path, recipe: Recipe, threads: int = 1, schemes: tuple[str, ...] = SCHEMES,
+        finetune: bool = True, jobs: int = 1, echo: bool = True) -> dict:
+    """Train every scheme (and the PI/YaRN fine-tunes once RoPE is done) in ``jobs`` worker processes of
+    ``threads`` torch threads each; write ``<name>.pt`` and ``manifest.json`` to ``out_dir``."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    order = sorted(schemes, key=lambda s: s != "rope")       # RoPE first: the fine-tunes start from it
+    models: dict[str, dict] = {}
+    start = time.perf_counter()
+    revision = git_revision()
+    queue = [(s, None) for s in order]
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pending: set = set()
+        while queue or pending:
+            while queue and len(pending) < jobs:     # at most `jobs` tasks at once, so the fine-tunes can jump in
+                pending.add(pool.submit(_train_one, out_dir, recipe, threads, *queue.pop(0)))
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                record = fut.result()
+                record[next(iter(record))]["git_revision"] = revision
+                models.update(record)
+                name = next(iter(record))
+                if echo:
+                    r = record[name]
+                    print(f"{name}: {r['train_seconds']:.0f} s ({r['train_cpu_seconds']:.0f} s CPU), "
+                          f"train loss {r['final_train_loss']:.4f}, {r['metrics']}", flush=True)
+                if name == "rope" and finetune:
+                    queue[:0] = [("rope", "linear"), ("rope", "yarn")]
+    seconds = time.perf_counter() - start
+    return _write_manifest(out_dir, recipe, threads, jobs, models, seconds, revision)
+
+
+def _write_manifest(out_dir: Path, recipe: Recipe, threads: int, jobs: int, models: dict, seconds: float,
+                    revision: str) -> dict:
+    import json
+
+    from posviz.models.task import MAX_LENGTH, VOCAB
+
+    manifest = {
+        "train_length": recipe.train_length,
+        "recipe": asdict(recipe),
+        "data": (f"repeat-with-unknown-period task (posviz.models.task): vocabulary {VOCAB} + BOS, period "
+                 f"P ~ U{{ceil(T/8)..floor(T/2)}}, first period distinct, generated on the fly; training batch "
+                 f"k from seed 10^9 + seed·10^6 + k; evaluation seed 0"),
+        "model": {k: v for k, v in asdict(NetConfig("rope")).items() if k != "scheme"},
+        "max_eval_length": MAX_LENGTH,
+        "torch": torch.__version__,
+        "threads": threads,
+        "jobs": jobs,
+        "total_cpu_seconds": round(sum(m["train_cpu_seconds"] for m in models.values()), 1),
+        "total_seconds": round(seconds, 1),
+        "git_revision": revision,
+        "models": {k: models[k] for k in sorted(models, key=_order)},
+    }
+    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return manifest
+
+
+def _order(name: str) -> tuple[int, str]:
+    return (SCHEMES.index(name), "") if name in SCHEMES else (len(SCHEMES), name)
+
+
+def train_on_batch(model: TinyLM, inputs: np.ndarray, targets: np.ndarray, steps: int, lr: float) -> list[float]:
+    """``steps`` Adam steps on one fixed batch (a smoke test that every scheme's gradients flow); the losses."""
+    opt = torch.optim.AdamW(model.parameters(), lr=lr)
+    x, y = torch.as_tensor(inputs), torch.as_tensor(targets)
+    model.train()
+    out = []
+    for _ in range(steps):
+        loss = functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        out.append(float(loss.detach()))
+    return out
+
+
+def report_table(manifest: dict) -> str:
+    """The markdown table of a training run that docs/MODELS.md quotes (a test checks it matches)."""
+    L = manifest["train_length"]
+    Lp = int(round(manifest["recipe"]["finetune_factor"] * L))
+    rows = ["| model | steps × batch at length | wall s | CPU s | final train loss | loss at L | above floor at L "
+            f"| loss at L' = {Lp} | above floor at L' |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, r in manifest["models"].items():
+        a, b = r["metrics"][f"at_L_{L}"], r["metrics"][f"at_Lprime_{Lp}"]
+        label = f"{name} ({r['method']} s = {r['factor']:g} at inference)" if r.get("finetuned") else name
+        batch = manifest["recipe"]["finetune_batch" if r.get("finetuned") else "batch"]
+        rows.append(f"| {label} | {r['steps']} × {batch} at {r['length']} | {r['train_seconds']:.0f} | "
+                    f"{r['train_cpu_seconds']:.0f} | {r['final_train_loss']:.3f} | {a['mean_loss']:.3f} | "
+                    f"{a['excess_over_floor']:.3f} | {b['mean_loss']:.3f} | {b['excess_over_floor']:.3f} |")
+    return "\n".join(rows)
+
+
+REPORT_FACTORS = (2.0, 4.0, 8.0, 16.0)
+REPORT_SEQUENCES = 4
+
+
+def past_L_table() -> str:
+    """Markdown table of mean loss above the Bayes floor past L, RoPE under every method and every scheme
+    plain, at L' = s·L for ``REPORT_FACTORS``; evaluation seed 0, ``REPORT_SEQUENCES`` sequences each."""
+    from posviz.models import FINETUNED, METHODS, SCHEMES, losses, past_L, train_length
+    from posviz.scaling import METHODS as LABELS
+
+    L = train_length()
+    head = "| model, method at inference | " + " | ".join(f"s = {f:g} (L' = {int(f * L)})" for f in REPORT_FACTORS)
+    rows = [head + " |", "|---|" + "---|" * len(REPORT_FACTORS)]
+
+    def row(label: str, name: str, method: str = "default", factors: tuple = REPORT_FACTORS) -> None:
+        def cell(f: float) -> str:
+            factor = f if name.startswith("rope") else 1.0   # non-RoPE schemes are read plain at L'
+            return f"{past_L(losses(name, int(f * L), method, factor, 0, REPORT_SEQUENCES), L):.2f}"
+
+        rows.append(f"| {label} | " + " | ".join(cell(f) if f in factors else "" for f in REPORT_FACTORS) + " |")
+
+    for m in METHODS:
+        row(f"RoPE, {LABELS[m].label}", "rope", m)
+    for m in FINETUNED:
+        row(f"RoPE fine-tuned at 4L, {LABELS[m].label}", f"rope_{m}_ft", m, (4.0,))
+    for scheme in SCHEMES:
+        if scheme != "rope":
+            row(f"{scheme}", scheme)
+    return "\n".join(rows)
+
+
+def merge_into(src: Path, dst: Path) -> dict:
+    """Copy the models of the run in ``src`` (weights and manifest records) into the run in ``dst``, which
+    keeps its other models: how a subset retrained with ``--schemes`` joins the shipped set. The recipes
+    must agree; each record keeps its own ``git_revision``."""
+    import json
+    import shutil
+
+    new, old = (json.loads((d / "manifest.json").read_text()) for d in (src, dst))
+    if new["recipe"] != old["recipe"]:
+        raise ValueError(f"the recipes differ: {src} was trained with {new['recipe']}, {dst} with {old['recipe']}")
+    for name in new["models"]:
+        shutil.copyfile(src / f"{name}.pt", dst / f"{name}.pt")
+    old["models"] = {k: {**old["models"], **new["models"]}[k]
+                     for k in sorted({**old["models"], **new["models"]}, key=_order)}
+    old["total_cpu_seconds"] = round(sum(m["train_cpu_seconds"] for m in old["models"].values()), 1)
+    old["merged"] = old.get("merged", []) + [{"models": sorted(new["models"]), "git_revision": new["git_revision"],
+                                               "total_seconds": new["total_seconds"]}]
+    (dst / "manifest.json").write_text(json.dumps(old, indent=1) + "\n")
+    return old

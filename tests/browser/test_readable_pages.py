@@ -1,0 +1,59 @@
+"""Every part of every lesson, as a class sees it: no chart text overlaps another or is cut off by its chart,
+at 1280×800, at 1920×1080 in presenter mode (where the part's figure must also start above the fold), and in
+the dark theme. Lessons and parts come from their declarations, so a new lesson is checked without an edit."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from posviz import ui
+from tests.browser.conftest import ROOT, _need_browser, open_page, start_server, wait_idle
+from tests.text_layout import chart_problems
+
+pytestmark = pytest.mark.browser
+
+LESSONS = ui.lessons(ROOT / "pages")
+VIEWS = {  # name: (viewport, query added to every part, server options)
+    "1280x800": ((1280, 800), {}, {}),
+    "presenter-1920x1080": ((1920, 1080), {"present": 1}, {}),
+    "dark-1280x800": ((1280, 800), {}, {"theme.base": "dark"}),
+}
+
+
+@pytest.fixture(scope="module")
+def dark_url() -> Iterator[str]:
+    """A second server with Streamlit's dark theme (the figures follow it)."""
+    _need_browser()
+    proc, url = start_server(options={"theme.base": "dark"})
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("lesson", LESSONS, ids=[ls.slug for ls in LESSONS])
+def test_every_part_is_readable(page, app_url, dark_url, lesson, view):
+    (width, height), query, options = VIEWS[view]
+    page.set_viewport_size({"width": width, "height": height})
+    url = dark_url if options else app_url
+    found = []
+    for part in lesson.parts:
+        open_page(page, url, lesson.url_path, charts=False, part=part, **query)
+        page.wait_for_function(  # every chart drawn (a pitfalls part may have none until a toggle)
+            "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
+            ".every(x => x.querySelector('.js-plotly-plot .main-svg'))")
+        wait_idle(page, charts=False)
+        for index, issues in chart_problems(page).items():
+            found += [f"{part}, chart {index}: {issue}" for issue in issues]
+        charts = page.locator("[data-testid=stPlotlyChart]")
+        if query.get("present") and charts.count() and "pitfall" not in part:  # pitfall parts lead with callouts
+            top = charts.first.bounding_box()["y"]
+            if top > height * 0.6:
+                found.append(f"{part}: the figure starts {top:.0f} px down the {height} px screen")
+    assert not found, "\n".join(found)

@@ -1,0 +1,267 @@
+"""posviz.models' public contract: the shipped weights and manifest, evaluate's shape and errors, RoPE
+scaling at inference against an independent forward pass, and training steps that learn (CI never trains
+the shipped models: a few steps on one batch must make the loss fall for every scheme)."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import posviz.models as pm
+from posviz.models.net import NetConfig, TinyLM
+from posviz.models.task import MAX_LENGTH, sample_batch
+
+# Reproducing the manifest: same code, data and weights; only float summation order (threads, BLAS
+# kernels) may differ, which moves a mean of 16,384 losses by far less than this.
+MANIFEST_TOLERANCE = 2e-3
+
+
+@pytest.fixture(scope="module")
+def models():
+    return {s: pm.load(s) for s in pm.SCHEMES}
+
+
+def test_schemes_and_train_length():
+    assert set(pm.SCHEMES) >= {"nope", "learned", "sinusoidal", "rope", "alibi"}
+    assert pm.train_length() == pm.manifest()["train_length"] == 64
+
+
+def test_shipped_weights_fit_the_budget_and_the_manifest_records_the_run():
+    files = list(pm.WEIGHTS.glob("*.pt"))
+    assert sum(f.stat().st_size for f in files) <= 10 * 2**20
+    man = pm.manifest()
+    assert {f.stem for f in files} == set(man["models"])
+    assert set(pm.SCHEMES) | {f"rope_{m}_ft" for m in pm.FINETUNED} == set(man["models"])
+    assert len(man["git_revision"]) == 40 and "period" in man["data"]
+    for name, rec in man["models"].items():
+        assert rec["steps"] > 0 and rec["train_seconds"] > 0 and isinstance(rec["seed"], int), name
+        assert rec["loss_log"][-1][0] == rec["steps"] - 1
+
+
+@pytest.mark.parametrize("scheme", pm.SCHEMES)
+def test_load_reproduces_the_manifest_metric(models, scheme):
+    model = models[scheme]
+    assert not model.training and next(model.parameters()).device.type == "cpu"
+    L = pm.train_length()
+    losses = pm.evaluate(model, L, seed=0, n_sequences=256)
+    recorded = pm.manifest()["models"][scheme]["metrics"][f"at_L_{L}"]["mean_loss"]
+    assert abs(losses.mean() - recorded) <= MANIFEST_TOLERANCE
+
+
+@pytest.mark.parametrize("method", pm.FINETUNED)
+def test_finetuned_models_reproduce_their_metric(method):
+    model = pm.load_finetuned(method)
+    rec = pm.manifest()["models"][f"rope_{method}_ft"]
+    assert model.meta["method"] == method and model.meta["factor"] == rec["factor"]
+    Lp = rec["length"]
+    losses = pm.evaluate(model, Lp, method, rec["factor"], seed=0, n_sequences=32)
+    assert abs(losses.mean() - rec["metrics"][f"at_Lprime_{Lp}"]["mean_loss"]) <= MANIFEST_TOLERANCE
+
+
+@pytest.mark.parametrize("scheme", pm.SCHEMES)
+@pytest.mark.parametrize("length", [8, 100, MAX_LENGTH])
+def test_evaluate_shape_and_values(models, scheme, length):
+    out = pm.evaluate(models[scheme], length, n_sequences=1)
+    assert out.shape == (length,) and out.dtype == np.float64
+    assert np.all(np.isfinite(out)) and np.all(out >= 0)
+
+
+def test_in_distribution_loss_is_near_the_floor_for_rope(models):
+    """The evidence only means something if the model learned the task at L."""
+    L = pm.train_length()
+    losses = pm.evaluate(models["rope"], L, n_sequences=256)
+    assert pm.excess(losses) < 0.5
+
+
+def test_evaluate_is_deterministic_and_seeded(models):
+    a = pm.evaluate(models["rope"], 128, "yarn", 2.0, seed=3, n_sequences=4)
+    np.testing.assert_array_equal(a, pm.evaluate(models["rope"], 128, "yarn", 2.0, seed=3, n_sequences=4))
+    assert not np.array_equal(a, pm.evaluate(models["rope"], 128, "yarn", 2.0, seed=4, n_sequences=4))
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(length=7), "length"), (dict(length=MAX_LENGTH + 1), "length"), (dict(length="64"), "length"),
+    (dict(length=64, method="pi"), "method"), (dict(length=64, factor=0.5), "factor"),
+    (dict(length=64, factor=float("nan")), "factor"), (dict(length=64, factor=1e9), "factor"),
+    (dict(length=64, seed=-1), "seed"), (dict(length=64, n_sequences=0), "n_sequences"),
+    (dict(length=1024, n_sequences=5), "n_sequences"), (dict(length=16, n_sequences=4096), "n_sequences"),
+])
+def test_evaluate_rejects_bad_arguments(models, kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        pm.evaluate(models["rope"], **kwargs)
+
+
+@pytest.mark.parametrize("scheme", ["nope", "learned", "sinusoidal", "alibi"])
+def test_scaling_methods_are_for_rope_only(models, scheme):
+    with pytest.raises(ValueError, match="method"):
+        pm.evaluate(models[scheme], 64, method="yarn", factor=2.0)
+    with pytest.raises(ValueError, match="factor"):
+        pm.evaluate(models[scheme], 64, factor=2.0)
+
+
+def test_evaluate_and_load_reject_bad_names():
+    with pytest.raises(ValueError, match="scheme"):
+        pm.load("t5")
+    with pytest.raises(ValueError, match="method"):
+        pm.load_finetuned("ntk")
+    with pytest.raises(ValueError, match="model"):
+        pm.evaluate(torch.nn.Linear(2, 2), 64)
+
+
+def _loss_numpy(logits: torch.Tensor, targets: np.ndarray) -> np.ndarray:
+    """Mean over sequences of -log softmax(logits)[target], in float64 numpy (independent of F.cross_entropy)."""
+    z = logits.double().numpy()
+    z = z - z.max(axis=-1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    picked = np.take_along_axis(logp, targets[..., None], axis=-1)[..., 0]  # (n, T)
+    return -picked.mean(axis=0)
+
+
+@pytest.mark.parametrize("s", [2.0, 4.0, 7.5])
+def test_linear_scaling_equals_dividing_the_positions(models, s):
+    """PI's claim (Chen et al. 2023): theta_i/s at position m is theta_i at position m/s."""
+    model, T, n = models["rope"], 96, 3
+    inputs, targets, _ = sample_batch(n, T, 11)
+    with torch.inference_mode():
+        logits = model(torch.as_tensor(inputs), positions=np.arange(T) / s)
+    np.testing.assert_allclose(pm.evaluate(model, T, "linear", s, seed=11, n_sequences=n),
+                               _loss_numpy(logits, targets), rtol=1e-5, atol=1e-5)
+
+
+def test_attention_factor_multiplies_the_logits_by_its_square():
+    """A on q and k is A² on q·k: the same as rotating q·A² against k (checked on one layer's scores)."""
+    model = pm.load("rope")
+    theta, A = pm.rope_inv_freq(model, 256, "yarn", 4.0)
+    assert pytest.approx(0.1 * math.log(4.0) + 1) == A
+    plain = pm.evaluate(model, 256, "yarn", 4.0, n_sequences=2)
+    inputs, targets, _ = sample_batch(2, 256, 0)
+    with torch.inference_mode():
+        logits = model(torch.as_tensor(inputs), theta, A)
+    np.testing.assert_allclose(plain, _loss_numpy(logits, targets), rtol=1e-5, atol=1e-5)
+    with torch.inference_mode():
+        other = model(torch.as_tensor(inputs), theta, 1.0)
+    assert not torch.allclose(logits, other)
+
+
+@pytest.mark.parametrize("scheme", pm.SCHEMES)
+def test_a_few_training_steps_make_the_loss_fall(scheme):
+    from posviz.models.train import train_on_batch
+
+    torch.manual_seed(0)
+    model = TinyLM(NetConfig(scheme, train_length=32))
+    inputs, targets, _ = sample_batch(8, 32, 5)
+    losses = train_on_batch(model, inputs, targets, steps=25, lr=1e-2)
+    assert losses[-1] < 0.8 * losses[0], losses
+
+
+def test_learned_positions_past_L_reuse_the_last_row(models):
+    model = models["learned"]
+    L = model.config.train_length
+    seen = []
+    handle = model.pos.register_forward_hook(lambda mod, args, out: seen.append(args[0].clone()))
+    try:
+        pm.evaluate(model, L + 40, n_sequences=1)
+    finally:
+        handle.remove()
+    np.testing.assert_array_equal(seen[0].numpy(), np.minimum(np.arange(L + 40), L - 1))
+
+
+@pytest.mark.parametrize("scheme", pm.SCHEMES)
+def test_every_scheme_is_causal(models, scheme):
+    """Changing the last input token changes no earlier position's logits."""
+    inputs, _, _ = sample_batch(1, 80, 0)
+    changed = inputs.copy()
+    changed[0, -1] = (changed[0, -1] + 1) % 512
+    with torch.inference_mode():
+        a, b = models[scheme](torch.as_tensor(inputs)), models[scheme](torch.as_tensor(changed))
+    torch.testing.assert_close(a[:, :-1], b[:, :-1], rtol=1e-5, atol=1e-5)
+    assert not torch.allclose(a[:, -1], b[:, -1])
+
+
+def test_alibi_model_uses_posviz_bias():
+    from posviz.bias import alibi_bias
+    from posviz.models.net import position_bias
+
+    model = pm.load("alibi")
+    np.testing.assert_array_equal(position_bias(model.config, 50).numpy(), alibi_bias(2, 50).astype(np.float32))
+    assert position_bias(pm.load("rope").config, 50) is None
+
+
+def test_package_import_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, posviz, posviz.models, posviz.figures, posviz.figures.models; "
+            "print(posviz.models.train_length(), 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).parents[1], check=True)
+    assert out.stdout.split() == ["64", "False"]
+
+
+def test_losses_remembers_evaluate_read_only():
+    a = pm.losses("alibi", 96, n_sequences=3)
+    np.testing.assert_array_equal(a, pm.evaluate(pm.load("alibi"), 96, n_sequences=3))
+    assert pm.losses("alibi", 96, n_sequences=3) is a and not a.flags.writeable
+    with pytest.raises(ValueError, match="name"):
+        pm.losses("rope_ntk_ft", 96)
+
+
+def test_live_sequence_budget():
+    assert [pm.live_n_sequences(T) for T in (64, 256, 512, 1000, 1024)] == [16, 4, 2, 1, 1]
+
+
+def _cells(table: str) -> list[list[str]]:
+    return [[c.strip() for c in line.strip().strip("|").split("|")] for line in table.strip().splitlines()]
+
+
+def _table_in(docs: str, first_line: str) -> str:
+    start = docs.index(first_line)
+    end = docs.find("\n\n", start)
+    return docs[start:end if end >= 0 else len(docs)]
+
+
+def test_docs_quote_the_run_and_the_past_L_numbers():
+    """docs/MODELS.md states the training run (from the manifest, exactly) and the past-L evidence
+    (recomputed here; 0.02 nats for float summation order, which threads can change)."""
+    from posviz.models.train import past_L_table, report_table
+
+    docs = (Path(__file__).parents[1] / "docs" / "MODELS.md").read_text()
+    assert report_table(pm.manifest()) in docs
+    fresh = past_L_table()
+    quoted = _cells(_table_in(docs, fresh.splitlines()[0]))
+    computed = _cells(fresh)
+    assert [row[0] for row in quoted] == [row[0] for row in computed]
+    for q_row, c_row in zip(quoted[2:], computed[2:]):
+        for q, c in zip(q_row[1:], c_row[1:]):
+            assert (q == c == "") or abs(float(q) - float(c)) <= 0.02, (q_row[0], q, c)
+
+
+def test_merge_into_replaces_only_the_retrained_records(tmp_path):
+    import json
+
+    from posviz.models.train import merge_into
+
+    def run_dir(name, models, revision):
+        d = tmp_path / name
+        d.mkdir()
+        recs = {m: {"train_cpu_seconds": 1.0, "marker": name} for m in models}
+        for m in models:
+            (d / f"{m}.pt").write_bytes(name.encode())
+        (d / "manifest.json").write_text(json.dumps({"recipe": {"steps": 3}, "models": recs,
+                                                     "git_revision": revision, "total_seconds": 5.0}))
+        return d
+
+    dst = run_dir("old", ["nope", "sinusoidal", "rope"], "a" * 40)
+    src = run_dir("new", ["sinusoidal"], "b" * 40)
+    merged = merge_into(src, dst)
+    assert list(merged["models"]) == ["nope", "sinusoidal", "rope"]
+    assert merged["models"]["sinusoidal"]["marker"] == "new" and merged["models"]["nope"]["marker"] == "old"
+    assert (dst / "sinusoidal.pt").read_bytes() == b"new" and (dst / "rope.pt").read_bytes() == b"old"
+    assert merged["merged"][-1] == {"models": ["sinusoidal"], "git_revision": "b" * 40, "total_seconds": 5.0}
+    other = run_dir("other", ["alibi"], "c" * 40)
+    (other / "manifest.json").write_text(json.dumps({"recipe": {"steps": 4}, "models": {}, "git_revision": "c",
+                                                     "total_seconds": 1.0}))
+    with pytest.raises(ValueError, match="recipes differ"):
+        merge_into(other, dst)

@@ -1,0 +1,78 @@
+"""AppTest of the Context extension parts that run the shipped models ("What a real model does" and the
+scheme comparison): the chart holds posviz.models' curves and the caption quotes the same numbers."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import posviz.models as pm
+from posviz.figures.models import binned
+from posviz.scaling import METHODS
+from tests.apptest_utils import assert_clean, chart_specs, run_page, warnings_text
+
+PAGE = "pages/4_Context_extension.py"
+
+
+def captions(at) -> str:
+    return "\n".join(c.value for c in at.caption)
+
+
+def curve(spec: dict, label: str) -> dict:
+    return next(t for t in spec["data"] if t["name"].startswith(label))
+
+
+def _y(trace: dict) -> np.ndarray:
+    y = trace["y"]
+    if isinstance(y, dict):  # plotly's binary encoding of float32 arrays
+        import base64
+
+        return np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"])
+    return np.asarray(y, dtype=np.float64)
+
+
+@pytest.mark.parametrize("s", ["4", "2.5"])
+def test_evidence_draws_each_method_and_quotes_its_loss_past_L(s):
+    at = run_page(PAGE, {"part": "evidence", "model_s": s, "methods": "default,linear,yarn"})
+    assert_clean(at)
+    factor = float(s)
+    L = pm.train_length()
+    Lp = int(round(factor * L))
+    spec = chart_specs(at)[0]
+    text = captions(at)
+    assert f"read at L' = {Lp}" in text
+    n = pm.live_n_sequences(Lp)
+    width = max(1, -(-Lp // 128))
+    for m in ("default", "linear", "yarn"):
+        losses = pm.evaluate(pm.load("rope"), Lp, m, factor, seed=0, n_sequences=n)
+        excess = pm.past_L(losses, L)
+        assert f"{METHODS[m].label} +{excess:.2f}" in text
+        np.testing.assert_allclose(_y(curve(spec, METHODS[m].label)), binned(losses, width)[1], rtol=1e-5)
+    dashed = [t for t in spec["data"] if "fine-tuned" in t["name"]]
+    assert len(dashed) == (2 if factor == 4.0 else 0)
+    assert ("Dashed, fine-tuned" in text) == (factor == 4.0)
+
+
+def test_evidence_without_finetunes_and_a_bad_scale_falls_back_with_a_warning():
+    at = run_page(PAGE, {"part": "evidence", "finetuned": "false", "model_s": "99"})
+    assert_clean(at)
+    assert "model_s" in warnings_text(at)
+    spec = chart_specs(at)[0]
+    assert not [t for t in spec["data"] if "fine-tuned" in t["name"]]
+    assert "read at L' = 256" in captions(at)
+
+
+def test_schemes_part_quotes_the_training_record_and_the_live_curves():
+    at = run_page(PAGE, {"part": "schemes", "schemes_s": "2"})
+    assert_clean(at)
+    L = pm.train_length()
+    text = captions(at)
+    spec = chart_specs(at)[0]
+    assert len([t for t in spec["data"] if not t["name"].startswith("Bayes")]) == len(pm.SCHEMES)
+    for s in pm.SCHEMES:
+        rec = pm.manifest()["models"][s]["metrics"][f"at_L_{L}"]["excess_over_floor"]
+        assert f"+{rec:.2f}" in text
+        live = pm.past_L(pm.evaluate(pm.load(s), 2 * L, n_sequences=pm.live_n_sequences(2 * L)), L)
+        assert re.search(rf"\+{live:.2f}", text.split("Past L")[1])

@@ -1,0 +1,79 @@
+"""Figures of the Sinusoidal lesson: the data they draw, checked against direct formulas."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from posviz.figures import FIGURES, build
+
+NAMES = ["sinusoidal_heatmap", "sinusoidal_waves", "sinusoidal_similarity", "sinusoidal_dot_by_offset",
+         "sinusoidal_shift", "sinusoidal_exponent_bug", "sinusoidal_fast_slow"]
+
+
+def _arr(v) -> np.ndarray:
+    return np.asarray(v, dtype=float)
+
+
+def _pe(p: np.ndarray, d: int, base: float) -> np.ndarray:
+    """Vaswani's table by a naive loop: [sin p w0, cos p w0, sin p w1, ...], w_i = base^(-2i/d)."""
+    out = np.zeros((len(p), d))
+    for r, pos in enumerate(p):
+        for i in range(d // 2):
+            w = base ** (-2 * i / d)
+            out[r, 2 * i], out[r, 2 * i + 1] = np.sin(pos * w), np.cos(pos * w)
+    return out
+
+
+def test_all_registered():
+    assert set(NAMES) <= set(FIGURES)
+
+
+def test_heatmap_is_the_table():
+    fig = build("sinusoidal_heatmap", n_positions=12, d_model=8, base=100.0)
+    np.testing.assert_allclose(_arr(fig.data[0].z), _pe(np.arange(12), 8, 100.0), atol=1e-6)
+
+
+def test_similarity_uses_a_sequential_scale_for_positive_dots():
+    fig = build("sinusoidal_similarity", n_positions=40, d_model=64)
+    (hm,) = fig.data
+    z = _arr(hm.z)
+    pe = _pe(np.arange(40), 64, 10000.0)
+    np.testing.assert_allclose(z, pe @ pe.T, atol=1e-3)
+    assert z.min() > 0 and hm.meta != "diverging" and hm.zmid is None
+    assert hm.colorscale[0][1] != hm.colorscale[-1][1] and hm.zmax == 32 and hm.zmin == pytest.approx(z.min())
+    # constant along diagonals
+    assert np.ptp(np.diagonal(z, 3)) < 1e-3
+
+
+def test_similarity_goes_diverging_when_dots_turn_negative():
+    fig = build("sinusoidal_similarity", n_positions=40, d_model=4, base=10.0)
+    (hm,) = fig.data
+    z = _arr(hm.z)
+    assert z.min() < 0 and hm.meta == "diverging" and hm.zmid == 0 and hm.zmin == -hm.zmax
+
+
+def test_dot_by_offset_is_symmetric():
+    fig = build("sinusoidal_dot_by_offset", max_offset=50, d_model=32)
+    k, y = _arr(fig.data[0].x), _arr(fig.data[0].y)
+    np.testing.assert_allclose(y, y[::-1], atol=1e-4)
+    pe = _pe(np.arange(0, 101), 32, 10000.0)
+    np.testing.assert_allclose(y[k == 7], pe[50] @ pe[57], atol=1e-4)
+
+
+def test_shift_turns_counter_clockwise_and_both_markers_show():
+    fig = build("sinusoidal_shift")  # defaults: pair 10, p = 10, k = 5
+    by_name = {t.name: t for t in fig.data if t.name}
+    start, end, mapped = by_name["PE(p=10)"], by_name["PE(p+k=15)"], by_name["M_k · PE(p)"]
+    w = 10000.0 ** (-20 / 128)
+    np.testing.assert_allclose([start.x[1], start.y[1]], [np.cos(10 * w), np.sin(10 * w)], atol=1e-9)
+    np.testing.assert_allclose([end.x[1], end.y[1]], [np.cos(15 * w), np.sin(15 * w)], atol=1e-9)
+    np.testing.assert_allclose([mapped.x[1], mapped.y[1]], [end.x[1], end.y[1]], atol=1e-9)
+    # counter-clockwise from PE(p) to PE(p+k): positive cross product, a visible arc (not pair 0's 286°)
+    assert start.x[1] * end.y[1] - start.y[1] * end.x[1] > 0
+    arc = next(t for t in fig.data if t.name and t.name.startswith("rotation"))
+    degrees = np.degrees(5 * w)
+    assert 20 < degrees < 90 and f"= {5 * w:.3f} rad ({degrees:.0f}°)" in arc.name
+    # M_k·PE(p) is an open ring larger than the filled PE(p+k) marker, so both stay visible
+    assert mapped.marker.symbol == "circle-open" and mapped.marker.size[1] > end.marker.size[1]
+    assert fig.layout.xaxis.title.text == "cos(p·ω)"

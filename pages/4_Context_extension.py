@@ -7,10 +7,10 @@ import posviz.models as pm
 from posviz import presets as ps
 from posviz import scaling as sc
 from posviz import ui
+from posviz.figures.configs import config_blocks, config_source
 from posviz.figures.models import SCHEME_LABELS, finetuned_at, models_extension, models_schemes
 from posviz.figures.scaling import (
     ENVELOPE_BINS,
-    scaling_config,
     scaling_dynamic,
     scaling_entropy,
     scaling_pitfall,
@@ -293,20 +293,71 @@ def part_scores(v: ui.Values) -> None:
     )
 
 
-def read_config(text: str, preset: str) -> tuple[dict, sc.RopeConfig, str | None]:
-    """The pasted config if it reads and computes (else a warning and the preset): (config, read, source)."""
-    if text.strip():
-        try:
-            config = sc.parse_config_text(text)
-            read = sc.read_rope_config(config)
-            sc.inv_freq_from_config(config)
-            sc.inv_freq_from_config(config, sc.config_target_length(read))
-            return config, read, None
-        except ValueError as err:
-            st.warning("This config.json could not be read; showing the preset instead. The reason:", icon="⚠️")
-            ui.say(str(err))
-    chosen = ps.get_preset(preset)
-    return chosen.config, sc.read_rope_config(chosen.config), chosen.source
+def spans(layers: tuple[int, ...], most: int = 6) -> str:
+    """Layer indices as runs ("0–4, 6–10, …"), at most ``most`` runs, with the count."""
+    runs: list[list[int]] = []
+    for i in layers:
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    text = ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in runs[:most])
+    return text + (", …" if len(runs) > most else "")
+
+
+def block_label(block: sc.RopeBlock) -> str:
+    """A block's name for prose: its layer type (escaped: it is the config's own text) or 'every RoPE layer'."""
+    return "every RoPE layer" if block.layer_type == "all" else ui.escape_md(block.layer_type[:40])
+
+
+def config_table(report: sc.ConfigReport, temperatures: list[dict[str, float]]) -> None:
+    """What was read, one column per RoPE block: every value that enters the computation."""
+    rows: dict[str, list[str]] = {}
+    for k, (block, temp) in enumerate(zip(report.blocks, temperatures, strict=True)):
+        for key, value in (block.rope.summary() | temp).items():
+            rows.setdefault(key, [""] * len(report.blocks))[k] = \
+                f"{value:.4f}" if key in temp else str(value)
+    names = ["value"] if len(report.blocks) == 1 else [b.layer_type for b in report.blocks]
+    st.dataframe({"key": list(rows)} | {n: [r[k] for r in rows.values()] for k, n in enumerate(names)},
+                 hide_index=True, width="stretch")
+
+
+def layer_sentences(report: sc.ConfigReport) -> list[str]:
+    """Markdown sentences: which layers use which RoPE block, which use none, how M-RoPE splits the pairs and
+    how many channels rotate, all from ``describe_config``'s report."""
+    n = report.num_hidden_layers
+    out = []
+    if len(report.blocks) > 1 or report.nope_layers:
+        for b in report.blocks:
+            what = block_kind(b.rope)
+            where = (f"{len(b.layers)} of {n} layers ({spans(b.layers)})" if b.layers else
+                     "the config does not say which layers" if n is None else "no layer")
+            out.append(f"{block_label(b)} ({what}): {where}.")
+    if report.nope_layers:
+        out.append(f"**No rotation (NoPE)** in {len(report.nope_layers)} of {n} layers "
+                   f"({spans(report.nope_layers)}): queries and keys there carry no position from RoPE.")
+    ranges = report.mrope_ranges()
+    if ranges:
+        pairs = report.blocks[0].rope.dim // 2
+        lam = 2 * np.pi / report.blocks[0].inv_freq                     # (d/2,) wavelengths, tokens
+        split = ", ".join(f"pairs {a}–{b} (λ {short(lam[a])}–{short(lam[b])} tokens) turn with the {axis} position "
+                          "id" for axis, a, b in ranges)
+        out.append(f"**M-RoPE** splits the {pairs} pairs by mrope_section {list(report.mrope_section)}: {split} "
+                   "(the coloured squares on the chart).")
+    dims = {(b.rope.dim, b.rope.head_dim, b.rope.head_dim_source, b.rope.partial_rotary_factor): b
+             for b in report.blocks}
+    for (dim, head_dim, source, prf), b in dims.items():
+        whole = "all" if dim == head_dim else f"{dim} of"
+        who = "Every head" if len(dims) == 1 else f"{block_label(b)}: every head"
+        out.append(f"**Rotary dims.** {who} rotates {whole} its {head_dim} channels (d = {dim}, {dim // 2} pairs; "
+                   f"head_dim {head_dim} read from {source}, partial_rotary_factor {prf:g}).")
+    return out
+
+
+def block_kind(rc: sc.RopeConfig) -> str:
+    """'linear ×8, b = 1e+06': a block's type, factor and base, for prose."""
+    factor = rc.params.get("factor")
+    return f"{rc.rope_type}" + (f" ×{factor:g}" if factor else "") + f", b = {rc.base:g}"
 
 
 @lesson.part("models", "9. Real models' configs", title="Real models' config.json")
@@ -316,36 +367,53 @@ def part_models(v: ui.Values) -> None:
     text = st.text_area(
         "Paste your config.json (optional; it overrides the preset)", key=f"{lesson.slug}.config_text",
         height=180, placeholder='{"head_dim": 128, "rope_theta": 500000.0, "rope_scaling": {...}, ...}',
-        help=f"Read locally, never stored. At most {sc.MAX_CONFIG_CHARS:,} characters.") or ""
-    config, read, source = read_config(text, preset)
-    target = sc.config_target_length(read)
+        help=f"Read locally, never stored. At most {sc.MAX_CONFIG_CHARS:,} characters. Both spellings "
+             "(rope_scaling, rope_parameters) and a nested text_config are read.") or ""
+    try:
+        config, _ = config_source(preset, text)
+        report = sc.describe_config(config)
+        temperatures = [sc.config_temperature(config, None if b.layer_type == "all" else b.layer_type)
+                        for b in report.blocks]
+    except ValueError as err:
+        st.warning("This pasted config.json could not be read, so nothing is shown for it (the preset is not "
+                   "used while the box holds text). The reason:", icon="⚠️")
+        ui.say(str(err))
+        return
+    pasted = bool(text.strip())
+    target = report.target_length
+    numbers = {"target length": f"{target:,}"}
+    for b, temp in zip(report.blocks, temperatures, strict=True):
+        prefix = "" if len(report.blocks) == 1 else f"{b.layer_type[:40]}: "
+        numbers |= {prefix + k: f"{x:.4f}" for k, x in temp.items()}
+    ui.numbers(numbers)
     left, right = st.columns([3, 2])
     with left:
-        st.markdown("**What was read**" + (" (pasted config)" if source is None else f" ({preset})"))
-        st.dataframe({"key": list(read.summary()), "value": [str(x) for x in read.summary().values()]},
-                     hide_index=True, width="stretch")
+        st.markdown("**What was read**" + (" (pasted config.json, not the preset)" if pasted else f" ({preset})"))
+        config_table(report, temperatures)
     with right:
-        temperature = sc.config_temperature(config)
-        ui.numbers({"target length": f"{target:,}"} | {k: f"{x:.4f}" for k, x in temperature.items()})
-        st.caption(f"Target length from {sc.config_target_source(read)}.")
-        if "softmax scale × (DeepSeek)" in temperature:
+        st.caption(f"Target length from {report.target_source}.")
+        if any("softmax scale × (DeepSeek)" in t for t in temperatures):
             st.caption("DeepSeek models multiply the softmax scale by (0.1·mscale_all_dim·ln s + 1)² on top of "
                        "cos/sin × A, so A = 1 here does not mean 'no temperature'.")
-        for note in read.notes:
-            ui.say("Note: " + note)
-        if source:
-            st.caption("Source: " + source)
+        if not pasted:
+            st.caption("Source: " + ps.get_preset(preset).source)
+    for sentence in layer_sentences(report):
+        st.markdown(sentence)
+    for note in report.notes:
+        ui.say("Note: " + note)
+    blocks = "; ".join(f"{block_label(b)}: {block_kind(b.rope)}" for b in report.blocks)
     ui.figure_panel(
-        scaling_config, {"preset": preset, "config_json": text if source is None else ""}, key="config",
-        caption=f"Dashed: plain RoPE with this base. Solid: the frequencies transformers computes from the config "
-                f"at the model's target length, {target:,} tokens (dotted on the right: at short lengths, where "
-                "LongRoPE and dynamic NTK differ). The title gives the cos/sin factor.",
-        code=[sc.inv_freq_from_config, sc.read_rope_config, sc.config_target_length],
+        config_blocks, {"preset": preset, "config_json": text if pasted else ""}, key="config",
+        caption=f"Dashed: plain RoPE with each block's own base. Solid: the frequencies transformers computes from "
+                f"the config at the model's target length, {target:,} tokens ({blocks}). Dotted on the right: at "
+                "short lengths, where LongRoPE and dynamic NTK differ. The legend gives each block's cos/sin factor.",
+        code=[sc.describe_config, sc.inv_freq_from_rope_config, sc.config_target_length],
     )
-    scaled, factor = sc.inv_freq_from_config(config, target)
-    faster = int((scaled > inv_freq(read.dim, read.base) * (1 + 1e-12)).sum())
-    ui.check(f"no pair turns faster than plain RoPE at {target:,} tokens (θ'_i ≤ θ_i)", faster == 0,
-             f"{faster} of {scaled.size} pairs are faster; cos/sin × {factor:.6g}")
+    for b in report.blocks:
+        faster = int((b.inv_freq > inv_freq(b.rope.dim, b.rope.base) * (1 + 1e-12)).sum())
+        where = "" if len(report.blocks) == 1 else f"{block_label(b)}: "
+        ui.check(f"{where}no pair turns faster than plain RoPE at {target:,} tokens (θ'_i ≤ θ_i)", faster == 0,
+                 f"{faster} of {b.inv_freq.size} pairs are faster; cos/sin × {b.attention_factor:.6g}")
 
 
 PITFALL_SETTING = dict(dim=64, base=10000.0, factor=16.0, original_len=2048)

@@ -174,9 +174,14 @@ def test_every_preset(name):
     spec = chart_specs(at)[0]
     assert spec["layout"]["title"]["text"].startswith(name)
     frame = at.dataframe[0].value
-    read = dict(zip(frame["key"], frame["value"], strict=True))
-    assert read["rope_type"] in spec["layout"]["title"]["text"]
-    assert any("no pair turns faster" in m.value and "holds" in m.value for m in at.markdown)
+    report = sc.describe_config(presets.get_preset(name).config)
+    columns = ["value"] if len(report.blocks) == 1 else [b.layer_type for b in report.blocks]
+    assert list(frame.columns) == ["key", *columns]
+    for column in columns:
+        read = dict(zip(frame["key"], frame[column], strict=True))
+        assert read["rope_type"] in spec["layout"]["title"]["text"]
+    holds = [m.value for m in at.markdown if "no pair turns faster" in m.value and "holds" in m.value]
+    assert len(holds) == len(report.blocks)
 
 
 def _paste(text: str):
@@ -218,8 +223,8 @@ def test_paste_bad_configs_get_a_precise_plain_text_message(text, reason):
     shown = _texts(at)
     assert reason in shown
     assert "<script>" not in warnings_text(at)
-    # falls back to the preset's chart
-    assert chart_specs(at)[0]["layout"]["title"]["text"].startswith("Llama 3.1 8B")
+    # nothing else is shown for it: before, the Llama 3.1 8B preset was drawn instead without a word
+    assert not chart_specs(at) and not at.dataframe
 
 
 @pytest.mark.parametrize("key", ["floor_ceil", "mscale", "linear", "inverted", "beta_fast_zero", "llama3"])

@@ -351,7 +351,7 @@ def test_dynamic_part_shows_what_transformers_keeps():
     assert shown["call 3: l = 2,048"] == "b' = 10,000"  # shorter than L: back to the original base
 
 
-@pytest.mark.parametrize("query,binned", [({}, True), ({"s": "1", "L": "1024"}, False)])
+@pytest.mark.parametrize("query,binned", [({}, True), ({"s": "1", "L": "256"}, False)])
 def test_scores_caption_says_how_the_far_view_is_drawn(query, binned):
     at = run_page(PAGE, {"part": "scores", **query})
     assert_clean(at)
@@ -362,7 +362,7 @@ def test_scores_caption_says_how_the_far_view_is_drawn(query, binned):
         width = (8 * 4096 + 1) / 1000
         assert f"each bin of {width:,.3g} tokens" in caption and f"bins of {width:.3g}" in title
     else:
-        assert "every token is drawn there" in caption and "every Δ up to L' = 1,024" in title
+        assert "every token is drawn there" in caption and "every Δ up to L' = 256" in title
 
 
 def test_temperature_and_entropy_captions_follow_the_factor():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -18,8 +19,10 @@ import streamlit as st
 from posviz import export
 from posviz.figures import FIGURES, build
 from posviz.theme import style
+from posviz.ui import live as livemod
 from posviz.ui.callouts import escape_md
 from posviz.ui.page import context
+from posviz.ui.params import LogFloat
 
 _EXPORT_KEY = "_export"
 FORMAT_LABELS = {"png": "PNG", "svg": "SVG", "pdf": "PDF", "html": "HTML", "csv": "CSV", "json": "JSON",
@@ -97,9 +100,12 @@ def figure_name(figure: Callable[..., go.Figure] | str) -> str:
 
 def figure_panel(figure: Callable[..., go.Figure] | str, params: Mapping[str, object] | None = None, *,
                  caption: str, latex: str | None = None, code: Sequence[Callable] = (), key: str,
-                 height: int | None = None) -> None:
+                 height: int | None = None, live: str | Sequence[str] | Mapping[str, str] = ()) -> None:
     """Draw a figure (its builder, e.g. ``rope_clock``) with its caption, formula, source, exports and notebook
-    snippet. The figure is shared by every session with the same settings, so it is never handed to the page."""
+    snippet. The figure is shared by every session with the same settings, so it is never handed to the page.
+
+    ``live`` names slider controls the chart follows while they are dragged (``live="base"``; a mapping
+    ``{"control": "figure parameter"}`` when the names differ): see ``posviz.ui.live``."""
     ctx = context()
     name = figure_name(figure)
     params = dict(params or {})
@@ -110,12 +116,55 @@ def figure_panel(figure: Callable[..., go.Figure] | str, params: Mapping[str, ob
         params = {}
         fig = _figure(name, (), ctx.theme, ctx.presenter)
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 2, "filename": name}}
-    st.plotly_chart(fig, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
-                    height=height or "content")
+    links = _live_links(live, params)
+    if links:
+        _live_chart(name, params, fig, links, config, f"{ctx.slug}.{key}.chart")
+    else:
+        st.plotly_chart(fig, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
+                        height=height or "content")
     st.caption(caption)
     if latex:
         st.latex(latex)
     _extras(name, params, tuple(code), f"{ctx.slug}.{key}")
+
+
+def _live_links(live: str | Sequence[str] | Mapping[str, str], params: Mapping[str, object]) -> dict[str, str]:
+    """Live control name -> figure parameter, for the controls drawn as sliders in this run."""
+    links = {live: live} if isinstance(live, str) else dict(live) if isinstance(live, Mapping) else {n: n for n in live}
+    ctx = context()
+    for control, param in links.items():
+        if control not in ctx.params or param not in params:
+            raise ValueError(f"live control {control!r} must be a control of this page and figure parameter "
+                             f"{param!r} one of the figure's parameters")
+    return links
+
+
+_LIVE = st.components.v2.component("posviz_live", js=livemod.script(), isolate_styles=False)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _live_json(name: str, frozen: tuple[tuple[str, object], ...], param: str, control: Any, key: str,
+               theme: str, presenter: bool) -> str:
+    """The scrub states of one live control as JSON text (shared across sessions)."""
+    options = livemod.slider_values(control)
+    values, states = livemod.live_states(name, dict(frozen), param, options, theme=theme, presenter=presenter)
+    return json.dumps({"key": key, "log": isinstance(control, LogFloat), "index": isinstance(control, LogFloat),
+                       "options": options, "values": values, "states": states})
+
+
+def _live_chart(name: str, params: dict[str, object], fig: go.Figure, links: dict[str, str],
+                config: dict, key: str) -> None:
+    """The figure drawn by the live component: exact now, scrubbed through precomputed states while dragging."""
+    ctx = context()
+    livemod.ensure_plotly_js()
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    frozen = _freeze(params)
+    lives = [_live_json(name, frozen, param, ctx.params[control], f"{ctx.slug}.{control}", ctx.theme,
+                        ctx.presenter) for control, param in links.items()]
+    data = (f'{{"plotly": {json.dumps("/" + "/".join(filter(None, (base, "app/static/plotly.min.js"))))}, '
+            f'"config": {json.dumps({**config, "responsive": True})}, "exact": {fig.to_json()}, '
+            f'"live": [{", ".join(lives)}]}}')
+    _LIVE(data=data, key=key)
 
 
 EXTRAS = {"code": "Show the code", "export": "Export / copy as code"}

@@ -2,7 +2,7 @@
 // while one of the page's sliders named in `live` is dragged, shows the precomputed state nearest to the
 // thumb (no server round trip). On release Streamlit reruns once and sends the exact figure again.
 // data: JSON text {plotly: url of plotly.min.js, config, exact: figure, live: [{key, log, index, options,
-// values, states}]}; `options` are the slider's values in order (with `index`, the thumb reports a position).
+// values, current, states}]}; `options` are the slider's values in order (with `index`, the thumb reports a position).
 
 function loadPlotly(url) {
   if (!window.__posvizPlotly) {
@@ -41,7 +41,8 @@ export default function (component) {
     parentElement.appendChild(chart);
   }
   const template = payload.exact.layout.template;
-  const observers = [];
+  (chart.posvizObservers || []).forEach((o) => o.disconnect()); // a rerun calls this again: one set of watchers
+  const observers = (chart.posvizObservers = []);
   let frame = 0;
 
   loadPlotly(payload.plotly).then((Plotly) => {
@@ -51,7 +52,7 @@ export default function (component) {
     for (const live of payload.live) {
       const box = document.querySelector(".st-key-" + live.key.replace(/[^a-zA-Z0-9_-]/g, "-"));
       if (!box) continue;
-      let shown = -1;
+      let shown = nearest(live, live.current); // the exact figure is at the control's value
       const show = () => {
         frame = 0;
         const input = box.querySelector("input[type=range]");

@@ -149,7 +149,7 @@ def _live_json(name: str, frozen: tuple[tuple[str, object], ...], param: str, co
     options = livemod.slider_values(control)
     values, states = livemod.live_states(name, dict(frozen), param, options, theme=theme, presenter=presenter)
     return json.dumps({"key": key, "log": isinstance(control, LogFloat), "index": isinstance(control, LogFloat),
-                       "options": options, "values": values, "states": states})
+                       "options": options, "values": values, "current": dict(frozen)[param], "states": states})
 
 
 def _live_chart(name: str, params: dict[str, object], fig: go.Figure, links: dict[str, str],

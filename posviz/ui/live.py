@@ -48,7 +48,7 @@ def slider_values(control: Param) -> tuple[float, ...]:
 
 
 def spread(values: Sequence[float], n: int, current: float) -> tuple[float, ...]:
-    """At most ``n`` (>= 2) of ``values``, evenly spread by slider position, ends and ``current`` included."""
+    """``n`` (>= 2) of ``values`` evenly spread by slider position (ends included), plus ``current``."""
     if n < 2:
         raise ValueError(f"n must be at least 2, got {n}")
     idx = set(np.linspace(0, len(values) - 1, min(n, len(values))).round().astype(int).tolist())

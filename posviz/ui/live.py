@@ -47,8 +47,8 @@ def slider_values(control: Param) -> tuple[float, ...]:
     raise ValueError(f"control {control.name!r} cannot be live: only Int, Float and LogFloat sliders can")
 
 
-def spread(values: Sequence[float], n: int, current: float) -> tuple[float, ...]:
-    """``n`` (>= 2) of ``values`` evenly spread by slider position (ends included), plus ``current``."""
+def spread(values: Sequence[float], n: int, current: float | None = None) -> tuple[float, ...]:
+    """``n`` (>= 2) of ``values`` evenly spread by slider position (ends included), plus ``current`` if given."""
     if n < 2:
         raise ValueError(f"n must be at least 2, got {n}")
     idx = set(np.linspace(0, len(values) - 1, min(n, len(values))).round().astype(int).tolist())
@@ -137,15 +137,16 @@ def live_states(name: str, params: Mapping[str, object], param: str, values: Seq
                 theme: str = "light", presenter: bool = False, budget: int = STATE_BUDGET,
                 max_states: int = MAX_STATES) -> tuple[tuple[float, ...], list[dict]]:
     """The figure ``name`` built by its own builder at values of its parameter ``param`` (exact math), thinned
-    so that all states fit in ``budget`` bytes of JSON; returns the values used and the states."""
-    current = params[param]
-    chosen = spread(tuple(values), max_states, current)
-    probe = style(build(name, **{**params, param: current}), theme, presenter)
+    so that all states fit in ``budget`` bytes of JSON; returns the values used and the states. The states do
+    not depend on ``params[param]`` (if given, it is one of them), so a release reuses them."""
+    chosen = spread(tuple(values), max_states, params.get(param))
+    fixed = {k: v for k, v in params.items() if k != param}
+    probe = style(build(name, **fixed, **{param: chosen[len(chosen) // 2]}), theme, presenter)
     stride = _stride(probe, budget // len(chosen))
-    states = [thin_state(style(build(name, **{**params, param: v}), theme, presenter), stride) for v in chosen]
+    states = [thin_state(style(build(name, **fixed, **{param: v}), theme, presenter), stride) for v in chosen]
     size = len(json.dumps(states))
     while size > budget and len(chosen) > 2:  # a figure whose size grows with the parameter: fewer states
-        keep = spread(chosen, max(2, len(chosen) * budget // size), current)
+        keep = spread(chosen, max(2, len(chosen) * budget // size), params.get(param))
         states = [s for v, s in zip(chosen, states, strict=True) if v in keep]
         chosen = keep
         size = len(json.dumps(states))

@@ -143,13 +143,14 @@ _LIVE = st.components.v2.component("posviz_live", js=livemod.script(), isolate_s
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _live_json(name: str, frozen: tuple[tuple[str, object], ...], param: str, control: Any, key: str,
-               theme: str, presenter: bool) -> str:
-    """The scrub states of one live control as JSON text (shared across sessions)."""
+def _live_json(name: str, fixed: tuple[tuple[str, object], ...], param: str, control: Any, theme: str,
+               presenter: bool) -> str:
+    """The scrub states of one live control as JSON text, shared across sessions. ``fixed`` holds every figure
+    parameter but the live one, so releasing the slider at a new value reuses them."""
     options = livemod.slider_values(control)
-    values, states = livemod.live_states(name, dict(frozen), param, options, theme=theme, presenter=presenter)
-    return json.dumps({"key": key, "log": isinstance(control, LogFloat), "index": isinstance(control, LogFloat),
-                       "options": options, "values": values, "current": dict(frozen)[param], "states": states})
+    values, states = livemod.live_states(name, dict(fixed), param, options, theme=theme, presenter=presenter)
+    return json.dumps({"log": isinstance(control, LogFloat), "index": isinstance(control, LogFloat),
+                       "options": options, "values": values, "states": states})[1:-1]
 
 
 def _live_chart(name: str, params: dict[str, object], fig: go.Figure, links: dict[str, str],
@@ -158,9 +159,12 @@ def _live_chart(name: str, params: dict[str, object], fig: go.Figure, links: dic
     ctx = context()
     livemod.ensure_plotly_js()
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
-    frozen = _freeze(params)
-    lives = [_live_json(name, frozen, param, ctx.params[control], f"{ctx.slug}.{control}", ctx.theme,
-                        ctx.presenter) for control, param in links.items()]
+    lives = []
+    for control, param in links.items():
+        fixed = _freeze({k: v for k, v in params.items() if k != param})
+        states = _live_json(name, fixed, param, ctx.params[control], ctx.theme, ctx.presenter)
+        lives.append(f'{{"key": {json.dumps(f"{ctx.slug}.{control}")}, "current": {json.dumps(params[param])}, '
+                     f"{states}}}")
     data = (f'{{"plotly": {json.dumps("/" + "/".join(filter(None, (base, "app/static/plotly.min.js"))))}, '
             f'"config": {json.dumps({**config, "responsive": True})}, "exact": {fig.to_json()}, '
             f'"live": [{", ".join(lives)}]}}')

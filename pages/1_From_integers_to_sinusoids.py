@@ -207,7 +207,7 @@ def used_sentence(raw: str) -> str:
 
 @lesson.part("blind", "1. Blind to word order", uses=("text", "d", "seed"),
              title="1. Attention is blind to word order")
-def part_blind(p: ui.Values) -> None:
+def part_blind(v: ui.Values) -> None:
     ui.prose(
         "Take a sentence in which one word appears twice. Each word becomes a vector (a row of a small, "
         "seeded embedding table: the same word always gets the same row). One self-attention layer then mixes "
@@ -215,9 +215,9 @@ def part_blind(p: ui.Values) -> None:
         "Nothing in that recipe looks at **where** a row sits, so two copies of the same word must come out "
         "identical, even though in the sentence they are different things."
     )
-    text = used_sentence(p.text)
-    plain = attention_run(text, p.d, p.seed, "none")
-    with_pe = attention_run(text, p.d, p.seed, "sinusoidal")
+    text = used_sentence(v.text)
+    plain = attention_run(text, v.d, v.seed, "none")
+    with_pe = attention_run(text, v.d, v.seed, "sinusoidal")
     st.markdown("**The tokens the layer sees** (slot: word, lower-cased; edit the sentence in the sidebar):")
     ui.say("   ".join(f"{t}: {w}" for t, w in enumerate(plain.tokens)))
 
@@ -226,7 +226,7 @@ def part_blind(p: ui.Values) -> None:
     differ = (f", by up to {gaps[1]:.3g} in one channel (the colour scale spans "
               f"±{float(abs(with_pe.out).max()):.2g}; the table below gives the numbers)") if gaps else ""
     ui.figure_panel(
-        intro_attention, dict(text=text, d_model=p.d, seed=p.seed), key="attention",
+        intro_attention, dict(text=text, d_model=v.d, seed=v.seed), key="attention",
         caption="What to notice: on the left, the outlined rows (the two copies of the repeated word) are the "
                 "same colours channel for channel. On the right the only change is that each slot's "
                 f"sinusoidal code was added to its embedding before the layer, and the two rows now differ{differ}.",
@@ -240,17 +240,17 @@ def part_blind(p: ui.Values) -> None:
         return
     i, j = pair
     gap, gap_pe = gaps
-    st.markdown(f"**The two outputs of the repeated word** (slots {i} and {j}), first 6 of {p.d} channels:")
+    st.markdown(f"**The two outputs of the repeated word** (slots {i} and {j}), first 6 of {v.d} channels:")
     number_table({f"slot {i}, no positions": plain.out[i, :6], f"slot {j}, no positions": plain.out[j, :6],
                   f"slot {i}, with PE": with_pe.out[i, :6], f"slot {j}, with PE": with_pe.out[j, :6]})
     ui.check(f"Without positions, np.allclose(output[{i}], output[{j}])", gap <= 1e-12,
-             f"max |difference| over {p.d} channels = {gap:.1e}")
+             f"max |difference| over {v.d} channels = {gap:.1e}")
     ui.check(f"With sinusoidal PE, output[{i}] and output[{j}] differ", gap_pe > 1e-6,
              f"max |difference| = {gap_pe:.3g}")
 
 
 @lesson.part("shuffle", "1b. Shuffle the words", uses=("text", "d", "seed"))
-def part_shuffle(p: ui.Values) -> None:
+def part_shuffle(v: ui.Values) -> None:
     ui.prose(
         "A stronger statement: reorder the words and the outputs are reordered the same way, each word's output "
         "unchanged (attention is *permutation-equivariant*). With positions added by slot, a word that moves "
@@ -258,12 +258,12 @@ def part_shuffle(p: ui.Values) -> None:
     )
     sh = ui.controls(ui.Int("shuffle", "shuffle seed s (0 = original order)", default=1, lo=0, hi=50),
                      where="main")
-    text = used_sentence(p.text)
-    shuffled = attention_run(text, p.d, p.seed, "none", sh.shuffle)
+    text = used_sentence(v.text)
+    shuffled = attention_run(text, v.d, v.seed, "none", sh.shuffle)
     st.markdown("**Shuffled sentence:**")
     ui.say(" ".join(shuffled.tokens))
     ui.figure_panel(
-        intro_shuffle, dict(text=text, d_model=p.d, seed=p.seed, shuffle=sh.shuffle), key="shuffle",
+        intro_shuffle, dict(text=text, d_model=v.d, seed=v.seed, shuffle=sh.shuffle), key="shuffle",
         caption="What to notice: in the top row, each row on the right (labelled with the slot it came from) is a "
                 "row of the left panel moved to a new place, colours unchanged. In the bottom row, with "
                 "sinusoidal PE by slot, the moved words get different outputs.",
@@ -273,8 +273,8 @@ def part_shuffle(p: ui.Values) -> None:
     if list(shuffled.order) == list(range(len(shuffled.order))):
         st.info("This shuffle seed keeps the original order; pick another seed to move the words.")
         return
-    eq_gap = intro.equivariance_gap(text, p.d, p.seed, "none", sh.shuffle)
-    eq_gap_pe = intro.equivariance_gap(text, p.d, p.seed, "sinusoidal", sh.shuffle)
+    eq_gap = intro.equivariance_gap(text, v.d, v.seed, "none", sh.shuffle)
+    eq_gap_pe = intro.equivariance_gap(text, v.d, v.seed, "sinusoidal", sh.shuffle)
     ui.check("Without positions, attn(shuffled words) = shuffled attn(words)", eq_gap <= 1e-12,
              f"max |difference| = {eq_gap:.1e}")
     ui.check("With sinusoidal PE, shuffling changes the outputs themselves", eq_gap_pe > 1e-6,
@@ -282,7 +282,7 @@ def part_shuffle(p: ui.Values) -> None:
 
 
 @lesson.part("integers", "2. Integers", uses=("text", "d", "seed"), title="2. First try: add the integer position")
-def part_integers(p: ui.Values) -> None:
+def part_integers(v: ui.Values) -> None:
     ui.prose(
         "The simplest fix: add the position p to every component of the word's vector. Word vectors, like "
         "those of real models, are small numbers around 0. Positions are not: by the end of a sequence of L "
@@ -290,10 +290,10 @@ def part_integers(p: ui.Values) -> None:
     )
     ln = ui.controls(ui.Int("L", "sequence length L (tokens)", default=512, lo=8, hi=intro.MAX_POSITIONS),
                      where="main")
-    mean_abs, ratio = swamp_numbers(used_sentence(p.text), ln.L, p.d, p.seed)
-    text = used_sentence(p.text)
+    mean_abs, ratio = swamp_numbers(used_sentence(v.text), ln.L, v.d, v.seed)
+    text = used_sentence(v.text)
     ui.figure_panel(
-        intro_integer_ranges, dict(text=text, n_positions=ln.L, d_model=p.d, seed=p.seed), key="integer",
+        intro_integer_ranges, dict(text=text, n_positions=ln.L, d_model=v.d, seed=v.seed), key="integer",
         caption="What to notice: each band spans the smallest to the largest channel of one slot's vector (the "
                 f"sentence repeated to fill L slots). The word alone is a thin stripe near 0 (mean |entry| "
                 f"{mean_abs:.2g}); adding p carries it up to {ln.L - 1}, while the sinusoidal band stays within ±1 "
@@ -306,7 +306,7 @@ def part_integers(p: ui.Values) -> None:
 
 
 @lesson.part("normalised", "3. p / N", title="3. Second try: normalise, p / N")
-def part_normalised(p: ui.Values) -> None:
+def part_normalised(v: ui.Values) -> None:
     ui.prose(
         "Divide by the sequence length N and every code stays between 0 and 1. But now the code of a position "
         "depends on how long the sequence is: position 5 of a 10-word sentence and position 5 of a 100-word "
@@ -333,43 +333,43 @@ def part_normalised(p: ui.Values) -> None:
 
 
 @lesson.part("binary", "4. Binary", uses=("P", "bits", "d"), title="4. Third try: binary")
-def part_binary(p: ui.Values) -> None:
+def part_binary(v: ui.Values) -> None:
     ui.prose(
         "Write p in binary and use one bit per dimension: every value is 0 or 1 and a position's code no "
         "longer depends on the length. The lowest bit alternates every token, the next every 2 tokens, bit j "
         "every 2^j tokens: a ladder of ever slower square waves."
     )
     ui.figure_panel(
-        intro_binary, dict(n_positions=p.P, n_bits=p.bits), key="binary",
+        intro_binary, dict(n_positions=v.P, n_bits=v.bits), key="binary",
         caption="What to notice: the bottom row (least significant bit) flips at every token, each row above "
                 "flips half as often, and the top row (most significant bit) flips every 2^(n−1) tokens. With "
                 "more positions than 2^n the whole pattern starts again: codes are no longer unique.",
         latex=r"b_j(p) = \lfloor p / 2^j \rfloor \bmod 2",
         code=[intro.binary_encoding],
     )
-    nums = binary_numbers(p.P, p.bits, p.d)
-    expected = [intro.flip_period(k) if intro.flip_period(k) < p.P else 0 for k in range(p.bits)]
+    nums = binary_numbers(v.P, v.bits, v.d)
+    expected = [intro.flip_period(k) if intro.flip_period(k) < v.P else 0 for k in range(v.bits)]
     ui.check("Bit j flips exactly every 2^j tokens (measured on the heatmap's data)", nums["periods"] == expected,
              "measured intervals, LSB to MSB: " + ", ".join(str(v) if v else "no flip yet" for v in nums["periods"]))
-    ui.check(f"Every one of the {p.P} positions has its own {p.bits}-bit code", nums["distinct"] == p.P,
-             f"{nums['distinct']} distinct codes for {p.P} positions (at most 2^{p.bits} = {1 << p.bits})")
+    ui.check(f"Every one of the {v.P} positions has its own {v.bits}-bit code", nums["distinct"] == v.P,
+             f"{nums['distinct']} distinct codes for {v.P} positions (at most 2^{v.bits} = {1 << v.bits})")
 
 
 @lesson.part("jumps", "4b. Binary jumps", uses=("P", "bits", "j", "d"))
-def part_jumps(p: ui.Values) -> None:
+def part_jumps(v: ui.Values) -> None:
     ui.prose(
         "Follow the code as p grows. Two neighbouring bits, drawn as a point in the plane, sit on one corner of "
         "a square for a while and then jump, sometimes diagonally. Over the whole code, one step forward "
         "changes a single bit at one position and every bit at the next power of two. Training prefers codes "
         "that move smoothly and predictably."
     )
-    traj_n = min(p.P, 128)
-    traj_bit = min(p.j, p.bits - 2)
-    if traj_n < p.P or traj_bit != p.j:
+    traj_n = min(v.P, 128)
+    traj_bit = min(v.j, v.bits - 2)
+    if traj_n < v.P or traj_bit != v.j:
         st.info(f"This figure shows the first {traj_n} positions and bits ({traj_bit}, {traj_bit + 1}) "
-                f"(at most 128 positions, and bit j + 1 must exist among the {p.bits} bits).")
+                f"(at most 128 positions, and bit j + 1 must exist among the {v.bits} bits).")
     ui.figure_panel(
-        intro_trajectory, dict(n_positions=traj_n, bit=traj_bit, n_bits=p.bits, d_model=p.d), key="trajectory",
+        intro_trajectory, dict(n_positions=traj_n, bit=traj_bit, n_bits=v.bits, d_model=v.d), key="trajectory",
         caption="What to notice: the binary point visits four corners in blocks (labels list the positions on "
                 "each corner); the sinusoid pair with the same period glides round a circle in equal steps. "
                 "Right: one-token step lengths over the whole code jump around for binary and are flat for "
@@ -377,22 +377,22 @@ def part_jumps(p: ui.Values) -> None:
         latex=r"\lVert PE(p+1) - PE(p)\rVert^2 = \sum_i \big(2 - 2\cos\omega_i\big)\ \text{ for every } p",
         code=[intro.step_lengths, intro.sinusoid_pair],
     )
-    nums = binary_numbers(p.P, p.bits, p.d)
+    nums = binary_numbers(v.P, v.bits, v.d)
     if nums["steps_sin"] is not None:
         sb, ss = nums["steps_binary"], nums["steps_sin"]
-        ui.check(f"Sinusoidal (d = {p.d}): every one-token step has the same length", float(ss.max() - ss.min()) < 1e-9,
+        ui.check(f"Sinusoidal (d = {v.d}): every one-token step has the same length", float(ss.max() - ss.min()) < 1e-9,
                  f"steps from {ss.min():.6f} to {ss.max():.6f}; binary steps from {sb.min():.3g} to {sb.max():.3g}")
 
 
 @lesson.part("sinusoids", "5. Sinusoids", uses=("P", "bits", "j", "d"), title="5. Sinusoids: binary, made smooth")
-def part_sinusoids(p: ui.Values) -> None:
+def part_sinusoids(v: ui.Values) -> None:
     ui.prose(
         "Keep the ladder of wavelengths and replace each square wave by a smooth wave of the same wavelength. "
         "That is the idea behind sinusoidal encoding. Vaswani et al. go one step further: every frequency gets "
         "a sine **and** a cosine, and their wavelengths grow by a factor b^(2/d) per pair instead of 2."
     )
     ui.figure_panel(
-        intro_binary_vs_sinusoid, dict(n_positions=p.P, n_bits=p.bits, bit=p.j), key="smooth",
+        intro_binary_vs_sinusoid, dict(n_positions=v.P, n_bits=v.bits, bit=v.j), key="smooth",
         caption="What to notice: the two heatmaps show the same stripes at the same wavelengths; on the right "
                 "the edges are blurred into waves. Below, bit j's square wave and its sinusoid rise and fall "
                 "together, the sinusoid peaking in the middle of each run of ones.",
@@ -400,9 +400,9 @@ def part_sinusoids(p: ui.Values) -> None:
               r"\lambda_j = 2^{j+1}",
         code=[intro.smooth_bits],
     )
-    nums = binary_numbers(p.P, p.bits, p.d)
+    nums = binary_numbers(v.P, v.bits, v.d)
     ui.check("Rounding each smooth bit gives back the binary code", nums["round_trip"],
-             f"compared at all {p.P} × {p.bits} cells")
+             f"compared at all {v.P} × {v.bits} cells")
     st.markdown(
         "Why a sine **and** a cosine? Because then moving k tokens is the same linear map (a rotation) from "
         "every starting position. Below: how far the best single affine map from code(p) to code(p+1) misses, "
@@ -412,7 +412,7 @@ def part_sinusoids(p: ui.Values) -> None:
     st.markdown(f"➡️ [Sinusoidal lesson: the full table, and the rotation M_k that shifts it]"
                 f"({ui.href('sinusoidal', part='shift')})")
 
-    wavelength_pitfall(p.d)
+    wavelength_pitfall(v.d)
 
 
 def wavelength_pitfall(d: int) -> None:
@@ -451,7 +451,7 @@ def wavelength_pitfall(d: int) -> None:
 
 
 @lesson.part("properties", "6. The five properties")
-def part_properties(p: ui.Values) -> None:
+def part_properties(v: ui.Values) -> None:
     ui.prose(
         "What we wanted from a position code, and how each attempt fares. RoPE, the rotary encoding used by "
         "most current language models, takes the rotation idea into the attention score itself."

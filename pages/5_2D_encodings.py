@@ -44,7 +44,7 @@ RECOMPUTE = ui.Choice("recompute", "compare with", default="scaled",
                       options={"scaled": "formula at the same fractional positions",
                                "integer": "formula on the new integer grid"})
 HEAD_DIM = ui.Int("hd", "head dim d", default=64, lo=4, hi=128, step=4,
-                  help="A multiple of 4; capped at 128 (FLUX's head dim) to keep a 64 × 64 grid fast.")
+                  help="A multiple of 4, at most 128 (FLUX's head dim).")
 ROPE_BASE = ui.LogFloat("rbase", "RoPE base", default=100.0, lo=2.0, hi=1e5, extra=(10.0, 100.0),
                         help="100 for axial RoPE-ViT; 10 for RoPE-Mixed's initial magnitudes.")
 SEED = ui.Int("seed", "random seed", default=0, lo=0, hi=999)
@@ -98,7 +98,7 @@ def still_channels(v: ui.Values) -> tuple[int, float]:
 # ---------------------------------------------------------------------------- 1. the patch grid
 
 @lesson.part("grid", "1a · patch grid", uses=(*GRID, "combine"), title="1a. The patch grid")
-def part_grid(p: ui.Values) -> None:
+def part_grid(v: ui.Values) -> None:
     ui.prose(
         "Each channel of the code is a function of **one** coordinate (or, in the add mode, the sum of one "
         "function of each). Drawn over the grid, a channel that follows the column makes vertical stripes and "
@@ -106,35 +106,35 @@ def part_grid(p: ui.Values) -> None:
     c = ui.controls(ui.Int("ch", "channel k", default=0, lo=0, hi=LAST_CHANNEL, hi_max=1023), where="main",
                     columns=1)
     ui.figure_panel(
-        patch_channel, {**grid_of(p), "combine": p.combine, "channel": c.ch},
+        patch_channel, {**grid_of(v), "combine": v.combine, "channel": c.ch},
         key="channel", live="base",
-        caption=f"What to notice: stripes run across the axis the channel ignores. Here {channel_words(p, c.ch)}. "
+        caption=f"What to notice: stripes run across the axis the channel ignores. Here {channel_words(v, c.ch)}. "
                 "Step through the channels: the wavelength grows from channel to channel within each block of "
                 "sines or cosines, so every block has fast (local) channels at its start and slow (global) ones "
                 "at its end.",
-        latex=LATEX_2D[p.combine],
+        latex=LATEX_2D[v.combine],
         code=[sinusoidal_2d, rope2d.sincos_2d_channel_info],
     )
 
 
 @lesson.part("multiples", "1b · small multiples", uses=(*GRID, "combine"), title="1b. Sixteen channels at a glance")
-def part_multiples(p: ui.Values) -> None:
+def part_multiples(v: ui.Values) -> None:
     c = ui.controls(ui.Int("first", "first channel of the small multiples", default=0, lo=0, hi=LAST_CHANNEL,
                            hi_max=1023),
                     ui.Bool("spread", "spread the 16 small multiples over all D channels", default=True),
                     where="main", columns=2)
     ui.figure_panel(
-        patch_channels, {**grid_of(p), "combine": p.combine, "first": c.first, "n_channels": 16, "spread": c.spread},
+        patch_channels, {**grid_of(v), "combine": v.combine, "first": c.first, "n_channels": 16, "spread": c.spread},
         key="multiples",
         caption="What to notice: in MAE's layout the top two rows (the first half of the channels) are vertical "
                 "stripes, they follow the column, and the bottom two rows horizontal ones; concat is the other way "
                 "round. Within each block the stripes widen channel after channel (slower waves). In the add mode "
                 "every channel mixes both axes into a pattern that is symmetric about the diagonal. "
-                f"On this {p.H} × {p.W} grid at b = {p.base:g}, {still_channels(p)[0]} of the {p.D} channels "
-                f"({still_channels(p)[1]:.0%}) turn by less than a quarter radian (14°) from one edge to the "
+                f"On this {v.H} × {v.W} grid at b = {v.base:g}, {still_channels(v)[0]} of the {v.D} channels "
+                f"({still_channels(v)[1]:.0%}) turn by less than a quarter radian (14°) from one edge to the "
                 "other: nearly constant, they carry almost no position. That is why image RoPE uses a small "
                 "base (100 in RoPE-ViT, 10 in RoPE-Mixed); lower b and watch them come alive.",
-        latex=LATEX_2D[p.combine],
+        latex=LATEX_2D[v.combine],
         code=[rope2d.sincos_2d_channel_info],
     )
 
@@ -142,7 +142,7 @@ def part_multiples(p: ui.Values) -> None:
 # ---------------------------------------------------------------------------- 2. similar patches
 
 @lesson.part("similarity", "2 · similar patches", uses=GRID, title="2. Which patches look alike?")
-def part_similarity(p: ui.Values) -> None:
+def part_similarity(v: ui.Values) -> None:
     ui.prose("Pick a patch: each map shows the cosine similarity of its code to the code of every patch, for "
                 "the three ways of combining the axes. The white star is your patch; the red circle sits on the "
                 "transposed patch (row and column swapped).")
@@ -150,14 +150,14 @@ def part_similarity(p: ui.Values) -> None:
                     ui.Int("col", "patch column c", default=9, lo=0, hi=LAST_COL, hi_max=63), where="main", columns=2)
     row, col = q.row, q.col
     ui.figure_panel(
-        patch_similarity_modes, {**grid_of(p), "row": row, "col": col}, key="similarity",
+        patch_similarity_modes, {**grid_of(v), "row": row, "col": col}, key="similarity",
         caption="What to notice: concat and MAE give the same picture (the same numbers, reordered), a cross "
                 "along the patch's row and column. The add mode also lights up the transposed patch at "
                 "exactly 1.000: patch (r, c) and patch (c, r) get identical codes.",
         latex=r"\mathrm{sim}(p, p') = \frac{PE(p)\cdot PE(p')}{\lVert PE(p)\rVert\,\lVert PE(p')\rVert}",
         code=[rope2d.patch_similarity],
     )
-    gaps = {m: rope2d.transpose_gap(p.D, p.base, m, row, col) for m in ("add", "concat", "mae")}
+    gaps = {m: rope2d.transpose_gap(v.D, v.base, m, row, col) for m in ("add", "concat", "mae")}
     ui.numbers({f"|PE({row},{col}) − PE({col},{row})|, {m}": g for m, g in gaps.items()}, fmt="{:.4f}")
     ui.check(f"add mode: PE({row}, {col}) = PE({col}, {row}), transposed patches collide",
              ok=gaps["add"] == 0.0 and (row == col or gaps["concat"] > 0),
@@ -167,7 +167,7 @@ def part_similarity(p: ui.Values) -> None:
 # ---------------------------------------------------------------------------- 3. MAE's halves
 
 @lesson.part("mae", "3 · MAE's halves", uses=GRID, title="3. MAE's naming quirk: the first half is the column")
-def part_mae(p: ui.Values) -> None:
+def part_mae(v: ui.Values) -> None:
     ui.prose(
         "MAE's `get_2d_sincos_pos_embed` builds the grid with `meshgrid(grid_w, grid_h)`, so its first "
         "coordinate is the **column**; the half it encodes is then stored in a variable called `emb_h`. Kaiming He "
@@ -175,16 +175,16 @@ def part_mae(p: ui.Values) -> None:
         "valid. The chart moves one patch along a row and one patch down a column and shows which channels "
         "respond.")
     ui.figure_panel(
-        mae_axis_response, {**grid_of(p), "combine": "mae"}, key="mae",
+        mae_axis_response, {**grid_of(v), "combine": "mae"}, key="mae",
         caption="What to notice: moving along a row (column index +1) changes only the first half, the one the "
                 "code calls emb_h; moving down a column changes only the second half. Each half is [sines | "
-                f"cosines] of the same {p.D // 4} frequencies, so the fast channels that change most sit at the "
-                f"start of each quarter: channels 0 and {p.D // 4} of the first half, {p.D // 2} and {3 * p.D // 4} "
+                f"cosines] of the same {v.D // 4} frequencies, so the fast channels that change most sit at the "
+                f"start of each quarter: channels 0 and {v.D // 4} of the first half, {v.D // 2} and {3 * v.D // 4} "
                 "of the second.",
         code=[rope2d.axis_response],
     )
-    resp = rope2d.axis_response(p.H, p.W, p.D, p.base, "mae")
-    half = p.D // 2
+    resp = rope2d.axis_response(v.H, v.W, v.D, v.base, "mae")
+    half = v.D // 2
     ui.numbers({"emb_h (1st half), along a row": float(resp[0, :half].mean()),
                 "emb_h (1st half), down a column": float(resp[1, :half].mean()),
                 "emb_w (2nd half), along a row": float(resp[0, half:].mean()),
@@ -194,14 +194,14 @@ def part_mae(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 4. resolution change
 
-def resize_settings(p: ui.Values, rz: ui.Values) -> dict:
+def resize_settings(v: ui.Values, rz: ui.Values) -> dict:
     """The resize figures' parameters: the sidebar's grid is the trained one, H' × W' the one used."""
-    return dict(old_height=p.H, old_width=p.W, new_height=rz.nh, new_width=rz.nw, d_model=p.D, base=p.base,
-                combine=p.combine, recompute=rz.recompute)
+    return dict(old_height=v.H, old_width=v.W, new_height=rz.nh, new_width=rz.nw, d_model=v.D, base=v.base,
+                combine=v.combine, recompute=rz.recompute)
 
 
 @lesson.part("resize", "4a · resolution change", uses=(*GRID, "combine"), title="4a. Changing the resolution")
-def part_resize(p: ui.Values) -> None:
+def part_resize(v: ui.Values) -> None:
     ui.prose(
         "A ViT trained on 224-pixel images with 16-pixel patches has a 14 × 14 grid. Fed 320-pixel images it "
         "sees 20 × 20 patches, so the stored position table is resized with bicubic interpolation "
@@ -211,7 +211,7 @@ def part_resize(p: ui.Values) -> None:
                      ui.Int("rch", "channel shown", default=0, lo=0, hi=LAST_CHANNEL, hi_max=1023), where="main",
                      columns=4)
     ui.figure_panel(
-        resize_channel, {**resize_settings(p, rz), "channel": rz.rch},
+        resize_channel, {**resize_settings(v, rz), "channel": rz.rch},
         key="resize",
         caption="What to notice: slow channels survive interpolation almost exactly; the fastest ones (wavelength "
                 "about 6 patches) are smoothed and err most at the borders, where bicubic has no neighbours. "
@@ -223,12 +223,12 @@ def part_resize(p: ui.Values) -> None:
 
 
 @lesson.part("resize_error", "4b · resize error", uses=(*GRID, "combine"), title="4b. Where the resized table errs")
-def part_resize_error(p: ui.Values) -> None:
+def part_resize_error(v: ui.Values) -> None:
     ui.prose("The same bicubic resize as in part 4a, from the sidebar's H × W to H' × W', now over every "
                 "patch and every channel at once.")
     rz = ui.controls(RESIZED_HEIGHT, RESIZED_WIDTH, RECOMPUTE, where="main", columns=3)
     ui.figure_panel(
-        resize_error_map, resize_settings(p, rz), key="resize_err",
+        resize_error_map, resize_settings(v, rz), key="resize_err",
         caption="What to notice: the error is concentrated on the grid's edges and in the fastest channels (the "
                 "first of each block of sines or cosines). A fixed sin/cos table can simply be recomputed at the "
                 "new size; a learned one has no formula to fall back on, so interpolation is all there is.",
@@ -239,7 +239,7 @@ def part_resize_error(p: ui.Values) -> None:
 # ---------------------------------------------------------------------------- 5. 2-D RoPE
 
 @lesson.part("rope", "5a · 2-D RoPE", uses=("H", "W"), title="5a. RoPE in two dimensions")
-def part_rope(p: ui.Values) -> None:
+def part_rope(v: ui.Values) -> None:
     ui.prose(
         "Instead of adding a code, RoPE rotates each (query, key) channel pair by an angle. In 2-D the angle "
         "depends on the column x and the row y. **Axial** RoPE (RoPE-ViT) gives half the pairs to x and half to "
@@ -266,7 +266,7 @@ def part_rope(p: ui.Values) -> None:
     )
     qa, qb = (qq.ra, qq.ca), (qq.rb, qq.cb)
     ui.figure_panel(
-        rope2d_two_queries, dict(height=p.H, width=p.W, dim=r.hd, kind=r.kind, base=r.rbase, seed=r.seed,
+        rope2d_two_queries, dict(height=v.H, width=v.W, dim=r.hd, kind=r.kind, base=r.rbase, seed=r.seed,
                                    head=r.head, content=r.content, row_a=qa[0], col_a=qa[1], row_b=qb[0],
                                    col_b=qb[1], by_offset=qq.by_offset),
         key="rope2d",
@@ -277,7 +277,7 @@ def part_rope(p: ui.Values) -> None:
               r"\big(R_{a(p)}q\big)^{\!\top} R_{a(p')}k = q^{\top} R_{a(p') - a(p)}\,k",
         code=[rope2d.rope2d_scores, rope2d.rope_nd_rotate, rope2d.axial_rope_freqs, rope2d.mixed_rope_freqs],
     )
-    gap = offset_gap(p.H, p.W, r.hd, qa, qb, r.kind, r.rbase, r.seed, r.head, r.content)
+    gap = offset_gap(v.H, v.W, r.hd, qa, qb, r.kind, r.rbase, r.seed, r.head, r.content)
     ui.check("the score depends only on the offset (dx, dy): query A and query B agree at every shared offset",
              ok=gap < 1e-9, detail=f"largest difference {gap:.1e}")
     if r.kind == "mixed":
@@ -285,7 +285,7 @@ def part_rope(p: ui.Values) -> None:
 
 
 @lesson.part("mixed", "5b · RoPE-Mixed directions", title="5b. RoPE-Mixed: a random direction per head")
-def part_mixed(p: ui.Values) -> None:
+def part_mixed(v: ui.Values) -> None:
     r = ui.controls(HEAD_DIM, ROPE_BASE, SEED, where="main", columns=3)
     ui.prose("At initialisation each RoPE-Mixed head draws a random angle φ; half of its pairs turn along φ and "
              "half along φ + 90°, with the usual geometric ladder of speeds (the paper initialises with base 10; "
@@ -302,7 +302,7 @@ def part_mixed(p: ui.Values) -> None:
 # ---------------------------------------------------------------------------- 6. FLUX.1
 
 @lesson.part("flux", "6a · FLUX.1 angles", uses=("H", "W"), title="6a. FLUX.1: three axes, and text at (0, 0, 0)")
-def part_flux(p: ui.Values) -> None:
+def part_flux(v: ui.Values) -> None:
     ui.prose(
         "FLUX.1 gives each token three ids and splits its 128-channel heads into axes of 16, 56 and 56 channels, "
         "each with its own RoPE frequencies (base 10000, normalised by the axis' width). Image patches get ids "
@@ -310,7 +310,7 @@ def part_flux(p: ui.Values) -> None:
         "leaves them untouched, and their order comes only from the text encoder.")
     fx = ui.controls(TEXT_TOKENS, where="main", columns=1)
     ui.figure_panel(
-        flux_angles, {"height": p.H, "width": p.W, "n_text": fx.ntext, "patch_rows": 3}, key="flux_angles",
+        flux_angles, {"height": v.H, "width": v.W, "n_text": fx.ntext, "patch_rows": 3}, key="flux_angles",
         caption="What to notice: the text rows (above the red line) and patch (0, 0) are all zero, i.e. no "
                 "rotation. Patch rows change only in the blocks of their own axis: the row block steps once per "
                 "grid row, the column block once per patch.",
@@ -321,7 +321,7 @@ def part_flux(p: ui.Values) -> None:
 
 
 @lesson.part("flux_scores", "6b · FLUX.1 scores", uses=("H", "W"), title="6b. FLUX.1: every text token scores the same")
-def part_flux_scores(p: ui.Values) -> None:
+def part_flux_scores(v: ui.Values) -> None:
     ui.prose("With the ids of part 6a, score one query token against every text token and every image patch "
                 "(q = k = all ones).")
     fx = ui.controls(
@@ -332,7 +332,7 @@ def part_flux_scores(p: ui.Values) -> None:
         where="main", columns=4,
     )
     ui.figure_panel(
-        flux_scores, {"height": p.H, "width": p.W, "n_text": fx.ntext, "query": fx.fq, "row": fx.fr, "col": fx.fc},
+        flux_scores, {"height": v.H, "width": v.W, "n_text": fx.ntext, "query": fx.fq, "row": fx.fr, "col": fx.fc},
         key="flux_scores",
         caption="What to notice: every text token scores exactly the same against the query, and so does patch "
                 "(0, 0), which shares their ids: RoPE cannot tell the text tokens apart or tell them from the "
@@ -343,8 +343,8 @@ def part_flux_scores(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- pitfalls, under every part
 
-def collision(p: ui.Values, mode: str) -> None:
-    g = rope2d.transpose_gap(p.D, p.base, mode, 2, 5)
+def collision(v: ui.Values, mode: str) -> None:
+    g = rope2d.transpose_gap(v.D, v.base, mode, 2, 5)
     ui.check(f"{mode} mode tells patch (2, 5) from patch (5, 2)", ok=g > 0, detail=f"|PE(2,5) − PE(5,2)| = {g:.4f}")
 
 
@@ -357,8 +357,8 @@ def flux_claim() -> None:
 
 
 @lesson.part("pitfalls", "7 · pitfalls", uses=(*GRID,), title="7. Pitfalls")
-def pitfalls(p: ui.Values) -> None:
-    grid = grid_of(p)
+def pitfalls(v: ui.Values) -> None:
+    grid = grid_of(v)
     ui.pitfall(
         "the original ViT did not use 2-D sin/cos (seed 003)",
         "Seed 003 says the standard ViT applies two 1-D sin/cos codes to rows and columns. The original ViT "
@@ -387,8 +387,8 @@ def pitfalls(p: ui.Values) -> None:
         "for every pair, so the model cannot tell a patch from its mirror image across the diagonal. Concatenating "
         "(concat or MAE) keeps the axes in separate channels.",
         key="add",
-        wrong=lambda: collision(p, "add"),
-        right=lambda: collision(p, "mae"),
+        wrong=lambda: collision(v, "add"),
+        right=lambda: collision(v, "mae"),
     )
     ui.pitfall(
         "FLUX.1 text positions (seed 003)",

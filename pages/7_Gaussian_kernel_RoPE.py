@@ -52,7 +52,7 @@ lesson = ui.Lesson(
             ui.Float("sigma1", "local width σ1 (tokens)", default=5.0, lo=0.5, hi=50.0, step=0.5),
             ui.Float("sigma2", "global width σ2 (tokens)", default=20.0, lo=1.0, hi=500.0, step=1.0),
             ui.Int("T", "sequence length T", default=128, lo=8, hi=512, step=8,
-                   help="Attention matrices are T × T. Capped at 512 so every view stays fast."),
+                   help="Attention matrices are T × T; T is at most 512."),
             ui.Int("d", "head dim d", default=64, lo=8, hi=256, step=2, help="rotary dimension (even)"),
             ui.LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e7),
             ui.Int("seed", "random seed of q, k", default=0, lo=0, hi=9999, widget="number",
@@ -61,16 +61,16 @@ lesson = ui.Lesson(
 )
 
 
-def kernel_settings(p: ui.Values) -> dict:
+def kernel_settings(v: ui.Values) -> dict:
     """The kernel's parameters; α1 = α2 = 0 (K = 0, log K undefined) falls back to the defaults, with a warning."""
-    alpha1, alpha2 = p.alpha1, p.alpha2
+    alpha1, alpha2 = v.alpha1, v.alpha2
     if alpha1 == 0 and alpha2 == 0:
         st.warning("α1 and α2 are both 0, so K would be 0 everywhere (and log K undefined). Using the defaults "
                    "α1 = 0.7 and α2 = 0.3 instead.", icon="⚠️")
         alpha1, alpha2 = 0.7, 0.3
-    if p.sigma1 > p.sigma2:
+    if v.sigma1 > v.sigma2:
         st.info("σ1 is wider than σ2 here, so the 'local' and 'global' roles swap. The math does not mind.")
-    return dict(alpha1=alpha1, alpha2=alpha2, sigma1=p.sigma1, sigma2=p.sigma2)
+    return dict(alpha1=alpha1, alpha2=alpha2, sigma1=v.sigma1, sigma2=v.sigma2)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -88,14 +88,14 @@ def times(ratio: float) -> str:
     return f"{ratio:,.0f}" if ratio >= 100 else f"{ratio:.2g}"
 
 
-def qk_settings(p: ui.Values) -> dict:
+def qk_settings(v: ui.Values) -> dict:
     """The seeded q, k vectors' settings."""
-    return dict(T=p.T, d=p.d, base=p.base, seed=p.seed)
+    return dict(T=v.T, d=v.d, base=v.base, seed=v.seed)
 
 
 @lesson.part('kernel', '1. The kernel', uses=('alpha1', 'alpha2', 'sigma1', 'sigma2'))
-def part_kernel(p: ui.Values) -> None:
-    kern = kernel_settings(p)
+def part_kernel(v: ui.Values) -> None:
+    kern = kernel_settings(v)
     local, wide = gk.kernel_components([kern["sigma2"], 2 * kern["sigma2"]], **kern)
     ui.figure_panel(
         gaussian_kernel_curve, kern, key="kernel", live=("sigma1", "sigma2"),
@@ -111,9 +111,9 @@ def part_kernel(p: ui.Values) -> None:
 
 @lesson.part('modes', '2. Three ways to apply it',
               uses=('T', 'alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'))
-def part_modes(p: ui.Values) -> None:
-    kern = kernel_settings(p)
-    qk = qk_settings(p)
+def part_modes(v: ui.Values) -> None:
+    kern = kernel_settings(v)
+    qk = qk_settings(v)
     st.markdown(
         "All three start from the RoPE logit of query m and key n, "
         "$\\ell_{mn} = (R_m q_m)^\\top (R_n k_n)/\\sqrt d$, which depends on positions only through m − n.\n\n"
@@ -152,18 +152,18 @@ def part_modes(p: ui.Values) -> None:
                   r"K(m)K(n)\,\ell_{mn},\ K(m-n)\,\ell_{mn},\ \ell_{mn} + \log K(|m-n|)\}",
             code=[gk.attention, gk.apply_kernel, gk.rope_logits, gk.random_qk],
         )
-    st.caption(f"T × T = {p.T * p.T:,} cells per matrix. The charts show at most {fg.SIDE_COMPARE} × "
+    st.caption(f"T × T = {v.T * v.T:,} cells per matrix. The charts show at most {fg.SIDE_COMPARE} × "
                f"{fg.SIDE_COMPARE} cells per matrix ({fg.SIDE_GRID} × {fg.SIDE_GRID} in the four-way view); larger T "
-               "are averaged over blocks, as the chart titles say. T is capped at 512 so a slider move stays quick.")
+               "are averaged over blocks, as the chart titles say.")
 
 
 @lesson.part('envelope', '3. Effect on attention',
               uses=('T', 'alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
               title='3. What it does to attention')
-def part_envelope(p: ui.Values) -> None:
-    kern = kernel_settings(p)
-    qk = qk_settings(p)
-    queries = tuple(m for m in (10, 40, 100) if m < p.T) or (p.T - 1,)
+def part_envelope(v: ui.Values) -> None:
+    kern = kernel_settings(v)
+    qk = qk_settings(v)
+    queries = tuple(m for m in (10, 40, 100) if m < v.T) or (v.T - 1,)
     ui.figure_panel(
         gaussian_envelope, {**qk, **kern, "queries": queries}, key="envelope",
         caption="Left: the factor each mode puts on the score. For (b) and (c) it is the same curve K(Δ) for "
@@ -180,19 +180,19 @@ def part_envelope(p: ui.Values) -> None:
 @lesson.part('shift', '3b. The shift check',
               uses=('alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
               title='3b. The shift check: move both positions, keep the distance')
-def part_shift(p: ui.Values) -> None:
-    kern = kernel_settings(p)
+def part_shift(v: ui.Values) -> None:
+    kern = kernel_settings(v)
     sh = ui.controls(
         ui.Int("m", "query position m", default=3, lo=0, hi=512),
         ui.Int("n", "key position n", default=0, lo=0, hi=512),
         ui.Int("shift", "shift c (both)", default=37, lo=0, hi=512),
         where="main", columns=3,
     )
-    res = shift_numbers(sh.m, sh.n, sh.shift, p.d, p.base, p.seed, kern["alpha1"], kern["alpha2"], p.sigma1,
-                        p.sigma2)
+    res = shift_numbers(sh.m, sh.n, sh.shift, v.d, v.base, v.seed, kern["alpha1"], kern["alpha2"], v.sigma1,
+                        v.sigma2)
     ui.figure_panel(
-        gaussian_shift_check, {"m": sh.m, "n": sh.n, "shift": sh.shift, "d": p.d, "base": p.base,
-                                 "seed": p.seed, **kern}, key="shift",
+        gaussian_shift_check, {"m": sh.m, "n": sh.n, "shift": sh.shift, "d": v.d, "base": v.base,
+                                 "seed": v.seed, **kern}, key="shift",
         caption="The same token pair, scored at (m, n) and again at (m + c, n + c). A relative encoding must give "
                 "the same bar twice. Plain RoPE, (b) and (c) do; (a) does not, because its factor is K(m)K(n).",
         code=[gk.shift_check],
@@ -214,8 +214,8 @@ def part_shift(p: ui.Values) -> None:
 @lesson.part('pitfalls', '4. Pitfalls',
               uses=('alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
               title='4. Pitfalls in seed 002')
-def part_pitfalls(p: ui.Values) -> None:
-    kern = kernel_settings(p)
+def part_pitfalls(v: ui.Values) -> None:
+    kern = kernel_settings(v)
     ui.pitfall(
         "mixed pair layout",
         "The seed's `rotate_half` swaps neighbours `(x0, x1), (x2, x3), ...` (the interleaved layout) but "
@@ -224,11 +224,11 @@ def part_pitfalls(p: ui.Values) -> None:
         "function of m − n. Either layout works when cos/sin and the rotation agree.",
         key="mixed",
         wrong=lambda: ui.figure_panel(
-            gaussian_mixed_layout, {"layout": "mixed", "d": p.d, "base": p.base, "seed": p.seed},
+            gaussian_mixed_layout, {"layout": "mixed", "d": v.d, "base": v.base, "seed": v.seed},
             key="mixed_wrong", caption="Seed 002's code: the diagonals are not constant, and the score at a "
                                        "fixed distance wanders along the sequence (even at Δ = 0)."),
         right=lambda: ui.figure_panel(
-            gaussian_mixed_layout, {"layout": "interleaved", "d": p.d, "base": p.base, "seed": p.seed},
+            gaussian_mixed_layout, {"layout": "interleaved", "d": v.d, "base": v.base, "seed": v.seed},
             key="mixed_right", caption="Each angle repeated for its own pair: constant diagonals, flat lines.",
             code=[gk.seed002_rope, gk.toeplitz_error]),
     )
@@ -236,7 +236,7 @@ def part_pitfalls(p: ui.Values) -> None:
     def broadcast_wrong() -> None:
         st.markdown("The seed's own demo, x of shape (2, 128, 64) and K_r of shape (128,):")
         st.code("K_r * ((x * cos) + (rotate_half(x) * sin))\nRuntimeError: " + broadcast_error(
-            kern["alpha1"], kern["alpha2"], p.sigma1, p.sigma2), language=None, wrap_lines=True)
+            kern["alpha1"], kern["alpha2"], v.sigma1, v.sigma2), language=None, wrap_lines=True)
         ui.figure_panel(gaussian_seed_broadcast, {"version": "seed", "T": 64, "D": 64, **kern}, key="bc_wrong",
                         caption="With T = D = 64 it runs without a word, but token t's channel c is scaled by "
                                 "K(c): every token gets the same treatment, and position plays no part.",
@@ -261,14 +261,14 @@ def part_pitfalls(p: ui.Values) -> None:
         "angle still grows by θ_i per token; only the length changes.",
         key="frequency",
     )
-    gap, shrink = angle_gap(p.d, p.base, p.seed, kern["alpha1"], kern["alpha2"], p.sigma1, p.sigma2)
+    gap, shrink = angle_gap(v.d, v.base, v.seed, kern["alpha1"], kern["alpha2"], v.sigma1, v.sigma2)
     ui.check("K(m)·R_m q has the same angle as R_m q at every position", gap < 1e-9,
              f"largest angle difference {gap:.1e} rad over m = 0..39, while the length shrinks to {shrink:.3g} "
              "of its start by m = 39")
     if ui.controls(ui.Bool("spiral", "show the rotation with and without K", default=False), where="main",
                    columns=1).spiral:
         ui.figure_panel(
-            gaussian_magnitude_only, {"d": p.d, "base": p.base, "seed": p.seed, **kern}, key="magnitude",
+            gaussian_magnitude_only, {"d": v.d, "base": v.base, "seed": v.seed, **kern}, key="magnitude",
             caption="Left: plain RoPE walks around a circle; K(m)·R_m spirals inward along the same rays. Middle: "
                     "the two angle lines lie on top of each other. Right: only the length differs, by the factor K(m).",
             code=[gk.spiral, gk.as_written_qk],

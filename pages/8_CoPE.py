@@ -1,283 +1,371 @@
 """CoPE: gates decide which tokens count, positions are sums of gates, fractional positions interpolate."""
 
-import functools
-
+import numpy as np
 import streamlit as st
 
 from posviz import cope, ui
+from posviz.figures.cope import (
+    cope_attention,
+    cope_embedding_table,
+    cope_gates_positions,
+    cope_gqa_shapes,
+    cope_interpolation,
+    cope_position_bounds,
+    cope_positions_map,
+    cope_query_positions,
+    cope_tokens,
+)
 
-T_CAP = cope.MAX_TOKENS
+MAX_TOKENS = cope.MAX_TOKENS
+SHARP_SCALE = 37.0  # from a = 37 on, σ(a) rounds to exactly 1 in float64 (tests/test_page_cope.py recomputes it)
 
-ui.setup_page(
-    "CoPE", icon="🧮",
+
+def counted_text(v: dict) -> str:
+    """The text the lesson counts: the chosen example or the typed text (the first example if that is empty)."""
+    text = v["text"] if v["example"] == "typed" else cope.EXAMPLES[v["example"]]
+    return text if cope.tokenize(text, 1).T else cope.DEFAULT_TEXT
+
+
+def n_tokens(v: dict) -> int:
+    return cope.tokenize(counted_text(v)).T
+
+
+def last_key(v: dict) -> int:
+    """The last key the query i can see: itself under the causal mask, else the last token. At least 1: a
+    slider whose ends meet raises in Streamlit (query 0, or a one-token text, then also offers key 1)."""
+    return max(1, cope.pick_index(v["i"], n_tokens(v)) if v["causal"] else n_tokens(v) - 1)
+
+
+lesson = ui.Lesson(
+    "cope", "CoPE", icon="🧮", order=8,
+    summary="Contextual Position Encoding: gates decide which tokens count, a key's position is the sum of the gates "
+            "between it and the query, fractional positions interpolate between embeddings, and a query can attend "
+            "to “the previous sentence” whatever its length.",
     intro="Contextual Position Encoding (Golovneva et al. 2024) lets the model decide what a position counts: "
           "words, sentences, or anything a gate can recognise. Type a text, pick a gate rule, and watch the "
           "gates become positions, the positions become interpolated embeddings, and the embeddings "
           "reshape attention.",
-)
-
-
-def lesson() -> None:
-    """The text and gate settings, the choice of part, and that part."""
-    # ---------------------------------------------------------------------------------------------------
-    st.header("Your text and the gate rule")
-    src = ui.controls(
+    controls=(
         # your own text is the last option: up to 64 tokens, the largest setting (the examples have 25-27)
         ui.Choice("example", "text to count", default="typed", widget="select",
                   options={"sentences": "example: several sentences", "list": "example: a bulleted list",
                            "code": "example: a line of code", "typed": "your text (box)"}),
         ui.Text("text", "your text", default=cope.DEFAULT_TEXT, max_chars=1000, area=True,
-                help=f"Shown back as plain text only. At most {T_CAP} tokens are used."),
-        where="main", columns=2,
-    )
-    g = ui.controls(
+                help=f"Shown back as plain text only. At most {MAX_TOKENS} tokens are used."),
+        ui.Int("i", "query i (−1 = last token)", default=-1, lo=-1, hi=lambda v: n_tokens(v) - 1,
+               hi_max=MAX_TOKENS - 1, help="The query whose view the chips, bars, interpolation and attention show."),
         ui.Choice("rule", "gate rule (score s_ij)", default="sentences", options=cope.RULES, widget="select"),
-        ui.Float("scale", "gate logit scale a (z = a·s + b)", default=10.0, lo=0.0, hi=40.0, step=0.5,
-                 help="At a ≥ 37 the gates of ±1 scores are exactly 0 or 1 in float64."),
+        ui.Float("scale", "gate logit scale a (z = a·s + b)", default=4.0, lo=0.0, hi=40.0, step=0.5,
+                 help="Gates are σ(a·s + b). From a = 37 on, a +1 score gives a gate of exactly 1 in float64; a −1 "
+                      "score gives σ(−a), 8.5e−17 at a = 37: tiny, never exactly 0."),
         ui.Float("bias", "gate logit bias b", default=0.0, lo=-10.0, hi=10.0, step=0.5),
-        where="main", columns=3,
-    )
-    s = ui.controls(
-        ui.Int("i", "query i (−1 = last token)", default=-1, lo=-1, hi=T_CAP - 1,
-               help="The query whose view the chips, bars, interpolation and attention show."),
         ui.Bool("causal", "causal mask on the gates", default=True,
                 help="Off shows the leak: positions then count future tokens."),
-        ui.Int("npos_max", "npos_max P (0 = T + 1)", default=0, lo=0, hi=T_CAP + 1,
+        ui.Int("npos_max", "npos_max P (0 = T + 1)", default=0, lo=0, hi=MAX_TOKENS + 1,
                help="Size of the position table; positions are clamped to P − 1. Upstream default: T + 1."),
         ui.Int("seed", "random seed", default=0, lo=0, hi=999, help="Embeddings of the toy attention head and e."),
         ui.Int("d_head", "head dim d_h", default=16, lo=4, hi=64, step=4),
         ui.Choice("emb", "embedding table e", default="random",
                   options={"random": "seeded random", "sinusoidal": "sinusoidal"}),
-    )
+        ui.Int("j", "key j for the interpolation", default=0, lo=0, hi=last_key, hi_max=MAX_TOKENS - 1,
+               help="Keys after the query have no position under the causal mask."),
+    ),
+)
 
-    text = src.text if src.example == "typed" else cope.EXAMPLES[src.example]
-    if src.example != "typed":
-        st.caption("Using the example below; choose “your text (box)” to count your own text.")
-    if cope.tokenize(text).T == 0:
+GATES = ("example", "text", "rule", "scale", "bias", "causal", "npos_max")
+HEAD = (*GATES, "seed", "d_head")
+
+
+def gates(v: ui.Values) -> dict:
+    """The gate settings, as the figures take them."""
+    return dict(text=counted_text(v), rule=v.rule, scale=v.scale, bias=v.bias, causal=v.causal, npos_max=v.npos_max)
+
+
+def head(v: ui.Values) -> dict:
+    """The gate settings and the toy attention head's."""
+    return gates(v) | dict(seed=v.seed, d_head=v.d_head)
+
+
+def show_text(v: ui.Values) -> cope.Lesson:
+    """Say which text is counted (and any cap or fallback), unless ``v.quiet`` (the whole lesson on one page
+    says it once); return CoPE run on it with the part's settings."""
+    run = cope.cope_lesson(**(head(v) if "seed" in v else gates(v)))
+    if v.get("quiet"):
+        return run
+    if v.example != "typed":
+        st.caption("Using the example below; choose “your text (box)” in the sidebar to count your own text.")
+    elif not cope.tokenize(v.text, 1).T:
         st.info("The text is empty (or only spaces), so there is nothing to count: showing the first example "
                 "instead.")
-        text = cope.DEFAULT_TEXT
     st.caption("Text being counted (shown exactly as typed):")
-    ui.say(text)
-    L = cope.cope_lesson(text=text, rule=g.rule, scale=g.scale, bias=g.bias, causal=s.causal,
-                         npos_max=s.npos_max, seed=s.seed, d_head=s.d_head)
-    if L.tokens.truncated:
-        st.info(f"Long text: only the first {T_CAP} tokens are used (matrices are T × T; {T_CAP} is the cap).")
-
-    base = dict(text=text, rule=g.rule, scale=g.scale, bias=g.bias, causal=s.causal, npos_max=s.npos_max)
-    full = dict(base, seed=s.seed, d_head=s.d_head)
-
-    i = cope.pick_index(s.i, L.T)
-    if s.i >= L.T:
-        st.caption(f"The text has {L.T} tokens: query i is clamped to {i}.")
-
-    PARTS_SHOWN = {"count": "1 · which tokens count", "positions": "2 · positions, every query",
-                   "query": "2 · positions, one query", "interp": "3 · interpolation", "table": "3 · embedding table",
-                   "attention": "4 · attention", "pitfalls": "pitfalls", "all": "everything on one page"}
-    part_shown = ui.choose_part(PARTS_SHOWN, default="count", help="“everything” shows the whole lesson.")
-
-    def part_count() -> None:
-        st.header("1. Gates decide which tokens count")
-        ui.figure_panel(
-            "cope_tokens", dict(base, query=s.i), key="tokens",
-            caption="Our toy tokenizer cuts words longer than 5 characters into pieces (“##” marks a continuation), "
-                    "as sub-word tokenizers do. Dark chips are keys the query counts; the green number under each "
-                    "chip is its position p_ij: how many counted tokens lie between it and the query, itself "
-                    "included. Switch the rule between “count words” and “count everything” to see pieces stop "
-                    "counting separately.",
-            latex=r"g_{ij} = \sigma(z_{ij})\,M_{ij},\qquad z_{ij} = a\,s_{ij} + b,\qquad "
-                  r"M_{ij} = [\,j \le i\,]",
-            code=[cope.tokenize, cope.gate_logits, cope.gate_scores, cope.cope_gates],
-        )
-        ui.numbers({"tokens T": L.T, "words": sum(L.tokens.word_start), "sentence ends": sum(L.tokens.sentence_end),
-                    f"counted by query {i}": round(float(L.gates[i].sum()), 2), "npos_max P": L.npos_max})
-
-    def part_positions() -> None:
-        st.header("2. Positions are sums of gates")
-        ui.figure_panel(
-            "cope_gates_positions", full, key="positions",
-            caption="Read a row: the query counts back from itself, so positions rise to the left in steps wherever "
-                    "a gate is 1 and stay flat where gates are 0. With sentence gates every token of a sentence "
-                    "shares one position; with “count everything” the middle panel equals the right one plus 1. "
-                    "Blank cells are future keys, removed by the causal mask; an × marks a position clamped to P − 1.",
-            latex=r"p_{ij} = \sum_{k=j}^{i} g_{ik}\ \in [0,\ i-j+1],\qquad p_{ij} \leftarrow \min(p_{ij},\ P-1)",
-            code=[cope.cope_positions, cope.positions_from_gates],
-        )
-        lower = L.distance >= 0
-        top_ok = bool((L.positions_raw[lower] <= L.distance[lower] + 1 + 1e-9).all())
-        excess = float((L.positions_raw - L.distance - 1)[lower].max())
-        ui.check("p_ij ≤ i − j + 1 for every key j ≤ i", top_ok,
-                 f"max over the triangle of p_ij − (i − j + 1) = {excess:.3g} (never above 0)")
-        if g.rule == "all":
-            gap = float(abs(L.positions_raw - (L.distance + 1))[lower].max())
-            ui.check("count everything: p_ij = i − j + 1 (CoPE becomes relative position)", gap < 1e-9,
-                     f"max |p_ij − (i − j + 1)| = {gap:.2e} at scale a = {g.scale:g}"
-                     + ("" if gap < 1e-9 else "; raise a to 37 or more for gates of exactly 1"))
-        if L.clamped.any():
-            st.caption(f"{int(L.clamped.sum())} positions exceed P − 1 = {L.npos_max - 1} and are clamped: those keys "
-                       "all share the embedding e[P − 1].")
-
-    def part_query() -> None:
-        st.header("2. Positions seen from one query")
-        ui.figure_panel(
-            "cope_query_positions", dict(full, query=s.i), key="query_bars",
-            caption="Bars: the CoPE position of every key seen from this query, coloured by the key's gate. Dashed: "
-                    "i − j + 1, what plain token counting gives. The bars climb only at counted tokens, so a "
-                    "position can mean “2 sentences back” however long the sentences are.",
-            code=[cope.cope_positions],
-        )
-
-    @functools.cache
-    def key_j() -> int:
-        """The key j whose interpolation is shown (one control, shared by the interpolation and table parts)."""
-        kj = ui.controls(
-            ui.Int("j", "key j for the interpolation", default=0, lo=0, hi=T_CAP - 1),
-            where="main", columns=1,
-        )
-        j = min(kj.j, L.T - 1 if not s.causal else i)
-        if j != kj.j:
-            st.caption(f"Key j is clamped to {j} (keys after the query have no position under the causal mask).")
-        return j
-
-    def part_interpolation() -> None:
-        st.header("3. Fractional positions interpolate between embeddings")
-        j = key_j()
-        ui.figure_panel(
-            "cope_interpolation", dict(full, emb=s.emb, query=i, key=j), key="interp",
-            caption="A position like 2.4 has no embedding of its own. CoPE computes the logits of the integer "
-                    "positions once per query, z_i[p] = q_i·e[p], and takes the point on the straight line "
-                    "between ⌊p⌋ and ⌈p⌉. When the gates are 0 or 1, p is (almost) an integer and w ≈ 0: pick "
-                    "the attention rule, or a scale a near 1, to see truly fractional positions.",
-            latex=r"\begin{gathered}\mathrm{pos}_{ij} = w\,z_i[\lceil p_{ij}\rceil] + (1-w)\,z_i[\lfloor p_{ij}"
-                  r"\rfloor] \\ w = p_{ij}-\lfloor p_{ij}\rfloor,\qquad z_i[p] = q_i^\top e[p]\end{gathered}",
-            code=[cope.interpolate, cope.position_logits],
-        )
-        d = cope.interpolation_detail(L, i, j)
-        ui.numbers({"p_ij": f"{d['p']:.3f}", "⌊p⌋": int(d["floor"]), "⌈p⌉": int(d["ceil"]), "w": f"{d['w']:.3f}",
-                    "z_i[⌊p⌋]": f"{d['z_floor']:.3f}", "z_i[⌈p⌉]": f"{d['z_ceil']:.3f}", "pos_ij": f"{d['logit']:.3f}"})
-
-    def part_table() -> None:
-        st.header("3. The table of position embeddings e")
-        ui.figure_panel(
-            "cope_embedding_table", dict(full, emb=s.emb, query=i, key=key_j()), key="table",
-            caption="The table e has one column per integer position 0 … P − 1 (P = T + 1 by default, because "
-                    "p can reach T). Upstream learns it from zeros; here it is seeded random or sinusoidal so "
-                    "the logits are visible. The outlined columns are the two the chosen (i, j) mixes.",
-            code=[cope.embedding_table],
-        )
-
-    def part_attention() -> None:
-        st.header("4. Attention with and without CoPE")
-        a = ui.controls(
-            ui.Int("target", "position sought p*", default=2, lo=0, hi=T_CAP,
-                   help="The query gets a part strength·e[p*]/‖e[p*]‖, so its position logits peak at p*."),
-            ui.Float("strength", "strength β", default=6.0, lo=0.0, hi=20.0, step=0.5),
-            ui.Bool("nodiv", "add pos after 1/√d (nodiv, seed 000)", default=False),
-            where="main", columns=3,
-        )
-        att = dict(full, emb=s.emb, target=a.target, strength=a.strength, nodiv=a.nodiv, query=s.i)
-        LA = cope.cope_lesson(text=text, rule=g.rule, scale=g.scale, bias=g.bias, causal=s.causal,
-                              npos_max=s.npos_max, seed=s.seed, d_head=s.d_head, emb=s.emb, target=a.target,
-                              strength=a.strength, nodiv=a.nodiv)
-        if LA.target != a.target:
-            st.caption(f"p* is clamped to P − 1 = {LA.target}.")
-        ui.figure_panel(
-            "cope_attention", att, key="attention",
-            caption="The toy head's keys carry no position at all, so without CoPE its attention ignores order. The "
-                    "query asks for CoPE position p*: with sentence gates and the final “.” as query, p* = 2 is the "
-                    "previous sentence, whatever its length in tokens. The CoPE bars move onto those keys.",
-            latex=r"a_{ij} = \mathrm{softmax}_j\!\left(\frac{q_i^\top k_j + \mathrm{pos}_{ij}}{\sqrt{d_h}}\right)"
-                  r"\quad\text{(nodiv: } q_i^\top k_j/\sqrt{d_h} + \mathrm{pos}_{ij}\text{)}",
-            code=[cope.attention_weights, cope.cope_lesson, cope.seeded_qk],
-        )
-        plain, with_cope = cope.attention_near_target(LA, i)
-        ui.numbers({f"attention on keys at p ≈ {LA.target}, no position": plain,
-                    "… with CoPE": with_cope}, fmt="{:.3f}")
-        with st.expander("The CoPE module (official semantics) in code"):
-            st.caption("posviz.cope.CoPE(head_dim, block_size, npos_max=None, nodiv=False): one head of CoPE "
-                       "self-attention. Gates σ(q·k/√d) times the causal mask, npos_max = block_size + 1, position "
-                       "logits added before the 1/√d scaling unless nodiv=True.")
-            st.code("import torch\nfrom posviz.cope import CoPE\n\nm = CoPE(head_dim=16, block_size=64)\n"
-                    "q, k, v = (torch.randn(2, 10, 16) for _ in range(3))\nres = m(q, k, v)\n"
-                    "res['positions'].shape, res['attn'].shape   # (2, 10, 10), (2, 10, 10)", language="python")
-
-    def part_pitfalls() -> None:
-        att = dict(full, emb=s.emb, query=s.i)
-        st.header("Pitfalls")
-        pit = dict(text=text, rule=g.rule, scale=g.scale, bias=g.bias, npos_max=s.npos_max)
-        ui.pitfall(
-            "gates without the causal mask count the future",
-            "The mask must multiply the **gates** before the cumulative sum, not only the attention. Without it "
-            "`p_ij` sums gates of keys after the query: even the query's own position tells it how much text "
-            "follows. With all logits 0, query 0 gets positions `[2.0, 1.5, 1.0, 0.5]` instead of `[0.5, 0, 0, 0]`. "
-            "(Seed 000 passes the masked attention logits, where σ(−∞) = 0 does the job.)",
-            key="leak",
-            wrong=lambda: ui.figure_panel("cope_positions_map", dict(pit, causal=False), key="leak_wrong",
-                                          caption="Upper triangle filled: positions depend on future tokens."),
-            right=lambda: ui.figure_panel("cope_positions_map", dict(pit, causal=True), key="leak_right",
-                                          caption="Upper triangle empty: only the past is counted."),
-        )
-        every = dict(text=text, rule="all", scale=cope.SATURATE, bias=0.0, causal=True)
-        ui.pitfall(
-            "a table of T embeddings (seed 000)",
-            "Seed 000 builds `CoPE(seq_len, head_dim)`, a table of T embeddings. But the query's own gate counts, "
-            "so `p_ij` reaches `i − j + 1`, i.e. T for the last query and the first key: with T entries that "
-            "position is silently clamped onto T − 1. Upstream uses `block_size + 1` (“position 0 is possible”). "
-            "Shown with every gate at 1.",
-            key="table_size",
-            wrong=lambda: ui.figure_panel("cope_positions_map", dict(every, npos_max=L.T), key="size_wrong",
-                                          caption=f"npos_max = T = {L.T}: the corner position {L.T} is clamped (×)."),
-            right=lambda: ui.figure_panel("cope_positions_map", dict(every, npos_max=L.T + 1), key="size_right",
-                                          caption=f"npos_max = T + 1 = {L.T + 1}: nothing is clamped."),
-        )
-        ui.pitfall(
-            "positions lie in [0, i − j + 1], not [0, i] (seed 000)",
-            "Seed 000 says each position is a float in `[0, i]`. Summing from key j to the query i adds `i − j + 1` "
-            "gates, the query's own included, so `p_ij ∈ [0, i − j + 1]`; with every gate at 1 the first key sits "
-            "at `i + 1`, above the claimed bound on every row.",
-            key="bounds",
-            wrong=lambda: ui.figure_panel("cope_position_bounds", dict(text=text, claim="seed"), key="bounds_wrong",
-                                          caption="Every bar is red: the claimed bound i is exceeded."),
-            right=lambda: ui.figure_panel("cope_position_bounds", dict(text=text, claim="true"), key="bounds_right",
-                                          caption="The bound i − j + 1 holds everywhere, with equality."),
-        )
-        ui.pitfall(
-            "query and key head counts swapped (seed 000)",
-            "Seed 000's attention projects the **key** to `num_heads·d_h` and the **query** to `num_kv_heads·d_h`. "
-            "With plain multi-head attention (`num_kv_heads = num_heads`) the swap is invisible; with grouped-query "
-            "attention the first reshape of q fails. The fix: query → `num_heads·d_h`, key and value → "
-            "`num_kv_heads·d_h`, then repeat k and v for each query group.",
-            key="gqa",
-            wrong=lambda: ui.figure_panel("cope_gqa_shapes", dict(layout="seed000"), key="gqa_wrong",
-                                          caption="8 query heads, 2 key/value heads: the q reshape raises."),
-            right=lambda: ui.figure_panel("cope_gqa_shapes", dict(layout="fixed"), key="gqa_right",
-                                          caption="Every shape fits; scores come out (B, 8, T, T)."),
-        )
-        ui.pitfall(
-            "position logits added after 1/√d (seed 000)",
-            "Upstream divides `q·k + pos` together by `√d_h`; seed 000 adds `pos` after dividing `q·k`, which is "
-            "upstream's `--cope-nodiv` variant. Both are valid models, but they are not the same: the position "
-            "term weighs `√d_h` times more with nodiv, so label which one you use.",
-            key="nodiv",
-            wrong=lambda: ui.figure_panel("cope_attention", dict(att, nodiv=True), key="nodiv_wrong",
-                                          caption="nodiv: the position term dominates the content term."),
-            right=lambda: ui.figure_panel("cope_attention", dict(att, nodiv=False), key="nodiv_right",
-                                          caption="Official: content and position scaled together."),
-        )
-        ui.pitfall(
-            "two methods called CoPE",
-            "Searching for CoPE also finds **Clipped RoPE** (for example in mlx-lm and mlx-vlm pull requests), a "
-            "variant of RoPE that shares the acronym. It is a different method: Contextual Position Encoding, on "
-            "this page, replaces token counting by gate counting and uses learned, interpolated position "
-            "embeddings; check which one a paper or a library means before comparing numbers.",
-            key="name",
-        )
-
-    PARTS = {"count": part_count, "positions": part_positions, "query": part_query, "interp": part_interpolation,
-             "table": part_table, "attention": part_attention, "pitfalls": part_pitfalls}
-    for name, part in PARTS.items():
-        if part_shown in (name, "all"):
-            part()
+    ui.say(counted_text(v))
+    if run.tokens.truncated:
+        st.info(f"Long text: only the first {MAX_TOKENS} tokens are used (matrices are T × T; {MAX_TOKENS} is the "
+                "cap).")
+    return run
 
 
-ui.lesson(lesson)
+@lesson.part("count", "1 · which tokens count", uses=(*GATES, "i"), title="1. Gates decide which tokens count")
+def part_count(v: ui.Values) -> None:
+    run = show_text(v)
+    query = cope.pick_index(v.i, run.T)
+    ui.figure_panel(
+        cope_tokens, gates(v) | dict(query=v.i), key="tokens",
+        caption="Our toy tokenizer cuts words longer than 5 characters into pieces (“##” marks a continuation), as "
+                "sub-word tokenizers do. Dark chips are keys the query counts; the green number under each chip is "
+                "its position p_ij: the sum of the gates from that key up to the query, itself included, a soft "
+                f"count{soft_count(v)}. Switch the rule between “count words” and “count "
+                "everything” to see pieces stop counting separately.",
+        latex=r"g_{ij} = \sigma(z_{ij})\,M_{ij},\qquad z_{ij} = a\,s_{ij} + b,\qquad M_{ij} = [\,j \le i\,]",
+        code=[cope.tokenize, cope.gate_logits, cope.gate_scores, cope.cope_gates],
+    )
+    ui.numbers({"tokens T": run.T, "words": sum(run.tokens.word_start), "sentence ends": sum(run.tokens.sentence_end),
+                f"counted by query {query}": round(float(run.gates[query].sum()), 2), "npos_max P": run.npos_max})
+
+
+def run_gate(logit: float, bias: float) -> float:
+    """σ(logit + bias) as the gates compute it (a ±1 score times a, plus b)."""
+    return float(cope.cope_gates(np.array([[logit + bias]]), causal=False)[0, 0])
+
+
+def soft_count(v: ui.Values) -> str:
+    """What one counted and one skipped token add to a position under the ±1 rules, as computed."""
+    counted, skipped = run_gate(v.scale, v.bias), run_gate(-v.scale, v.bias)
+    if v.rule == "all":
+        return f" (every token adds σ(a + b) = {counted:.3f})"
+    if v.rule in ("sentences", "words"):
+        return f" (a counted token adds σ(a + b) = {counted:.3f}, a skipped one σ(−a + b) = {skipped:.3g})"
+    return ""
+
+
+@lesson.part("positions", "2 · positions, every query", uses=HEAD, title="2. Positions are sums of gates")
+def part_positions(v: ui.Values) -> None:
+    run = show_text(v)
+    ui.figure_panel(
+        cope_gates_positions, head(v), key="positions",
+        caption="Read a row: the query counts back from itself, so positions rise to the left in steps wherever a "
+                "gate is near 1 and stay nearly flat where gates are near 0. With sentence gates the tokens of a "
+                "sentence share (almost) one position; with “count everything” the middle panel is the right one "
+                "plus 1. Blank cells are future keys, removed by the causal mask; an × marks a position clamped "
+                "to P − 1.",
+        latex=r"p_{ij} = \sum_{k=j}^{i} g_{ik}\ \in [0,\ i-j+1],\qquad p_{ij} \leftarrow \min(p_{ij},\ P-1)",
+        code=[cope.cope_positions, cope.positions_from_gates],
+    )
+    position_checks(v, run)
+
+
+def position_checks(v: ui.Values, run: cope.Lesson) -> None:
+    """p_ij never exceeds i − j + 1; with every gate counted it equals it (to float64 precision)."""
+    seen = run.distance >= 0
+    excess = float((run.positions_raw - run.distance - 1)[seen].max())
+    ui.check("p_ij ≤ i − j + 1 for every key j ≤ i", excess <= 1e-9,
+             f"max over the triangle of p_ij − (i − j + 1) = {excess:.3g} (never above 0)")
+    if v.rule == "all":
+        gap = float(abs(run.positions_raw - (run.distance + 1))[seen].max())
+        gate = run_gate(v.scale, v.bias)
+        ui.check("count everything: p_ij = i − j + 1 (CoPE becomes relative position)", gap < 1e-9,
+                 f"max |p_ij − (i − j + 1)| = {gap:.2e}; every gate is σ(a + b) = {gate!r}"
+                 + ("" if gate == 1.0 else f", exactly 1 in float64 only once a + b ≥ {SHARP_SCALE:g}"))
+    if run.clamped.any():
+        st.caption(f"{int(run.clamped.sum())} positions exceed P − 1 = {run.npos_max - 1} and are clamped: those "
+                   "keys all share the embedding e[P − 1].")
+
+
+@lesson.part("query", "2 · positions, one query", uses=(*HEAD, "i"), title="2. Positions seen from one query")
+def part_query(v: ui.Values) -> None:
+    show_text(v)
+    ui.figure_panel(
+        cope_query_positions, head(v) | dict(query=v.i), key="query_bars",
+        caption="Bars: the CoPE position of every key seen from this query, coloured by the key's gate. Dashed: "
+                "i − j + 1, what plain token counting gives. The bars climb only at counted tokens, so a position "
+                "can mean “2 sentences back” however long the sentences are.",
+        code=[cope.cope_positions],
+    )
+
+
+@lesson.part("interp", "3 · interpolation", uses=(*HEAD, "i", "emb", "j"),
+             title="3. Fractional positions interpolate between embeddings")
+def part_interpolation(v: ui.Values) -> None:
+    run = show_text(v)
+    query, key = cope.pick_index(v.i, run.T), cope.pick_index(v.j, run.T)
+    ui.figure_panel(
+        cope_interpolation, head(v) | dict(emb=v.emb, query=query, key=key), key="interp",
+        caption="A position like 2.4 has no embedding of its own. CoPE computes the logits of the integer positions "
+                "once per query, z_i[p] = q_i·e[p], and takes the point on the straight line between ⌊p⌋ and ⌈p⌉. "
+                "The larger the gate scale a, the closer the gates are to 0 or 1 and p to a whole number (w → 0): "
+                "raise a to see the interpolation vanish, or pick the attention rule for gates in between.",
+        latex=r"\begin{gathered}\mathrm{pos}_{ij} = w\,z_i[\lceil p_{ij}\rceil] + (1-w)\,z_i[\lfloor p_{ij}"
+              r"\rfloor] \\ w = p_{ij}-\lfloor p_{ij}\rfloor,\qquad z_i[p] = q_i^\top e[p]\end{gathered}",
+        code=[cope.interpolate, cope.position_logits],
+    )
+    mix = cope.interpolation_detail(cope.cope_lesson(**head(v), emb=v.emb), query, key)
+    ui.numbers({"p_ij": f"{mix['p']:.3f}", "⌊p⌋": int(mix["floor"]), "⌈p⌉": int(mix["ceil"]), "w": f"{mix['w']:.3f}",
+                "z_i[⌊p⌋]": f"{mix['z_floor']:.3f}", "z_i[⌈p⌉]": f"{mix['z_ceil']:.3f}",
+                "pos_ij": f"{mix['logit']:.3f}"})
+
+
+@lesson.part("table", "3 · embedding table", uses=(*HEAD, "i", "emb", "j"),
+             title="3. The table of position embeddings e")
+def part_table(v: ui.Values) -> None:
+    show_text(v)
+    ui.figure_panel(
+        cope_embedding_table, head(v) | dict(emb=v.emb, query=v.i, key=v.j), key="table",
+        caption="The table e has one column per integer position 0 … P − 1 (P = T + 1 by default, because p can "
+                "reach T). Upstream learns it from zeros; here it is seeded random or sinusoidal so the logits are "
+                "visible. The outlined columns are the two the chosen (i, j) mixes.",
+        code=[cope.embedding_table],
+    )
+
+
+def largest_position(v: dict) -> int:
+    """The largest position the table holds, P − 1 (P = T + 1 when npos_max is 0); at least 1 for the slider."""
+    return max(1, (v["npos_max"] or n_tokens(v) + 1) - 1)
+
+
+@lesson.part("attention", "4 · attention", uses=(*HEAD, "i", "emb"), title="4. Attention with and without CoPE")
+def part_attention(v: ui.Values) -> None:
+    run = show_text(v)
+    seek = ui.controls(
+        ui.Int("target", "position sought p*", default=2, lo=0, hi=largest_position, hi_max=MAX_TOKENS,
+               help="The query gets a part strength·e[p*]/‖e[p*]‖, so its position logits peak at p*."),
+        ui.Float("strength", "strength β", default=6.0, lo=0.0, hi=20.0, step=0.5),
+        ui.Bool("nodiv", "add pos after 1/√d (nodiv, seed 000)", default=False),
+        where="main", columns=3,
+    )
+    query = cope.pick_index(v.i, run.T)
+    seeking = cope.cope_lesson(**head(v), emb=v.emb, target=seek.target, strength=seek.strength, nodiv=seek.nodiv)
+    ui.figure_panel(
+        cope_attention, head(v) | dict(emb=v.emb, target=seek.target, strength=seek.strength, nodiv=seek.nodiv,
+                                       query=v.i), key="attention",
+        caption="The toy head's keys carry no position at all, so without CoPE its attention ignores order. The "
+                "query asks for CoPE position p*. With sentence gates p* counts sentence ends back from the query, "
+                "its own gate included: from a query that ends a sentence, p* = 2 is the previous sentence; from a "
+                f"query inside one, p* = 1. {sought_keys(seeking, query)}",
+        latex=r"a_{ij} = \mathrm{softmax}_j\!\left(\frac{q_i^\top k_j + \mathrm{pos}_{ij}}{\sqrt{d_h}}\right)"
+              r"\quad\text{(nodiv: } q_i^\top k_j/\sqrt{d_h} + \mathrm{pos}_{ij}\text{)}",
+        code=[cope.attention_weights, cope.cope_lesson, cope.seeded_qk],
+    )
+    plain, with_cope = cope.attention_near_target(seeking, query)
+    ui.numbers({f"attention on keys at p ≈ {seeking.target}, no position": plain, "… with CoPE": with_cope},
+               fmt="{:.3f}")
+    with st.expander("The CoPE module (official semantics) in code"):
+        st.caption("posviz.cope.CoPE(head_dim, block_size, npos_max=None, nodiv=False): one head of CoPE "
+                   "self-attention. Gates σ(q·k/√d) times the causal mask, npos_max = block_size + 1, position "
+                   "logits added before the 1/√d scaling unless nodiv=True.")
+        st.code("import torch\nfrom posviz.cope import CoPE\n\nm = CoPE(head_dim=16, block_size=64)\n"
+                "q, k, v = (torch.randn(2, 10, 16) for _ in range(3))\nres = m(q, k, v)\n"
+                "res['positions'].shape, res['attn'].shape   # (2, 10, 10), (2, 10, 10)", language="python")
+
+
+def sought_keys(run: cope.Lesson, query: int) -> str:
+    """Which keys the query's p* picks out here: those whose position rounds to p* (as the numbers below count)."""
+    near = np.flatnonzero(np.abs(run.positions[query, : query + 1] - run.target) < 0.5)
+    labels = run.tokens.labels
+    if not near.size:
+        return f"Here no key of query {query} (“{labels[query]}”) sits at p* = {run.target}."
+    first, last = int(near[0]), int(near[-1])
+    span = f"key {first} (“{labels[first]}”)" if first == last else \
+        f"keys {first}–{last} (“{labels[first]}” … “{labels[last]}”)" if near.size == last - first + 1 else \
+        f"{near.size} keys between {first} and {last}"
+    return f"Here, seen from query {query} (“{labels[query]}”), p* = {run.target} picks out {span}."
+
+
+def pitfalls_of_counting(v: ui.Values, run: cope.Lesson) -> None:
+    """The mask on the gates, the size of the table and the bound of p_ij."""
+    leak_view = dict(gates(v), causal=False)
+    ui.pitfall(
+        "gates without the causal mask count the future",
+        "The mask must multiply the **gates** before the cumulative sum, not only the attention. Without it `p_ij` "
+        "sums gates of keys after the query: even the query's own position tells it how much text follows. With "
+        "all logits 0, query 0 gets positions `[2.0, 1.5, 1.0, 0.5]` instead of `[0.5, 0, 0, 0]`. (Seed 000 passes "
+        "the masked attention logits, where σ(−∞) = 0 does the job.)",
+        key="leak",
+        wrong=lambda: ui.figure_panel(cope_positions_map, leak_view, key="leak_wrong",
+                                      caption="Upper triangle filled: positions depend on future tokens."),
+        right=lambda: ui.figure_panel(cope_positions_map, dict(leak_view, causal=True), key="leak_right",
+                                      caption="Upper triangle empty: only the past is counted."),
+    )
+    every = dict(text=counted_text(v), rule="all", scale=cope.SATURATE, bias=0.0, causal=True)
+    ui.pitfall(
+        "a table of T embeddings (seed 000)",
+        "Seed 000 builds `CoPE(seq_len, head_dim)`, a table of T embeddings. But the query's own gate counts, so "
+        "`p_ij` reaches `i − j + 1`, i.e. T for the last query and the first key: with T entries that position is "
+        "silently clamped onto T − 1. Upstream uses `block_size + 1` (“position 0 is possible”). Shown with every "
+        "gate at 1.",
+        key="table_size",
+        wrong=lambda: ui.figure_panel(cope_positions_map, dict(every, npos_max=run.T), key="size_wrong",
+                                      caption=f"npos_max = T = {run.T}: the corner position {run.T} is clamped (×)."),
+        right=lambda: ui.figure_panel(cope_positions_map, dict(every, npos_max=run.T + 1), key="size_right",
+                                      caption=f"npos_max = T + 1 = {run.T + 1}: nothing is clamped."),
+    )
+    ui.pitfall(
+        "positions lie in [0, i − j + 1], not [0, i] (seed 000)",
+        "Seed 000 says each position is a float in `[0, i]`. Summing from key j to the query i adds `i − j + 1` "
+        "gates, the query's own included, so `p_ij ∈ [0, i − j + 1]`; with every gate at 1 the first key sits at "
+        "`i + 1`, above the claimed bound on every row.",
+        key="bounds",
+        wrong=lambda: ui.figure_panel(cope_position_bounds, dict(text=counted_text(v), claim="seed"),
+                                      key="bounds_wrong", caption="Every bar is red: the claimed bound i is exceeded."),
+        right=lambda: ui.figure_panel(cope_position_bounds, dict(text=counted_text(v), claim="true"),
+                                      key="bounds_right",
+                                      caption="The bound i − j + 1 holds everywhere, with equality."),
+    )
+
+
+def pitfalls_of_attention(v: ui.Values) -> None:
+    """Swapped head counts, the nodiv variant, and the other CoPE."""
+    ui.pitfall(
+        "query and key head counts swapped (seed 000)",
+        "Seed 000's attention projects the **key** to `num_heads·d_h` and the **query** to `num_kv_heads·d_h`. With "
+        "plain multi-head attention (`num_kv_heads = num_heads`) the swap is invisible; with grouped-query attention "
+        "the first reshape of q fails. The fix: query → `num_heads·d_h`, key and value → `num_kv_heads·d_h`, then "
+        "repeat k and v for each query group.",
+        key="gqa",
+        wrong=lambda: ui.figure_panel(cope_gqa_shapes, dict(layout="seed000"), key="gqa_wrong",
+                                      caption="8 query heads, 2 key/value heads: the q reshape raises."),
+        right=lambda: ui.figure_panel(cope_gqa_shapes, dict(layout="fixed"), key="gqa_right",
+                                      caption="Every shape fits; scores come out (B, 8, T, T)."),
+    )
+    attention = head(v) | dict(emb=v.emb, query=v.i)
+    ui.pitfall(
+        "position logits added after 1/√d (seed 000)",
+        "Upstream divides `q·k + pos` together by `√d_h`; seed 000 adds `pos` after dividing `q·k`, which is "
+        "upstream's `--cope-nodiv` variant. Both are valid models, but they are not the same: the position term "
+        "weighs `√d_h` times more with nodiv, so label which one you use.",
+        key="nodiv",
+        wrong=lambda: ui.figure_panel(cope_attention, dict(attention, nodiv=True), key="nodiv_wrong",
+                                      caption="nodiv: the position term dominates the content term."),
+        right=lambda: ui.figure_panel(cope_attention, dict(attention, nodiv=False), key="nodiv_right",
+                                      caption="Official: content and position scaled together."),
+    )
+    ui.pitfall(
+        "two methods called CoPE",
+        "Searching for CoPE also finds **Clipped RoPE** (for example in mlx-lm and mlx-vlm pull requests), a "
+        "variant of RoPE that shares the acronym. It is a different method: Contextual Position Encoding, on this "
+        "page, replaces token counting by gate counting and uses learned, interpolated position embeddings; check "
+        "which one a paper or a library means before comparing numbers.",
+        key="name",
+    )
+
+
+@lesson.part("pitfalls", "pitfalls", uses=(*HEAD, "i", "emb"), title="Pitfalls")
+def part_pitfalls(v: ui.Values) -> None:
+    run = show_text(v)
+    pitfalls_of_counting(v, run)
+    pitfalls_of_attention(v)
+
+
+EVERY_PART = (part_count, part_positions, part_query, part_interpolation, part_table, part_attention,
+              part_pitfalls)
+
+
+@lesson.part("all", "everything on one page", uses=(*HEAD, "i", "emb", "j"), title="The whole lesson")
+def part_all(v: ui.Values) -> None:
+    show_text(v)
+    for part in lesson.parts.values():
+        if part.draw in EVERY_PART:
+            st.subheader(part.title or part.label)
+            part.draw(ui.Values(v, quiet=True))
+
+
+lesson.run()

@@ -1,7 +1,7 @@
-"""Entry point of ``python -m posviz`` (see posviz.cli)."""
+"""Entry point of ``python -m posviz``: the same commands as ``posviz`` (see posviz.command)."""
 
 import sys
 
-from posviz.cli import main
+from posviz.command import main
 
 sys.exit(main())

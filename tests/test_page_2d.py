@@ -194,9 +194,11 @@ def test_channel_captions_follow_the_layout():
     at = run_page(PAGE, query=dict(ch="16"))
     caption = at.caption[0].value
     assert "channel 16 is cos of the column, with a wavelength of 6.28 patches" in caption
-    at = run_page(PAGE, query=dict(ch="16", combine="concat"))
-    wave = 2 * np.pi / r2.sincos_2d_channel_info(64, 10000.0, "concat")["omega"][16]
-    assert f"channel 16 is sin of the column, with a wavelength of {wave:,.3g} patches" in at.caption[0].value
+    at = run_page(PAGE, query=dict(ch="16", combine="concat"))  # concat: [row | column], interleaved sin, cos
+    info = r2.sincos_2d_channel_info(64, 10000.0, "concat")
+    assert (info["axis"][16], info["fn"][16]) == ("row", "sin")
+    wave = 2 * np.pi / info["omega"][16]
+    assert f"channel 16 is sin of the row, with a wavelength of {wave:,.3g} patches" in at.caption[0].value
 
 
 def test_small_multiples_count_the_nearly_constant_channels():

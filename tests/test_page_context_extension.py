@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from posviz import presets
+from posviz import scaling as sc
 from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, numbers, run_page, warnings_text
 from tests.test_cope_figures import arr
 
@@ -19,6 +21,22 @@ TITLES = {"pairs": "Per-pair wavelengths", "ratio": "How much each pair is slowe
           "yarn": "YaRN ramp", "temperature": "Attention temperature", "entropy": "Attention entropy vs length",
           "dynamic": "Dynamic NTK", "scores": "Attention score vs distance", "models": "Llama 3.1 8B"}
 CHARTS = {part: int(part in TITLES) for part in PARTS}
+# the numbers row shows what the part's own sidebar controls determine
+SIZE_NUMBERS = ["L' = s·L", "pairs with λ > L", "NTK base b'"]
+NUMBERS = {**dict.fromkeys(("pairs", "ratio", "unseen", "scores"), [*SIZE_NUMBERS, "YaRN low, high"]),
+           "yarn": ["pairs with λ > L", "YaRN low, high"], "temperature": ["YaRN cos/sin × A", "logits × A²"],
+           "entropy": [*SIZE_NUMBERS, "YaRN low, high", "YaRN cos/sin × A", "logits × A²"],
+           "dynamic": [*SIZE_NUMBERS, "call 1: l = 32,768", "call 2: l = 18,432", "call 3: l = 2,048"],
+           "models": ["target length", "cos/sin × A", "logits × A²"], "pitfalls": []}
+# the sidebar controls each part reads (the sidebar shows only those)
+EVERY_METHOD = ["methods", "d", "base", "s", "L", "beta_fast", "beta_slow", "truncate", "high_freq_factor",
+                "low_freq_factor"]
+USES = {**dict.fromkeys(("pairs", "ratio", "unseen", "scores"), EVERY_METHOD),
+        "yarn": ["d", "base", "L", "beta_fast", "beta_slow", "truncate"],
+        "temperature": ["s", "mscale", "mscale_all_dim"],
+        "entropy": ["d", "base", "s", "L", "beta_fast", "beta_slow", "truncate", "mscale", "mscale_all_dim"],
+        "dynamic": ["d", "base", "s", "L"], "models": [], "pitfalls": ["d", "base", "s", "L", "high_freq_factor",
+                                                                      "low_freq_factor"]}
 EXTREME_HI = {"d": "256", "base": "10000000", "s": "128", "L": "131072", "beta_fast": "128", "beta_slow": "8",
               "truncate": "0", "mscale": "2", "mscale_all_dim": "2", "low_freq_factor": "4",
               "high_freq_factor": "32", "methods": "default,linear,ntk,dynamic,yarn,llama3"}
@@ -42,12 +60,7 @@ def test_defaults_every_part(part):
     for spec in specs:
         assert spec["data"], part
         assert spec["layout"]["title"]["text"].startswith(TITLES[part])
-    labels = list(numbers(at))
-    if part in CURVES:
-        assert labels == ["L' = s·L", "pairs with λ > L", "NTK base b'", "YaRN low, high", "YaRN cos/sin × A",
-                          "logits × A²"]
-    else:
-        assert "L' = s·L" not in labels
+    assert list(numbers(at)) == NUMBERS[part]
 
 
 SIDEBAR_REACHES = {  # d = 64, s = 16 in the sidebar: what each curve part shows of them
@@ -68,7 +81,8 @@ def test_sidebar_settings_apply_to_every_curve_part(part):
     assert_clean(at)
     spec = chart_specs(at)[0]
     assert SIDEBAR_REACHES[part](spec), spec["layout"]["title"]["text"]
-    assert numbers(at)["L' = s·L"] == "65,536"
+    if "L' = s·L" in NUMBERS[part]:
+        assert numbers(at)["L' = s·L"] == "65,536"
 
 
 def test_default_wavelength_chart_data():
@@ -98,10 +112,25 @@ def test_extreme_sizes_reach_the_chart():
     assert "Llama 3 needs" not in warnings_text(at)
 
 
-def test_llama3_band_order_is_repaired_with_a_warning():
+def test_llama3_band_order_cannot_be_inverted_and_the_slider_shows_its_bound():
+    """Llama 3 divides by high − low: low_freq_factor's slider stops below high_freq_factor and says so."""
     at = run_page(PAGE, {"low_freq_factor": "4", "high_freq_factor": "2"})
     assert_clean(at)
-    assert "high_freq_factor = low_freq_factor + 1" in warnings_text(at)
+    low = at.sidebar.slider(key=f"{KEY}.low_freq_factor")
+    assert low.max == 1.75 and low.value == 1.75
+    assert at.query_params["low_freq_factor"] in ("1.75", ["1.75"])  # the link holds what is drawn
+    at.sidebar.slider(key=f"{KEY}.high_freq_factor").set_value(8.0).run()
+    assert at.sidebar.slider(key=f"{KEY}.low_freq_factor").max == 4.0  # its own largest value
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_sidebar_shows_only_the_controls_the_part_reads(part):
+    at = run_page(PAGE, {"part": part})
+    assert_clean(at)
+    shown = sorted(w.key.removeprefix(f"{KEY}.") for kind in ("slider", "select_slider", "multiselect", "toggle",
+                                                              "number_input") for w in at.sidebar.get(kind)
+                   if str(w.key).startswith(f"{KEY}.") and not str(w.key).startswith(f"{KEY}._"))
+    assert shown == sorted(USES[part])
 
 
 SIDEBAR = ["d", "base", "s", "L", "beta_fast", "beta_slow", "truncate", "mscale", "mscale_all_dim",
@@ -238,3 +267,110 @@ def test_wavelength_part_switches_to_frequencies():
     (spec,) = chart_specs(at)
     assert spec["layout"]["title"]["text"].startswith("Per-pair wavelengths, d = 64")
     assert "curve" not in at.query_params  # the default is left out of the shared link
+
+
+def _caption(at, start: str) -> str:
+    return next(c.value for c in at.caption if c.value.startswith(start))
+
+
+@pytest.mark.parametrize("query", [{}, {"beta_slow": "0.25"}, {"d": "64", "s": "32", "methods": "default,ntk,yarn"}])
+def test_unseen_caption_counts_the_crosses_the_figure_draws(query):
+    at = run_page(PAGE, {"part": "unseen", **query})
+    assert_clean(at)
+    spec = chart_specs(at)[0]
+    caption = _caption(at, "The grey dashed line")
+    training = next(t for t in spec["data"] if t["name"] == "training: L·θ_i")
+    assert training["line"]["dash"] == "dash" and training["line"]["color"] == "#8c8c8c"  # the words match the line
+    crosses = {t["name"].split(": unseen")[0]: len(arr(t["x"])) for t in spec["data"] if "unseen angles" in t["name"]}
+    pairs = int(query.get("d", 128)) // 2
+    for line in (t for t in spec["data"] if t["name"].endswith(": L'·θ'_i")):
+        label = line["name"].removesuffix(": L'·θ'_i")
+        assert f"{label}: {crosses.get(label, 0)} of {pairs}" in caption
+    assert ("PI's line lies exactly on the grey one" in caption) == ("linear" in query.get("methods", "linear"))
+
+
+def test_unseen_pi_line_lies_on_the_training_line():
+    spec = chart_specs(run_page(PAGE, {"part": "unseen"}))[0]
+    by_name = {t["name"]: arr(t["y"]) for t in spec["data"]}
+    np.testing.assert_allclose(by_name["PI / linear: L'·θ'_i"], by_name["training: L·θ_i"], rtol=1e-6)
+
+
+@pytest.mark.parametrize("truncate", ["1", "0"])
+def test_yarn_ramp_caption_says_where_the_code_ramps(truncate):
+    at = run_page(PAGE, {"part": "yarn", "truncate": truncate})
+    assert_clean(at)
+    caption = _caption(at, "The code ramps")
+    low, high = sc.yarn_correction_range(128, 10000.0, 4096, 32.0, 1.0, truncate == "1")
+    if truncate == "1":
+        assert f"floor(low) = {low:g} and ceil(high) = {high:g}" in caption and "gpt-oss" not in caption
+    else:
+        assert f"low = {low:.3f} and high = {high:.3f}" in caption and "gpt-oss" in caption
+        assert "floor" not in caption
+    pair = int((low + high) // 2)
+    code = sc.yarn_extrapolation_weight(128, 10000.0, 4096, 32.0, 1.0, truncate == "1", "code")[pair]
+    paper = sc.yarn_extrapolation_weight(128, 10000.0, 4096, 32.0, 1.0, truncate == "1", "paper")[pair]
+    assert f"pair {pair} keeps weight {code:.2f}" in caption and f"{paper:.2f} with the paper" in caption
+
+
+def test_gpt_oss_preset_reads_truncate_false():
+    at = run_page(PAGE, {"part": "models", "preset": "gpt-oss 20B"})
+    assert_clean(at)
+    frame = at.dataframe[0].value
+    assert dict(zip(frame["key"], frame["value"], strict=True))["truncate"] == "False"
+
+
+@pytest.mark.parametrize("name", ["Llama 3.2 1B", "Llama 3.1 8B", "DeepSeek-V3", "Qwen2.5 7B Instruct + YaRN x4"])
+def test_models_target_length_is_config_target_length(name):
+    at = run_page(PAGE, {"part": "models", "preset": name})
+    assert_clean(at)
+    read = sc.read_rope_config(presets.get_preset(name).config)
+    target = sc.config_target_length(read)
+    assert numbers(at)["target length"] == f"{target:,}"
+    assert f"target length, {target:,} tokens" in _caption(at, "Dashed: plain RoPE")
+    assert _caption(at, "Target length from") == f"Target length from {sc.config_target_source(read)}."
+    assert any(f"at {target:,} tokens" in m.value for m in at.markdown)
+
+
+def test_dynamic_part_shows_what_transformers_keeps():
+    at = run_page(PAGE, {"part": "dynamic"})
+    assert_clean(at)
+    caption = _caption(at, "Press Play")
+    assert "as if it were computed afresh" in caption and "longest length seen so far" in caption
+    assert "calls whose base differs from the chart's: 1 of 3" in caption
+    lengths = np.array([32768, 18432, 2048])
+    kept = sc.dynamic_ntk_bases(lengths, 128, 10000.0, 8.0, 4096)
+    shown = numbers(at)
+    assert shown["call 1: l = 32,768"] == f"b' = {kept[0]:,.0f}"
+    fresh = sc.dynamic_base(128, 10000.0, 8.0, 4096, 18432)
+    assert shown["call 2: l = 18,432"] == f"b' = {kept[1]:,.0f} (afresh: {fresh:,.0f})" and kept[1] == kept[0]
+    assert shown["call 3: l = 2,048"] == "b' = 10,000"  # shorter than L: back to the original base
+
+
+@pytest.mark.parametrize("query,spacing", [({}, "every 16 tokens"), ({"s": "1", "L": "1024"}, None)])
+def test_scores_caption_says_how_the_far_view_is_sampled(query, spacing):
+    at = run_page(PAGE, {"part": "scores", **query})
+    assert_clean(at)
+    caption = _caption(at, "Left, every token")
+    far = chart_specs(at)[0]["layout"]["annotations"]
+    samples = next(a["text"] for a in far if a["text"].startswith("far:"))
+    if spacing:
+        assert spacing in caption and "2,000 samples" in samples
+    else:
+        assert "every token is drawn there" in caption and "1,025 samples" in samples
+
+
+def test_temperature_and_entropy_captions_follow_the_factor():
+    at = run_page(PAGE, {"part": "temperature", "s": "16"})
+    assert f"({sc.get_mscale(16.0):.4f} at s = 16)" in _caption(at, "YaRN multiplies")
+    cooler = run_page(PAGE, {"part": "entropy", "mscale": "0.5", "mscale_all_dim": "1"})
+    assert_clean(cooler)
+    A = sc.yarn_attention_factor(8.0, 0.5, 1.0)
+    assert A < 1 and f"logits × A² = {A * A:.3f}) is below 1" in _caption(cooler, "Longer contexts")
+
+
+def test_pitfall_numbers_are_computed():
+    at = run_page(PAGE, {"part": "pitfalls"})
+    text = "\n".join(m.value for m in at.markdown)
+    low, high = sc.seed000_yarn_bounds(64, 10000.0, 2048)
+    assert f"{low:.3f} and {high:.3f} instead of 8 and 21" in text
+    assert f"× {sc.seed000_logit_multiplier(16.0):.3f} at s = 16" in text and "× 1.631" in text

@@ -94,7 +94,7 @@ def test_heap_is_frozen_once_per_set_of_imported_modules():
 
 def test_heap_is_frozen_again_after_a_lesson_imports_a_module():
     """A lesson that imports a module on its first run (CoPE imports torch when it first computes) must not
-    leave it to every later gc.collect(2): slider moves rerun only the fragment, never setup_page."""
+    leave it to every later gc.collect(2): slider moves rerun only the fragment, never the page's start."""
     import sys
 
     from streamlit.testing.v1 import AppTest
@@ -104,10 +104,11 @@ def test_heap_is_frozen_again_after_a_lesson_imports_a_module():
     script = """
 import sys, types
 from posviz import ui
-ui.setup_page("Freeze test")
-def lesson():
+lesson = ui.Lesson("freeze_test", "Freeze test", icon="x", order=99, summary="s")
+@lesson.part("only", "the only part")
+def only(v):
     sys.modules.setdefault("_posviz_lazy_module", types.ModuleType("_posviz_lazy_module"))
-ui.lesson(lesson)
+lesson.run()
 """
     freeze_long_lived_heap()
     try:

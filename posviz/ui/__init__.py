@@ -14,14 +14,13 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from posviz.ui.callouts import check, escape_md, numbers, pitfall, prose, say
 from posviz.ui.course import Lesson, Part, find, href, lessons
-from posviz.ui.legacy import choose_part, lesson, setup_page
 from posviz.ui.page import PageContext, Values, context, controls, plain_page, qr_png, share_link, share_query
 from posviz.ui.panel import code_snippet, draw_export_settings, figure_name, figure_panel
 from posviz.ui.params import Bool, Choice, Float, Int, LogFloat, Multi, Param, Text
 
 __all__ = [
     "Bool", "Choice", "Float", "Int", "Lesson", "LogFloat", "Multi", "PageContext", "Param", "Part", "Text",
-    "Values", "check", "choose_part", "code_snippet", "context", "controls", "draw_export_settings", "escape_md",
-    "figure_name", "figure_panel", "find", "href", "lesson", "lessons", "numbers", "pitfall", "plain_page", "prose",
-    "qr_png", "say", "setup_page", "share_link", "share_query",
+    "Values", "check", "code_snippet", "context", "controls", "draw_export_settings", "escape_md",
+    "figure_name", "figure_panel", "find", "href", "lessons", "numbers", "pitfall", "plain_page", "prose",
+    "qr_png", "say", "share_link", "share_query",
 ]

@@ -117,17 +117,9 @@ def lessons(pages_dir: Path | None = None) -> list[Lesson]:
     with _DISCOVERY_LOCK:
         for path in sorted(pages_dir.glob("*.py")):
             if "Lesson(" not in path.read_text(encoding="utf-8"):
-                found.append(_placeholder(path))  # not a lesson yet: importing it would draw it
-                continue
+                raise ValueError(f"{path.name} does not declare a ui.Lesson: every page in pages/ is a lesson")
             found += [ls for ls in _REGISTRY.values() if ls.script == path.resolve()] or _import_page(path)
     return sorted({ls.slug: ls for ls in found}.values(), key=lambda ls: ls.order)
-
-
-def _placeholder(path: Path) -> Lesson:
-    """A page written before lessons declared themselves, known by its file name only (while pages move)."""
-    number, _, name = path.stem.partition("_")
-    return Lesson(name.lower(), name.replace("_", " "), icon="📄", order=int(number), summary="",
-                  script=path.resolve())
 
 
 def _import_page(path: Path) -> list[Lesson]:

@@ -276,7 +276,6 @@ def controls(*params: Param, where: Any = "sidebar", columns: int = 3) -> Values
     for param, slot in zip(params, slots, strict=True):
         resolved = param.resolve({**ctx.values, **values})
         values[param.name] = _draw(param, resolved, _key(ctx.slug, param.name), slot)
-    _draw_share_link(ctx)
     return values
 
 

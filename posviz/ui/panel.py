@@ -86,19 +86,16 @@ def draw_export_settings() -> None:
                                                          presenter=context().presenter)
 
 
-def figure_name(figure: Callable[..., go.Figure] | str) -> str:
+def figure_name(figure: Callable[..., go.Figure]) -> str:
     """The registry name of a figure builder (the name the command line and the exports use)."""
-    if isinstance(figure, str):
-        if figure not in FIGURES:
-            raise ValueError(f"unknown figure {figure!r}")
-        return figure
     names = [name for name, spec in FIGURES.items() if spec.builder is figure]
     if not names:
-        raise ValueError(f"{getattr(figure, '__name__', figure)!r} is not a registered figure builder (@figure)")
+        raise TypeError(f"{getattr(figure, '__name__', figure)!r} is not a registered figure builder (@figure): "
+                        "pass the builder function itself, e.g. figure_panel(rope_clock, ...)")
     return names[0]
 
 
-def figure_panel(figure: Callable[..., go.Figure] | str, params: Mapping[str, object] | None = None, *,
+def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] | None = None, *,
                  caption: str, latex: str | None = None, code: Sequence[Callable] = (), key: str,
                  height: int | None = None, live: str | Sequence[str] | Mapping[str, str] = ()) -> None:
     """Draw a figure (its builder, e.g. ``rope_clock``) with its caption, formula, source, exports and notebook

@@ -73,3 +73,16 @@ def test_pasted_garbage_gets_a_plain_message(page, app_url):
     assert page.locator("img[src=x]").count() == 0
     shown = page.locator("[data-testid=stText]").all_inner_texts()
     assert any("rope_type must be one of" in t and "<img" in t for t in shown), shown
+
+
+def test_config_part_shows_no_lesson_sliders_and_next_goes_on(page, app_url):
+    open_page(page, app_url, NAME, part="models")
+    sidebar = page.locator("[data-testid=stSidebar]")
+    assert sidebar.get_by_role("slider").count() == 0  # the config part reads none of the 12 controls
+    open_page(page, app_url, NAME, part="dynamic", d=64)
+    assert sidebar.get_by_role("slider", name="rotary dim d").count() == 1  # dynamic NTK reads d, b, s, L only
+    assert sidebar.get_by_role("slider", name="YaRN beta_fast (β)").count() == 0
+    page.get_by_role("button", name="8. Scores past L →").click()
+    wait_idle(page)
+    assert "part=scores" in page.url and "d=64" in page.url  # the step keeps the view's settings
+    assert page.locator(".js-plotly-plot .gtitle").first.text_content().startswith("Attention score vs distance")

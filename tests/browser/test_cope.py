@@ -8,6 +8,7 @@ from posviz import cope
 from tests.browser.conftest import chart_count, chart_traces, error_elements, move_slider, open_page, wait_idle
 
 pytestmark = pytest.mark.browser
+SCALE = 4.0  # the page's default gate scale
 
 
 def chip_labels(page) -> list[str]:
@@ -25,7 +26,7 @@ def test_page_loads_with_tokens_and_positions(page, app_url):
     assert error_elements(page) == []
     assert chart_count(page) == 1  # one part, one chart
     assert chip_labels(page)[:3] == ["CoPE", "count", "##s"]
-    L = cope.cope_lesson()
+    L = cope.cope_lesson(scale=SCALE)
     open_page(page, app_url, "CoPE", part="positions")
     assert chart_count(page) == 1
     heat = chart_traces(page, 0)
@@ -38,7 +39,7 @@ def test_first_sidebar_slider_redraws_the_chips(page, app_url):
     open_page(page, app_url, "CoPE")
     first = page.get_by_role("slider").first  # what the slider-to-chart benchmark presses
     assert first.evaluate("e => e.closest('[data-testid=stSlider]').innerText").startswith("query i")
-    T = cope.cope_lesson().T
+    T = cope.cope_lesson(scale=SCALE).T
     assert len(chip_positions(page)) == T
     move_slider(page, "query i (−1 = last token)", 1)  # -1 -> 0: the first token sees only itself
     assert len(chip_positions(page)) == 1 and "i=0" in page.url
@@ -51,7 +52,8 @@ def test_slider_move_redraws_positions(page, app_url):
     move_slider(page, "npos_max P (0 = T + 1)", 3)  # 0 -> 3: positions clamp at 2
     after = chart_traces(page, 0)[1]["z"]
     top = lambda z: max(v for row in z for v in row if v is not None)  # noqa: E731
-    assert top(before) == pytest.approx(4.0, abs=1e-3) and top(after) == pytest.approx(2.0)
+    assert top(before) == pytest.approx(cope.cope_lesson(scale=SCALE).positions.max(), abs=1e-3)
+    assert top(after) == pytest.approx(2.0)
     assert "npos_max=3" in page.url
     assert error_elements(page) == []
 
@@ -101,3 +103,11 @@ def test_pitfall_toggle_shows_the_leak(page, app_url):
     future = lambda z: max(z[i][j] for i in range(T) for j in range(i + 1, T))  # noqa: E731
     assert future(wrong) > 1 and future(right) == 0
     assert wrong[0][0] == pytest.approx(T / 2)  # all gates 0.5: query 0 counts every token
+
+
+def test_key_slider_shows_the_query_as_its_bound(page, app_url):
+    open_page(page, app_url, "CoPE", part="interp", i=5)
+    text = page.locator("[data-testid=stSlider]").filter(has_text="key j").inner_text()
+    assert text.strip().endswith("5")  # the slider's right end is the query: later keys have no position
+    move_slider(page, "key j for the interpolation", 10)  # pressed past the end: stops at 5
+    assert "j=5" in page.url and error_elements(page) == []

@@ -1,0 +1,79 @@
+"""The ``posviz`` command: ``posviz app`` serves the lessons, ``posviz export …`` is posviz.cli.
+
+    posviz app                          # same as `streamlit run app.py` in the repository, from any directory
+    posviz app --server.port 8600       # any further arguments go to `streamlit run`
+    posviz export --list                # every figure (see posviz.cli)
+    posviz export sinusoidal_heatmap -o pe.svg
+
+``posviz app`` runs the checkout's own app.py when posviz is imported from a source checkout (or an
+editable install), else the copy a wheel ships in ``posviz/_app`` (setup.py copies it at build time).
+Streamlit reads the ``.streamlit/config.toml`` beside the script it runs, so the project's settings
+apply whatever the working directory is.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import posviz
+
+USAGE = """usage: posviz {app,export} ...
+
+  posviz app [streamlit run options]   serve the lessons (e.g. --server.port 8600 --server.address 0.0.0.0)
+  posviz export --list                 list every figure and its parameters
+  posviz export NAME [--param value ...] -o FILE [-o FILE ...]
+  posviz --version
+"""
+
+
+def app_dir() -> Path:
+    """Directory holding the app's app.py, pages/ and .streamlit/: the checkout's root, else the wheel's copy."""
+    package = Path(posviz.__file__).resolve().parent
+    checkout = package.parent
+    if all((checkout / name).exists() for name in ("app.py", "pages", "pyproject.toml")):
+        return checkout
+    shipped = package / "_app"
+    if (shipped / "app.py").is_file():
+        return shipped
+    raise FileNotFoundError(f"posviz app: no app.py in {checkout} or {shipped}; reinstall posviz")
+
+
+def run_app(args: list[str]) -> int:
+    """Replace this process by ``python -m streamlit run <app dir>/app.py *args`` (same pid, same signals).
+
+    An exec rather than an import keeps streamlit out of everything in posviz but posviz.ui; returns only
+    on an error (2).
+    """
+    if importlib.util.find_spec("streamlit") is None:
+        print('posviz: error: posviz app needs Streamlit: pip install "posviz[app]"', file=sys.stderr)
+        return 2
+    try:
+        script = app_dir() / "app.py"
+    except FileNotFoundError as err:
+        print(f"posviz: error: {err}", file=sys.stderr)
+        return 2
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, "-m", "streamlit", "run", str(script), *args])
+    return 2  # not reached: execv only returns by raising OSError
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatch ``posviz app …`` and ``posviz export …``; return the exit code (2 on a usage error)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(USAGE, end="", file=sys.stdout if argv else sys.stderr)
+        return 0 if argv else 2
+    if argv[0] == "--version":
+        print(f"posviz {posviz.__version__}")
+        return 0
+    if argv[0] == "app":
+        return run_app(argv[1:])
+    if argv[0] == "export":
+        from posviz.cli import main as export_main  # imports plotly and the figures: only when exporting
+
+        return export_main(argv)
+    print(f"posviz: error: unknown command {argv[0]!r}\n{USAGE}", end="", file=sys.stderr)
+    return 2

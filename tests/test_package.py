@@ -1,0 +1,195 @@
+"""The package as a new user gets it: sdist -> wheel -> a fresh virtual environment outside the repository.
+
+The wheel is built from an sdist of the working tree (so MANIFEST.in and setup.py's build hook are both
+exercised), installed into a venv that cannot see this environment's packages (torch==2.13.0 first, from
+the machine's local CPU wheel, then ``posviz[app,export]`` constrained to requirements.txt), and used from
+a directory outside the repository: the public API, ``posviz export``, and ``posviz app`` until its health
+endpoint answers and a session gets the project's theme and a lesson's charts over the websocket.
+
+Slow (minutes: it installs torch, streamlit and their dependencies into the venv), so it is marked:
+``python -m pytest -m package`` runs only this, ``-m "not package"`` skips it. Everything it creates
+lives in one temporary directory, removed at the end (the pip cache included).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import urllib.request
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.browser.conftest import _free_port, _need_browser
+from tests.stream_client import Session
+
+pytestmark = pytest.mark.package
+
+ROOT = Path(__file__).resolve().parents[1]
+APP_FILES = ("app.py", ".streamlit/config.toml")
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
+    done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    output = f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"{' '.join(cmd)} exited {done.returncode}:\n{output}"
+    return done
+
+
+def source_files() -> list[str]:
+    """The working tree's files as a clone would have them: tracked plus untracked-but-not-ignored."""
+    out = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout
+    return sorted(f for f in out.splitlines() if (ROOT / f).is_file())
+
+
+@pytest.fixture(scope="module")
+def workdir() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="posviz-package-") as tmp:
+        yield Path(tmp)
+
+
+@pytest.fixture(scope="module")
+def env(workdir: Path) -> dict[str, str]:
+    """Subprocess environment: no PYTHONPATH into the repository, pip's cache inside the temporary directory."""
+    e = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    e.update(PIP_CACHE_DIR=str(workdir / "pip-cache"), PYTHONNOUSERSITE="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    return e
+
+
+@pytest.fixture(scope="module")
+def wheel(workdir: Path, env: dict[str, str]) -> Path:
+    """sdist of a copy of the working tree, then a wheel built from that sdist (as pip builds a download)."""
+    src = workdir / "src"
+    for rel in source_files():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, src / rel)
+    sdist = _run([sys.executable, "-c", "from setuptools import build_meta as b; print(b.build_sdist('sdist'))"],
+                 cwd=src, env=env).stdout.split()[-1]
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+          str(workdir / "wheels"), str(src / "sdist" / sdist)], cwd=workdir, env=env)
+    (found,) = (workdir / "wheels").glob("posviz-*.whl")
+    return found
+
+
+@pytest.fixture(scope="module")
+def venv(workdir: Path, wheel: Path, env: dict[str, str]) -> Path:
+    """A fresh venv (no system site-packages) with torch==2.13.0, then posviz[app,export] at the pinned set."""
+    root = workdir / "venv"
+    # this interpreter's pip installs into the venv (--python): no ensurepip copy of pip in it, and no .pyc
+    # compilation of torch's thousands of modules (they compile on first import): both only cost time here
+    _run([sys.executable, "-m", "venv", "--without-pip", str(root)], cwd=workdir, env=env)
+    pip = [sys.executable, "-m", "pip", "--python", str(root / "bin" / "python"), "install", "-q", "--no-compile"]
+    _run([*pip, "torch==2.13.0"], cwd=workdir, env=env)
+    _run([*pip, f"{wheel}[app,export]", "-c", str(ROOT / "requirements.txt")], cwd=workdir, env=env)
+    return root
+
+
+@pytest.fixture(scope="module")
+def outside(workdir: Path) -> Path:
+    """A working directory with no posviz, app.py or .streamlit in it or above it."""
+    cwd = workdir / "elsewhere"
+    cwd.mkdir()
+    return cwd
+
+
+def test_wheel_ships_the_app_and_every_data_file(wheel: Path):
+    """app.py, .streamlit/config.toml and every pages/*.py go to posviz/_app; every non-Python file of posviz/."""
+    files = source_files()
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        app = {rel for rel in files if rel in APP_FILES or (rel.startswith("pages/") and rel.endswith(".py")
+                                                           and rel.count("/") == 1)}
+        shipped_app = {n.removeprefix("posviz/_app/") for n in names if n.startswith("posviz/_app/")}
+        assert shipped_app == app
+        for rel in app:
+            assert zf.read(f"posviz/_app/{rel}") == (ROOT / rel).read_bytes(), rel
+        package = [rel for rel in files if rel.startswith("posviz/")]
+        data = [rel for rel in package if Path(rel).suffix not in (".py", ".md", "")]
+        assert sorted(set(data) - names) == [], "package data missing from the wheel (pyproject package-data)"
+        assert sorted({rel for rel in package if rel.endswith(".py")} - names) == []
+        entry_points = zf.read(f"{wheel.name.split('-')[0]}-{wheel.name.split('-')[1]}.dist-info/entry_points.txt")
+    assert "posviz = posviz.command:main" in entry_points.decode()
+
+
+def test_public_api_and_export_from_the_wheel(venv: Path, outside: Path, env: dict[str, str]):
+    """Import the public API from the venv (not the repository) and compare with values computed here."""
+    from posviz.figures import FIGURES
+
+    snippet = (
+        "import json, posviz\n"
+        "from posviz.sinusoidal import sinusoidal_table\n"
+        "from posviz.rope import inv_freq\n"
+        "from posviz.figures import FIGURES\n"
+        "print(json.dumps({'file': posviz.__file__, 'pe': sinusoidal_table(3, 4)[2].tolist(),\n"
+        "                  'theta': inv_freq(8, base=100.0).tolist(), 'figures': sorted(FIGURES)}))\n"
+    )
+    got = json.loads(_run([str(venv / "bin" / "python"), "-c", snippet], cwd=outside, env=env).stdout)
+    assert Path(got["file"]).is_relative_to(venv)
+    # interleaved table, w_i = 10000^(-2i/4): PE(2) = [sin 2, cos 2, sin 0.02, cos 0.02]
+    assert got["pe"] == pytest.approx([math.sin(2), math.cos(2), math.sin(0.02), math.cos(0.02)], abs=1e-6)
+    assert got["theta"] == pytest.approx([100.0 ** (-2 * i / 8) for i in range(4)], rel=1e-6)
+    assert got["figures"] == sorted(FIGURES)
+
+    posviz = str(venv / "bin" / "posviz")
+    bad = subprocess.run([posviz, "export", "no_such_figure", "-o", "x.svg"], cwd=outside, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "no_such_figure" in bad.stderr
+    _need_browser()  # kaleido draws with Debian's chromium
+    _run([posviz, "export", "sinusoidal_heatmap", "--d_model", "32", "-o", "x.svg"], cwd=outside, env=env)
+    svg = (outside / "x.svg").read_text()
+    assert svg.startswith("<svg") and 'width="1200" height="675"' in svg[:400]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, seconds: float = 90) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"posviz app exited with {proc.returncode}"
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                return resp.read().decode()
+        except OSError:
+            time.sleep(0.5)
+    raise AssertionError(f"posviz app did not answer {url}/_stcore/health within {seconds:.0f} s")
+
+
+async def _home_and_first_lesson(url: str, lesson: str) -> tuple:
+    async with Session(url) as s:
+        home = await s.rerun("")
+        page = await s.rerun(lesson)
+    return home, page
+
+
+def test_posviz_app_from_the_wheel(venv: Path, outside: Path, env: dict[str, str]):
+    """``posviz app`` from a foreign directory serves the shipped app with the project's .streamlit settings."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = (outside / "app.log").open("w")
+    proc = subprocess.Popen([str(venv / "bin" / "posviz"), "app", "--server.port", str(port),
+                             "--server.address", "127.0.0.1"], cwd=outside, env=env, stdout=log,
+                            stderr=subprocess.STDOUT)
+    try:
+        assert _wait_healthy(url, proc) == "ok"
+        lesson = sorted((ROOT / "pages").glob("*.py"))[0].stem.split("_", 1)[1]
+        home, page = asyncio.run(_home_and_first_lesson(url, lesson))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+    theme = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]["primaryColor"]
+    assert home.primary_color == theme, (outside / "app.log").read_text()[-2000:]
+    assert (home.status, home.exceptions) == (0, [])
+    assert (page.status, page.exceptions) == (0, []) and page.charts >= 1

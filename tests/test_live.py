@@ -82,3 +82,10 @@ def test_a_small_budget_means_fewer_states_never_an_overflow():
     values, states = live.live_states("sinusoidal_heatmap", params, "base", live.slider_values(BASE),
                                       budget=60_000)
     assert len(json.dumps(states)) <= 60_000 and 10000.0 in values and len(values) >= 2
+
+
+def test_values_the_builder_rejects_are_not_states():
+    ramp = dict(dim=128, base=10000.0, original_len=4096, beta_fast=32.0, beta_slow=8.0)
+    beta_fast = Float("beta_fast", "β", default=32.0, lo=1.0, hi=128.0, step=1.0)
+    values, _ = live.live_states("scaling_yarn_ramp", ramp, "beta_fast", live.slider_values(beta_fast))
+    assert min(values) > 8.0 and 32.0 in values  # beta_fast <= beta_slow raises in the builder: skipped

@@ -139,11 +139,18 @@ def live_states(name: str, params: Mapping[str, object], param: str, values: Seq
     """The figure ``name`` built by its own builder at values of its parameter ``param`` (exact math), thinned
     so that all states fit in ``budget`` bytes of JSON; returns the values used and the states. The states do
     not depend on ``params[param]`` (if given, it is one of them), so a release reuses them."""
-    chosen = spread(tuple(values), max_states, params.get(param))
     fixed = {k: v for k, v in params.items() if k != param}
-    probe = style(build(name, **fixed, **{param: chosen[len(chosen) // 2]}), theme, presenter)
-    stride = _stride(probe, budget // len(chosen))
-    states = [thin_state(style(build(name, **fixed, **{param: v}), theme, presenter), stride) for v in chosen]
+    figures = {}
+    for v in spread(tuple(values), max_states, params.get(param)):
+        try:  # a value the builder rejects with these settings (beta_fast <= beta_slow) is not a state
+            figures[v] = style(build(name, **fixed, **{param: v}), theme, presenter)
+        except ValueError:
+            continue
+    if len(figures) < 2:
+        raise ValueError(f"figure {name!r} has fewer than 2 valid values of {param!r} at these settings")
+    chosen = tuple(figures)
+    stride = _stride(figures[chosen[len(chosen) // 2]], budget // len(chosen))
+    states = [thin_state(figures[v], stride) for v in chosen]
     size = len(json.dumps(states))
     while size > budget and len(chosen) > 2:  # a figure whose size grows with the parameter: fewer states
         keep = spread(chosen, max(2, len(chosen) * budget // size), params.get(param))

@@ -113,9 +113,14 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
         params = {}
         fig = _figure(name, (), ctx.theme, ctx.presenter)
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 2, "filename": name}}
-    links = _live_links(live, params)
-    if links:
-        _live_chart(name, params, fig, links, config, f"{ctx.slug}.{key}.chart")
+    links = _live_links(name, live, params)
+    try:
+        live_data = _live_data(name, params, fig, links, config) if links else None
+    except ValueError:  # too few valid values to scrub through at these settings: an ordinary chart
+        live_data = None
+    if live_data is not None:
+        livemod.ensure_plotly_js()
+        _LIVE(data=live_data, key=f"{ctx.slug}.{key}.chart")
     else:
         st.plotly_chart(fig, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
                         height=height or "content")
@@ -125,15 +130,16 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
     _extras(name, params, tuple(code), f"{ctx.slug}.{key}")
 
 
-def _live_links(live: str | Sequence[str] | Mapping[str, str], params: Mapping[str, object]) -> dict[str, str]:
-    """Live control name -> figure parameter, for the controls drawn as sliders in this run."""
+def _live_links(name: str, live: str | Sequence[str] | Mapping[str, str],
+                params: Mapping[str, object]) -> dict[str, str]:
+    """Live control name -> figure parameter, for the parameters this figure is drawn with."""
     links = {live: live} if isinstance(live, str) else dict(live) if isinstance(live, Mapping) else {n: n for n in live}
     ctx = context()
     for control, param in links.items():
-        if control not in ctx.params or param not in params:
+        if control not in ctx.params or param not in FIGURES[name].defaults():
             raise ValueError(f"live control {control!r} must be a control of this page and figure parameter "
-                             f"{param!r} one of the figure's parameters")
-    return links
+                             f"{param!r} one of {name!r}'s parameters")
+    return {control: param for control, param in links.items() if param in params}
 
 
 _LIVE = st.components.v2.component("posviz_live", js=livemod.script(), isolate_styles=False)
@@ -150,11 +156,9 @@ def _live_json(name: str, fixed: tuple[tuple[str, object], ...], param: str, con
                        "options": options, "values": values, "states": states})[1:-1]
 
 
-def _live_chart(name: str, params: dict[str, object], fig: go.Figure, links: dict[str, str],
-                config: dict, key: str) -> None:
-    """The figure drawn by the live component: exact now, scrubbed through precomputed states while dragging."""
+def _live_data(name: str, params: dict[str, object], fig: go.Figure, links: dict[str, str], config: dict) -> str:
+    """What the live component draws (JSON text): the exact figure now, and the states of each live control."""
     ctx = context()
-    livemod.ensure_plotly_js()
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     lives = []
     for control, param in links.items():
@@ -162,10 +166,9 @@ def _live_chart(name: str, params: dict[str, object], fig: go.Figure, links: dic
         states = _live_json(name, fixed, param, ctx.params[control], ctx.theme, ctx.presenter)
         lives.append(f'{{"key": {json.dumps(f"{ctx.slug}.{control}")}, "current": {json.dumps(params[param])}, '
                      f"{states}}}")
-    data = (f'{{"plotly": {json.dumps("/" + "/".join(filter(None, (base, "app/static/plotly.min.js"))))}, '
+    return (f'{{"plotly": {json.dumps("/" + "/".join(filter(None, (base, "app/static/plotly.min.js"))))}, '
             f'"config": {json.dumps({**config, "responsive": True})}, "exact": {fig.to_json()}, '
             f'"live": [{", ".join(lives)}]}}')
-    _LIVE(data=data, key=key)
 
 
 EXTRAS = {"code": "Show the code", "export": "Export / copy as code"}

@@ -21,6 +21,15 @@ CASES = {
     "gaussian kernel, σ2": ("Gaussian_kernel_RoPE", {}, "gaussian_kernel_rope.sigma2", "sigma2", 6,
                             lambda s: f"at σ2 = {s:g} tokens"),
     "2D channel map, base": ("2D_encodings", {}, "2d.base", "base", -6, None),
+    "RoPE clock, base": ("RoPE", {}, "rope.base", "base", -5, None),
+    "context wavelengths, s": ("Context_extension", {}, "context_extension.s", "s", 5, None),
+    "context per-pair scale, s": ("Context_extension", {"part": "ratio"}, "context_extension.s", "s", 5,
+                                  lambda s: f"s = {s:g} means fully interpolated"),
+    "YaRN ramp, beta_fast": ("Context_extension", {"part": "yarn"}, "context_extension.beta_fast", "beta_fast", 5,
+                             None),
+    "YaRN ramp, beta_slow": ("Context_extension", {"part": "yarn"}, "context_extension.beta_slow", "beta_slow", 5,
+                             None),
+    "CoPE gates, a": ("CoPE", {}, "cope.scale", "scale", 5, None),
 }
 
 

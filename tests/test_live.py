@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -73,7 +71,7 @@ def test_states_of_a_heatmap_are_the_exact_cells_thinned():
 ])
 def test_states_fit_the_budget_at_defaults_and_the_largest_settings(name, params, param, control):
     values, states = live.live_states(name, params, param, live.slider_values(control))
-    assert len(json.dumps(states)) <= live.STATE_BUDGET
+    assert len(live.to_json(states)) <= live.STATE_BUDGET
     assert len(values) >= 10  # still enough states to move smoothly
 
 
@@ -81,7 +79,7 @@ def test_a_small_budget_means_fewer_states_never_an_overflow():
     params = dict(n_positions=100, d_model=128, base=10000.0)
     values, states = live.live_states("sinusoidal_heatmap", params, "base", live.slider_values(BASE),
                                       budget=60_000)
-    assert len(json.dumps(states)) <= 60_000 and 10000.0 in values and len(values) >= 2
+    assert len(live.to_json(states)) <= 60_000 and 10000.0 in values and len(values) >= 2
 
 
 def test_values_the_builder_rejects_are_not_states():

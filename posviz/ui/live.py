@@ -14,7 +14,6 @@ float32 so that all of them fit in ``STATE_BUDGET`` bytes; the exact figure is d
 from __future__ import annotations
 
 import base64
-import json
 import math
 import shutil
 from collections.abc import Mapping, Sequence
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 import plotly
 import plotly.graph_objects as go
+from plotly.io.json import to_json_plotly
 
 from posviz.figures import build
 from posviz.theme import style
@@ -151,13 +151,18 @@ def live_states(name: str, params: Mapping[str, object], param: str, values: Seq
     chosen = tuple(figures)
     stride = _stride(figures[chosen[len(chosen) // 2]], budget // len(chosen))
     states = [thin_state(figures[v], stride) for v in chosen]
-    size = len(json.dumps(states))
+    size = len(to_json(states))
     while size > budget and len(chosen) > 2:  # a figure whose size grows with the parameter: fewer states
         keep = spread(chosen, max(2, len(chosen) * budget // size), params.get(param))
         states = [s for v, s in zip(chosen, states, strict=True) if v in keep]
         chosen = keep
-        size = len(json.dumps(states))
+        size = len(to_json(states))
     return chosen, states
+
+
+def to_json(obj: object) -> str:
+    """JSON text with plotly's encoder (numpy arrays left in a trace, e.g. nested text, become lists)."""
+    return to_json_plotly(obj)
 
 
 def ensure_plotly_js() -> None:

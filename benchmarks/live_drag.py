@@ -1,9 +1,10 @@
 """Live figures while dragging, and from release to the exact figure, beside the trivial one-slider page.
 
 For every live figure (the cases of tests/browser/test_live.py) this drags the live slider in headless
-chromium with Playwright mouse moves (30 moves, one every ~16 ms, back and forth), and reports the states
-the chart drew during the drag against the moves made, the drag's
-frames per second (states drawn / drag time) and Plotly.js's mean time per state. Then, on release, the
+chromium with Playwright mouse moves (30 moves, one every ~16 ms, back and forth) while the page records, at
+every animation frame, the slider's value and the state on screen. It reports the moves made, the slider
+steps they caused (frames in which the value changed), the states shown (frames with a new state), the
+rate of new states while the chart was moving (fps) and Plotly.js's mean time per state. Then, on release, the
 time until the script has rerun and the exact figure is drawn, beside a key press on the trivial page
 (benchmarks/trivial_app.py, Streamlit's default settings) measured in the same run, interleaved.
 
@@ -20,7 +21,7 @@ import urllib.parse
 
 from _browser import IDLE, launch, median_ms, start_server, timed_move, wait_idle
 
-from tests.browser.conftest import live_drag
+from tests.browser.conftest import COUNT_RUNS
 from tests.browser.test_live import CASES
 
 LARGEST = {"Sinusoidal": {"n": "4096", "d": "1024"}, "Gaussian_kernel_RoPE": {"sigma1": "50", "sigma2": "500"},
@@ -28,18 +29,45 @@ LARGEST = {"Sinusoidal": {"n": "4096", "d": "1024"}, "Gaussian_kernel_RoPE": {"s
 EXACT = "() => document.querySelector('.posviz-live-chart').dataset.shown === 'exact'"
 
 
-def drag_and_release(page, key: str, dx: float) -> tuple[dict, float, float]:
-    """One drag: its record, the mean Plotly.js ms per state drawn, and seconds from release to the exact figure."""
+RECORD = """(key) => { const box = document.querySelector('.st-key-' + key.replace(/[^a-zA-Z0-9_-]/g, '-'));
+    const input = box.querySelector('input[type=range]'); const chart = document.querySelector('.posviz-live-chart');
+    window.__rec = []; window.__recOn = true;
+    const tick = () => { window.__rec.push([performance.now(), input.value, chart.dataset.shown]);
+                         if (window.__recOn) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick); }"""
+
+
+def drag_and_release(page, key: str, dx: float, moves: int = 30) -> dict:
+    """One drag of ``moves`` mouse moves (~60 per second), recorded in the page at every animation frame: the
+    slider's value and the state shown. Then the seconds from release to the exact figure."""
+    box = page.locator(".st-key-" + key.replace(".", "-"))
+    thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
+    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
     before = page.evaluate("() => Number(document.querySelector('.posviz-live-chart').dataset.drawMs || 0)")
-    drag = live_drag(page, key, dx)
+    page.evaluate(COUNT_RUNS)
+    page.evaluate(RECORD, key)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for _ in range(moves):
+        x += dx
+        page.mouse.move(x, y)
+        page.wait_for_timeout(16)
+    page.wait_for_timeout(100)
+    page.evaluate("() => { window.__recOn = false; }")
+    runs = page.evaluate("() => window.__posvizRuns")
     t0 = time.perf_counter()
+    page.mouse.up()
     page.wait_for_function(EXACT)
     page.wait_for_selector(IDLE, state="attached")
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     release = time.perf_counter() - t0
+    rec = page.evaluate("() => window.__rec")
     draw_ms = page.evaluate("() => Number(document.querySelector('.posviz-live-chart').dataset.drawMs || 0)") - before
-    drawn = len({d for _, d in drag["shown"]})
-    return drag, draw_ms / max(drawn, 1), release
+    steps = [i for i in range(1, len(rec)) if rec[i][1] != rec[i - 1][1]]  # frames where the slider moved
+    shown = [i for i in range(1, len(rec)) if rec[i][2] != rec[i - 1][2]]  # frames with a new state on screen
+    span = (rec[shown[-1]][0] - rec[shown[0]][0]) / 1000 if len(shown) > 1 else float("nan")
+    return {"runs": runs, "steps": len(steps), "states": len(shown), "fps": (len(shown) - 1) / span,
+            "ms_per_state": draw_ms / max(len(shown), 1), "release": release}
 
 
 def main() -> None:
@@ -52,7 +80,7 @@ def main() -> None:
 
     app, app_url = start_server("app.py")
     ref_server, ref_url = start_server("benchmarks/trivial_app.py", options={"runner.postScriptGC": "true"})
-    print(f"{'live figure':28} {'moves':>5} {'states':>6} {'fps':>5} {'ms/state':>8} "
+    print(f"{'live figure':28} {'moves':>5} {'steps':>5} {'states':>6} {'fps':>5} {'ms/state':>8} "
           f"{'release ms':>10} {'trivial ms':>10} {'ratio':>5}")
     try:
         with sync_playwright() as pw:
@@ -66,23 +94,17 @@ def main() -> None:
                 page.goto(f"{app_url}/{name}" + ("?" + urllib.parse.urlencode(query) if query else ""))
                 wait_idle(page)
                 page.wait_for_function(EXACT)
-                moves = states = 0
-                fps, per_state, releases, trivial = [], [], [], []
+                rows, trivial = [], []
                 for i in range(args.drags):
-                    drag, ms, release = drag_and_release(page, key, dx if i % 2 == 0 else -dx)
-                    shown = [s for s, _ in drag["shown"]]
-                    drawn = len({d for _, d in drag["shown"]})
-                    moves += len(shown)
-                    states += drawn
-                    fps.append(drawn / drag["seconds"])
-                    per_state.append(ms)
-                    releases.append(release)
+                    rows.append(drag_and_release(page, key, dx if i % 2 == 0 else -dx))
                     trivial.append(timed_move(ref, 0, "ArrowRight" if i % 2 == 0 else "ArrowLeft"))
-                    assert drag["runs_during_drag"] == 0, f"{case}: a script run started during the drag"
+                    assert rows[-1]["runs"] == 0, f"{case}: a script run started during the drag"
+                releases = [r["release"] for r in rows]
                 ratio = statistics.median(releases) / statistics.median(trivial)
-                print(f"{case:28} {moves:5d} {states:6d} {statistics.median(fps):5.0f} "
-                      f"{statistics.median(per_state):8.1f} {median_ms(releases):10.0f} {median_ms(trivial):10.0f} "
-                      f"{ratio:5.2f}", flush=True)
+                print(f"{case:28} {30 * args.drags:5d} {sum(r['steps'] for r in rows):5d} "
+                      f"{sum(r['states'] for r in rows):6d} {statistics.median(r['fps'] for r in rows):5.0f} "
+                      f"{statistics.median(r['ms_per_state'] for r in rows):8.1f} {median_ms(releases):10.0f} "
+                      f"{median_ms(trivial):10.0f} {ratio:5.2f}", flush=True)
                 page.close()
             browser.close()
     finally:

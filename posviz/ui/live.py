@@ -30,7 +30,7 @@ from posviz.theme import style
 from posviz.ui.params import Float, Int, LogFloat, Param
 
 MAX_STATES = 40
-STATE_BUDGET = 450_000  # bytes of JSON for all the states of one figure (the page limit is 500 KB)
+STATE_BUDGET = 300_000  # bytes of JSON for all the states of one figure (with the exact figure: < 500 KB)
 _JS = Path(__file__).with_name("live.js")
 _PLOTLY_JS = Path(__file__).resolve().parents[2] / "static" / "plotly.min.js"
 

@@ -4,8 +4,9 @@ For every live figure (the cases of tests/browser/test_live.py) this drags the l
 chromium with Playwright mouse moves (30 moves, one every ~16 ms, back and forth) while the page records, at
 every animation frame, the slider's value and the state on screen. It reports the moves made, the slider
 steps they caused (frames in which the value changed), the states shown (frames with a new state), the
-rate of new states while the chart was moving (fps) and Plotly.js's mean time per state. Then, on release, the
-time until the script has rerun and the exact figure is drawn, beside a key press on the trivial page
+rate of new states while the chart was moving (fps: bounded by how fast the drag steps the slider), and
+Plotly.js's mean time per state with the frame rate it allows (max fps = 1000 / ms per state). Then, on
+release, the time until the script has rerun and the exact figure is drawn, beside a key press on the trivial page
 (benchmarks/trivial_app.py, Streamlit's default settings) measured in the same run, interleaved.
 
     python benchmarks/live_drag.py               # every live figure, 5 drags each
@@ -80,7 +81,7 @@ def main() -> None:
 
     app, app_url = start_server("app.py")
     ref_server, ref_url = start_server("benchmarks/trivial_app.py", options={"runner.postScriptGC": "true"})
-    print(f"{'live figure':28} {'moves':>5} {'steps':>5} {'states':>6} {'fps':>5} {'ms/state':>8} "
+    print(f"{'live figure':28} {'moves':>5} {'steps':>5} {'states':>6} {'fps':>5} {'ms/state':>8} {'max fps':>7} "
           f"{'release ms':>10} {'trivial ms':>10} {'ratio':>5}")
     try:
         with sync_playwright() as pw:
@@ -103,7 +104,8 @@ def main() -> None:
                 ratio = statistics.median(releases) / statistics.median(trivial)
                 print(f"{case:28} {30 * args.drags:5d} {sum(r['steps'] for r in rows):5d} "
                       f"{sum(r['states'] for r in rows):6d} {statistics.median(r['fps'] for r in rows):5.0f} "
-                      f"{statistics.median(r['ms_per_state'] for r in rows):8.1f} {median_ms(releases):10.0f} "
+                      f"{statistics.median(r['ms_per_state'] for r in rows):8.1f} "
+                      f"{1000 / statistics.median(r['ms_per_state'] for r in rows):7.0f} {median_ms(releases):10.0f} "
                       f"{median_ms(trivial):10.0f} {ratio:5.2f}", flush=True)
                 page.close()
             browser.close()

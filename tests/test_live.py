@@ -82,8 +82,17 @@ def test_a_small_budget_means_fewer_states_never_an_overflow():
     assert len(live.to_json(states)) <= 60_000 and 10000.0 in values and len(values) >= 2
 
 
-def test_values_the_builder_rejects_are_not_states():
+def test_values_the_builder_rejects_are_not_states(monkeypatch):
+    def strict(name: str, **params: object):  # a builder that rejects beta_fast <= beta_slow
+        if params["beta_fast"] <= params["beta_slow"]:
+            raise ValueError("beta_fast must be larger than beta_slow")
+        return build(name, **params)
+
+    monkeypatch.setattr(live, "build", strict)
     ramp = dict(dim=128, base=10000.0, original_len=4096, beta_fast=32.0, beta_slow=8.0)
     beta_fast = Float("beta_fast", "β", default=32.0, lo=1.0, hi=128.0, step=1.0)
-    values, _ = live.live_states("scaling_yarn_ramp", ramp, "beta_fast", live.slider_values(beta_fast))
-    assert min(values) > 8.0 and 32.0 in values  # beta_fast <= beta_slow raises in the builder: skipped
+    values, states = live.live_states("scaling_yarn_ramp", ramp, "beta_fast", live.slider_values(beta_fast))
+    assert min(values) > 8.0 and 32.0 in values and len(states) == len(values)
+    with pytest.raises(ValueError, match="fewer than 2 valid values of 'beta_fast'"):
+        live.live_states("scaling_yarn_ramp", {**ramp, "beta_slow": 200.0}, "beta_fast",
+                         live.slider_values(beta_fast))

@@ -20,8 +20,8 @@ from pathlib import Path
 from _browser import CHROMIUM_ARGS, IDLE, ROOT, _chromium, start_server
 
 PAGES = [p.stem.split("_", 1)[1] for p in sorted((ROOT / "pages").glob("*.py"))]
-DRAWN = ("() => { const c = [...document.querySelectorAll('[data-testid=stPlotlyChart]')];"
-         " return c.length > 0 && c.every(x => x.querySelector('.js-plotly-plot .main-svg')); }")
+DRAWN = ("() => { const c = [...document.querySelectorAll('[data-testid=stPlotlyChart], .posviz-live-chart')];"
+         " return c.length > 0 && c.every(x => x.querySelector('.main-svg')); }")
 ERRORS = "[data-testid=stException], [data-testid=stAlertContentError]"
 
 

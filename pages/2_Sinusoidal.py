@@ -41,7 +41,7 @@ def table(v: ui.Values) -> dict:
 @lesson.part("table", "1. The table", uses=("n", "d", "base", "layout"))
 def part_table(v: ui.Values) -> None:
     ui.figure_panel(
-        sinusoidal_heatmap, {**table(v), "layout": v.layout}, key="heatmap",
+        sinusoidal_heatmap, {**table(v), "layout": v.layout}, key="heatmap", live="base",
         caption="Each row is the code added at one position. The left columns flicker from row to row (fast "
                 "pairs); the right columns barely change over hundreds of positions (slow pairs). In the "
                 "concatenated layout the same numbers are regrouped: all sines first, then all cosines.",
@@ -61,6 +61,7 @@ def part_waves(v: ui.Values) -> None:
     lam = sn.wavelengths(v.d, v.base)
     ui.figure_panel(
         sinusoidal_waves, {**table(v), "layout": v.layout, "dims": (dims.dim_a, dims.dim_b)}, key="waves",
+        live="base",
         caption=f"Every dimension is a plain sine or cosine of the position; only the wavelength changes. "
                 f"Wavelengths grow geometrically, by b^(2/d) = {lam[1] / lam[0]:.4g} per pair, from 2π = "
                 f"{lam[0]:.4g} tokens (pair 0) to 2π·b^((d−2)/d) = {lam[-1]:,.0f} tokens (pair {v.d // 2 - 1}, "

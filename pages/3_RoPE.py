@@ -290,7 +290,7 @@ def part_clock(p: ui.Values) -> None:
         rope_clock,
         dict(dim=p.d, base=p.base, m_max=float(clock.m_max), n_frames=clock.frames, preset=clock.preset,
              seed=p.seed, layout=p.layout, pairs=clock.pairs, show_angles=clock.angles),
-        key="clock",
+        key="clock", live="base",
         caption="Press Play, or drag the position slider under the chart: it runs in your browser. Pair 0 (top "
                 "left) turns one radian per token and completes a turn every 2π ≈ 6.3 tokens; each following pair "
                 "is slower by the same factor, and the last pairs hardly move in a whole document. By default 16 "

@@ -111,7 +111,7 @@ def part_wavelengths(v: ui.Values) -> None:
                                            "frequency": "frequency θ'_i (rad/token)"}),
                         where="main", columns=1).curve
     ui.figure_panel(
-        scaling_wavelengths, every_method(v) | {"curve": curve}, key="wavelengths",
+        scaling_wavelengths, every_method(v) | {"curve": curve}, key="wavelengths", live={"s": "factor"},
         caption="Read the shaded region first: those slow pairs have wavelengths longer than L, so in training "
                 "they never completed a turn. PI moves every curve up by s; NTK leaves pair 0 alone and lifts the "
                 "slowest pair by s; YaRN and Llama 3 leave the fast pairs alone and move only the slow ones. "
@@ -127,7 +127,7 @@ def part_ratio(v: ui.Values) -> None:
     key_numbers(v)
     low, high = sc.yarn_correction_range(v.d, v.base, int(v.L), v.beta_fast, v.beta_slow, v.truncate)
     ui.figure_panel(
-        scaling_ratio, every_method(v), key="ratio",
+        scaling_ratio, every_method(v), key="ratio", live={"s": "factor"},
         caption=f"1 means the pair is untouched (extrapolated), s = {v.s:g} means fully interpolated. PI is flat "
                 f"at s; NTK rises smoothly from 1 to s; YaRN is 1 up to pair {low:g} ('low'), s from pair "
                 f"{high:g} ('high') on, with a ramp between; Llama 3 has three bands by wavelength (kept, blended, "
@@ -185,6 +185,7 @@ def part_yarn_ramp(v: ui.Values) -> None:
             f"between the unrounded ends low = {low:.3f} and high = {high:.3f} (truncate off, as gpt-oss sets it)")
     ui.figure_panel(
         scaling_yarn_ramp, dict(dim=v.d, base=v.base, original_len=L, **yarn(v), ramp=ramp), key="ramp",
+        live=("beta_fast", "beta_slow"),
         caption=f"The code ramps linearly in the pair index {ends}, i.e. linearly in log r; the paper's γ is "
                 f"linear in r itself. {ramp_comparison(v, low, high)}",
         latex=r"\gamma(r) = \mathrm{clamp}\!\left(\frac{r-\alpha}{\beta-\alpha}, 0, 1\right),\quad "

@@ -107,7 +107,7 @@ def part_grid(v: ui.Values) -> None:
                     columns=1)
     ui.figure_panel(
         patch_channel, {**grid_of(v), "combine": v.combine, "channel": c.ch},
-        key="channel",
+        key="channel", live="base",
         caption=f"What to notice: stripes run across the axis the channel ignores. Here {channel_words(v, c.ch)}. "
                 "Step through the channels: the wavelength grows from channel to channel within each block of "
                 "sines or cosines, so every block has fast (local) channels at its start and slow (global) ones "

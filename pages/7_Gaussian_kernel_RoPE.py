@@ -98,7 +98,7 @@ def part_kernel(v: ui.Values) -> None:
     kern = kernel_settings(v)
     local, wide = gk.kernel_components([kern["sigma2"], 2 * kern["sigma2"]], **kern)
     ui.figure_panel(
-        gaussian_kernel_curve, kern, key="kernel",
+        gaussian_kernel_curve, kern, key="kernel", live=("sigma1", "sigma2"),
         caption="What to notice: the narrow term (σ1) falls off within a few tokens, so it favours close neighbours "
                 f"(local); the wide term (σ2) reaches further (global): it is still {wide[0]:.3g} "
                 f"({wide[0] / kern['alpha2']:.0%} of α2) at σ2 = {kern['sigma2']:g} tokens and {wide[1]:.3g} "

@@ -110,7 +110,7 @@ def part_count(v: ui.Values) -> None:
     run = show_text(v)
     query = cope.pick_index(v.i, run.T)
     ui.figure_panel(
-        cope_tokens, gates(v) | dict(query=v.i), key="tokens",
+        cope_tokens, gates(v) | dict(query=v.i), key="tokens", live="scale",
         caption="Our toy tokenizer cuts words longer than 5 characters into pieces (“##” marks a continuation), as "
                 "sub-word tokenizers do. Dark chips are keys the query counts; the green number under each chip is "
                 "its position p_ij: the sum of the gates from that key up to the query, itself included, a soft "

@@ -57,8 +57,20 @@ def numbers(at: AppTest) -> dict[str, str]:
 
 
 def chart_specs(at: AppTest) -> list[dict]:
-    """The plotly figure dicts of every chart on the page, in page order."""
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    """The plotly figure dicts of every chart on the page, in page order (a live figure's exact figure too)."""
+    specs = []
+
+    def walk(node: object) -> None:
+        for child in getattr(node, "children", {}).values():
+            kind = getattr(child, "type", None)
+            if kind == "plotly_chart":
+                specs.append(json.loads(child.proto.spec))
+            elif kind == "bidi_component" and child.proto.component_name == "posviz_live":
+                specs.append(json.loads(json.loads(child.proto.json))["exact"])
+            walk(child)
+
+    walk(at._tree)
+    return specs
 
 
 def warnings_text(at: AppTest) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -19,8 +20,10 @@ from posviz import export
 from posviz.figures import FIGURES, build
 from posviz.figures._registry import spec_of
 from posviz.theme import style
+from posviz.ui import live as livemod
 from posviz.ui.callouts import escape_md
 from posviz.ui.page import context
+from posviz.ui.params import LogFloat
 
 _EXPORT_KEY = "_export"
 FORMAT_LABELS = {"png": "PNG", "svg": "SVG", "pdf": "PDF", "html": "HTML", "csv": "CSV", "json": "JSON",
@@ -100,9 +103,12 @@ def figure_name(figure: Callable[..., go.Figure]) -> str:
 
 def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] | None = None, *,
                  caption: str, latex: str | None = None, code: Sequence[Callable] = (), key: str,
-                 height: int | None = None) -> None:
+                 height: int | None = None, live: str | Sequence[str] | Mapping[str, str] = ()) -> None:
     """Draw a figure (its builder, e.g. ``rope_clock``) with its caption, formula, source, exports and notebook
-    snippet. The figure is shared by every session with the same settings, so it is never handed to the page."""
+    snippet. The figure is shared by every session with the same settings, so it is never handed to the page.
+
+    ``live`` names slider controls the chart follows while they are dragged (``live="base"``; a mapping
+    ``{"control": "figure parameter"}`` when the names differ): see ``posviz.ui.live``."""
     ctx = context()
     name = figure_name(figure)
     params = dict(params or {})
@@ -113,12 +119,62 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
         params = {}
         fig = _figure(name, (), ctx.theme, ctx.presenter)
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 2, "filename": name}}
-    st.plotly_chart(fig, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
-                    height=height or "content")
+    links = _live_links(name, live, params)
+    try:
+        live_data = _live_data(name, params, fig, links, config) if links else None
+    except ValueError:  # too few valid values to scrub through at these settings: an ordinary chart
+        live_data = None
+    if live_data is not None:
+        livemod.ensure_plotly_js()
+        _LIVE(data=live_data, key=f"{ctx.slug}.{key}.chart")
+    else:
+        st.plotly_chart(fig, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
+                        height=height or "content")
     st.caption(caption)
     if latex:
         st.latex(latex)
     _extras(name, params, tuple(code), f"{ctx.slug}.{key}")
+
+
+def _live_links(name: str, live: str | Sequence[str] | Mapping[str, str],
+                params: Mapping[str, object]) -> dict[str, str]:
+    """Live control name -> figure parameter, for the parameters this figure is drawn with."""
+    links = {live: live} if isinstance(live, str) else dict(live) if isinstance(live, Mapping) else {n: n for n in live}
+    ctx = context()
+    for control, param in links.items():
+        if control not in ctx.params or param not in FIGURES[name].defaults():
+            raise ValueError(f"live control {control!r} must be a control of this page and figure parameter "
+                             f"{param!r} one of {name!r}'s parameters")
+    return {control: param for control, param in links.items() if param in params}
+
+
+_LIVE = st.components.v2.component("posviz_live", js=livemod.script(), isolate_styles=False)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _live_json(name: str, fixed: tuple[tuple[str, object], ...], param: str, control: Any, theme: str,
+               presenter: bool) -> str:
+    """The scrub states of one live control as JSON text, shared across sessions. ``fixed`` holds every figure
+    parameter but the live one, so releasing the slider at a new value reuses them."""
+    options = livemod.slider_values(control)
+    values, states = livemod.live_states(name, dict(fixed), param, options, theme=theme, presenter=presenter)
+    return livemod.to_json({"log": isinstance(control, LogFloat), "index": isinstance(control, LogFloat),
+                            "options": options, "values": values, "states": states})[1:-1]
+
+
+def _live_data(name: str, params: dict[str, object], fig: go.Figure, links: dict[str, str], config: dict) -> str:
+    """What the live component draws (JSON text): the exact figure now, and the states of each live control."""
+    ctx = context()
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    lives = []
+    for control, param in links.items():
+        fixed = _freeze({k: v for k, v in params.items() if k != param})
+        states = _live_json(name, fixed, param, ctx.params[control], ctx.theme, ctx.presenter)
+        lives.append(f'{{"key": {json.dumps(f"{ctx.slug}.{control}")}, "current": {json.dumps(params[param])}, '
+                     f"{states}}}")
+    return (f'{{"plotly": {json.dumps("/" + "/".join(filter(None, (base, "app/static/plotly.min.js"))))}, '
+            f'"config": {json.dumps({**config, "responsive": True})}, "exact": {fig.to_json()}, '
+            f'"live": [{", ".join(lives)}]}}')
 
 
 EXTRAS = {"code": "Show the code", "export": "Export / copy as code"}

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
+CHART = "[data-testid=stPlotlyChart], .posviz-live-chart"  # st.plotly_chart, or a live figure (posviz.ui.live)
 
 
 def _chromium() -> str | None:
@@ -116,8 +117,8 @@ def wait_idle(page: object, settle_ms: int = 300, charts: bool = True) -> None:
     page.wait_for_selector(IDLE, state="attached")
     if charts:
         page.wait_for_function(
-            "() => { const c = [...document.querySelectorAll('[data-testid=stPlotlyChart]')];"
-            " return c.length > 0 && c.every(x => x.querySelector('.js-plotly-plot .main-svg')); }")
+            f"() => {{ const c = [...document.querySelectorAll('{CHART}')];"
+            " return c.length > 0 && c.every(x => x.querySelector('.main-svg')); }")
     page.wait_for_timeout(settle_ms)
 
 
@@ -169,3 +170,33 @@ def open_export(page: object, chart: int = 0) -> None:
     """Open the "Export / copy as code" view of chart ``chart`` and wait for its download buttons."""
     page.get_by_role("radio", name="Export / copy as code").nth(chart).click()
     page.get_by_role("button", name="PNG").first.wait_for()
+
+
+# --- live figures (posviz.ui.live): drag a slider and watch the chart without a rerun ---------------------------
+COUNT_RUNS = """() => { window.__posvizRuns = 0; const app = document.querySelector('[data-testid=stApp]');
+    new MutationObserver(() => { if (app.dataset.testScriptState === 'running') window.__posvizRuns++; })
+        .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']}); }"""
+SHOWN = "() => { const c = document.querySelector('.posviz-live-chart'); return [c.dataset.shown, c.dataset.draws]; }"
+
+
+def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_ms: int = 16) -> dict:
+    """Press the thumb of the slider with widget key ``control_key`` ("sinusoidal.base"), move the mouse
+    ``moves`` times by ``dx`` px, then release. Returns what the live chart showed after each move, the
+    scripts runs that started during the drag (before release) and the seconds the drag took."""
+    box = page.locator(".st-key-" + control_key.replace(".", "-"))
+    thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
+    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
+    page.evaluate(COUNT_RUNS)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    shown = []
+    t0 = time.perf_counter()
+    for _ in range(moves):
+        x += dx
+        page.mouse.move(x, y)
+        page.wait_for_timeout(pause_ms)
+        shown.append(page.evaluate(SHOWN))
+    seconds = time.perf_counter() - t0
+    runs = page.evaluate("() => window.__posvizRuns")
+    page.mouse.up()
+    return {"shown": shown, "runs_during_drag": runs, "seconds": seconds}

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from posviz import ui
-from tests.browser.conftest import ROOT, open_page, wait_idle
+from tests.browser.conftest import CHART, ROOT, open_page, wait_idle
 
 pytestmark = pytest.mark.browser
 
 
 def _first_chart_top(page) -> float:
-    return page.locator("[data-testid=stPlotlyChart]").first.bounding_box()["y"]
+    return page.locator(CHART).first.bounding_box()["y"]
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])

@@ -1,0 +1,178 @@
+"""Live figures: the chart follows a slider while it is dragged, with posviz's exact math.
+
+The kit builds the figure at the slider's own values (the 1-2-5 steps of a ``LogFloat``, the steps of an
+``Int`` or ``Float``; at most ``MAX_STATES`` of them, evenly spread by slider position), each with the page's
+own builder. While the learner drags, a small script (``live.js``, a Streamlit v2 component, no iframe)
+watches the slider's thumb and shows the precomputed state nearest to it with Plotly.js: no server round
+trip. The slider is the ordinary control (bound to the URL and the session like any other); on release
+Streamlit reruns once and the exact figure, captions and exports follow the released value.
+
+States are for the eye while the thumb moves: each is thinned to every k-th point or cell and stored as
+float32 so that all of them fit in ``STATE_BUDGET`` bytes; the exact figure is drawn on release.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import plotly
+import plotly.graph_objects as go
+from plotly.io.json import to_json_plotly
+
+from posviz.figures import build
+from posviz.theme import style
+from posviz.ui.params import Float, Int, LogFloat, Param
+
+MAX_STATES = 40
+STATE_BUDGET = 300_000  # bytes of JSON for all the states of one figure (with the exact figure: < 500 KB)
+_JS = Path(__file__).with_name("live.js")
+_PLOTLY_JS = Path(__file__).resolve().parents[2] / "static" / "plotly.min.js"
+
+
+def slider_values(control: Param) -> tuple[float, ...]:
+    """Every value the (resolved) control's slider can take, in slider order."""
+    if isinstance(control, LogFloat):
+        return control.options
+    if isinstance(control, Int):
+        return tuple(range(int(control.lo), int(control.hi) + 1, int(control.step)))
+    if isinstance(control, Float):
+        n = round((control.hi - control.lo) / control.step)
+        return tuple(round(control.lo + i * control.step, 10) for i in range(n + 1))
+    raise ValueError(f"control {control.name!r} cannot be live: only Int, Float and LogFloat sliders can")
+
+
+def spread(values: Sequence[float], n: int, current: float | None = None) -> tuple[float, ...]:
+    """``n`` (>= 2) of ``values`` evenly spread by slider position (ends included), plus ``current`` if given."""
+    if n < 2:
+        raise ValueError(f"n must be at least 2, got {n}")
+    idx = set(np.linspace(0, len(values) - 1, min(n, len(values))).round().astype(int).tolist())
+    if current in values:
+        idx.add(values.index(current))
+    return tuple(values[i] for i in sorted(idx))
+
+
+def _decode(arr: dict) -> np.ndarray:
+    flat = np.frombuffer(base64.b64decode(arr["bdata"]), dtype=np.dtype(arr["dtype"]))
+    shape = tuple(int(s) for s in str(arr.get("shape", len(flat))).split(","))
+    return flat.reshape(shape)
+
+
+def _encode(a: np.ndarray) -> dict:
+    a = np.ascontiguousarray(a.astype(np.float32) if a.dtype.kind == "f" else a)
+    out = {"dtype": a.dtype.str.lstrip("<|="), "bdata": base64.b64encode(a.tobytes()).decode()}
+    if a.ndim > 1:
+        out["shape"] = ", ".join(map(str, a.shape))
+    return out
+
+
+def _as_array(v: Any) -> np.ndarray | None:
+    if isinstance(v, dict) and "bdata" in v:
+        return _decode(v)
+    if isinstance(v, (list, tuple)) and v and all(isinstance(x, (int, float)) for x in v):
+        return np.asarray(v)
+    return None
+
+
+def _thin_trace(trace: dict, stride: int) -> dict:
+    """A trace with every ``stride``-th point (1-D data) or cell (2-D data, both axes) and float32 numbers;
+    hover text is dropped (no hover while dragging)."""
+    z = _as_array(trace.get("z"))
+    rows = cols = None
+    if z is not None and z.ndim == 2:
+        rows, cols = z.shape
+    out: dict[str, Any] = {}
+    for k, v in trace.items():
+        if k in ("text", "hovertext", "customdata", "hovertemplate"):
+            continue
+        a = _as_array(v)
+        if isinstance(v, dict) and a is None:
+            out[k] = _thin_trace(v, stride) if k in ("marker", "line") else v
+        elif k == "z" and rows is not None:
+            out[k] = _encode(a[::stride, ::stride])  # (R/k, C/k)
+        elif rows is not None and k in ("x", "y"):
+            n = cols if k == "x" else rows
+            seq = a if a is not None else v
+            out[k] = (_encode(seq[::stride]) if a is not None else list(seq[::stride])) if len(seq) == n else v
+        elif a is not None and a.ndim == 1 and rows is None:
+            out[k] = _encode(a[::stride])
+        elif isinstance(v, (list, tuple)) and rows is None and len(v) > 2 and k in ("x", "y"):
+            out[k] = list(v[::stride])
+        else:
+            out[k] = a.tolist() if a is not None and a.ndim == 0 else (_encode(a) if a is not None else v)
+    return out
+
+
+def thin_state(fig: go.Figure, stride: int) -> dict:
+    """The figure as a plotly JSON dict for scrubbing: data thinned by ``stride`` and the layout without its
+    template (the browser reuses the exact figure's)."""
+    d = fig.to_plotly_json()
+    layout = {k: v for k, v in d.get("layout", {}).items() if k != "template"}
+    return {"data": [_thin_trace(t, stride) for t in d["data"]], "layout": layout}
+
+
+def _numbers(fig: go.Figure) -> int:
+    total = 0
+    for t in fig.to_plotly_json()["data"]:
+        for v in t.values():
+            a = _as_array(v)
+            total += a.size if a is not None else 0
+    return total
+
+
+def _stride(fig: go.Figure, per_state: int) -> int:
+    """The stride that brings one state under ``per_state`` bytes (about 5.4 bytes per float32 in base64)."""
+    numbers = _numbers(fig)
+    has_grid = any(getattr(t, "type", "") in ("heatmap", "contour", "surface") for t in fig.data)
+    reduce = max(1.0, numbers * 5.4 / max(per_state - 3000, 1000))
+    return max(1, math.ceil(math.sqrt(reduce) if has_grid else reduce))
+
+
+def live_states(name: str, params: Mapping[str, object], param: str, values: Sequence[float], *,
+                theme: str = "light", presenter: bool = False, budget: int = STATE_BUDGET,
+                max_states: int = MAX_STATES) -> tuple[tuple[float, ...], list[dict]]:
+    """The figure ``name`` built by its own builder at values of its parameter ``param`` (exact math), thinned
+    so that all states fit in ``budget`` bytes of JSON; returns the values used and the states. The states do
+    not depend on ``params[param]`` (if given, it is one of them), so a release reuses them."""
+    fixed = {k: v for k, v in params.items() if k != param}
+    figures = {}
+    for v in spread(tuple(values), max_states, params.get(param)):
+        try:  # a value the builder rejects with these settings (beta_fast <= beta_slow) is not a state
+            figures[v] = style(build(name, **fixed, **{param: v}), theme, presenter)
+        except ValueError:
+            continue
+    if len(figures) < 2:
+        raise ValueError(f"figure {name!r} has fewer than 2 valid values of {param!r} at these settings")
+    chosen = tuple(figures)
+    stride = _stride(figures[chosen[len(chosen) // 2]], budget // len(chosen))
+    states = [thin_state(figures[v], stride) for v in chosen]
+    size = len(to_json(states))
+    while size > budget and len(chosen) > 2:  # a figure whose size grows with the parameter: fewer states
+        keep = spread(chosen, max(2, len(chosen) * budget // size), params.get(param))
+        states = [s for v, s in zip(chosen, states, strict=True) if v in keep]
+        chosen = keep
+        size = len(to_json(states))
+    return chosen, states
+
+
+def to_json(obj: object) -> str:
+    """JSON text with plotly's encoder (numpy arrays left in a trace, e.g. nested text, become lists)."""
+    return to_json_plotly(obj)
+
+
+def ensure_plotly_js() -> None:
+    """Copy plotly's own Plotly.js bundle to the app's ``static/`` folder (served once, then cached by the
+    browser) if it is missing or from another plotly version."""
+    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    if not _PLOTLY_JS.exists() or _PLOTLY_JS.stat().st_size != source.stat().st_size:
+        _PLOTLY_JS.parent.mkdir(exist_ok=True)
+        shutil.copyfile(source, _PLOTLY_JS)
+
+
+def script() -> str:
+    return _JS.read_text(encoding="utf-8")

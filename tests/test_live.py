@@ -1,0 +1,98 @@
+"""The states of a live figure (posviz.ui.live): exact figures at the slider's own values, thinned to a cap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from posviz.figures import build
+from posviz.theme import style
+from posviz.ui import live
+from posviz.ui.params import Choice, Float, Int, LogFloat
+
+BASE = LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e6)
+SIGMA2 = Float("sigma2", "σ2", default=20.0, lo=1.0, hi=500.0, step=1.0)
+
+
+def _trace_array(value: object) -> np.ndarray:
+    return live._decode(value) if isinstance(value, dict) else np.asarray(value, dtype=float)
+
+
+def test_slider_values_are_the_sliders_own_steps():
+    assert live.slider_values(BASE) == BASE.options  # the 1-2-5 select-slider values
+    assert live.slider_values(Int("n", "n", default=8, lo=8, hi=20, step=4)) == (8, 12, 16, 20)
+    values = live.slider_values(Float("s", "s", default=0.5, lo=0.5, hi=2.0, step=0.5))
+    assert values == (0.5, 1.0, 1.5, 2.0)
+    with pytest.raises(ValueError, match="'c'"):
+        live.slider_values(Choice("c", "c", default="a", options={"a": "A"}))
+
+
+@given(st.integers(2, 600), st.integers(2, 60), st.data())
+def test_spread_keeps_the_ends_and_the_current_value(n_values, n, data):
+    values = tuple(range(n_values))
+    current = data.draw(st.sampled_from(values))
+    chosen = live.spread(values, n, current)
+    assert chosen[0] == values[0] and chosen[-1] == values[-1] and current in chosen
+    assert len(chosen) <= min(n, n_values) + 1 and list(chosen) == sorted(set(chosen))
+
+
+def test_states_of_a_curve_are_the_exact_figures_at_the_slider_values():
+    params = dict(alpha1=0.7, alpha2=0.3, sigma1=5.0, sigma2=20.0)
+    values, states = live.live_states("gaussian_kernel_curve", params, "sigma2", live.slider_values(SIGMA2))
+    assert len(values) in (live.MAX_STATES, live.MAX_STATES + 1) and 20.0 in values and values[-1] == 500.0
+    for v, state in zip(values[::7], states[::7], strict=False):
+        exact = style(build("gaussian_kernel_curve", **{**params, "sigma2": v}), "light", False).to_plotly_json()
+        for got, want in zip(state["data"], exact["data"], strict=True):
+            if isinstance(want.get("y"), dict):  # numeric traces: every k-th point, stored as float32
+                y_exact, y_state = _trace_array(want["y"]), _trace_array(got["y"])
+                k = -(-len(y_exact) // len(y_state))  # the stride the kit chose
+                np.testing.assert_allclose(y_state, y_exact[::k], rtol=1e-6, atol=1e-7)
+
+
+def test_states_of_a_heatmap_are_the_exact_cells_thinned():
+    params = dict(n_positions=100, d_model=128, base=10000.0)
+    values, states = live.live_states("sinusoidal_heatmap", params, "base", live.slider_values(BASE))
+    assert values == BASE.options
+    v = values[3]
+    exact = build("sinusoidal_heatmap", **{**params, "base": v}).to_plotly_json()["data"][0]
+    z_exact = _trace_array(exact["z"])  # (P, d)
+    z_state = _trace_array(states[3]["data"][0]["z"])
+    k = -(-z_exact.shape[0] // z_state.shape[0])  # the stride the kit chose
+    np.testing.assert_allclose(z_state, z_exact[::k, ::k].astype(np.float32))
+
+
+@pytest.mark.parametrize("name, params, param, control", [
+    ("sinusoidal_heatmap", dict(n_positions=100, d_model=128, base=10000.0), "base", BASE),
+    ("sinusoidal_heatmap", dict(n_positions=4096, d_model=1024, base=1e6), "base", BASE),
+    ("gaussian_kernel_curve", dict(alpha1=0.7, alpha2=0.3, sigma1=50.0, sigma2=500.0), "sigma2", SIGMA2),
+    ("patch_channel", dict(height=64, width=64, d_model=1024, base=10000.0), "base", BASE),
+])
+def test_states_fit_the_budget_at_defaults_and_the_largest_settings(name, params, param, control):
+    values, states = live.live_states(name, params, param, live.slider_values(control))
+    assert len(live.to_json(states)) <= live.STATE_BUDGET
+    assert len(values) >= 10  # still enough states to move smoothly
+
+
+def test_a_small_budget_means_fewer_states_never_an_overflow():
+    params = dict(n_positions=100, d_model=128, base=10000.0)
+    values, states = live.live_states("sinusoidal_heatmap", params, "base", live.slider_values(BASE),
+                                      budget=60_000)
+    assert len(live.to_json(states)) <= 60_000 and 10000.0 in values and len(values) >= 2
+
+
+def test_values_the_builder_rejects_are_not_states(monkeypatch):
+    def strict(name: str, **params: object):  # a builder that rejects beta_fast <= beta_slow
+        if params["beta_fast"] <= params["beta_slow"]:
+            raise ValueError("beta_fast must be larger than beta_slow")
+        return build(name, **params)
+
+    monkeypatch.setattr(live, "build", strict)
+    ramp = dict(dim=128, base=10000.0, original_len=4096, beta_fast=32.0, beta_slow=8.0)
+    beta_fast = Float("beta_fast", "β", default=32.0, lo=1.0, hi=128.0, step=1.0)
+    values, states = live.live_states("scaling_yarn_ramp", ramp, "beta_fast", live.slider_values(beta_fast))
+    assert min(values) > 8.0 and 32.0 in values and len(states) == len(values)
+    with pytest.raises(ValueError, match="fewer than 2 valid values of 'beta_fast'"):
+        live.live_states("scaling_yarn_ramp", {**ramp, "beta_slow": 200.0}, "beta_fast",
+                         live.slider_values(beta_fast))

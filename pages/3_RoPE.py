@@ -166,13 +166,6 @@ def part_add(p: ui.Values) -> None:
         where="main", columns=3,
     )
     num = additive_numbers(add.add_T, p.d, p.base, p.seed, add.tokens, add.weights)
-    names = (*rope.ADDITIVE_TERMS, "full")
-    ui.numbers({f"RMS, {name}": num[name]["rms"] for name in names}, fmt="{:.3g}")
-    ui.numbers({f"RMS along diagonals, {name}": num[name]["res"] for name in names}, fmt="{:.2g}")
-    ui.check("The four terms add up to the full score",
-             ok=num["sum_error"] <= 1e-10 * max(1.0, num["scale"]),
-             detail=f"max |sum of the terms − (x_m + p_m)ᵀ W_qᵀW_k (x_n + p_n)| = {num['sum_error']:.1e} over "
-                    f"{add.add_T}² cells (scores up to {num['scale']:.3g})")
     said = "; ".join(f"{name}: {DEPENDS[num[name]['dep']]}" for name in rope.ADDITIVE_TERMS)
     verdict = ("the full score depends on m − n alone" if num["full"]["dep"] in ("constant", "m − n") else
                f"the full score is not a function of m − n: its cells differ from their diagonal's mean by RMS "
@@ -181,13 +174,20 @@ def part_add(p: ui.Values) -> None:
         rope_additive_terms,
         dict(dim=p.d, base=p.base, n_positions=add.add_T, seed=p.seed, tokens=add.tokens, weights=add.weights),
         key="add",
-        caption=f"Read from these numbers: {said}. So {verdict}. The cross terms tie the score to absolute "
+        caption=f"Read from the numbers below: {said}. So {verdict}. The cross terms tie the score to absolute "
                 "positions whatever W is; even with W = I, where position·position becomes PE·PE (a function of "
                 "m − n), they remain. A relative score needs q and k themselves to carry the position.",
         latex=r"(x_m + p_m)^\top W_q^\top W_k (x_n + p_n) = x_m^\top A x_n + x_m^\top A p_n + p_m^\top A x_n"
               r" + p_m^\top A p_n,\qquad A = W_q^\top W_k",
         code=[rope.additive_score_terms, rope.additive_weights, rope.off_offset_residual, rope.dependence],
     )
+    names = (*rope.ADDITIVE_TERMS, "full")
+    ui.numbers({f"RMS, {name}": num[name]["rms"] for name in names}, fmt="{:.3g}")
+    ui.numbers({f"RMS along diagonals, {name}": num[name]["res"] for name in names}, fmt="{:.2g}")
+    ui.check("The four terms add up to the full score",
+             ok=num["sum_error"] <= 1e-10 * max(1.0, num["scale"]),
+             detail=f"max |sum of the terms − (x_m + p_m)ᵀ W_qᵀW_k (x_n + p_n)| = {num['sum_error']:.1e} over "
+                    f"{add.add_T}² cells (scores up to {num['scale']:.3g})")
 
 
 # ---------------------------------------------------------------------------- 2. derive the rotation

@@ -29,12 +29,13 @@ def test_page_loads_with_identical_dog_rows_and_no_error(page, app_url):
     _open(page, app_url)
     assert error_elements(page) == []
     assert page.locator(".js-plotly-plot").count() == 1  # part 1 only
-    left, right = chart_traces(page, 0)
+    left, right, difference = chart_traces(page, 0)[:3]  # without PE, with PE, and their difference strip
     assert left["type"] == right["type"] == "heatmap"
     assert left["y"] == ["0: the", "1: dog", "2: chased", "3: another", "4: dog"]
     assert len(left["z"]) == 5 and len(left["z"][0]) == 16
     assert left["z"][1] == left["z"][4]  # the two dogs, drawn from the same numbers
     assert right["z"][1] != right["z"][4]
+    assert difference["type"] == "heatmap" and max(abs(v) for row in difference["z"] for v in row) > 1e-3
     _choose_part(page, "4. Binary")
     assert "part=binary" in page.url
     bits = chart_traces(page, 0)[0]["z"]

@@ -202,6 +202,16 @@ def part_derive(p: ui.Values) -> None:
              "multiplication by e^{imθ}, and the product of e^{imθ} with the conjugate of e^{inθ} is e^{i(m−n)θ}. "
              "For d dimensions, cut the vector into d/2 pairs and turn each in its own plane at its own speed "
              "θ_i = b^(−2i/d): R_m is block-diagonal, so the d/2 planes never mix.")
+    ui.figure_panel(
+        rope_derivation, dict(dim=p.d, base=p.base, m=float(p.m), n=float(p.kpos), pair=p.pair, seed=p.seed),
+        key="derive",
+        caption=f"Left: pair {p.pair} of q turned by m·θ = {p.m}·θ_{p.pair} and of k by n·θ = {p.kpos}·θ_{p.pair}, "
+                "counter-clockwise (channel 2i across, 2i+1 up). The solid arc, the angle from k to q, is the "
+                "original angle plus (m − n)θ: move both positions by the same amount and it does not change. "
+                "Right: the matrix R_m, one 2 × 2 rotation per pair on the diagonal and zeros elsewhere. (The "
+                "Sinusoidal lesson draws its pairs as (cos, sin), so its hands turn counter-clockwise too.)",
+        code=[rope.rotation_2d, rope.block_rotation, rope.complex_pairs, rope.derivation_checks],
+    )
     st.latex(r"f(q, m) = R_m q,\quad R_m = \operatorname{diag}\big(R(m\theta_0), \dots, R(m\theta_{d/2-1})\big),"
              r"\quad R(a) = \begin{pmatrix}\cos a & -\sin a\\ \sin a & \cos a\end{pmatrix}")
     st.latex(r"(R_m q)^\top (R_n k) = q^\top R_m^\top R_n k = q^\top R_{n-m}\, k = "
@@ -218,17 +228,6 @@ def part_derive(p: ui.Values) -> None:
     ui.check("The three ways of writing the score agree, and shifting both positions keeps it",
              ok=spread < 1e-9 * (1 + abs(num["score_matrix"])),
              detail=f"largest difference {spread:.1e}; ‖R_m q‖ − ‖q‖ = {num['norm_change']:.1e}")
-    ui.figure_panel(
-        rope_derivation, dict(dim=p.d, base=p.base, m=float(p.m), n=float(p.kpos), pair=p.pair, seed=p.seed),
-        key="derive",
-        caption=f"Left: pair {p.pair} of q turned by m·θ = {p.m}·θ_{p.pair} and of k by n·θ = {p.kpos}·θ_{p.pair}, "
-                "counter-clockwise (channel 2i across, 2i+1 up). The solid arc, the angle from k to q, is the "
-                "original angle plus (m − n)θ: move both positions by the same amount and it does not change. "
-                "Right: the matrix R_m, one 2 × 2 rotation per pair on the diagonal and zeros elsewhere. (The "
-                "Sinusoidal lesson draws its (sin, cos) pair with sin across, a mirror image, so its hand turns "
-                "clockwise for the same idea.)",
-        code=[rope.rotation_2d, rope.block_rotation, rope.complex_pairs, rope.derivation_checks],
-    )
 
 
 # ---------------------------------------------------------------------------- 3. q and k turning together

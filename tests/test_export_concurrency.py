@@ -132,7 +132,7 @@ def _page(title: str) -> str:
 
 
 def _session(page: str, preset: str, width: int, height: int, theme: str):
-    at = run_page(_page(page))
+    at = run_page(_page(page), {"part": "clock"} if page == "RoPE" else None)  # RoPE's animated clock
     at.selectbox(key="_export.preset").set_value(preset)
     at.run()
     if preset == "custom":
@@ -203,7 +203,7 @@ def test_the_app_shows_the_queue_and_does_not_offer_what_is_over_budget():
             if export.export_status() == (export.EXPORT_SLOTS, 2):
                 break
             threading.Event().wait(0.01)
-        at = run_page(_page("RoPE"))
+        at = run_page(_page("RoPE"), {"part": "clock"})
         at.selectbox(key="_export.preset").set_value("custom")
         at.run()
         at.number_input(key="_export.w").set_value(4000)

@@ -180,7 +180,7 @@ def test_the_lesson_declares_itself():
     assert list(lesson.parts) == list(PARTS)
     assert Path(lesson.script).name == Path(PAGE).name
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"| [📏 Distance biases](pages/{Path(PAGE).name}) | {lesson.summary} |" in readme
+    assert f"| [{lesson.icon} Distance biases](pages/{Path(PAGE).name}) | {lesson.summary} |" in readme
 
 
 @pytest.mark.parametrize(("query", "name"), [

@@ -415,7 +415,7 @@ def test_qk_turn_hands_turn_together_and_the_score_stays():
     assert {s.args[0][0] for s in steps} <= {fr.name for fr in fig.frames}
     assert fig.layout.updatemenus[0].buttons[0].args[1]["frame"]["redraw"] is False
     go.Figure(fig.to_plotly_json())  # frames built without validation: every attribute must be valid
-    assert len(list(export.frame_figures(fig))) == frames
+    assert len(list(export.frame_dicts(fig))) == frames
     assert len(arr(ft(build("rope_qk_turn", dim=256), 0, 5).x)) == 3 * rf.MAX_TURN_PAIRS
 
 

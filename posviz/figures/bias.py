@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from posviz import bias as b
 from posviz._validate import check_choice, check_float, check_int
-from posviz.figures._common import Panels
+from posviz.figures._common import Panels, log_ticks
 from posviz.figures._common import f32 as _f32
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
@@ -192,7 +192,9 @@ def bias_nope(*, T: int = 128, d: int = 256, seed: int = 0) -> go.Figure:
     layout = dict(
         title=dict(text=f"No position, only the causal mask: 1/output − 1 gives back i (largest error {err:.1e})"),
         xaxis=dict(title=dict(text="query position i (it averages i + 1 keys)")),
-        yaxis=dict(title=dict(text="output of uniform causal attention (log)"), type="log", exponentformat="power"),
+        yaxis=dict(title=dict(text="output of uniform causal attention (log)"), type="log",
+                   **log_ticks(float(min(sig["first_token"].min(), sig["variance"].min())),
+                               float(max(sig["first_token"].max(), sig["variance"].max())))),
         legend=dict(orientation="h", y=-0.22), height=480)
     return go.Figure(data=traces, layout=layout)
 

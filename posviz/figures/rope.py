@@ -787,7 +787,7 @@ def rope_qk_turn(*, dim: int = 8, base: float = 10000.0, m: float = 5.0, n: floa
     span_x = [-1.3, (ncols - 1) * 2.6 + 1.3]
     span_y = [-(nrows - 1) * 3.0 - 1.7, 1.3]
     fig_layout = dict(
-        title=f"q at m + c and k at n + c turn together: d = {dim}, b = {base:g}, m = {m:g}, n = {n:g}",
+        title=f"q and k, shifted together: d = {dim}, b = {base:g}",  # m and n are in the status line
         showlegend=False, hovermode=False, height=560, margin=dict(l=10, r=10, t=60, b=90),
         xaxis=dict(domain=[0.0, 0.42], range=[-1.25, 1.25], visible=False, constrain="domain"),
         yaxis=dict(domain=[0.0, 0.8], range=[-1.25, 1.25], visible=False, scaleanchor="x", constrain="domain"),

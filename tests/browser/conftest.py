@@ -6,6 +6,7 @@ Without a chromium on PATH the browser tests skip, unless ``POSVIZ_REQUIRE_BROWS
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -69,17 +70,26 @@ def start_server(script: str = "app.py", port: int | None = None,
     raise RuntimeError("streamlit did not start within 60 s")
 
 
+@contextlib.contextmanager
+def served(options: dict[str, str] | None = None) -> Iterator[str]:
+    """A real ``streamlit run app.py`` (with Streamlit ``options``) for the duration of the block; its URL."""
+    _need_browser()
+    proc, url = start_server(options=options)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 @pytest.fixture(scope="session")
 def app_url() -> Iterator[str]:
     """A real streamlit server running app.py, shared by the whole test session."""
-    _need_browser()
-    proc, url = start_server()
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with served() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

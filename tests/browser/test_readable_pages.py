@@ -4,13 +4,12 @@ the dark theme. Lessons and parts come from their declarations, so a new lesson 
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 
 import pytest
 
 from posviz import ui
-from tests.browser.conftest import ROOT, _need_browser, open_page, start_server, wait_idle
+from tests.browser.conftest import ROOT, open_page, served, wait_idle
 from tests.text_layout import chart_problems
 
 pytestmark = pytest.mark.browser
@@ -26,14 +25,8 @@ VIEWS = {  # name: (viewport, query added to every part, server options)
 @pytest.fixture(scope="module")
 def dark_url() -> Iterator[str]:
     """A second server with Streamlit's dark theme (the figures follow it)."""
-    _need_browser()
-    proc, url = start_server(options={"theme.base": "dark"})
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with served({"theme.base": "dark"}) as url:
+        yield url
 
 
 @pytest.mark.parametrize("view", list(VIEWS))

@@ -365,11 +365,13 @@ def block_kind(rc: sc.RopeConfig) -> str:
 def part_models(v: ui.Values) -> None:
     preset = ui.controls(ui.Choice("preset", "model preset", default="Llama 3.1 8B", widget="select",
                                    options={n: n for n in ps.preset_names()}), where="main", columns=1).preset
-    text = st.text_area(
-        "Paste your config.json (optional; it overrides the preset)", key=f"{lesson.slug}.config_text",
-        height=180, placeholder='{"head_dim": 128, "rope_theta": 500000.0, "rope_scaling": {...}, ...}',
-        help=f"Read locally, never stored. At most {sc.MAX_CONFIG_CHARS:,} characters. Both spellings "
-             "(rope_scaling, rope_parameters) and a nested text_config are read.") or ""
+    key = f"{lesson.slug}.config_text"
+    with st.expander("Paste your own config.json", expanded=bool(st.session_state.get(key))):
+        text = st.text_area(
+            "config.json (optional; it overrides the preset)", key=key,
+            height=180, placeholder='{"head_dim": 128, "rope_theta": 500000.0, "rope_scaling": {...}, ...}',
+            help=f"Read locally, never stored. At most {sc.MAX_CONFIG_CHARS:,} characters. Both spellings "
+                 "(rope_scaling, rope_parameters) and a nested text_config are read.") or ""
     try:
         config, _ = config_source(preset, text)
         report = sc.describe_config(config)
@@ -387,6 +389,14 @@ def part_models(v: ui.Values) -> None:
         prefix = "" if len(report.blocks) == 1 else f"{b.layer_type[:40]}: "
         numbers |= {prefix + k: f"{x:.4f}" for k, x in temp.items()}
     ui.numbers(numbers)
+    blocks = "; ".join(f"{block_label(b)}: {block_kind(b.rope)}" for b in report.blocks)
+    ui.figure_panel(
+        config_blocks, {"preset": preset, "config_json": text if pasted else ""}, key="config",
+        caption=f"Dashed: plain RoPE with each block's own base. Solid: the frequencies transformers computes from "
+                f"the config at the model's target length, {target:,} tokens ({blocks}). Dotted on the right: at "
+                "short lengths, where LongRoPE and dynamic NTK differ. The legend gives each block's cos/sin factor.",
+        code=[sc.describe_config, sc.inv_freq_from_rope_config, sc.config_target_length],
+    )
     left, right = st.columns([3, 2])
     with left:
         st.markdown("**What was read**" + (" (pasted config.json, not the preset)" if pasted else f" ({preset})"))
@@ -402,14 +412,6 @@ def part_models(v: ui.Values) -> None:
         st.markdown(sentence)
     for note in report.notes:
         ui.say("Note: " + note)
-    blocks = "; ".join(f"{block_label(b)}: {block_kind(b.rope)}" for b in report.blocks)
-    ui.figure_panel(
-        config_blocks, {"preset": preset, "config_json": text if pasted else ""}, key="config",
-        caption=f"Dashed: plain RoPE with each block's own base. Solid: the frequencies transformers computes from "
-                f"the config at the model's target length, {target:,} tokens ({blocks}). Dotted on the right: at "
-                "short lengths, where LongRoPE and dynamic NTK differ. The legend gives each block's cos/sin factor.",
-        code=[sc.describe_config, sc.inv_freq_from_rope_config, sc.config_target_length],
-    )
     for b in report.blocks:
         faster = int((b.inv_freq > inv_freq(b.rope.dim, b.rope.base) * (1 + 1e-12)).sum())
         where = "" if len(report.blocks) == 1 else f"{block_label(b)}: "

@@ -55,9 +55,9 @@ def _loss_axes(f: Panels, L: int, Lp: int, width: int) -> None:
     if Lp != L:
         f.marks.vline(Lp - 1, f"L' = {Lp}", color="#d55e00")
         f.marks.notes[-1]["xanchor"] = "right"  # the label sits inside the plot, left of the line, at the top
-    f.axis("x", title="position t of the predicted token", range=[0, Lp])
-    f.axis("y", title="loss (nats), mean over sequences" + ("" if width == 1 else f" and {width} positions"),
-           rangemode="tozero")
+    f.axis("x", title="position t of the predicted token" + ("" if width == 1 else f" (bins of {width})"),
+           range=[0, Lp])
+    f.axis("y", title="mean loss over sequences (nats)", rangemode="tozero")
 
 
 def _curve(f: Panels, losses: np.ndarray, width: int, name: str, color: str, dash: str = "solid") -> None:

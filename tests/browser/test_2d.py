@@ -40,7 +40,7 @@ def test_slider_move_redraws_the_grid_charts(page, app_url):
     assert "W=12" in page.url
     z = chart_traces(page, 0)[0]["z"]
     assert (len(z), len(z[0])) == (14, 12)
-    page.get_by_role("radio", name="1b · small multiples").click()
+    page.get_by_text("1b · small multiples", exact=True).click()
     wait_idle(page)
     assert "part=multiples" in page.url and "W=12" in page.url  # the sidebar's grid applies to every part
     mosaic = chart_traces(page, 0)

@@ -65,7 +65,8 @@ def test_shared_link_restores_a_preset_view(page, app_url):
 
 def test_pasted_garbage_gets_a_plain_message(page, app_url):
     open_page(page, app_url, NAME, part="models")
-    box = page.get_by_role("textbox", name="Paste your config.json")
+    page.get_by_text("Paste your own config.json").click()  # the box folds away until it is needed
+    box = page.get_by_role("textbox", name="config.json (optional; it overrides the preset)")
     box.fill('{"head_dim": 64, "rope_scaling": {"type": "<img src=x onerror=alert(1)>"}}')
     box.press("Control+Enter")
     wait_idle(page)

@@ -26,7 +26,7 @@ def test_page_loads_with_tokens_and_positions(page, app_url):
     assert error_elements(page) == []
     assert chart_count(page) == 1  # one part, one chart
     assert chip_labels(page)[:3] == ["CoPE", "count", "##s"]
-    L = cope.cope_lesson(scale=SCALE)
+    L = cope.cope_run(scale=SCALE)
     open_page(page, app_url, "CoPE", part="positions")
     assert chart_count(page) == 1
     heat = chart_traces(page, 0)
@@ -39,7 +39,7 @@ def test_first_sidebar_slider_redraws_the_chips(page, app_url):
     open_page(page, app_url, "CoPE")
     first = page.get_by_role("slider").first  # what the slider-to-chart benchmark presses
     assert first.evaluate("e => e.closest('[data-testid=stSlider]').innerText").startswith("query i")
-    T = cope.cope_lesson(scale=SCALE).T
+    T = cope.cope_run(scale=SCALE).T
     assert len(chip_positions(page)) == T
     move_slider(page, "query i (−1 = last token)", 1)  # -1 -> 0: the first token sees only itself
     assert len(chip_positions(page)) == 1 and "i=0" in page.url
@@ -52,7 +52,7 @@ def test_slider_move_redraws_positions(page, app_url):
     move_slider(page, "npos_max P (0 = T + 1)", 3)  # 0 -> 3: positions clamp at 2
     after = chart_traces(page, 0)[1]["z"]
     top = lambda z: max(v for row in z for v in row if v is not None)  # noqa: E731
-    assert top(before) == pytest.approx(cope.cope_lesson(scale=SCALE).positions.max(), abs=1e-3)
+    assert top(before) == pytest.approx(cope.cope_run(scale=SCALE).positions.max(), abs=1e-3)
     assert top(after) == pytest.approx(2.0)
     assert "npos_max=3" in page.url
     assert error_elements(page) == []

@@ -21,7 +21,7 @@ CASES = {
     "gaussian kernel, σ2": ("Gaussian_kernel_RoPE", {}, "gaussian_kernel_rope.sigma2", "sigma2", 6,
                             lambda s: f"at σ2 = {s:g} tokens"),
     "2D channel map, base": ("2D_encodings", {}, "2d.base", "base", -6, None),
-    "RoPE clock, base": ("RoPE", {}, "rope.base", "base", -5, None),
+    "RoPE clock, base": ("RoPE", {"part": "clock"}, "rope.base", "base", -5, None),
     "context wavelengths, s": ("Context_extension", {}, "context_extension.s", "s", 5, None),
     "context per-pair scale, s": ("Context_extension", {"part": "ratio"}, "context_extension.s", "s", 5,
                                   lambda s: f"s = {s:g} means fully interpolated"),

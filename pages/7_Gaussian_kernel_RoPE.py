@@ -84,6 +84,14 @@ def near_far(qk: dict, kern: dict, mode: str) -> float:
     return _near_far(qk["T"], qk["d"], qk["base"], qk["seed"], mode, tuple(sorted(kern.items())))
 
 
+def wide_reach(kern: dict, wide: object) -> str:
+    """How far the wide term reaches, from its values at σ2 and 2σ2 (or that it is switched off)."""
+    if kern["alpha2"] == 0:
+        return "the wide term is switched off here (α2 = 0), so nothing reaches far."
+    return (f"the wide term (σ2) reaches further (global): it is still {wide[0]:.3g} ({wide[0] / kern['alpha2']:.0%} "
+            f"of α2) at σ2 = {kern['sigma2']:g} tokens and {wide[1]:.3g} ({wide[1] / kern['alpha2']:.0%}) at 2σ2.")
+
+
 def times(ratio: float) -> str:
     return f"{ratio:,.0f}" if ratio >= 100 else f"{ratio:.2g}"
 
@@ -100,9 +108,7 @@ def part_kernel(v: ui.Values) -> None:
     ui.figure_panel(
         gaussian_kernel_curve, kern, key="kernel", live=("sigma1", "sigma2"),
         caption="What to notice: the narrow term (σ1) falls off within a few tokens, so it favours close neighbours "
-                f"(local); the wide term (σ2) reaches further (global): it is still {wide[0]:.3g} "
-                f"({wide[0] / kern['alpha2']:.0%} of α2) at σ2 = {kern['sigma2']:g} tokens and {wide[1]:.3g} "
-                f"({wide[1] / kern['alpha2']:.0%}) at 2σ2. The sum starts at α1 + α2 and is even in r. Dotted lines "
+                f"(local); {wide_reach(kern, wide)} The sum starts at α1 + α2 and is even in r. Dotted lines "
                 "mark σ1 and σ2, where each term has dropped to 61 % of its height.",
         latex=r"K(r) = \alpha_1\, e^{-r^2/2\sigma_1^2} + \alpha_2\, e^{-r^2/2\sigma_2^2}",
         code=[gk.gaussian_kernel, gk.kernel_components],

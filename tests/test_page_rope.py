@@ -17,7 +17,7 @@ GLOBAL = ["d", "base", "n", "layout", "seed", "m", "kpos", "c", "pair", "part"]
 CLOCK = ["m_max", "frames", "preset", "pairs", "angles"]
 # every part draws one chart (a slider move redraws one chart); first words of its title
 PARTS = {"add": "Additive code, four terms", "derive": "From one plane to d/2 planes",
-         "together": "q at m + c and k at n + c", "clock": "Clock hands", "tables": "Angle m·θ_i",
+         "together": "q and k, shifted together", "clock": "Clock hands", "tables": "Angle m·θ_i",
          "cossin": "cos/sin tables", "relative": "Score q_m·k_n", "leftright": "Left or right, like with like",
          "layouts": "Pairs in both layouts", "mixed": "Norm after rotation", "decay": "The 'long-term decay'",
          "pairs": "Turns per pair within L", "base": "Choosing the base", "pitfalls": "float32 angle error"}

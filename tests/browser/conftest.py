@@ -92,8 +92,14 @@ def app_url() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[object]:
+    """One chromium for the browser tests, closed when the last of them has run.
+
+    Package scope, not session: a live sync Playwright keeps an asyncio loop marked running on the main
+    thread, and the tests after this package that call ``asyncio.run`` (deploy, package, export queue) or
+    start their own Playwright (the text-layout check) would fail while it is open.
+    """
     _need_browser()
     from playwright.sync_api import sync_playwright
 

@@ -84,7 +84,10 @@ def channel_words(v: ui.Values, channel: int) -> str:
     info = rope2d.sincos_2d_channel_info(v.D, v.base, v.combine)
     omega = float(info["omega"][channel])
     wave = f"a wavelength of {2 * np.pi / omega:,.3g} patches" if omega > 0 else "no change at all"
-    return f"channel {channel} is {info['fn'][channel]} of the {info['axis'][channel]}, with {wave}"
+    fixed = omega == float(rope2d.sincos_2d_channel_info(v.D, 2 * v.base, v.combine)["omega"][channel])
+    return (f"channel {channel} is {info['fn'][channel]} of the {info['axis'][channel]}, with {wave}"
+            + (" whatever the base (its frequency is b⁰ = 1: pick another channel to watch the base stretch "
+               "the stripes)" if fixed else ""))
 
 
 def still_channels(v: ui.Values) -> tuple[int, float]:
@@ -103,7 +106,7 @@ def part_grid(v: ui.Values) -> None:
         "Each channel of the code is a function of **one** coordinate (or, in the add mode, the sum of one "
         "function of each). Drawn over the grid, a channel that follows the column makes vertical stripes and "
         "one that follows the row makes horizontal stripes. Row 0 is at the top, as in the image.")
-    c = ui.controls(ui.Int("ch", "channel k", default=0, lo=0, hi=LAST_CHANNEL, hi_max=1023), where="main",
+    c = ui.controls(ui.Int("ch", "channel k", default=1, lo=0, hi=LAST_CHANNEL, hi_max=1023), where="main",
                     columns=1)
     ui.figure_panel(
         patch_channel, {**grid_of(v), "combine": v.combine, "channel": c.ch},

@@ -96,3 +96,32 @@ def test_values_the_builder_rejects_are_not_states(monkeypatch):
     with pytest.raises(ValueError, match="fewer than 2 valid values of 'beta_fast'"):
         live.live_states("scaling_yarn_ramp", {**ramp, "beta_slow": 200.0}, "beta_fast",
                          live.slider_values(beta_fast))
+
+
+def test_a_trace_equal_in_every_state_is_sent_once_and_the_states_rebuild_exactly():
+    clock = dict(dim=64, base=10000.0, m_max=30.0, n_frames=31)
+    values, states = live.live_states("rope_clock", clock, "base", live.slider_values(BASE))
+    sent = live.shared(states)
+    assert "0" in sent["common"]  # the unit circles do not depend on the base: one copy for all states
+    assert "1" not in sent["common"]  # the labels under them (i, λ_i) do
+    for full, state in zip(states, sent["states"], strict=True):
+        rebuilt = [t if t is not None else sent["common"][str(k)] for k, t in enumerate(state["data"])]
+        assert live.to_json(rebuilt) == live.to_json(full["data"])
+    assert len(live.to_json(sent)) < len(live.to_json(states))
+
+
+def test_states_of_an_animated_figure_carry_its_exact_frames_within_the_budget():
+    clock = dict(dim=64, base=10000.0, m_max=30.0, n_frames=31, show_angles=True)
+    values, states = live.live_states("rope_clock", clock, "base", live.slider_values(BASE))
+    assert len(live.to_json(live.shared(states))) <= live.STATE_BUDGET and len(values) == len(BASE.options)
+    kept = [f["index"] for f in states[0]["frames"]]
+    assert kept[0] == 0 and kept[-1] == 30 and len(kept) >= 5  # evenly spread over the whole animation
+    v = values[4]
+    exact = build("rope_clock", **{**clock, "base": v}).to_plotly_json()
+    for frame in states[4]["frames"]:
+        tips = frame["data"][frame["traces"].index(3)]  # trace 3: the tip of every hand at this position
+        want = exact["frames"][frame["index"]]["data"][1]
+        np.testing.assert_allclose(_trace_array(tips["x"]), _trace_array(want["x"]), rtol=1e-6)
+        status = frame["data"][frame["traces"].index(4)]["text"]  # "m = 15: 3 of 16 pairs have completed ..."
+        assert status == exact["frames"][frame["index"]]["data"][2]["text"]
+        assert status[0].startswith(f"m = {30 * frame['index'] / 30:.4g}:")

@@ -19,7 +19,7 @@ PART_PARAMS = {"grid": ["ch"], "multiples": ["first", "spread"], "similarity": [
                "rope": ["kind", "hd", "rbase", "content", "seed", "head", "ra", "ca", "rb", "cb", "by_offset"],
                "mixed": ["hd", "rbase", "seed"], "flux": ["ntext"], "flux_scores": ["ntext", "fq", "fr", "fc"]}
 # every part draws one chart, so a slider move redraws one chart; words of its title at defaults
-TITLES = {"grid": "MAE (column | row), ch 0", "multiples": "every 4th channel from 0 of 64", "similarity":
+TITLES = {"grid": "MAE (column | row), ch 1", "multiples": "every 4th channel from 0 of 64", "similarity":
           "Which patches look like patch (row 2, column 9)", "mae": "Which channels move", "resize":
           "14×14 grid used at 20×20", "resize_error": "Bicubic 14×14 → 20×20", "rope": "axial RoPE (base 100)",
           "mixed": "RoPE-Mixed at initialisation", "flux": "FLUX.1 RoPE angles", "flux_scores":
@@ -58,9 +58,13 @@ def test_defaults_open_the_patch_grid():
     assert not warnings_text(at)
     specs = chart_specs(at)
     assert len(specs) == 1
-    img = z(by_title(specs, "MAE (column | row), ch 0")["data"][0])
+    img = z(by_title(specs, "MAE (column | row), ch 1")["data"][0])
     assert img.shape == (14, 14)
-    np.testing.assert_allclose(img[5], np.sin(np.arange(14)), atol=1e-6)  # sin(column · 1) on every row
+    omega = 10000.0 ** (-1 / 16)  # MAE: channel 1 is sin(column · b^(-1/16)), D/4 = 16 sines of the column
+    np.testing.assert_allclose(img[5], np.sin(np.arange(14) * omega), atol=1e-6)
+    assert "whatever the base" not in at.caption[0].value  # the default channel moves when the base is dragged
+    at = run_page(PAGE, query={"ch": "0"})
+    assert "channel 0 is sin of the column, with a wavelength of 6.28 patches whatever the base" in at.caption[0].value
     assert not at.main.toggle  # the pitfalls are a part of their own
 
 
@@ -88,7 +92,7 @@ def test_part_choice_lists_every_part_and_old_links_open_the_first_half():
         "4a · resolution change", "4b · resize error", "5a · 2-D RoPE", "5b · RoPE-Mixed directions",
         "6a · FLUX.1 angles", "6b · FLUX.1 scores", "7 · pitfalls"]
     # parts split in two kept their key for the first half: links shared before the split open it
-    for part, words in (("grid", "ch 0"), ("resize", "grid used at"), ("flux", "FLUX.1 RoPE angles")):
+    for part, words in (("grid", "ch 1"), ("resize", "grid used at"), ("flux", "FLUX.1 RoPE angles")):
         assert words in chart_specs(run_page(PAGE, query={"part": part}))[0]["layout"]["title"]["text"]
 
 

@@ -2,7 +2,10 @@
 // while one of the page's sliders named in `live` is dragged, shows the precomputed state nearest to the
 // thumb (no server round trip). On release Streamlit reruns once and sends the exact figure again.
 // data: JSON text {plotly: url of plotly.min.js, config, exact: figure, live: [{key, log, index, options,
-// values, current, states}]}; `options` are the slider's values in order (with `index`, the thumb reports a position).
+// values, current, common, states}]}; `options` are the slider's values in order (with `index`, the thumb
+// reports a position); a trace that is null in a state is the same in all of them: `common[its index]`.
+// An animated figure (RoPE's clock) keeps its position: a state carries some of its frames, the one nearest
+// to the position on screen is shown, and on release the exact figure opens at that position again.
 
 function loadPlotly(url) {
   if (!window.__posvizPlotly) {
@@ -31,6 +34,39 @@ function nearest(live, value) {
   return best;
 }
 
+// the frame an animated figure shows: its position slider's step (plotly keeps it in layout.sliders[0].active)
+function currentFrame(chart) {
+  const slider = chart.layout && chart.layout.sliders && chart.layout.sliders[0];
+  return slider && slider.active ? Number(slider.active) : 0;
+}
+
+function merged(trace, change) {
+  const out = { ...trace };
+  for (const [k, v] of Object.entries(change)) {
+    const nested = v && typeof v === "object" && !Array.isArray(v) && !("bdata" in v) && out[k];
+    out[k] = nested ? { ...out[k], ...v } : v;
+  }
+  return out;
+}
+
+function withSliderAt(layout, index) {
+  if (!layout.sliders || !layout.sliders.length) return layout;
+  return { ...layout, sliders: layout.sliders.map((s, i) => (i ? s : { ...s, active: index })) };
+}
+
+// a state as a figure: its own traces, the shared ones, and the frame nearest to the position `at`
+function stateFigure(live, state, template, at) {
+  const data = state.data.map((t, k) => t || live.common[k]);
+  let layout = { ...state.layout, template };
+  if (state.frames && state.frames.length) {
+    let frame = state.frames[0];
+    for (const f of state.frames) if (Math.abs(f.index - at) < Math.abs(frame.index - at)) frame = f;
+    frame.traces.forEach((k, j) => { data[k] = merged(data[k], frame.data[j]); });
+    layout = withSliderAt(layout, frame.index);
+  }
+  return { data, layout };
+}
+
 export default function (component) {
   const { data, parentElement } = component;
   const payload = JSON.parse(data);
@@ -46,7 +82,13 @@ export default function (component) {
   let frame = 0;
 
   loadPlotly(payload.plotly).then((Plotly) => {
-    Plotly.react(chart, { ...payload.exact, config: payload.config }); // with its frames (an animated figure)
+    const exact = payload.exact;
+    if (chart.dataset.shown === "exact" && chart.layout) chart.posvizFrame = currentFrame(chart);
+    const at = (exact.frames || []).length ? Math.min(chart.posvizFrame || 0, exact.frames.length - 1) : 0;
+    // with its frames (an animated figure), at the position the learner had before the drag
+    Plotly.react(chart, { ...exact, layout: withSliderAt(exact.layout, at), config: payload.config });
+    if (at > 0) Plotly.animate(chart, [exact.frames[at].name], { mode: "immediate", transition: { duration: 0 },
+                                                                 frame: { duration: 0, redraw: false } });
     chart.dataset.shown = "exact";
     chart.dataset.draws = String(Number(chart.dataset.draws || 0) + 1);
     for (const live of payload.live) {
@@ -60,9 +102,10 @@ export default function (component) {
         const i = nearest(live, sliderValue(input, live));
         if (i === shown) return;
         shown = i;
-        const state = live.states[i];
+        if (chart.dataset.shown === "exact") chart.posvizFrame = currentFrame(chart);
+        const { data, layout } = stateFigure(live, live.states[i], template, chart.posvizFrame || 0);
         const t0 = performance.now();
-        Plotly.react(chart, state.data, { ...state.layout, template }, payload.config);
+        Plotly.react(chart, data, layout, payload.config);
         chart.dataset.drawMs = String(Number(chart.dataset.drawMs || 0) + performance.now() - t0); // benchmarks
         chart.dataset.shown = live.key + "=" + live.values[i];
         chart.dataset.draws = String(Number(chart.dataset.draws || 0) + 1);

@@ -79,16 +79,20 @@ def _as_array(v: Any) -> np.ndarray | None:
     return None
 
 
+SHORT = 64  # a text or customdata array this short is a label (kept while dragging), not per-point hover
+
+
 def _thin_trace(trace: dict, stride: int) -> dict:
-    """A trace with every ``stride``-th point (1-D data) or cell (2-D data, both axes) and float32 numbers;
-    hover text is dropped (no hover while dragging)."""
+    """A trace with every ``stride``-th point (1-D data) or cell (2-D data, both axes) and float32 numbers.
+    Hover is dropped (no hover while dragging); labels (``text`` or ``customdata`` of at most ``SHORT``
+    items, e.g. a clock's angle under each hand) are kept, since they change with the parameter too."""
     z = _as_array(trace.get("z"))
     rows = cols = None
     if z is not None and z.ndim == 2:
         rows, cols = z.shape
     out: dict[str, Any] = {}
     for k, v in trace.items():
-        if k in ("text", "hovertext", "customdata", "hovertemplate"):
+        if k in ("hovertext", "hovertemplate") or (k in ("text", "customdata") and not _short(v)):
             continue
         a = _as_array(v)
         if isinstance(v, dict) and a is None:
@@ -99,7 +103,7 @@ def _thin_trace(trace: dict, stride: int) -> dict:
             n = cols if k == "x" else rows
             seq = a if a is not None else v
             out[k] = (_encode(seq[::stride]) if a is not None else list(seq[::stride])) if len(seq) == n else v
-        elif a is not None and a.ndim == 1 and rows is None:
+        elif a is not None and a.ndim == 1 and rows is None and k not in ("text", "customdata"):
             out[k] = _encode(a[::stride])
         elif isinstance(v, (list, tuple)) and rows is None and len(v) > 2 and k in ("x", "y"):
             out[k] = list(v[::stride])
@@ -108,12 +112,34 @@ def _thin_trace(trace: dict, stride: int) -> dict:
     return out
 
 
-def thin_state(fig: go.Figure, stride: int) -> dict:
-    """The figure as a plotly JSON dict for scrubbing: data thinned by ``stride`` and the layout without its
-    template (the browser reuses the exact figure's)."""
+def _short(v: object) -> bool:
+    a = _as_array(v)
+    n = a.size if a is not None else len(v) if isinstance(v, (list, tuple)) else 1
+    return n <= SHORT
+
+
+def thin_state(fig: go.Figure, stride: int, frames: Sequence[int] = ()) -> dict:
+    """The figure as a plotly JSON dict for scrubbing: data thinned by ``stride``, the layout without its
+    template (the browser reuses the exact figure's) and, of an animated figure, the frames ``frames``
+    (each with its index in the figure's frames, so the browser shows the one at the current position)."""
     d = fig.to_plotly_json()
     layout = {k: v for k, v in d.get("layout", {}).items() if k != "template"}
-    return {"data": [_thin_trace(t, stride) for t in d["data"]], "layout": layout}
+    state = {"data": [_thin_trace(t, stride) for t in d["data"]], "layout": layout}
+    if frames:
+        state["frames"] = [{"index": i, "traces": d["frames"][i].get("traces", list(range(len(d["data"])))),
+                            "data": [_thin_trace(t, stride) for t in d["frames"][i]["data"]]} for i in frames]
+    return state
+
+
+def shared(states: Sequence[dict]) -> dict:
+    """``{"common": {k: trace}, "states": [...]}``: a trace equal in every state (a reference line, a clock's
+    circles) is sent once, and is ``null`` in each state."""
+    texts = [[to_json(t) for t in s["data"]] for s in states]
+    same = [k for k in range(len(texts[0])) if all(len(t) == len(texts[0]) for t in texts)
+            and all(t[k] == texts[0][k] for t in texts[1:])] if len(states) > 1 else []
+    common = {str(k): states[0]["data"][k] for k in same}
+    out = [{**s, "data": [None if k in same else t for k, t in enumerate(s["data"])]} for s in states]
+    return {"common": common, "states": out}
 
 
 def _numbers(fig: go.Figure) -> int:
@@ -137,8 +163,9 @@ def live_states(name: str, params: Mapping[str, object], param: str, values: Seq
                 theme: str = "light", presenter: bool = False, budget: int = STATE_BUDGET,
                 max_states: int = MAX_STATES) -> tuple[tuple[float, ...], list[dict]]:
     """The figure ``name`` built by its own builder at values of its parameter ``param`` (exact math), thinned
-    so that all states fit in ``budget`` bytes of JSON; returns the values used and the states. The states do
-    not depend on ``params[param]`` (if given, it is one of them), so a release reuses them."""
+    so that all states, sent as ``shared(states)``, fit in ``budget`` bytes of JSON; returns the values used
+    and the states. The states do not depend on ``params[param]`` (if given, it is one of them), so a release
+    reuses them. An animated figure's states carry as many of its frames as the budget allows."""
     fixed = {k: v for k, v in params.items() if k != param}
     figures = {}
     for v in spread(tuple(values), max_states, params.get(param)):
@@ -150,13 +177,18 @@ def live_states(name: str, params: Mapping[str, object], param: str, values: Seq
         raise ValueError(f"figure {name!r} has fewer than 2 valid values of {param!r} at these settings")
     chosen = tuple(figures)
     stride = _stride(figures[chosen[len(chosen) // 2]], budget // len(chosen))
-    states = [thin_state(figures[v], stride) for v in chosen]
-    size = len(to_json(states))
+    every = frames = tuple(range(len(figures[chosen[0]].frames or ())))
+    states = [thin_state(figures[v], stride, frames) for v in chosen]
+    size = len(to_json(shared(states)))
+    while size > budget and len(frames) > 2:  # an animated figure: fewer frames per state, evenly spread
+        frames = spread(every, max(2, min(len(frames) - 1, len(frames) * budget // size)))
+        states = [thin_state(figures[v], stride, frames) for v in chosen]
+        size = len(to_json(shared(states)))
     while size > budget and len(chosen) > 2:  # a figure whose size grows with the parameter: fewer states
         keep = spread(chosen, max(2, len(chosen) * budget // size), params.get(param))
         states = [s for v, s in zip(chosen, states, strict=True) if v in keep]
         chosen = keep
-        size = len(to_json(states))
+        size = len(to_json(shared(states)))
     return chosen, states
 
 

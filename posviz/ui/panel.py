@@ -159,7 +159,7 @@ def _live_json(name: str, fixed: tuple[tuple[str, object], ...], param: str, con
     options = livemod.slider_values(control)
     values, states = livemod.live_states(name, dict(fixed), param, options, theme=theme, presenter=presenter)
     return livemod.to_json({"log": isinstance(control, LogFloat), "index": isinstance(control, LogFloat),
-                            "options": options, "values": values, "states": states})[1:-1]
+                            "options": options, "values": values, **livemod.shared(states)})[1:-1]
 
 
 def _live_data(name: str, params: dict[str, object], fig: go.Figure, links: dict[str, str], config: dict) -> str:

@@ -13,7 +13,7 @@ PAGE = "2D_encodings"
 
 
 def test_page_loads_and_draws_the_patch_grid(page, app_url):
-    open_page(page, app_url, PAGE)
+    open_page(page, app_url, PAGE, ch=0)
     assert error_elements(page) == []
     z = chart_traces(page, 0)[0]["z"]
     assert (len(z), len(z[0])) == (14, 14)

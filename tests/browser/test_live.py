@@ -12,6 +12,14 @@ from tests.browser.conftest import IDLE, live_drag, open_page
 
 pytestmark = pytest.mark.browser
 
+# what the chart draws: per trace its coordinates, cells and labels, as plotly holds them after a draw
+DRAWN = """() => JSON.stringify(document.querySelector('.posviz-live-chart')._fullData.map(
+    t => [t.x, t.y, t.z, t.text].map(a => (a && a.length ? Array.from(a).map(String) : null))))"""
+TIPS = "() => Array.from(document.querySelector('.posviz-live-chart')._fullData[3].x).map(Number)"
+STATUS = "() => document.querySelector('.posviz-live-chart')._fullData[4].text[0]"
+SLIDER_AT = "() => document.querySelector('.posviz-live-chart')._fullLayout.sliders[0].active"
+EXACT = "() => document.querySelector('.posviz-live-chart').dataset.shown === 'exact'"
+
 # page, query, widget key, URL name, px per move, the caption text the released value must produce
 CASES = {
     "sinusoidal heatmap, base": ("Sinusoidal", {}, "sinusoidal.base", "base", -5, None),
@@ -39,7 +47,9 @@ def test_live_drag_moves_the_chart_without_a_rerun(page, app_url, case):
     open_page(page, app_url, name, **query)
     before = page.evaluate("() => document.querySelector('.posviz-live-chart').dataset.shown")
     assert before == "exact"
+    drawn = page.evaluate(DRAWN)
     drag = live_drag(page, key, dx)
+    assert page.evaluate(DRAWN) != drawn  # what is on screen changed, not only the chart's bookkeeping
     states = {shown for shown, _ in drag["shown"]} - {"exact"}
     assert len(states) >= 3, drag["shown"]  # the chart went through several states while the thumb moved
     assert drag["runs_during_drag"] == 0  # ... and not one script run started before the release
@@ -53,3 +63,33 @@ def test_live_drag_moves_the_chart_without_a_rerun(page, app_url, case):
     assert abs(last - value) <= max(np.diff(seen))  # the last state shown is the one next to the released value
     if caption:
         assert caption(value) in " ".join(page.locator("[data-testid=stCaptionContainer]").all_inner_texts())
+
+
+def test_the_clock_keeps_its_position_while_the_base_is_dragged_and_after_release(page, app_url):
+    """At position m = 12 (the chart's own slider), dragging the base turns the hands at m ≈ 12, not at
+    m = 0 where every hand points the same way; the release draws the exact clock at m = 12 again."""
+    open_page(page, app_url, "RoPE", part="clock")
+    page.wait_for_function(EXACT)
+    page.evaluate("() => Plotly.animate(document.querySelector('.posviz-live-chart'), ['12'], {mode: 'immediate',"
+                  " frame: {duration: 0, redraw: false}, transition: {duration: 0}})")
+    page.wait_for_function("() => document.querySelector('.posviz-live-chart')._fullLayout.sliders[0].active === 12")
+    at_12 = page.evaluate(TIPS)
+    box = page.locator(".st-key-rope-base [data-testid=stSliderThumbValue]").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] + 8
+    page.mouse.move(x, y)
+    page.mouse.down()
+    tips, positions = [], []
+    for _ in range(12):
+        x -= 6
+        page.mouse.move(x, y)
+        page.wait_for_timeout(60)
+        tips.append(page.evaluate(TIPS))
+        positions.append(page.evaluate(STATUS).split(":")[0])
+    page.mouse.up()
+    assert len({tuple(np.round(t, 4)) for t in tips}) >= 3  # the hands moved as the base changed
+    assert all(abs(float(p.split("=")[1]) - 12) <= 3 for p in positions), positions  # near m = 12, not m = 0
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    assert page.evaluate(SLIDER_AT) == 12 and page.evaluate(STATUS).startswith("m = 12:")
+    base = float(urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)["base"][0])
+    assert base < 10000 and page.evaluate(TIPS) != at_12  # the exact clock of the released base, at m = 12

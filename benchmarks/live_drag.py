@@ -26,7 +26,10 @@ from tests.browser.conftest import COUNT_RUNS
 from tests.browser.test_live import CASES
 
 LARGEST = {"Sinusoidal": {"n": "4096", "d": "1024"}, "Gaussian_kernel_RoPE": {"sigma1": "50", "sigma2": "500"},
-           "2D_encodings": {"H": "64", "W": "64", "D": "1024"}}
+           "2D_encodings": {"H": "64", "W": "64", "D": "1024"},
+           "RoPE": {"d": "256", "pairs": "all", "frames": "72", "m_max": "8192"},
+           "Context_extension": {"d": "256", "L": "131072"},
+           "CoPE": {"text": " ".join(["word."] * 40)}}  # 80 tokens typed: the lesson keeps its cap of 64
 EXACT = "() => document.querySelector('.posviz-live-chart').dataset.shown === 'exact'"
 
 

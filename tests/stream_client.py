@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import http.cookiejar
+import json
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ class Run:
     exceptions: list[str] = field(default_factory=list)   # messages of exception elements
     primary_color: str | None = None  # new_session's custom_theme.primary_color (config.toml's [theme])
     sliders: list[Slider] = field(default_factory=list)   # the page's URL-bound sliders, as drawn
+    specs: list[dict] = field(default_factory=list)       # every plotly_chart's figure (plotly JSON)
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ def _count(msg: ForwardMsg, run: Run) -> None:
         element = msg.delta.new_element.WhichOneof("type")
         if element == "plotly_chart":
             run.charts += 1
+            run.specs.append(json.loads(msg.delta.new_element.plotly_chart.spec))
         elif element == "exception":
             run.exceptions.append(msg.delta.new_element.exception.message)
         elif element == "slider" and (slider := Slider.from_proto(msg.delta.new_element.slider)):

@@ -3,33 +3,44 @@ the same time, each get their own figure, and no page can reach a cached figure 
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from concurrent.futures import ThreadPoolExecutor
+import urllib.parse
 
-from posviz.figures.sinusoidal import sinusoidal_heatmap
+from posviz.figures.rope import rope_angle_heatmap
 from posviz.theme import style
 from posviz.ui import panel
-from tests.apptest_utils import assert_clean, chart_specs, run_page
+from tests.apptest_utils import chart_specs, run_page
+from tests.browser.conftest import start_server
+from tests.stream_client import Run, Session
 
 PAGE = "pages/2_Sinusoidal.py"
 
 
-def _heatmap_of(query: dict[str, str]) -> dict:
-    at = run_page(PAGE, query)
-    assert_clean(at)
-    return chart_specs(at)[0]
-
-
 def test_concurrent_sessions_with_different_settings_get_their_own_figures():
-    queries = [{"d": str(d), "layout": layout, "n": "64"} for d in (16, 32, 48) for layout in ("interleaved", "concat")]
-    _heatmap_of({"d": "8", "n": "8"})  # first run alone: Streamlit's lazy imports (pandas) are not thread-safe
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        specs = list(pool.map(_heatmap_of, queries * 2))  # each setting twice, in interleaved order
-    for query, spec in zip(queries * 2, specs, strict=True):
-        heat = spec["data"][0]
-        expected = style(sinusoidal_heatmap(n_positions=64, d_model=int(query["d"]), layout=query["layout"]))
+    """Twelve sessions of one real ``streamlit run`` (its scripts run in threads, one per session), six settings
+    each asked twice in interleaved order, all at once: each session is drawn its own settings' figure."""
+    queries = [{"part": "tables", "d": str(d), "n": str(n)} for d in (16, 32, 48) for n in (64, 128)] * 2
+
+    async def all_at_once(url: str) -> list[Run]:
+        async def one(query: dict[str, str]) -> Run:
+            async with Session(url, timeout=120) as session:
+                return await session.rerun("RoPE", urllib.parse.urlencode(query))
+        return await asyncio.gather(*(one(q) for q in queries))
+
+    proc, url = start_server()
+    try:
+        runs = asyncio.run(all_at_once(url))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    for query, run in zip(queries, runs, strict=True):
+        assert run.exceptions == [] and len(run.specs) == 1, query
+        spec = run.specs[0]
+        expected = style(rope_angle_heatmap(dim=int(query["d"]), n_positions=int(query["n"])))
         assert spec["layout"]["title"]["text"] == expected.layout.title.text, f"{query}: another session's figure"
-        assert _decoded_len(heat["x"]) == int(query["d"]), f"{query}: another session's figure"
+        assert _decoded_len(spec["data"][0]["x"]) == int(query["n"]), f"{query}: another session's figure"
+        assert _decoded_len(spec["data"][0]["y"]) == int(query["d"]) // 2, f"{query}: another session's figure"
 
 
 def _decoded_len(x: object) -> int:

@@ -173,12 +173,15 @@ def error_elements(page: object) -> list[str]:
 
 
 def move_slider(page: object, label: str, steps: int = 1) -> None:
-    """Focus the slider named ``label`` and press the arrow key ``steps`` times (negative = left)."""
+    """Focus the slider named ``label`` and press the arrow key ``steps`` times (negative = left), 50 ms apart
+    as a hand would: presses sent back to back (Playwright's default) reach Streamlit's slider faster than
+    it takes them, and some are dropped."""
     slider = page.get_by_role("slider", name=label).first
     slider.focus()
     key = "ArrowRight" if steps > 0 else "ArrowLeft"
     for _ in range(abs(steps)):
         slider.press(key)
+        page.wait_for_timeout(50)
     wait_idle(page)
 
 

@@ -1,13 +1,14 @@
 """Live figures while dragging, and from release to the exact figure, beside the trivial one-slider page.
 
 For every live figure (the cases of tests/browser/test_live.py) this drags the live slider in headless
-chromium with Playwright mouse moves (30 moves, one every ~16 ms, back and forth) while the page records, at
-every animation frame, the slider's value and the state on screen. It reports the moves made, the slider
-steps they caused (frames in which the value changed), the states shown (frames with a new state), the
-rate of new states while the chart was moving (fps: bounded by how fast the drag steps the slider), and
-Plotly.js's mean time per state with the frame rate it allows (max fps = 1000 / ms per state). Then, on
-release, the time until the script has rerun and the exact figure is drawn, beside a key press on the trivial page
-(benchmarks/trivial_app.py, Streamlit's default settings) measured in the same run, interleaved.
+chromium as a pointer does at display rate: the page itself moves the pointer at every animation frame
+(pointer and mouse events), fast enough to cross about one precomputed state per frame, and records at every
+frame the slider's value and the state on screen. It reports the frames of the drags, the slider steps
+(frames in which the value changed), the states shown (frames with a new state), the display rate the page
+kept during the drag (Hz), the rate of new states on screen (fps), and Plotly.js's mean time per state with
+the rate it allows (max fps = 1000 / ms per state). Then, on release, the time until the script has rerun
+and the exact figure is drawn, beside a key press on the trivial page (benchmarks/trivial_app.py,
+Streamlit's default settings) measured in the same run, interleaved.
 
     python benchmarks/live_drag.py               # every live figure, 5 drags each
     python benchmarks/live_drag.py --drags 9 --largest
@@ -33,45 +34,64 @@ LARGEST = {"Sinusoidal": {"n": "4096", "d": "1024"}, "Gaussian_kernel_RoPE": {"s
 EXACT = "() => document.querySelector('.posviz-live-chart').dataset.shown === 'exact'"
 
 
-RECORD = """(key) => { const box = document.querySelector('.st-key-' + key.replace(/[^a-zA-Z0-9_-]/g, '-'));
-    const input = box.querySelector('input[type=range]'); const chart = document.querySelector('.posviz-live-chart');
-    window.__rec = []; window.__recOn = true;
-    const tick = () => { window.__rec.push([performance.now(), input.value, chart.dataset.shown]);
-                         if (window.__recOn) requestAnimationFrame(tick); };
-    requestAnimationFrame(tick); }"""
+# A pointer dragging at display rate: at every animation frame the page moves the pointer by dx px (pointer and
+# mouse events, as a real drag sends them) and records the slider's value and the state on screen.
+DRAG = """async ([key, x, y, dx, frames]) => {
+    const box = document.querySelector('.st-key-' + key.replace(/[^a-zA-Z0-9_-]/g, '-'));
+    const input = box.querySelector('input[type=range]'), chart = document.querySelector('.posviz-live-chart');
+    const rec = [];
+    const send = (type, Kind) => document.dispatchEvent(new Kind(type, {clientX: x, clientY: y, bubbles: true,
+        buttons: 1, pointerId: 1, isPrimary: true, pointerType: 'mouse'}));
+    await new Promise((done) => {
+        let n = 0;
+        const tick = (t) => {
+            rec.push([t, input.value, chart.dataset.shown]);
+            if (n++ >= frames) return done();
+            x += dx;
+            send('pointermove', PointerEvent);
+            send('mousemove', MouseEvent);
+            requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+    });
+    send('pointerup', PointerEvent);
+    send('mouseup', MouseEvent);
+    return rec;
+}"""
+DRAW_MS = "() => Number(document.querySelector('.posviz-live-chart').dataset.drawMs || 0)"
 
 
-def drag_and_release(page, key: str, dx: float, moves: int = 30) -> dict:
-    """One drag of ``moves`` mouse moves (~60 per second), recorded in the page at every animation frame: the
-    slider's value and the state shown. Then the seconds from release to the exact figure."""
+def drag_and_release(page, key: str, direction: int, frames: int = 40) -> dict:
+    """One drag at display rate, fast enough to cross about one state per frame (``frames`` frames, or fewer
+    if the slider has fewer states), recorded in the page at every frame. Then the seconds from release to the
+    exact figure drawn."""
     box = page.locator(".st-key-" + key.replace(".", "-"))
+    states = int(box.get_attribute("data-posviz-states"))
+    track = box.locator("[data-testid=stSlider]").bounding_box()["width"]
+    dx = direction * max(1.0, 0.9 * track / max(states - 1, 1))
     thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
     x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
-    before = page.evaluate("() => Number(document.querySelector('.posviz-live-chart').dataset.drawMs || 0)")
+    before = page.evaluate(DRAW_MS)
     page.evaluate(COUNT_RUNS)
-    page.evaluate(RECORD, key)
     page.mouse.move(x, y)
     page.mouse.down()
-    for _ in range(moves):
-        x += dx
-        page.mouse.move(x, y)
-        page.wait_for_timeout(16)
-    page.wait_for_timeout(100)
-    page.evaluate("() => { window.__recOn = false; }")
+    rec = page.evaluate(DRAG, [key, x, y, dx, min(frames, states)])
     runs = page.evaluate("() => window.__posvizRuns")
     t0 = time.perf_counter()
     page.mouse.up()
-    page.wait_for_function(EXACT)
+    page.wait_for_function(EXACT, polling="raf")
+    on_screen = time.perf_counter() - t0  # the exact figure drawn (its captions were sent before it)
     page.wait_for_selector(IDLE, state="attached")
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-    release = time.perf_counter() - t0
-    rec = page.evaluate("() => window.__rec")
-    draw_ms = page.evaluate("() => Number(document.querySelector('.posviz-live-chart').dataset.drawMs || 0)") - before
+    release = time.perf_counter() - t0  # ... and the run over: the states for the new settings have arrived
+    draw_ms = page.evaluate(DRAW_MS) - before
     steps = [i for i in range(1, len(rec)) if rec[i][1] != rec[i - 1][1]]  # frames where the slider moved
     shown = [i for i in range(1, len(rec)) if rec[i][2] != rec[i - 1][2]]  # frames with a new state on screen
     span = (rec[shown[-1]][0] - rec[shown[0]][0]) / 1000 if len(shown) > 1 else float("nan")
-    return {"runs": runs, "steps": len(steps), "states": len(shown), "fps": (len(shown) - 1) / span,
-            "ms_per_state": draw_ms / max(len(shown), 1), "release": release}
+    hz = (len(rec) - 1) / ((rec[-1][0] - rec[0][0]) / 1000)
+    return {"runs": runs, "frames": len(rec) - 1, "steps": len(steps), "states": len(shown), "hz": hz,
+            "fps": (len(shown) - 1) / span, "ms_per_state": draw_ms / max(len(shown), 1), "release": release,
+            "on_screen": on_screen}
 
 
 def main() -> None:
@@ -84,8 +104,8 @@ def main() -> None:
 
     app, app_url = start_server("app.py")
     ref_server, ref_url = start_server("benchmarks/trivial_app.py", options={"runner.postScriptGC": "true"})
-    print(f"{'live figure':28} {'moves':>5} {'steps':>5} {'states':>6} {'fps':>5} {'ms/state':>8} {'max fps':>7} "
-          f"{'release ms':>10} {'trivial ms':>10} {'ratio':>5}")
+    print(f"{'live figure':28} {'frames':>6} {'steps':>5} {'states':>6} {'Hz':>4} {'fps':>4} {'ms/state':>8} "
+          f"{'max fps':>7} {'exact ms':>8} {'idle ms':>7} {'trivial ms':>10} {'ratio':>5} {'idle ratio':>10}")
     try:
         with sync_playwright() as pw:
             browser = launch(pw)
@@ -100,16 +120,20 @@ def main() -> None:
                 page.wait_for_function(EXACT)
                 rows, trivial = [], []
                 for i in range(args.drags):
-                    rows.append(drag_and_release(page, key, dx if i % 2 == 0 else -dx))
+                    rows.append(drag_and_release(page, key, (1 if dx > 0 else -1) * (1 if i % 2 == 0 else -1)))
                     trivial.append(timed_move(ref, 0, "ArrowRight" if i % 2 == 0 else "ArrowLeft"))
                     assert rows[-1]["runs"] == 0, f"{case}: a script run started during the drag"
                 releases = [r["release"] for r in rows]
-                ratio = statistics.median(releases) / statistics.median(trivial)
-                print(f"{case:28} {30 * args.drags:5d} {sum(r['steps'] for r in rows):5d} "
-                      f"{sum(r['states'] for r in rows):6d} {statistics.median(r['fps'] for r in rows):5.0f} "
+                exact = [r["on_screen"] for r in rows]
+                ratio = statistics.median(exact) / statistics.median(trivial)
+                idle_ratio = statistics.median(releases) / statistics.median(trivial)
+                print(f"{case:28} {sum(r['frames'] for r in rows):6d} {sum(r['steps'] for r in rows):5d} "
+                      f"{sum(r['states'] for r in rows):6d} {statistics.median(r['hz'] for r in rows):4.0f} "
+                      f"{statistics.median(r['fps'] for r in rows):4.0f} "
                       f"{statistics.median(r['ms_per_state'] for r in rows):8.1f} "
-                      f"{1000 / statistics.median(r['ms_per_state'] for r in rows):7.0f} {median_ms(releases):10.0f} "
-                      f"{median_ms(trivial):10.0f} {ratio:5.2f}", flush=True)
+                      f"{1000 / statistics.median(r['ms_per_state'] for r in rows):7.0f} {median_ms(exact):8.0f} "
+                      f"{median_ms(releases):7.0f} {median_ms(trivial):10.0f} {ratio:5.2f} {idle_ratio:10.2f}",
+                      flush=True)
                 page.close()
             browser.close()
     finally:

@@ -1,9 +1,11 @@
 // A live posviz figure (Streamlit v2 component, no iframe). It draws the exact figure with Plotly.js and,
 // while one of the page's sliders named in `live` is dragged, shows the precomputed state nearest to the
 // thumb (no server round trip). On release Streamlit reruns once and sends the exact figure again.
-// data: JSON text {plotly: url of plotly.min.js, config, exact: figure, live: [{key, log, index, options,
-// values, current, common, states}]}; `options` are the slider's values in order (with `index`, the thumb
-// reports a position); a trace that is null in a state is the same in all of them: `common[its index]`.
+// data: JSON text {plotly: url of plotly.min.js, config, chart, exact: figure, live: [{key, log, index, options,
+// current, version}]}; `options` are the slider's values in order (with `index`, the thumb reports a position).
+// The states come from live_states.js once the part is drawn, filed as window.__posvizStates[chart|key] =
+// {version, values, common, states}; a set built for other settings (another version) is not used. A trace
+// that is null in a state is the same in all of them: `common[its index]`.
 // An animated figure (RoPE's clock) keeps its position: a state carries some of its frames, the one nearest
 // to the position on screen is shown, and on release the exact figure opens at that position again.
 
@@ -27,10 +29,10 @@ function sliderValue(input, live) {
   return live.index ? live.options[Math.round(now)] : now;
 }
 
-function nearest(live, value) {
+function nearest(live, values, value) {
   const dist = (v) => (live.log ? Math.abs(Math.log(v) - Math.log(value)) : Math.abs(v - value));
   let best = 0;
-  live.values.forEach((v, i) => { if (dist(v) < dist(live.values[best])) best = i; });
+  values.forEach((v, i) => { if (dist(v) < dist(values[best])) best = i; });
   return best;
 }
 
@@ -55,8 +57,8 @@ function withSliderAt(layout, index) {
 }
 
 // a state as a figure: its own traces, the shared ones, and the frame nearest to the position `at`
-function stateFigure(live, state, template, at) {
-  const data = state.data.map((t, k) => t || live.common[k]);
+function stateFigure(set, state, template, at) {
+  const data = state.data.map((t, k) => t || set.common[k]);
   let layout = { ...state.layout, template };
   if (state.frames && state.frames.length) {
     let frame = state.frames[0];
@@ -94,20 +96,22 @@ export default function (component) {
     for (const live of payload.live) {
       const box = document.querySelector(".st-key-" + live.key.replace(/[^a-zA-Z0-9_-]/g, "-"));
       if (!box) continue;
-      let shown = nearest(live, live.current); // the exact figure is at the control's value
+      let shown = null; // the state on screen; the exact figure is at (the state nearest) the control's value
       const show = () => {
         frame = 0;
         const input = box.querySelector("input[type=range]");
-        if (!input) return;
-        const i = nearest(live, sliderValue(input, live));
+        const set = (window.__posvizStates || {})[payload.chart + "|" + live.key];
+        if (!input || !set || set.version !== live.version || set.values.length < 2) return;
+        if (shown === null) shown = nearest(live, set.values, live.current);
+        const i = nearest(live, set.values, sliderValue(input, live));
         if (i === shown) return;
         shown = i;
         if (chart.dataset.shown === "exact") chart.posvizFrame = currentFrame(chart);
-        const { data, layout } = stateFigure(live, live.states[i], template, chart.posvizFrame || 0);
+        const { data, layout } = stateFigure(set, set.states[i], template, chart.posvizFrame || 0);
         const t0 = performance.now();
         Plotly.react(chart, data, layout, payload.config);
         chart.dataset.drawMs = String(Number(chart.dataset.drawMs || 0) + performance.now() - t0); // benchmarks
-        chart.dataset.shown = live.key + "=" + live.values[i];
+        chart.dataset.shown = live.key + "=" + set.values[i];
         chart.dataset.draws = String(Number(chart.dataset.draws || 0) + 1);
       };
       const observer = new MutationObserver(() => { if (!frame) frame = requestAnimationFrame(show); });

@@ -206,5 +206,6 @@ def ensure_plotly_js() -> None:
         shutil.copyfile(source, _PLOTLY_JS)
 
 
-def script() -> str:
-    return _JS.read_text(encoding="utf-8")
+def script(kind: str = "chart") -> str:
+    """The JavaScript of the live chart (``"chart"``) or of the component that hands it its states."""
+    return (_JS if kind == "chart" else _JS.with_name("live_states.js")).read_text(encoding="utf-8")

@@ -42,6 +42,7 @@ class PageContext:
     share_slot: Any = None
     sidebar_controls: Any = None
     sidebar_used: bool = False
+    after_part: list[Callable[[], None]] = field(default_factory=list)  # work sent once the part is drawn
 
 
 class Values(dict):
@@ -114,12 +115,15 @@ def _lesson_fragment(lesson: Lesson) -> None:
     part.draw(_PartValues(values, part))
     _step_buttons(lesson, part)
     _end_controls(ctx)
+    for work in ctx.after_part:  # e.g. a live chart's states: after everything the learner reads
+        work()
 
 
 def _begin_controls() -> PageContext:
     ctx = context()
     ctx.params = {PRESENT.name: PRESENT}  # reserved name; its toggle is drawn with the tools
     ctx.values = {}
+    ctx.after_part = []
     _sync_url(PRESENT, ctx.presenter)
     ctx.share_slot = None  # the share link is drawn once, after every control has synced the URL
     ctx.sidebar_controls = st.sidebar.container()

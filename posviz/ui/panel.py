@@ -8,6 +8,7 @@ so a rerun never pays for an export.
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -120,13 +121,11 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
         fig = _figure(name, (), ctx.theme, ctx.presenter)
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 2, "filename": name}}
     links = _live_links(name, live, params)
-    try:
-        live_data = _live_data(name, params, fig, links, config) if links else None
-    except ValueError:  # too few valid values to scrub through at these settings: an ordinary chart
-        live_data = None
-    if live_data is not None:
+    if links:
+        chart = f"{ctx.slug}.{key}.chart"
         livemod.ensure_plotly_js()
-        _LIVE(data=live_data, key=f"{ctx.slug}.{key}.chart")
+        _LIVE(data=_live_chart(name, params, fig, links, config, chart), key=chart)
+        ctx.after_part.append(functools.partial(_live_states, name, params, links, chart))
     else:
         st.plotly_chart(fig, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
                         height=height or "content")
@@ -149,32 +148,65 @@ def _live_links(name: str, live: str | Sequence[str] | Mapping[str, str],
 
 
 _LIVE = st.components.v2.component("posviz_live", js=livemod.script(), isolate_styles=False)
+_STATES = st.components.v2.component("posviz_live_states", js=livemod.script("states"), isolate_styles=False)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _live_json(name: str, fixed: tuple[tuple[str, object], ...], param: str, control: Any, theme: str,
                presenter: bool) -> str:
     """The scrub states of one live control as JSON text, shared across sessions. ``fixed`` holds every figure
-    parameter but the live one, so releasing the slider at a new value reuses them."""
-    options = livemod.slider_values(control)
-    values, states = livemod.live_states(name, dict(fixed), param, options, theme=theme, presenter=presenter)
-    return livemod.to_json({"log": isinstance(control, LogFloat), "index": isinstance(control, LogFloat),
-                            "options": options, "values": values, **livemod.shared(states)})[1:-1]
+    parameter but the live one, so releasing the slider at a new value reuses them. A figure with fewer than
+    two valid values at these settings has none (``{"values": []}``): it is an ordinary chart then."""
+    try:
+        values, states = livemod.live_states(name, dict(fixed), param, livemod.slider_values(control),
+                                             theme=theme, presenter=presenter)
+    except ValueError:
+        return '"values": []'
+    return livemod.to_json({"values": values, **livemod.shared(states)})[1:-1]
 
 
-def _live_data(name: str, params: dict[str, object], fig: go.Figure, links: dict[str, str], config: dict) -> str:
-    """What the live component draws (JSON text): the exact figure now, and the states of each live control."""
+def _version(name: str, fixed: tuple[tuple[str, object], ...], param: str, theme: str, presenter: bool) -> str:
+    """Names one set of states: the chart uses only states built for the settings it was drawn with."""
+    return hashlib.sha1(repr((name, fixed, param, theme, presenter)).encode()).hexdigest()[:16]
+
+
+def _live_chart(name: str, params: dict[str, object], fig: go.Figure, links: dict[str, str], config: dict,
+                chart: str) -> str:
+    """What the live chart draws (JSON text): the exact figure now, and the sliders it follows (their states
+    come after the part, from ``_live_states``)."""
     ctx = context()
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     lives = []
     for control, param in links.items():
+        c = ctx.params[control]
+        fixed = _freeze({k: v for k, v in params.items() if k != param})
+        lives.append({"key": f"{ctx.slug}.{control}", "current": params[param], "log": isinstance(c, LogFloat),
+                      "index": isinstance(c, LogFloat), "options": livemod.slider_values(c),
+                      "version": _version(name, fixed, param, ctx.theme, ctx.presenter)})
+    return (f'{{"plotly": {json.dumps("/" + "/".join(filter(None, (base, "app/static/plotly.min.js"))))}, '
+            f'"config": {json.dumps({**config, "responsive": True})}, "chart": {json.dumps(chart)}, '
+            f'"exact": {_figure_json(name, _freeze(params), ctx.theme, ctx.presenter)}, '
+            f'"live": {livemod.to_json(lives)}}}')
+
+
+def _live_states(name: str, params: dict[str, object], links: dict[str, str], chart: str) -> None:
+    """Send the states of each live control of ``chart``, once the part is drawn: a release redraws the exact
+    figure and its captions first, and only then builds the states the new settings need (the other live
+    sliders' states change with the released value)."""
+    ctx = context()
+    sets = []
+    for control, param in links.items():
         fixed = _freeze({k: v for k, v in params.items() if k != param})
         states = _live_json(name, fixed, param, ctx.params[control], ctx.theme, ctx.presenter)
-        lives.append(f'{{"key": {json.dumps(f"{ctx.slug}.{control}")}, "current": {json.dumps(params[param])}, '
-                     f"{states}}}")
-    return (f'{{"plotly": {json.dumps("/" + "/".join(filter(None, (base, "app/static/plotly.min.js"))))}, '
-            f'"config": {json.dumps({**config, "responsive": True})}, "exact": {fig.to_json()}, '
-            f'"live": [{", ".join(lives)}]}}')
+        sets.append(f'{{"key": {json.dumps(f"{ctx.slug}.{control}")}, '
+                    f'"version": {json.dumps(_version(name, fixed, param, ctx.theme, ctx.presenter))}, {states}}}')
+    _STATES(data=f'{{"chart": {json.dumps(chart)}, "sets": [{", ".join(sets)}]}}', key=f"{chart}.states")
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _figure_json(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: bool) -> str:
+    """The cached figure as plotly JSON text (a live chart sends it on every rerun)."""
+    return _figure(name, frozen, theme, presenter).to_json()
 
 
 EXTRAS = {"code": "Show the code", "export": "Export / copy as code"}

@@ -86,13 +86,16 @@ export default function (component) {
   loadPlotly(payload.plotly).then((Plotly) => {
     const exact = payload.exact;
     if (chart.dataset.shown === "exact" && chart.layout) chart.posvizFrame = currentFrame(chart);
-    const at = (exact.frames || []).length ? Math.min(chart.posvizFrame || 0, exact.frames.length - 1) : 0;
-    // with its frames (an animated figure), at the position the learner had before the drag
-    Plotly.react(chart, { ...exact, layout: withSliderAt(exact.layout, at), config: payload.config });
-    if (at > 0) Plotly.animate(chart, [exact.frames[at].name], { mode: "immediate", transition: { duration: 0 },
-                                                                 frame: { duration: 0, redraw: false } });
-    chart.dataset.shown = "exact";
-    chart.dataset.draws = String(Number(chart.dataset.draws || 0) + 1);
+    const drawExact = () => {
+      const at = (exact.frames || []).length ? Math.min(chart.posvizFrame || 0, exact.frames.length - 1) : 0;
+      // with its frames (an animated figure), at the position the learner had before the drag
+      Plotly.react(chart, { ...exact, layout: withSliderAt(exact.layout, at), config: payload.config });
+      if (at > 0) Plotly.animate(chart, [exact.frames[at].name], { mode: "immediate", transition: { duration: 0 },
+                                                                   frame: { duration: 0, redraw: false } });
+      chart.dataset.shown = "exact";
+      chart.dataset.draws = String(Number(chart.dataset.draws || 0) + 1);
+    };
+    drawExact();
     for (const live of payload.live) {
       const box = document.querySelector(".st-key-" + live.key.replace(/[^a-zA-Z0-9_-]/g, "-"));
       if (!box) continue;
@@ -103,7 +106,13 @@ export default function (component) {
         const set = (window.__posvizStates || {})[payload.chart + "|" + live.key];
         if (!input || !set || set.version !== live.version || set.values.length < 2) return;
         if (shown === null) shown = nearest(live, set.values, live.current);
-        const i = nearest(live, set.values, sliderValue(input, live));
+        const value = sliderValue(input, live);
+        const i = nearest(live, set.values, value);
+        if (value === live.current) { // back where the drag started: no rerun will follow, so the exact figure
+          shown = i;
+          if (chart.dataset.shown !== "exact") drawExact();
+          return;
+        }
         if (i === shown) return;
         shown = i;
         if (chart.dataset.shown === "exact") chart.posvizFrame = currentFrame(chart);

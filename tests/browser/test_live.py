@@ -93,3 +93,15 @@ def test_the_clock_keeps_its_position_while_the_base_is_dragged_and_after_releas
     assert page.evaluate(SLIDER_AT) == 12 and page.evaluate(STATUS).startswith("m = 12:")
     base = float(urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)["base"][0])
     assert base < 10000 and page.evaluate(TIPS) != at_12  # the exact clock of the released base, at m = 12
+
+
+def test_a_drag_that_ends_where_it_started_shows_the_exact_figure_again(page, app_url):
+    """σ1 at its largest, dragged further right: the thumb may leave 50 under the pointer and come back, and a
+    release at the old value starts no run. The chart must not stay on a (thinned) state."""
+    open_page(page, app_url, "Gaussian_kernel_RoPE", sigma1="50")
+    page.wait_for_function(EXACT)
+    drag = live_drag(page, "gaussian_kernel_rope.sigma1", 6, moves=12)
+    page.wait_for_timeout(500)
+    assert page.evaluate("() => window.__posvizRuns") == drag["runs_during_drag"] == 0  # no run at all
+    assert page.evaluate("() => document.querySelector('.posviz-live-chart').dataset.shown") == "exact"
+    assert "sigma1=50" in page.url

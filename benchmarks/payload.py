@@ -16,8 +16,24 @@ from tests.test_pages_all import extreme, page_params, parts  # noqa: E402
 
 
 def chart_sizes(path: str, query: dict[str, str]) -> list[int]:
+    """Bytes per chart: a plotly chart's figure JSON; a live chart's data (its exact figure) plus the states
+    sent for it after the part (posviz.ui.live)."""
     at = run_page(path, query)
-    return [len(c.proto.spec) for c in at.get("plotly_chart")]
+    sizes: list[int] = []
+
+    def walk(node: object) -> None:
+        for child in getattr(node, "children", {}).values():
+            kind = getattr(child, "type", None)
+            if kind == "plotly_chart":
+                sizes.append(len(child.proto.spec))
+            elif kind == "bidi_component" and child.proto.component_name == "posviz_live":
+                sizes.append(len(child.proto.json))
+            elif kind == "bidi_component" and child.proto.component_name == "posviz_live_states":
+                sizes[-1] += len(child.proto.json)  # sent right after its chart's part
+            walk(child)
+
+    walk(at._tree)
+    return sizes
 
 
 def main() -> None:

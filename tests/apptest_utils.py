@@ -73,6 +73,21 @@ def chart_specs(at: AppTest) -> list[dict]:
     return specs
 
 
+def live_payload(at: AppTest) -> int:
+    """Bytes a live chart sends: its data (the exact figure) plus its states (one live chart per part)."""
+    sizes = []
+
+    def walk(node: object) -> None:
+        for child in getattr(node, "children", {}).values():
+            if getattr(child, "type", None) == "bidi_component":
+                sizes.append((child.proto.component_name, len(child.proto.json)))
+            walk(child)
+
+    walk(at._tree)
+    assert [n for n, _ in sizes] == ["posviz_live", "posviz_live_states"], sizes
+    return sum(n for _, n in sizes)
+
+
 def warnings_text(at: AppTest) -> str:
     """All warning texts of the page, joined by newlines."""
     return "\n".join(str(w.value) for w in at.warning)

@@ -11,6 +11,7 @@ from posviz.figures import build
 from posviz.theme import style
 from posviz.ui import live
 from posviz.ui.params import Choice, Float, Int, LogFloat
+from tests.apptest_utils import live_payload, page_paths, run_page
 
 BASE = LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e6)
 SIGMA2 = Float("sigma2", "σ2", default=20.0, lo=1.0, hi=500.0, step=1.0)
@@ -125,3 +126,20 @@ def test_states_of_an_animated_figure_carry_its_exact_frames_within_the_budget()
         status = frame["data"][frame["traces"].index(4)]["text"]  # "m = 15: 3 of 16 pairs have completed ..."
         assert status == exact["frames"][frame["index"]]["data"][2]["text"]
         assert status[0].startswith(f"m = {30 * frame['index'] / 30:.4g}:")
+
+
+LIVE_PAGES = {"Sinusoidal": ({}, {"n": "4096", "d": "1024"}),
+              "Gaussian_kernel_RoPE": ({}, {"sigma1": "50", "sigma2": "500"}),
+              "RoPE": ({"part": "clock"}, {"part": "clock", "d": "256", "pairs": "all", "frames": "72"}),
+              "Context_extension": ({"part": "yarn"}, {"part": "yarn", "d": "256", "L": "131072"}),
+              "2D_encodings": ({}, {"H": "64", "W": "64", "D": "1024"})}
+
+
+@pytest.mark.parametrize("page", list(LIVE_PAGES))
+def test_a_live_figure_and_its_states_fit_the_payload_caps(page):
+    """≤ 500 KB per figure at defaults (two live sliders share what the exact figure leaves), ≤ 2 MB at the
+    largest settings."""
+    path = next(p for p in page_paths()[1:] if p.endswith(f"_{page}.py"))
+    defaults, largest = LIVE_PAGES[page]
+    assert live_payload(run_page(path, defaults)) <= 500_000
+    assert live_payload(run_page(path, largest)) <= 2_000_000

@@ -30,7 +30,9 @@ from posviz.theme import style
 from posviz.ui.params import Float, Int, LogFloat, Param
 
 MAX_STATES = 40
-STATE_BUDGET = 300_000  # bytes of JSON for all the states of one figure (with the exact figure: < 500 KB)
+STATE_BUDGET = 300_000  # bytes of JSON for all the states of one live slider
+FIGURE_BUDGET = 480_000  # a figure at defaults and the states of all its live sliders (the payload cap: 500 KB)
+MIN_BUDGET = 60_000  # states of one slider when the exact figure alone is large (largest settings: < 2 MB)
 _JS = Path(__file__).with_name("live.js")
 _PLOTLY_JS = Path(__file__).resolve().parents[2] / "static" / "plotly.min.js"
 

@@ -153,13 +153,13 @@ _STATES = st.components.v2.component("posviz_live_states", js=livemod.script("st
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _live_json(name: str, fixed: tuple[tuple[str, object], ...], param: str, control: Any, theme: str,
-               presenter: bool) -> str:
+               presenter: bool, budget: int = livemod.STATE_BUDGET) -> str:
     """The scrub states of one live control as JSON text, shared across sessions. ``fixed`` holds every figure
     parameter but the live one, so releasing the slider at a new value reuses them. A figure with fewer than
     two valid values at these settings has none (``{"values": []}``): it is an ordinary chart then."""
     try:
         values, states = livemod.live_states(name, dict(fixed), param, livemod.slider_values(control),
-                                             theme=theme, presenter=presenter)
+                                             theme=theme, presenter=presenter, budget=budget)
     except ValueError:
         return '"values": []'
     return livemod.to_json({"values": values, **livemod.shared(states)})[1:-1]
@@ -194,10 +194,13 @@ def _live_states(name: str, params: dict[str, object], links: dict[str, str], ch
     figure and its captions first, and only then builds the states the new settings need (the other live
     sliders' states change with the released value)."""
     ctx = context()
+    # the figure and all its states within FIGURE_BUDGET: two live sliders share what the exact figure leaves
+    exact = len(_figure_json(name, _freeze(params), ctx.theme, ctx.presenter))
+    budget = min(livemod.STATE_BUDGET, max(livemod.MIN_BUDGET, (livemod.FIGURE_BUDGET - exact) // len(links)))
     sets = []
     for control, param in links.items():
         fixed = _freeze({k: v for k, v in params.items() if k != param})
-        states = _live_json(name, fixed, param, ctx.params[control], ctx.theme, ctx.presenter)
+        states = _live_json(name, fixed, param, ctx.params[control], ctx.theme, ctx.presenter, budget)
         sets.append(f'{{"key": {json.dumps(f"{ctx.slug}.{control}")}, '
                     f'"version": {json.dumps(_version(name, fixed, param, ctx.theme, ctx.presenter))}, {states}}}')
     _STATES(data=f'{{"chart": {json.dumps(chart)}, "sets": [{", ".join(sets)}]}}', key=f"{chart}.states")

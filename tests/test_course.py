@@ -121,3 +121,9 @@ def test_reading_an_unused_control_in_a_part_says_which_declaration_to_fix():
     assert values.d == 4
     with pytest.raises(AttributeError, match="part 'p' reads control 'base'"):
         _ = values.base
+
+
+def test_home_in_presenter_mode_folds_its_intro_under_its_own_name():
+    at = run_page("app.py", query={"present": "1"})
+    assert_clean(at)
+    assert [e.label for e in at.expander][:1] == ["About posviz"]  # the home page is not a lesson

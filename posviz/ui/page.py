@@ -89,7 +89,7 @@ def start_page(slug: str, title: str, *, icon: str, intro: str) -> PageContext:
         _presenter_css()
     st.title(title)
     if intro and ctx.presenter:
-        with st.expander("About this lesson"):
+        with st.expander("About posviz" if slug == "home" else "About this lesson"):
             st.markdown(intro)
     elif intro:
         st.markdown(intro)

@@ -124,7 +124,7 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
     if links:
         chart = f"{ctx.slug}.{key}.chart"
         livemod.ensure_plotly_js()
-        _LIVE(data=_live_chart(name, params, fig, links, config, chart), key=chart)
+        _LIVE(data=_live_chart(name, params, links, config, chart), key=chart)
         ctx.after_part.append(functools.partial(_live_states, name, params, links, chart))
     else:
         st.plotly_chart(fig, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
@@ -165,13 +165,16 @@ def _live_json(name: str, fixed: tuple[tuple[str, object], ...], param: str, con
     return livemod.to_json({"values": values, **livemod.shared(states)})[1:-1]
 
 
-def _version(name: str, fixed: tuple[tuple[str, object], ...], param: str, theme: str, presenter: bool) -> str:
-    """Names one set of states: the chart uses only states built for the settings it was drawn with."""
-    return hashlib.sha1(repr((name, fixed, param, theme, presenter)).encode()).hexdigest()[:16]
+def _states_of(name: str, params: Mapping[str, object], param: str) -> tuple[tuple[tuple[str, object], ...], str]:
+    """The settings a live parameter's states depend on (every figure parameter but ``param``) and their version:
+    the chart uses only states built for the settings it was drawn with."""
+    ctx = context()
+    fixed = _freeze({k: v for k, v in params.items() if k != param})
+    version = hashlib.sha1(repr((name, fixed, param, ctx.theme, ctx.presenter)).encode()).hexdigest()[:16]
+    return fixed, version
 
 
-def _live_chart(name: str, params: dict[str, object], fig: go.Figure, links: dict[str, str], config: dict,
-                chart: str) -> str:
+def _live_chart(name: str, params: dict[str, object], links: dict[str, str], config: dict, chart: str) -> str:
     """What the live chart draws (JSON text): the exact figure now, and the sliders it follows (their states
     come after the part, from ``_live_states``)."""
     ctx = context()
@@ -179,10 +182,9 @@ def _live_chart(name: str, params: dict[str, object], fig: go.Figure, links: dic
     lives = []
     for control, param in links.items():
         c = ctx.params[control]
-        fixed = _freeze({k: v for k, v in params.items() if k != param})
         lives.append({"key": f"{ctx.slug}.{control}", "current": params[param], "log": isinstance(c, LogFloat),
                       "index": isinstance(c, LogFloat), "options": livemod.slider_values(c),
-                      "version": _version(name, fixed, param, ctx.theme, ctx.presenter)})
+                      "version": _states_of(name, params, param)[1]})
     return (f'{{"plotly": {json.dumps("/" + "/".join(filter(None, (base, "app/static/plotly.min.js"))))}, '
             f'"config": {json.dumps({**config, "responsive": True})}, "chart": {json.dumps(chart)}, '
             f'"exact": {_figure_json(name, _freeze(params), ctx.theme, ctx.presenter)}, '
@@ -199,10 +201,9 @@ def _live_states(name: str, params: dict[str, object], links: dict[str, str], ch
     budget = min(livemod.STATE_BUDGET, max(livemod.MIN_BUDGET, (livemod.FIGURE_BUDGET - exact) // len(links)))
     sets = []
     for control, param in links.items():
-        fixed = _freeze({k: v for k, v in params.items() if k != param})
+        fixed, version = _states_of(name, params, param)
         states = _live_json(name, fixed, param, ctx.params[control], ctx.theme, ctx.presenter, budget)
-        sets.append(f'{{"key": {json.dumps(f"{ctx.slug}.{control}")}, '
-                    f'"version": {json.dumps(_version(name, fixed, param, ctx.theme, ctx.presenter))}, {states}}}')
+        sets.append(f'{{"key": {json.dumps(f"{ctx.slug}.{control}")}, "version": {json.dumps(version)}, {states}}}')
     _STATES(data=f'{{"chart": {json.dumps(chart)}, "sets": [{", ".join(sets)}]}}', key=f"{chart}.states")
 
 

@@ -1,6 +1,4 @@
-"""posviz: the app's entry point. It lists the pages (Home, then every lesson in course order, each with its
-own title and icon from its declaration) and runs the one the address names; Home is what it is, the lesson
-map, how to export and share."""
+"""posviz home page: what it is, the lesson map (built from the lessons' declarations), how to export and share."""
 
 from pathlib import Path
 
@@ -34,15 +32,9 @@ def home() -> None:
     )
 
 
-def home_page() -> None:
-    ui.plain_page(
-        "posviz: how transformers encode position", home, icon="📐",
-        intro="Interactive lessons on positional encodings, computed from the exact math and checked against the "
-              "implementations models ship. Drag a slider and every figure redraws; every view has a link you "
-              "can share and every figure can be exported for a slide or a blog post.",
-    )
-
-
-# the lesson pages keep the addresses Streamlit gives pages/ files (/Sinusoidal, /2D_encodings, ...)
-st.navigation([st.Page(home_page, title="Home", icon="📐", default=True)]
-              + [st.Page(lesson.script, title=lesson.title, icon=lesson.icon) for lesson in ui.lessons(PAGES)]).run()
+ui.plain_page(
+    "posviz: how transformers encode position", home, icon="📐",
+    intro="Interactive lessons on positional encodings, computed from the exact math and checked against the "
+          "implementations models ship. Drag a slider and every figure redraws; every view has a link you "
+          "can share and every figure can be exported for a slide or a blog post.",
+)

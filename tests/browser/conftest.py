@@ -185,6 +185,28 @@ def move_slider(page: object, label: str, steps: int = 1) -> None:
     wait_idle(page)
 
 
+COUNT_RUNS = """() => { window.__posvizRuns = 0; if (window.__posvizRunObserver) return;
+    const app = document.querySelector('[data-testid=stApp]');
+    // records come in batches: a run that starts and ends between two callbacks is seen in oldValue
+    window.__posvizRunObserver = new MutationObserver((records) => {
+        const states = [...records.map(r => r.oldValue), app.dataset.testScriptState];
+        for (let i = 1; i < states.length; i++) if (states[i] === 'running' && states[i - 1] !== 'running')
+            window.__posvizRuns++; });
+    window.__posvizRunObserver.observe(app, {attributes: true, attributeOldValue: true,
+                                             attributeFilter: ['data-test-script-state']}); }"""
+
+
+def click_and_wait(page: object, target: object, charts: bool = True, press: str | None = None) -> None:
+    """Click ``target`` (a locator), or press the key ``press`` in it, and wait for the run it starts to finish.
+
+    ``wait_idle`` alone can read the page before the click's run has begun (the app is still idle from
+    the last one); counting runs from before the click makes the wait see the new one."""
+    page.evaluate(COUNT_RUNS)
+    target.press(press) if press else target.click()
+    page.wait_for_function("() => window.__posvizRuns > 0")
+    wait_idle(page, charts=charts)
+
+
 def open_export(page: object, chart: int = 0) -> None:
     """Open the "Export / copy as code" view of chart ``chart`` and wait for its download buttons."""
     page.get_by_role("radio", name="Export / copy as code").nth(chart).click()
@@ -192,9 +214,6 @@ def open_export(page: object, chart: int = 0) -> None:
 
 
 # --- live figures (posviz.ui.live): drag a slider and watch the chart without a rerun ---------------------------
-COUNT_RUNS = """() => { window.__posvizRuns = 0; const app = document.querySelector('[data-testid=stApp]');
-    new MutationObserver(() => { if (app.dataset.testScriptState === 'running') window.__posvizRuns++; })
-        .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']}); }"""
 SHOWN = "() => { const c = document.querySelector('.posviz-live-chart'); return [c.dataset.shown, c.dataset.draws]; }"
 
 

@@ -6,7 +6,14 @@ import math
 
 import pytest
 
-from tests.browser.conftest import chart_count, chart_traces, error_elements, move_slider, open_page, wait_idle
+from tests.browser.conftest import (
+    chart_count,
+    chart_traces,
+    click_and_wait,
+    error_elements,
+    move_slider,
+    open_page,
+)
 
 pytestmark = pytest.mark.browser
 PAGE = "2D_encodings"
@@ -25,8 +32,7 @@ def test_page_loads_and_draws_the_patch_grid(page, app_url):
 
 def test_part_switch_and_similarity(page, app_url):
     open_page(page, app_url, PAGE)
-    page.get_by_text("2 · similar patches").click()
-    wait_idle(page)
+    click_and_wait(page, page.get_by_text("2 · similar patches"))
     assert "part=similarity" in page.url
     sim = [t for t in chart_traces(page, 0) if t["type"] == "heatmap"]
     assert len(sim) == 3 and sim[1]["z"][9][2] == pytest.approx(1.0, abs=1e-6)  # add: (2, 9) ~ (9, 2)
@@ -40,8 +46,7 @@ def test_slider_move_redraws_the_grid_charts(page, app_url):
     assert "W=12" in page.url
     z = chart_traces(page, 0)[0]["z"]
     assert (len(z), len(z[0])) == (14, 12)
-    page.get_by_text("1b · small multiples", exact=True).click()
-    wait_idle(page)
+    click_and_wait(page, page.get_by_text("1b · small multiples", exact=True))
     assert "part=multiples" in page.url and "W=12" in page.url  # the sidebar's grid applies to every part
     mosaic = chart_traces(page, 0)
     assert len(mosaic) == 1 and len(mosaic[0]["z"][0]) == 4 * 12 + 3 * 2  # 4 tiles of W = 12 + 3 gutters

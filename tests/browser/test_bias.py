@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from posviz import bias as b
-from tests.browser.conftest import chart_traces, error_elements, move_slider, open_page, wait_idle
+from tests.browser.conftest import chart_traces, click_and_wait, error_elements, move_slider, open_page
 
 pytestmark = pytest.mark.browser
 PAGE = "Distance_biases"
@@ -34,8 +34,7 @@ def test_page_loads_and_a_slider_redraws_the_family(page, app_url):
 
 def test_part_switch_and_attention_on_one_softmax(page, app_url):
     open_page(page, app_url, PAGE)
-    page.get_by_text("2. One query's attention", exact=True).click()
-    wait_idle(page)
+    click_and_wait(page, page.get_by_text("2. One query's attention", exact=True))
     assert "part=attention" in page.url and page.locator(".js-plotly-plot").count() == 1
     traces = chart_traces(page, 0)
     assert len(traces) == len(b.MEMBERS)

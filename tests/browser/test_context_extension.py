@@ -6,7 +6,14 @@ import math
 
 import pytest
 
-from tests.browser.conftest import chart_count, chart_traces, error_elements, move_slider, open_page, wait_idle
+from tests.browser.conftest import (
+    chart_count,
+    chart_traces,
+    click_and_wait,
+    error_elements,
+    move_slider,
+    open_page,
+)
 
 pytestmark = pytest.mark.browser
 NAME = "Context_extension"
@@ -68,8 +75,8 @@ def test_pasted_garbage_gets_a_plain_message(page, app_url):
     page.get_by_text("Paste your own config.json").click()  # the box folds away until it is needed
     box = page.get_by_role("textbox", name="config.json (optional; it overrides the preset)")
     box.fill('{"head_dim": 64, "rope_scaling": {"type": "<img src=x onerror=alert(1)>"}}')
-    box.press("Control+Enter")
-    wait_idle(page, charts=False)  # an unreadable paste draws no chart (and no other model)
+    # an unreadable paste draws no chart (and no other model)
+    click_and_wait(page, box, press="Control+Enter", charts=False)
     assert error_elements(page) == []
     assert page.locator("img[src=x]").count() == 0
     shown = page.locator("[data-testid=stText]").all_inner_texts()
@@ -83,7 +90,6 @@ def test_config_part_shows_no_lesson_sliders_and_next_goes_on(page, app_url):
     open_page(page, app_url, NAME, part="dynamic", d=64)
     assert sidebar.get_by_role("slider", name="rotary dim d").count() == 1  # dynamic NTK reads d, b, s, L only
     assert sidebar.get_by_role("slider", name="YaRN beta_fast (β)").count() == 0
-    page.get_by_role("button", name="8. Scores past L →").click()
-    wait_idle(page)
+    click_and_wait(page, page.get_by_role("button", name="8. Scores past L →"))
     assert "part=scores" in page.url and "d=64" in page.url  # the step keeps the view's settings
     assert page.locator(".js-plotly-plot .gtitle").first.text_content().startswith("Attention score vs distance")

@@ -7,7 +7,14 @@ import re
 import pytest
 
 from posviz import cope
-from tests.browser.conftest import chart_count, chart_traces, error_elements, move_slider, open_page, wait_idle
+from tests.browser.conftest import (
+    chart_count,
+    chart_traces,
+    click_and_wait,
+    error_elements,
+    move_slider,
+    open_page,
+)
 
 pytestmark = pytest.mark.browser
 SCALE = 4.0  # the page's default gate scale
@@ -88,8 +95,7 @@ def test_hostile_text_is_shown_literally(page, app_url):
     # typed into the box: still text
     box = page.get_by_role("textbox", name="your text")
     box.fill("<i>z</i> # not a heading")
-    box.press("Control+Enter")
-    wait_idle(page)
+    click_and_wait(page, box, press="Control+Enter")
     assert "<i>z</i> # not a heading" in page.get_by_test_id("stText").all_inner_texts()
     assert page.locator("i:text-is('z'), h1:text-is('not a heading')").count() == 0
     assert error_elements(page) == []
@@ -98,8 +104,7 @@ def test_hostile_text_is_shown_literally(page, app_url):
 def test_pitfall_toggle_shows_the_leak(page, app_url):
     open_page(page, app_url, "CoPE", charts=False, part="pitfalls", rule="constant", scale=0)
     assert error_elements(page) == []
-    page.get_by_text("Show the wrong version beside the right one").first.click()
-    wait_idle(page)
+    click_and_wait(page, page.get_by_text("Show the wrong version beside the right one").first)
     wrong, right = chart_traces(page, 0)[0]["z"], chart_traces(page, 1)[0]["z"]
     T = len(wrong)
     future = lambda z: max(z[i][j] for i in range(T) for j in range(i + 1, T))  # noqa: E731

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import chart_traces, error_elements, move_slider, open_page, wait_idle
+from tests.browser.conftest import chart_traces, click_and_wait, error_elements, move_slider, open_page
 
 pytestmark = pytest.mark.browser
 PAGE = "Gaussian_kernel_RoPE"
@@ -23,8 +23,7 @@ def test_page_loads_and_slider_redraws(page, app_url):
     assert chart_traces(page, 0)[2]["y"][0] == pytest.approx(0.9)
     assert "alpha1=0.6" in page.url
 
-    page.get_by_text("2. Three ways to apply it", exact=True).click()
-    wait_idle(page)
+    click_and_wait(page, page.get_by_text("2. Three ways to apply it", exact=True))
     assert "part=modes" in page.url and page.locator(".js-plotly-plot").count() == 1
     attention = chart_traces(page, 0)
     assert len(attention[1]["z"]) == 128 and len(attention[1]["z"][0]) == 128
@@ -43,8 +42,7 @@ def test_shared_link_and_both_zero_alphas(page, app_url):
     attention = chart_traces(page, 0)
     assert len(attention[1]["z"]) == 64
     assert attention[1]["name"] == "(c) +log K(|m−n|)"
-    page.get_by_text("1. The kernel", exact=True).click()
-    wait_idle(page)
+    click_and_wait(page, page.get_by_text("1. The kernel", exact=True))
     assert chart_traces(page, 0)[2]["y"][0] == pytest.approx(1.0)  # fell back to 0.7 + 0.3
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import chart_traces, error_elements, move_slider, open_page, wait_idle
+from tests.browser.conftest import chart_traces, click_and_wait, error_elements, move_slider, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -20,8 +20,7 @@ def _open(page, app_url, charts: int = 1, **query) -> None:
 
 
 def _choose_part(page, label: str, charts: int = 1) -> None:
-    page.get_by_text(label, exact=True).click()
-    wait_idle(page, charts=charts > 0)
+    click_and_wait(page, page.get_by_text(label, exact=True), charts=charts > 0)
     page.wait_for_function(DRAWN, arg=charts)
 
 
@@ -53,8 +52,7 @@ def test_slider_and_text_changes_redraw_the_charts(page, app_url):
     assert "d=18" in page.url
     box = page.get_by_role("textbox", name="sentence (words only; punctuation is ignored)")
     box.fill("a cat saw a cat")
-    box.press("Enter")
-    wait_idle(page)
+    click_and_wait(page, box, press="Enter")
     page.wait_for_function(DRAWN, arg=1)
     rows = chart_traces(page, 0)[0]
     assert rows["y"] == ["0: a", "1: cat", "2: saw", "3: a", "4: cat"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from posviz import ui
-from tests.browser.conftest import CHART, ROOT, open_page, wait_idle
+from tests.browser.conftest import CHART, ROOT, click_and_wait, open_page, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -29,8 +29,7 @@ def test_next_previous_and_keyboard_step_through_parts_and_update_the_address(pa
     page.set_viewport_size({"width": 1280, "height": 800})
     open_page(page, app_url, "Sinusoidal", present=1)
     assert page.get_by_text("step 1 / 5").count() == 1
-    page.get_by_role("button", name="2. One dimension →").click()
-    wait_idle(page)
+    click_and_wait(page, page.get_by_role("button", name="2. One dimension →"))
     assert "part=waves" in page.url
     assert page.get_by_text("step 2 / 5").count() == 1
     page.locator("body").press("Shift+ArrowRight")
@@ -40,8 +39,7 @@ def test_next_previous_and_keyboard_step_through_parts_and_update_the_address(pa
     page.locator("body").press("Shift+ArrowLeft")
     wait_idle(page)
     assert "part=waves" in page.url
-    page.get_by_role("button", name="← 1. The table").click()
-    wait_idle(page)
+    click_and_wait(page, page.get_by_role("button", name="← 1. The table"))
     assert "part=" not in page.url  # the first part is the default: a clean address
     assert page.get_by_text("step 1 / 5").count() == 1
 

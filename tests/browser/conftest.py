@@ -115,8 +115,26 @@ def page(browser: object) -> Iterator[object]:
     context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     pg = context.new_page()
     pg.set_default_timeout(60_000)
+    _count_finished_runs(pg)
     yield pg
     context.close()
+
+
+def _count_finished_runs(page: object) -> None:
+    """Count, on ``page.posviz_runs``, the script runs the server reports finished (its ``script_finished``
+    messages on the websocket). A run can start and end between two renders of the page, so the page's own
+    running/notRunning attribute may never show it; the server's message always comes."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    page.posviz_runs = 0
+
+    def on_frame(payload: bytes | str) -> None:
+        if isinstance(payload, (bytes, bytearray)):
+            msg = ForwardMsg()
+            msg.ParseFromString(payload)
+            page.posviz_runs += msg.WhichOneof("type") == "script_finished"
+
+    page.on("websocket", lambda ws: ws.on("framereceived", on_frame))
 
 
 def page_url(app_url: str, name: str, **query: object) -> str:
@@ -199,11 +217,16 @@ COUNT_RUNS = """() => { window.__posvizRuns = 0; if (window.__posvizRunObserver)
 def click_and_wait(page: object, target: object, charts: bool = True, press: str | None = None) -> None:
     """Click ``target`` (a locator), or press the key ``press`` in it, and wait for the run it starts to finish.
 
-    ``wait_idle`` alone can read the page before the click's run has begun (the app is still idle from
-    the last one); counting runs from before the click makes the wait see the new one."""
-    page.evaluate(COUNT_RUNS)
+    ``wait_idle`` alone can read the page before the click's run has begun (the app is still idle from the last
+    one); waiting for the server's next ``script_finished`` makes sure the click's run is over."""
+    before = page.posviz_runs
     target.press(press) if press else target.click()
-    page.wait_for_function("() => window.__posvizRuns > 0")
+    for _ in range(3000):  # 60 s
+        if page.posviz_runs > before:
+            break
+        page.wait_for_timeout(20)
+    else:
+        raise TimeoutError("no script run finished within 60 s of the click")
     wait_idle(page, charts=charts)
 
 
@@ -217,10 +240,11 @@ def open_export(page: object, chart: int = 0) -> None:
 SHOWN = "() => { const c = document.querySelector('.posviz-live-chart'); return [c.dataset.shown, c.dataset.draws]; }"
 
 
-def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_ms: int = 16) -> dict:
+def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_ms: int = 16,
+              release: bool = True) -> dict:
     """Press the thumb of the slider with widget key ``control_key`` ("sinusoidal.base"), move the mouse
-    ``moves`` times by ``dx`` px, then release. Returns what the live chart showed after each move, the
-    scripts runs that started during the drag (before release) and the seconds the drag took."""
+    ``moves`` times by ``dx`` px, then release (unless not ``release``). Returns what the live chart showed after
+    each move, the scripts runs that started during the drag (before release) and the seconds the drag took."""
     box = page.locator(".st-key-" + control_key.replace(".", "-"))
     thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
     x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
@@ -236,5 +260,6 @@ def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_
         shown.append(page.evaluate(SHOWN))
     seconds = time.perf_counter() - t0
     runs = page.evaluate("() => window.__posvizRuns")
-    page.mouse.up()
+    if release:
+        page.mouse.up()
     return {"shown": shown, "runs_during_drag": runs, "seconds": seconds}

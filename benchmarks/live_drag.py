@@ -5,8 +5,10 @@ chromium as a pointer does at display rate: the page itself moves the pointer at
 (pointer and mouse events), fast enough to cross about one precomputed state per frame, and records at every
 frame the slider's value and the state on screen. It reports the frames of the drags, the slider steps
 (frames in which the value changed), the states shown (frames with a new state), the display rate the page
-kept during the drag (Hz), the rate of new states on screen (fps), and Plotly.js's mean time per state with
-the rate it allows (max fps = 1000 / ms per state). Then, on release, the time until the script has rerun
+kept during the drag (Hz), the rate of new states on screen (fps), Plotly.js's mean time per state with
+the rate it allows (max fps = 1000 / ms per state), and the share of states drawn the quick way (Plotly.animate
+moving scatter traces, see posviz/ui/live.js; its time runs until the frame that shows it, so for those
+states "max fps" is a lower bound). Then, on release, the time until the script has rerun
 and the exact figure is drawn, beside a key press on the trivial page (benchmarks/trivial_app.py,
 Streamlit's default settings) measured in the same run, interleaved.
 
@@ -59,6 +61,7 @@ DRAG = """async ([key, x, y, dx, frames]) => {
     return rec;
 }"""
 DRAW_MS = "() => Number(document.querySelector('.posviz-live-chart').dataset.drawMs || 0)"
+QUICK = "() => Number(document.querySelector('.posviz-live-chart').dataset.quick || 0)"
 
 
 def drag_and_release(page, key: str, direction: int, frames: int = 40) -> dict:
@@ -71,7 +74,7 @@ def drag_and_release(page, key: str, direction: int, frames: int = 40) -> dict:
     dx = direction * max(1.0, 0.9 * track / max(states - 1, 1))
     thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
     x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
-    before = page.evaluate(DRAW_MS)
+    before, quick = page.evaluate(DRAW_MS), page.evaluate(QUICK)
     page.evaluate(COUNT_RUNS)
     page.mouse.move(x, y)
     page.mouse.down()
@@ -85,19 +88,21 @@ def drag_and_release(page, key: str, direction: int, frames: int = 40) -> dict:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     release = time.perf_counter() - t0  # ... and the run over: the states for the new settings have arrived
     draw_ms = page.evaluate(DRAW_MS) - before
+    quick = page.evaluate(QUICK) - quick
     steps = [i for i in range(1, len(rec)) if rec[i][1] != rec[i - 1][1]]  # frames where the slider moved
     shown = [i for i in range(1, len(rec)) if rec[i][2] != rec[i - 1][2]]  # frames with a new state on screen
     span = (rec[shown[-1]][0] - rec[shown[0]][0]) / 1000 if len(shown) > 1 else float("nan")
     hz = (len(rec) - 1) / ((rec[-1][0] - rec[0][0]) / 1000)
     return {"runs": runs, "frames": len(rec) - 1, "steps": len(steps), "states": len(shown), "hz": hz,
-            "fps": (len(shown) - 1) / span, "ms_per_state": draw_ms / max(len(shown), 1), "release": release,
-            "on_screen": on_screen}
+            "fps": (len(shown) - 1) / span, "quick": quick, "ms_per_state": draw_ms / max(len(shown), 1),
+            "release": release, "on_screen": on_screen}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--drags", type=int, default=5)
     ap.add_argument("--largest", action="store_true", help="open each page at its largest settings")
+    ap.add_argument("--only", default="", help="only the live figures whose name contains this text")
     args = ap.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -105,7 +110,8 @@ def main() -> None:
     app, app_url = start_server("app.py")
     ref_server, ref_url = start_server("benchmarks/trivial_app.py", options={"runner.postScriptGC": "true"})
     print(f"{'live figure':28} {'frames':>6} {'steps':>5} {'states':>6} {'Hz':>4} {'fps':>4} {'ms/state':>8} "
-          f"{'max fps':>7} {'exact ms':>8} {'idle ms':>7} {'trivial ms':>10} {'ratio':>5} {'idle ratio':>10}")
+          f"{'max fps':>7} {'quick':>5} {'exact ms':>8} {'idle ms':>7} {'trivial ms':>10} {'ratio':>5} "
+          f"{'idle ratio':>10}")
     try:
         with sync_playwright() as pw:
             browser = launch(pw)
@@ -113,6 +119,8 @@ def main() -> None:
             ref.goto(ref_url)
             wait_idle(ref)
             for case, (name, query, key, _, dx, _) in CASES.items():
+                if args.only not in case:
+                    continue
                 query = {**query, **(LARGEST[name] if args.largest else {})}
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
                 page.goto(f"{app_url}/{name}" + ("?" + urllib.parse.urlencode(query) if query else ""))
@@ -131,7 +139,9 @@ def main() -> None:
                       f"{sum(r['states'] for r in rows):6d} {statistics.median(r['hz'] for r in rows):4.0f} "
                       f"{statistics.median(r['fps'] for r in rows):4.0f} "
                       f"{statistics.median(r['ms_per_state'] for r in rows):8.1f} "
-                      f"{1000 / statistics.median(r['ms_per_state'] for r in rows):7.0f} {median_ms(exact):8.0f} "
+                      f"{1000 / statistics.median(r['ms_per_state'] for r in rows):7.0f} "
+                      f"{sum(r['quick'] for r in rows) / max(sum(r['states'] for r in rows), 1):5.0%} "
+                      f"{median_ms(exact):8.0f} "
                       f"{median_ms(releases):7.0f} {median_ms(trivial):10.0f} {ratio:5.2f} {idle_ratio:10.2f}",
                       flush=True)
                 page.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from posviz.figures import build
@@ -127,29 +127,6 @@ def test_states_of_an_animated_figure_carry_its_exact_frames_within_the_budget()
         assert status == exact["frames"][frame["index"]]["data"][2]["text"]
         assert status[0].startswith(f"m = {30 * frame['index'] / 30:.4g}:")
 
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.lists(st.floats(-1e6, 1e6, width=32) | st.just(float("nan")), min_size=1, max_size=9),
-                          st.sampled_from(["y", "y2"])), min_size=1, max_size=4))
-def test_extent_is_the_min_and_max_drawn_on_each_axis(traces):
-    """The browser moves traces without laying the axes out only when every autoranged axis has the same
-    extent: it must be the range of the finite numbers on that axis, whichever traces carry them."""
-    sent = [{"x": list(range(len(y))), "y": live._encode(np.array(y)), "yaxis": axis} for y, axis in traces]
-    got = live.extent(sent)
-    for axis in ("y", "y2"):
-        finite = [v for y, a in traces if a == axis for v in np.array(y, dtype=np.float32) if np.isfinite(v)]
-        used = any(a == axis for _, a in traces)
-        want = ([min(finite), max(finite)] if finite else []) if used else None  # all gaps: no range to keep
-        assert got.get("yaxis" + axis[1:]) == want
-    assert got["xaxis"] == [0, max(len(y) for y, _ in traces) - 1]
-
-
-def test_extent_of_categories_is_their_list_and_the_clock_keeps_a_fixed_extent():
-    assert live.extent([{"x": ["a", "b"], "y": [1, 2]}]) == {"xaxis": ["a", "b"], "yaxis": [1, 2]}
-    clock = dict(dim=64, base=10000.0, m_max=30.0, n_frames=31)
-    values, states = live.live_states("rope_clock", clock, "base", live.slider_values(BASE))
-    assert {live.to_json(s["extent"]) for s in states} == {live.to_json(states[0]["extent"])}  # unit circles
 
 LIVE_PAGES = {"Sinusoidal": ({}, {"n": "4096", "d": "1024"}),
               "Gaussian_kernel_RoPE": ({}, {"sigma1": "50", "sigma2": "500"}),

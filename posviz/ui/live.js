@@ -59,7 +59,7 @@ function withSliderAt(layout, index) {
 // a state as a figure: its own traces, the shared ones, and the frame nearest to the position `at`
 function stateFigure(set, state, template, at) {
   const data = state.data.map((t, k) => t || set.common[k]);
-  let layout = { ...structuredClone(state.layout), template }; // plotly writes into a layout (autoranges)
+  let layout = { ...state.layout, template };
   if (state.frames && state.frames.length) {
     let frame = state.frames[0];
     for (const f of state.frames) if (Math.abs(f.index - at) < Math.abs(frame.index - at)) frame = f;
@@ -67,41 +67,6 @@ function stateFigure(set, state, template, at) {
     layout = withSliderAt(layout, frame.index);
   }
   return { data, layout };
-}
-
-// From one state to the next without laying the whole figure out again, when that draws the same picture:
-// Plotly.animate moves the traces (it can move scatter traces only: their points and text) and relayout
-// redraws a title, annotations or shapes that changed. Returns the layout update, or null when Plotly.react is
-// needed: another trace type, a trace whose name, style or hover changed (the legend, colours), another layout
-// setting, or an autoranged axis whose data extent moved (its range, ticks and grid change).
-const QUICK_LAYOUT = new Set(["title", "annotations", "shapes"]);
-const own = (k, v) => (k[0] === "_" ? undefined : v); // plotly's notes in what it was given (_inputArray)
-const same = (a, b) => JSON.stringify(a, own) === JSON.stringify(b, own);
-
-// what animate redraws in a scatter trace, and what a drag does not show: hover data (the pointer is on the
-// slider) and plotly's uid
-const MOVES = new Set(["x", "y", "text", "customdata", "uid"]);
-
-function sameLook(a, b) {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => !MOVES.has(k) && k[0] !== "_"));
-  return [...keys].every((k) => same(a[k], b[k]));
-}
-
-function quickUpdate(chart, from, to, data) {
-  const before = chart.posvizDrawn && chart.posvizDrawn.data;
-  if (!from || !from.extent || !to.extent || !before || before.length !== data.length) return null;
-  if (!data.every((t, k) => (t.type || "scatter") === "scatter" && sameLook(before[k], t))) return null;
-  const full = chart._fullLayout;
-  for (const name of Object.keys(full)) {
-    if (/^[xy]axis\d*$/.test(name) && full[name].autorange && !same(from.extent[name], to.extent[name])) return null;
-  }
-  const update = {};
-  for (const k of new Set([...Object.keys(from.layout), ...Object.keys(to.layout)])) {
-    if (same(from.layout[k], to.layout[k])) continue;
-    if (!QUICK_LAYOUT.has(k)) return null;
-    update[k] = to.layout[k] === undefined ? null : to.layout[k];
-  }
-  return update;
 }
 
 export default function (component) {
@@ -124,8 +89,6 @@ export default function (component) {
     const drawExact = () => {
       const at = (exact.frames || []).length ? Math.min(chart.posvizFrame || 0, exact.frames.length - 1) : 0;
       // with its frames (an animated figure), at the position the learner had before the drag
-      chart.posvizState = null;
-      chart.posvizToken = (chart.posvizToken || 0) + 1; // a quick draw still under way must not touch this figure
       Plotly.react(chart, { ...exact, layout: withSliderAt(exact.layout, at), config: payload.config });
       if (at > 0) Plotly.animate(chart, [exact.frames[at].name], { mode: "immediate", transition: { duration: 0 },
                                                                    frame: { duration: 0, redraw: false } });
@@ -137,12 +100,11 @@ export default function (component) {
       const box = document.querySelector(".st-key-" + live.key.replace(/[^a-zA-Z0-9_-]/g, "-"));
       if (!box) continue;
       let shown = null; // the state on screen; the exact figure is at (the state nearest) the control's value
-      let busy = false; // a quick draw is under way: the next one waits for it
       const show = () => {
         frame = 0;
         const input = box.querySelector("input[type=range]");
         const set = (window.__posvizStates || {})[payload.chart + "|" + live.key];
-        if (busy || !input || !set || set.version !== live.version || set.values.length < 2) return;
+        if (!input || !set || set.version !== live.version || set.values.length < 2) return;
         if (shown === null) shown = nearest(live, set.values, live.current);
         const value = sliderValue(input, live);
         const i = nearest(live, set.values, value);
@@ -154,30 +116,12 @@ export default function (component) {
         if (i === shown) return;
         shown = i;
         if (chart.dataset.shown === "exact") chart.posvizFrame = currentFrame(chart);
-        const state = set.states[i];
-        const { data, layout } = stateFigure(set, state, template, chart.posvizFrame || 0);
+        const { data, layout } = stateFigure(set, set.states[i], template, chart.posvizFrame || 0);
         const t0 = performance.now();
-        const drawn = () => {
-          chart.posvizState = state;
-          chart.posvizDrawn = { data, layout }; // the state's figure as react would draw it (tests compare)
-          chart.dataset.drawMs = String(Number(chart.dataset.drawMs || 0) + performance.now() - t0); // benchmarks
-          chart.dataset.shown = live.key + "=" + set.values[i];
-          chart.dataset.draws = String(Number(chart.dataset.draws || 0) + 1);
-        };
-        const update = chart.dataset.shown === "exact" ? null : quickUpdate(chart, chart.posvizState, state, data);
-        if (!update) {
-          Plotly.react(chart, data, layout, payload.config);
-          return drawn();
-        }
-        busy = true;
-        chart.dataset.quick = String(Number(chart.dataset.quick || 0) + 1); // benchmarks: draws without react
-        const token = chart.posvizToken;
-        const still = () => token === chart.posvizToken;
-        Plotly.animate(chart, { data, traces: data.map((_, k) => k) }, { mode: "immediate",
-          transition: { duration: 0 }, frame: { duration: 0, redraw: false } })
-          .then(() => (still() && Object.keys(update).length ? Plotly.relayout(chart, update) : null))
-          .then(() => { if (still()) drawn(); }, () => {})
-          .finally(() => { busy = false; if (!frame) frame = requestAnimationFrame(show); });
+        Plotly.react(chart, data, layout, payload.config);
+        chart.dataset.drawMs = String(Number(chart.dataset.drawMs || 0) + performance.now() - t0); // benchmarks
+        chart.dataset.shown = live.key + "=" + set.values[i];
+        chart.dataset.draws = String(Number(chart.dataset.draws || 0) + 1);
       };
       const observer = new MutationObserver(() => { if (!frame) frame = requestAnimationFrame(show); });
       // the thumb moves (its style) and its text changes as it is dragged; the input holds the value

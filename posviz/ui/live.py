@@ -130,30 +130,7 @@ def thin_state(fig: go.Figure, stride: int, frames: Sequence[int] = ()) -> dict:
     if frames:
         state["frames"] = [{"index": i, "traces": d["frames"][i].get("traces", list(range(len(d["data"])))),
                             "data": [_thin_trace(t, stride) for t in d["frames"][i]["data"]]} for i in frames]
-    state["extent"] = extent([*state["data"], *(t for f in state.get("frames", ()) for t in f["data"])])
     return state
-
-
-def extent(traces: Sequence[dict]) -> dict[str, list]:
-    """The data's extent on each axis ("xaxis", "yaxis2", ...): [min, max] of the numbers drawn on it, then its
-    categories (text values) in order. Two states with the same extent on an autoranged axis get the same
-    range, so the browser can move their traces without laying the axes out again (``live.js``)."""
-    numbers: dict[str, list[float]] = {}
-    words: dict[str, list[str]] = {}
-    for t in traces:
-        for axis in ("x", "y"):
-            v = t.get(axis)
-            if v is None:
-                continue
-            name = axis + "axis" + t.get(axis + "axis", axis)[1:]
-            a = _as_array(v)
-            if a is not None and a.dtype.kind in "fiu":
-                a = a[np.isfinite(a)]  # plotly leaves gaps (NaN) out of the range
-                numbers.setdefault(name, []).extend((float(a.min()), float(a.max())) if a.size else ())
-            else:
-                words.setdefault(name, []).extend(map(str, v if isinstance(v, (list, tuple)) else [v]))
-    return {name: ([min(numbers[name]), max(numbers[name])] if numbers.get(name) else []) + words.get(name, [])
-            for name in {*numbers, *words}}
 
 
 def shared(states: Sequence[dict]) -> dict:

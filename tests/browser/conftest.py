@@ -115,24 +115,27 @@ def page(browser: object) -> Iterator[object]:
     context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     pg = context.new_page()
     pg.set_default_timeout(60_000)
-    _count_finished_runs(pg)
+    count_runs(pg)
     yield pg
     context.close()
 
 
-def _count_finished_runs(page: object) -> None:
-    """Count, on ``page.posviz_runs``, the script runs the server reports finished (its ``script_finished``
-    messages on the websocket). A run can start and end between two renders of the page, so the page's own
-    running/notRunning attribute may never show it; the server's message always comes."""
+def count_runs(page: object) -> None:
+    """Count the script runs the server starts and finishes for ``page``, from the websocket: its ``new_session``
+    message opens every run (``page.posviz_started``), ``script_finished`` closes it (``page.posviz_runs``).
+    A run can start and end between two renders of the page, so the page's own running attribute may never
+    show it; the server's messages always come."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    page.posviz_runs = 0
+    page.posviz_started = page.posviz_runs = 0
 
     def on_frame(payload: bytes | str) -> None:
         if isinstance(payload, (bytes, bytearray)):
             msg = ForwardMsg()
             msg.ParseFromString(payload)
-            page.posviz_runs += msg.WhichOneof("type") == "script_finished"
+            kind = msg.WhichOneof("type")
+            page.posviz_started += kind == "new_session"
+            page.posviz_runs += kind == "script_finished"
 
     page.on("websocket", lambda ws: ws.on("framereceived", on_frame))
 
@@ -240,15 +243,15 @@ def open_export(page: object, chart: int = 0) -> None:
 SHOWN = "() => { const c = document.querySelector('.posviz-live-chart'); return [c.dataset.shown, c.dataset.draws]; }"
 
 
-def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_ms: int = 16,
-              release: bool = True) -> dict:
+def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_ms: int = 16) -> dict:
     """Press the thumb of the slider with widget key ``control_key`` ("sinusoidal.base"), move the mouse
-    ``moves`` times by ``dx`` px, then release (unless not ``release``). Returns what the live chart showed after
-    each move, the scripts runs that started during the drag (before release) and the seconds the drag took."""
+    ``moves`` times by ``dx`` px, then release. Returns what the live chart showed after each move, the
+    scripts runs that started during the drag (before release) and the seconds the drag took."""
     box = page.locator(".st-key-" + control_key.replace(".", "-"))
     thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
     x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
     page.evaluate(COUNT_RUNS)
+    started = page.posviz_started
     page.mouse.move(x, y)
     page.mouse.down()
     shown = []
@@ -259,7 +262,6 @@ def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_
         page.wait_for_timeout(pause_ms)
         shown.append(page.evaluate(SHOWN))
     seconds = time.perf_counter() - t0
-    runs = page.evaluate("() => window.__posvizRuns")
-    if release:
-        page.mouse.up()
+    runs = page.evaluate("() => window.__posvizRuns") + page.posviz_started - started  # seen either way: none
+    page.mouse.up()
     return {"shown": shown, "runs_during_drag": runs, "seconds": seconds}

@@ -19,22 +19,6 @@ TIPS = "() => Array.from(document.querySelector('.posviz-live-chart')._fullData[
 STATUS = "() => document.querySelector('.posviz-live-chart')._fullData[4].text[0]"
 SLIDER_AT = "() => document.querySelector('.posviz-live-chart')._fullLayout.sliders[0].active"
 EXACT = "() => document.querySelector('.posviz-live-chart').dataset.shown === 'exact'"
-# what the chart on screen shows and what plotly draws from the same state's figure in a fresh div
-SAME_AS_FULL_DRAW = """async () => {
-    const look = (el) => {
-        const q = (s, a) => [...el.querySelectorAll(s)].map(e => a ? e.getAttribute(a) : e.textContent);
-        return {lines: q('.scatterlayer path.js-line', 'd'), points: q('.scatterlayer path.point', 'transform'),
-                text: q('.scatterlayer text'), annotations: q('.annotation-text'), shapes: q('.shapelayer path', 'd'),
-                ticks: q('.xtick text').concat(q('.ytick text')), title: q('.gtitle'), legend: q('.legendtext')}; };
-    const chart = document.querySelector('.posviz-live-chart'), div = document.createElement('div');
-    Object.assign(div.style, {width: chart.clientWidth + 'px', height: chart.clientHeight + 'px'});
-    document.body.appendChild(div);
-    await Plotly.newPlot(div, chart.posvizDrawn.data, chart.posvizDrawn.layout);
-    const a = look(chart), b = look(div);
-    div.remove();
-    return {quick: Number(chart.dataset.quick || 0), shown: chart.dataset.shown, lines: a.lines.length,
-            differ: Object.keys(a).filter(k => JSON.stringify(a[k]) !== JSON.stringify(b[k]))};
-}"""
 
 # page, query, widget key, URL name, px per move, the caption text the released value must produce
 CASES = {
@@ -121,18 +105,3 @@ def test_a_drag_that_ends_where_it_started_shows_the_exact_figure_again(page, ap
     assert page.evaluate("() => window.__posvizRuns") == drag["runs_during_drag"] == 0  # no run at all
     assert page.evaluate("() => document.querySelector('.posviz-live-chart').dataset.shown") == "exact"
     assert "sigma1=50" in page.url
-
-
-@pytest.mark.parametrize("case", ["RoPE clock, base", "YaRN ramp, beta_fast"])
-def test_a_drag_that_only_moves_lines_draws_what_a_full_draw_would(page, app_url, case):
-    """Where a drag changes only where scatter traces are (and titles, annotations, shapes; axes that do not
-    move), the chart moves them with Plotly.animate instead of laying the figure out again. What is on screen
-    must be what plotly draws from that state's figure from scratch: lines, points, labels, ticks, legend."""
-    name, query, key, _, dx, _ = CASES[case]
-    open_page(page, app_url, name, **query)
-    live_drag(page, key, dx, moves=12, release=False)
-    page.wait_for_timeout(300)
-    seen = page.evaluate(SAME_AS_FULL_DRAW)
-    page.mouse.up()
-    assert seen["quick"] >= 3 and seen["shown"] != "exact" and seen["lines"] >= 2, seen  # the quick way was taken
-    assert seen["differ"] == [], seen

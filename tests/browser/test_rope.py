@@ -10,14 +10,8 @@ from tests.browser.conftest import chart_count, chart_traces, error_elements, mo
 
 pytestmark = pytest.mark.browser
 
-WATCH_RERUNS = """() => {
-    const app = document.querySelector('[data-testid=stApp]');
-    window.__posvizRuns = 0;
-    new MutationObserver(() => {
-        if (app.getAttribute('data-test-script-state') === 'running') window.__posvizRuns += 1;
-    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
-    document.querySelectorAll('.js-plotly-plot')[0].__posvizMark = 'same-node';
-}"""
+MARK = "() => { document.querySelectorAll('.js-plotly-plot')[0].__posvizMark = 'same-node'; }"
+MARKED = "() => document.querySelectorAll('.js-plotly-plot')[0].__posvizMark"
 
 
 def tips(page) -> list[float]:
@@ -36,7 +30,8 @@ def test_page_loads_and_play_animates_without_rerun(page, app_url):
     start = tips(page)
     assert len(start) == 32  # d = 64 -> 32 clock hands
     assert angle_labels(page) == ["m·θ=0 rad"] * 32  # the label template is filled in the browser
-    page.evaluate(WATCH_RERUNS)
+    page.evaluate(MARK)
+    started = page.posviz_started  # script runs the server has begun (tests/browser/conftest.py count_runs)
     clock = page.locator(".js-plotly-plot").first
     clock.locator("g.updatemenu-button", has_text="Play").first.click(force=True)
     page.wait_for_function(
@@ -50,9 +45,8 @@ def test_page_loads_and_play_animates_without_rerun(page, app_url):
     assert float(labels[0].split("=")[1].split()[0]) > float(labels[8].split("=")[1].split()[0]) > 0  # pair 0 fastest
     active = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0].layout.sliders[0].active")
     assert active > 0  # the position slider follows the animation
-    state = page.evaluate("() => [window.__posvizRuns, document.querySelectorAll('.js-plotly-plot')[0]"
-                          ".__posvizMark]")
-    assert state == [0, "same-node"]  # no script rerun, the chart was not remounted
+    # no script rerun, and the chart was not remounted
+    assert [page.posviz_started - started, page.evaluate(MARKED)] == [0, "same-node"]
     clock.locator("g.updatemenu-button", has_text="Pause").first.click(force=True)
     page.wait_for_timeout(300)
     paused = tips(page)
@@ -97,7 +91,8 @@ def test_q_and_k_animation_plays_in_the_browser_and_keeps_the_score(page, app_ur
     js = "() => { const f = document.querySelectorAll('.js-plotly-plot')[0]._fullData;" \
          " return [f[1].x[1], f[1].y[1], f[2].x[1], f[2].y[1], f[7].text[0]]; }"
     qx, qy, kx, ky, status = page.evaluate(js)
-    page.evaluate(WATCH_RERUNS)
+    page.evaluate(MARK)
+    started = page.posviz_started  # script runs the server has begun (tests/browser/conftest.py count_runs)
     chart = page.locator(".js-plotly-plot").first
     chart.locator("g.updatemenu-button", has_text="Play").first.click(force=True)
     page.wait_for_function(
@@ -112,6 +107,5 @@ def test_q_and_k_animation_plays_in_the_browser_and_keeps_the_score(page, app_ur
     assert abs(math.remainder(after - before, 2 * math.pi)) < 1e-4  # by the same angle
     assert status2 != status and status2.startswith("c = ")
     assert status2.split("whole score")[1] == status.split("whole score")[1]  # the score printed stays put
-    state = page.evaluate("() => [window.__posvizRuns, document.querySelectorAll('.js-plotly-plot')[0]"
-                          ".__posvizMark]")
-    assert state == [0, "same-node"]  # no script rerun, the chart was not remounted
+    # no script rerun, and the chart was not remounted
+    assert [page.posviz_started - started, page.evaluate(MARKED)] == [0, "same-node"]

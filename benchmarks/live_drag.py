@@ -59,6 +59,10 @@ DRAG = """async ([key, x, y, dx, frames]) => {
     return rec;
 }"""
 DRAW_MS = "() => Number(document.querySelector('.posviz-live-chart').dataset.drawMs || 0)"
+REACTS = "() => Number(document.querySelector('.posviz-live-chart').dataset.reacts || 0)"
+# every state of every live slider has its still (live.js draws them in idle time once the states are there)
+STILLS_READY = """() => { const s = (document.querySelector('.posviz-live-chart').dataset.stills || '').split('/');
+    return s.length === 2 && Number(s[1]) > 0 && s[0] === s[1]; }"""
 
 
 def drag_and_release(page, key: str, direction: int, frames: int = 40) -> dict:
@@ -71,7 +75,7 @@ def drag_and_release(page, key: str, direction: int, frames: int = 40) -> dict:
     dx = direction * max(1.0, 0.9 * track / max(states - 1, 1))
     thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
     x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
-    before = page.evaluate(DRAW_MS)
+    before, reacts = page.evaluate(DRAW_MS), page.evaluate(REACTS)
     started = page.posviz_started
     page.mouse.move(x, y)
     page.mouse.down()
@@ -86,13 +90,15 @@ def drag_and_release(page, key: str, direction: int, frames: int = 40) -> dict:
     release = time.perf_counter() - t0  # ... and the run over: the states for the new settings have arrived
     after = page.posviz_started - started - runs  # the release's run (the counter works: it sees that one)
     draw_ms = page.evaluate(DRAW_MS) - before
+    reacts = page.evaluate(REACTS) - reacts  # states drawn by Plotly.react: no still yet
     steps = [i for i in range(1, len(rec)) if rec[i][1] != rec[i - 1][1]]  # frames where the slider moved
     shown = [i for i in range(1, len(rec)) if rec[i][2] != rec[i - 1][2]]  # frames with a new state on screen
     span = (rec[shown[-1]][0] - rec[shown[0]][0]) / 1000 if len(shown) > 1 else float("nan")
     hz = (len(rec) - 1) / ((rec[-1][0] - rec[0][0]) / 1000)
     return {"runs": runs, "frames": len(rec) - 1, "steps": len(steps), "states": len(shown), "hz": hz,
             "fps": (len(shown) - 1) / span, "ms_per_state": draw_ms / max(len(shown), 1),
-            "release": release, "on_screen": on_screen, "release_runs": after}
+            "release": release, "on_screen": on_screen, "release_runs": after,
+            "reacts": reacts}
 
 
 def main() -> None:
@@ -108,7 +114,7 @@ def main() -> None:
     ref_server, ref_url = start_server("benchmarks/trivial_app.py", options={"runner.postScriptGC": "true"})
     print(f"{'live figure':28} {'frames':>6} {'steps':>5} {'states':>6} {'Hz':>4} {'fps':>4} {'ms/state':>8} "
           f"{'max fps':>7} {'exact ms':>8} {'idle ms':>7} {'trivial ms':>10} {'ratio':>5} "
-          f"{'idle ratio':>10}")
+          f"{'idle ratio':>10} {'reacts':>6} {'ready s':>7}")
     try:
         with sync_playwright() as pw:
             browser = launch(pw)
@@ -124,6 +130,9 @@ def main() -> None:
                 page.goto(f"{app_url}/{name}" + ("?" + urllib.parse.urlencode(query) if query else ""))
                 wait_idle(page)
                 page.wait_for_function(EXACT)
+                t0 = time.perf_counter()
+                page.wait_for_function(STILLS_READY, timeout=120_000)
+                ready = time.perf_counter() - t0  # from the exact figure on screen to every state's still drawn
                 rows, trivial = [], []
                 for i in range(args.drags):
                     rows.append(drag_and_release(page, key, (1 if dx > 0 else -1) * (1 if i % 2 == 0 else -1)))
@@ -140,7 +149,9 @@ def main() -> None:
                       f"{statistics.median(r['ms_per_state'] for r in rows):8.1f} "
                       f"{1000 / statistics.median(r['ms_per_state'] for r in rows):7.0f} "
                       f"{median_ms(exact):8.0f} "
-                      f"{median_ms(releases):7.0f} {median_ms(trivial):10.0f} {ratio:5.2f} {idle_ratio:10.2f}",
+                      f"{median_ms(releases):7.0f} {median_ms(trivial):10.0f} {ratio:5.2f} {idle_ratio:10.2f} "
+                      f"{sum(r['reacts'] for r in rows):6d} "
+                      f"{ready:7.1f}",
                       flush=True)
                 page.close()
             browser.close()

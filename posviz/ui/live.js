@@ -8,6 +8,10 @@
 // that is null in a state is the same in all of them: `common[its index]`.
 // An animated figure (RoPE's clock) keeps its position: a state carries some of its frames, the one nearest
 // to the position on screen is shown, and on release the exact figure opens at that position again.
+// Stills: so that a drag never waits for Plotly.js, each state is drawn once ahead, in idle time, by Plotly.js
+// into an off-screen box at the chart's size and position, and a copy of what it drew is kept; while the thumb
+// moves, the copy of the nearest state is laid over the chart. A state without a still yet (a drag in the
+// first seconds) is drawn on the chart with Plotly.react.
 
 function loadPlotly(url) {
   if (!window.__posvizPlotly) {
@@ -69,6 +73,104 @@ function stateFigure(set, state, template, at) {
   return { data, layout };
 }
 
+function statesOf(chart, live) {
+  const set = (window.__posvizStates || {})[chart.posvizPayload.chart + "|" + live.key];
+  return set && set.version === live.version && set.values.length >= 2 ? set : null;
+}
+
+// --- stills -----------------------------------------------------------------------------------------------
+// the position the states are shown at: the exact figure's frame, or the one kept when the drag began
+function position(chart) {
+  return chart.dataset.holds === "exact" ? currentFrame(chart) : chart.posvizFrame || 0;
+}
+
+// what a still depends on besides its state: the set's settings, the chart's size and position
+function stillKey(chart, set) {
+  const full = chart._fullLayout || {};
+  return [set.version, full.width, full.height, position(chart)].join("|");
+}
+
+function stillsFor(chart, live, set) {
+  const all = (chart.posvizStills = chart.posvizStills || {});
+  const key = stillKey(chart, set);
+  if (!all[live.key] || all[live.key].key !== key) all[live.key] = { key, nodes: [] };
+  return all[live.key];
+}
+
+// Plotly.js draws state i in an off-screen box of the chart's size; the copy of its plot is the still
+async function drawStill(Plotly, chart, set, i) {
+  const { width, height } = chart._fullLayout;
+  const { data, layout } = stateFigure(set, set.states[i], chart.posvizTemplate, position(chart));
+  const box = document.createElement("div");
+  box.style.cssText = `position:fixed;left:-${width + 100}px;top:0;width:${width}px;height:${height}px;` +
+    "visibility:hidden;pointer-events:none";
+  document.body.appendChild(box);
+  try {
+    await Plotly.newPlot(box, data, { ...layout, width, height },
+                         { ...chart.posvizPayload.config, responsive: false, staticPlot: true });
+    const plot = box.querySelector(".plot-container").cloneNode(true); // its SVG layers, text and images
+    plot.querySelectorAll(".modebar-container").forEach((m) => m.remove());
+    return plot;
+  } finally {
+    Plotly.purge(box);
+    box.remove();
+  }
+}
+
+const later = (f) => (window.requestIdleCallback ? requestIdleCallback(f, { timeout: 300 }) : setTimeout(f, 30));
+
+// draw the missing stills of every live slider, one per idle moment, never during a drag
+function predraw(Plotly, chart) {
+  if (chart.posvizPredrawing || window.__posvizNoStills) return;
+  chart.posvizPredrawing = true;
+  const step = async () => {
+    if (chart.dataset.shown !== "exact" || chart.dataset.holds !== "exact") return later(step);
+    let todo = null, count = 0, total = 0;
+    for (const live of chart.posvizPayload.live) {
+      const set = statesOf(chart, live);
+      if (!set) continue;
+      const stills = stillsFor(chart, live, set);
+      total += set.states.length;
+      for (let i = 0; i < set.states.length; i++) {
+        if (stills.nodes[i]) count++;
+        else if (!todo) todo = { stills, set, i };
+      }
+    }
+    chart.dataset.stills = count + "/" + total; // benchmarks and tests: how many states have a still
+    if (!todo || !chart.isConnected) { chart.posvizPredrawing = false; return; }
+    const plot = await drawStill(Plotly, chart, todo.set, todo.i);
+    if (todo.stills.key === stillKey(chart, todo.set)) todo.stills.nodes[todo.i] = plot;
+    later(step);
+  };
+  later(step);
+}
+
+// the layer over the chart that shows a still
+function overlayOf(parent) {
+  let layer = parent.querySelector(".posviz-live-still");
+  if (!layer) {
+    layer = document.createElement("div");
+    layer.className = "posviz-live-still js-plotly-plot"; // plotly's own styles apply to the copy
+    layer.style.cssText = "position:absolute;top:0;left:0;pointer-events:none;display:none";
+    parent.style.position = "relative";
+    parent.appendChild(layer);
+  }
+  return layer;
+}
+
+function showStill(chart, layer, plot) {
+  layer.style.top = chart.offsetTop + "px";
+  layer.style.left = chart.offsetLeft + "px";
+  layer.replaceChildren(plot);
+  layer.style.display = "block";
+  chart.style.visibility = "hidden";
+}
+
+function hideStill(chart, layer) {
+  layer.style.display = "none";
+  chart.style.visibility = "";
+}
+
 export default function (component) {
   const { data, parentElement } = component;
   const payload = JSON.parse(data);
@@ -78,24 +180,38 @@ export default function (component) {
     chart.className = "posviz-live-chart";
     parentElement.appendChild(chart);
   }
-  const template = payload.exact.layout.template;
+  const layer = overlayOf(parentElement);
+  chart.posvizPayload = payload;
+  chart.posvizTemplate = payload.exact.layout.template;
   (chart.posvizObservers || []).forEach((o) => o.disconnect()); // a rerun calls this again: one set of watchers
   const observers = (chart.posvizObservers = []);
   let frame = 0;
 
   loadPlotly(payload.plotly).then((Plotly) => {
     const exact = payload.exact;
-    if (chart.dataset.shown === "exact" && chart.layout) chart.posvizFrame = currentFrame(chart);
+    if (chart.dataset.holds === "exact" && chart.layout) chart.posvizFrame = currentFrame(chart);
     const drawExact = () => {
       const at = (exact.frames || []).length ? Math.min(chart.posvizFrame || 0, exact.frames.length - 1) : 0;
       // with its frames (an animated figure), at the position the learner had before the drag
       Plotly.react(chart, { ...exact, layout: withSliderAt(exact.layout, at), config: payload.config });
       if (at > 0) Plotly.animate(chart, [exact.frames[at].name], { mode: "immediate", transition: { duration: 0 },
                                                                    frame: { duration: 0, redraw: false } });
-      chart.dataset.shown = "exact";
+      hideStill(chart, layer);
+      chart.dataset.holds = chart.dataset.shown = "exact";
       chart.dataset.draws = String(Number(chart.dataset.draws || 0) + 1);
     };
+    const showExact = () => { // back where the drag started: no rerun will follow
+      if (chart.dataset.holds !== "exact") return drawExact();
+      hideStill(chart, layer);
+      chart.dataset.shown = "exact";
+    };
     drawExact();
+    if (!chart.posvizWatch) { // states filed (live_states.js) or the clock moved: stills to draw
+      chart.posvizWatch = () => { chart.dataset.stills = ""; predraw(Plotly, chart); }; // not ready until counted
+      window.addEventListener("posviz-states", chart.posvizWatch);
+      chart.on("plotly_animated", chart.posvizWatch);
+    }
+    predraw(Plotly, chart);
     for (const live of payload.live) {
       const box = document.querySelector(".st-key-" + live.key.replace(/[^a-zA-Z0-9_-]/g, "-"));
       if (!box) continue;
@@ -103,22 +219,27 @@ export default function (component) {
       const show = () => {
         frame = 0;
         const input = box.querySelector("input[type=range]");
-        const set = (window.__posvizStates || {})[payload.chart + "|" + live.key];
-        if (!input || !set || set.version !== live.version || set.values.length < 2) return;
+        const set = statesOf(chart, live);
+        if (!input || !set) return;
         if (shown === null) shown = nearest(live, set.values, live.current);
         const value = sliderValue(input, live);
         const i = nearest(live, set.values, value);
-        if (value === live.current) { // back where the drag started: no rerun will follow, so the exact figure
-          shown = i;
-          if (chart.dataset.shown !== "exact") drawExact();
-          return;
-        }
+        if (value === live.current) { shown = i; if (chart.dataset.shown !== "exact") showExact(); return; }
         if (i === shown) return;
         shown = i;
-        if (chart.dataset.shown === "exact") chart.posvizFrame = currentFrame(chart);
-        const { data, layout } = stateFigure(set, set.states[i], template, chart.posvizFrame || 0);
+        if (chart.dataset.holds === "exact") chart.posvizFrame = currentFrame(chart);
         const t0 = performance.now();
-        Plotly.react(chart, data, layout, payload.config);
+        const plot = (chart.posvizStills || {})[live.key];
+        const still = plot && plot.key === stillKey(chart, set) && plot.nodes[i];
+        if (still) {
+          showStill(chart, layer, still);
+        } else {
+          chart.dataset.reacts = String(Number(chart.dataset.reacts || 0) + 1); // benchmarks: states without a still
+          const { data, layout } = stateFigure(set, set.states[i], chart.posvizTemplate, chart.posvizFrame || 0);
+          Plotly.react(chart, data, layout, payload.config);
+          hideStill(chart, layer);
+          chart.dataset.holds = live.key + "=" + set.values[i];
+        }
         chart.dataset.drawMs = String(Number(chart.dataset.drawMs || 0) + performance.now() - t0); // benchmarks
         chart.dataset.shown = live.key + "=" + set.values[i];
         chart.dataset.draws = String(Number(chart.dataset.draws || 0) + 1);

@@ -1,6 +1,6 @@
 // The states of a live chart's sliders (posviz.ui.live), sent once the lesson part is drawn. This component
 // shows nothing: it files the states where the chart (live.js) looks for them, by chart and slider key,
-// each with the version of the settings it was built for.
+// each with the version of the settings it was built for, and tells the chart they are there.
 // data: JSON text {chart, sets: [{key, version, values, common, states}]}.
 
 export default function (component) {
@@ -14,4 +14,5 @@ export default function (component) {
     const box = document.querySelector(".st-key-" + set.key.replace(/[^a-zA-Z0-9_-]/g, "-"));
     if (box) box.dataset.posvizStates = String(set.values.length); // benchmarks: how fast a drag crosses states
   }
+  window.dispatchEvent(new Event("posviz-states")); // the chart draws its stills (live.js)
 }

@@ -230,26 +230,49 @@ def open_export(page: object, chart: int = 0) -> None:
 
 # --- live figures (posviz.ui.live): drag a slider and watch the chart without a rerun ---------------------------
 SHOWN = "() => { const c = document.querySelector('.posviz-live-chart'); return [c.dataset.shown, c.dataset.draws]; }"
+# the plot on screen: the still laid over the live chart while a drag shows one, else the chart itself
+ON_SCREEN = """const still = document.querySelector('.posviz-live-still');
+    const plot = still && still.style.display !== 'none' ? still : document.querySelector('.posviz-live-chart');"""
+# what the plot on screen draws: its lines, points, texts and images, as one hash
+DRAWING = "() => { " + ON_SCREEN + """
+    let h = 2166136261;
+    for (const e of plot.querySelectorAll('.main-svg path, .main-svg text, .main-svg image, .main-svg .point')) {
+        const s = (e.getAttribute('d') || '') + (e.getAttribute('transform') || '') + e.textContent
+            + (e.getAttribute('href') || '');
+        for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+    }
+    return h >>> 0; }"""
+# every state of every live slider of the chart has its still (live.js draws them in idle time)
+STILLS_READY = """() => { const s = (document.querySelector('.posviz-live-chart').dataset.stills || '').split('/');
+    return s.length === 2 && Number(s[1]) > 0 && s[0] === s[1]; }"""
+REACTS = "() => Number(document.querySelector('.posviz-live-chart').dataset.reacts || 0)"
 
 
-def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_ms: int = 16) -> dict:
+def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_ms: int = 16,
+              stills: bool = True) -> dict:
     """Press the thumb of the slider with widget key ``control_key`` ("sinusoidal.base"), move the mouse
-    ``moves`` times by ``dx`` px, then release. Returns what the live chart showed after each move, the
-    scripts runs that started during the drag (before release) and the seconds the drag took."""
+    ``moves`` times by ``dx`` px, then release; with ``stills``, once every state's still is drawn. Returns
+    what the live chart showed after each move (its state and a hash of the drawing on screen), the states
+    Plotly.react drew (no still), the script runs that started during the drag (before release) and the
+    seconds the drag took."""
+    if stills:
+        page.wait_for_function(STILLS_READY, timeout=60_000)
     box = page.locator(".st-key-" + control_key.replace(".", "-"))
     thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
     x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
-    started = page.posviz_started
+    started, reacts = page.posviz_started, page.evaluate(REACTS)
     page.mouse.move(x, y)
     page.mouse.down()
-    shown = []
+    shown, drawings = [], []
     t0 = time.perf_counter()
     for _ in range(moves):
         x += dx
         page.mouse.move(x, y)
         page.wait_for_timeout(pause_ms)
         shown.append(page.evaluate(SHOWN))
+        drawings.append(page.evaluate(DRAWING))
     seconds = time.perf_counter() - t0
     runs = page.posviz_started - started  # runs the server started before the release
+    reacts = page.evaluate(REACTS) - reacts
     page.mouse.up()
-    return {"shown": shown, "runs_during_drag": runs, "seconds": seconds}
+    return {"shown": shown, "drawings": drawings, "reacts": reacts, "runs_during_drag": runs, "seconds": seconds}

@@ -8,7 +8,7 @@ import urllib.parse
 import numpy as np
 import pytest
 
-from tests.browser.conftest import IDLE, live_drag, open_page
+from tests.browser.conftest import DRAWING, IDLE, ON_SCREEN, REACTS, STILLS_READY, live_drag, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -17,6 +17,12 @@ DRAWN = """() => JSON.stringify(document.querySelector('.posviz-live-chart')._fu
     t => [t.x, t.y, t.z, t.text].map(a => (a && a.length ? Array.from(a).map(String) : null))))"""
 TIPS = "() => Array.from(document.querySelector('.posviz-live-chart')._fullData[3].x).map(Number)"
 STATUS = "() => document.querySelector('.posviz-live-chart')._fullData[4].text[0]"
+# the same two on screen, read from the drawing (a still while the drag shows one): the tips' points, the status line
+TIPS_ON_SCREEN = "() => { " + ON_SCREEN + """
+    const tips = plot.querySelectorAll('.scatterlayer .trace')[3].querySelectorAll('.point');
+    return Array.from(tips).map(p => p.getAttribute('transform')).join(' '); }"""
+STATUS_ON_SCREEN = "() => { " + ON_SCREEN + """
+    return plot.querySelectorAll('.scatterlayer .trace')[4].textContent; }"""
 SLIDER_AT = "() => document.querySelector('.posviz-live-chart')._fullLayout.sliders[0].active"
 EXACT = "() => document.querySelector('.posviz-live-chart').dataset.shown === 'exact'"
 
@@ -37,25 +43,40 @@ CASES = {
                              None),
     "YaRN ramp, beta_slow": ("Context_extension", {"part": "yarn"}, "context_extension.beta_slow", "beta_slow", 5,
                              None),
-    "CoPE gates, a": ("CoPE", {}, "cope.scale", "scale", 5, None),
+    "CoPE gates, a": ("CoPE", {}, "cope.scale", "scale", -3, None),  # towards soft gates: above a ≈ 7 they are 0 or 1
 }
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_live_drag_moves_the_chart_without_a_rerun(page, app_url, case):
+    """Every state shown during the drag is a still (drawn ahead by Plotly.js), and the drawing on screen
+    changes with it; release reruns once and the address and captions hold the released value."""
+    check_drag(page, app_url, case, stills=True)
+
+
+@pytest.mark.parametrize("case", ["RoPE clock, base", "gaussian kernel, σ2", "YaRN ramp, beta_fast"])
+def test_live_drag_without_stills_draws_each_state(page, app_url, case):
+    """A drag before the stills are drawn (here: never drawn) shows each state with Plotly.react instead."""
+    page.add_init_script("window.__posvizNoStills = true")
+    check_drag(page, app_url, case, stills=False)
+
+
+def check_drag(page, app_url, case, stills):
     name, query, key, url_name, dx, caption = CASES[case]
     open_page(page, app_url, name, **query)
     before = page.evaluate("() => document.querySelector('.posviz-live-chart').dataset.shown")
     assert before == "exact"
-    drawn = page.evaluate(DRAWN)
-    drag = live_drag(page, key, dx)
-    assert page.evaluate(DRAWN) != drawn  # what is on screen changed, not only the chart's bookkeeping
+    drawn, drawing = page.evaluate(DRAWN), page.evaluate(DRAWING)
+    drag = live_drag(page, key, dx, stills=stills)
+    assert len(set(drag["drawings"]) - {drawing}) >= 3  # the drawing on screen went through several states
+    assert (drag["reacts"] == 0) if stills else (drag["reacts"] >= 3)  # ... from stills, or drawn one by one
     states = {shown for shown, _ in drag["shown"]} - {"exact"}
     assert len(states) >= 3, drag["shown"]  # the chart went through several states while the thumb moved
     assert drag["runs_during_drag"] == 0  # ... and not one script run started before the release
     page.wait_for_timeout(300)
     page.wait_for_selector(IDLE, state="attached")
     page.wait_for_function("() => document.querySelector('.posviz-live-chart').dataset.shown === 'exact'")
+    assert page.evaluate(DRAWN) != drawn  # the exact figure of the released value, not the one before
     released = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)[url_name][0]
     value = float(released)
     seen = sorted(float(s.split("=")[1]) for s in states)
@@ -74,6 +95,8 @@ def test_the_clock_keeps_its_position_while_the_base_is_dragged_and_after_releas
                   " frame: {duration: 0, redraw: false}, transition: {duration: 0}})")
     page.wait_for_function("() => document.querySelector('.posviz-live-chart')._fullLayout.sliders[0].active === 12")
     at_12 = page.evaluate(TIPS)
+    page.wait_for_function(STILLS_READY, timeout=60_000)  # the stills, drawn again at the new position
+    reacts = page.evaluate(REACTS)
     box = page.locator(".st-key-rope-base [data-testid=stSliderThumbValue]").bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] + 8
     page.mouse.move(x, y)
@@ -83,10 +106,11 @@ def test_the_clock_keeps_its_position_while_the_base_is_dragged_and_after_releas
         x -= 6
         page.mouse.move(x, y)
         page.wait_for_timeout(60)
-        tips.append(page.evaluate(TIPS))
-        positions.append(page.evaluate(STATUS).split(":")[0])
+        tips.append(page.evaluate(TIPS_ON_SCREEN))
+        positions.append(page.evaluate(STATUS_ON_SCREEN).split(":")[0])
     page.mouse.up()
-    assert len({tuple(np.round(t, 4)) for t in tips}) >= 3  # the hands moved as the base changed
+    assert page.evaluate(REACTS) == reacts  # every state on screen was a still ...
+    assert len(set(tips)) >= 3  # ... and the hands on screen moved as the base changed
     assert all(abs(float(p.split("=")[1]) - 12) <= 3 for p in positions), positions  # near m = 12, not m = 0
     page.wait_for_selector(IDLE, state="attached")
     page.wait_for_function(EXACT)

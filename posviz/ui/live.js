@@ -173,14 +173,18 @@ function hideStill(chart, layer) {
 
 export default function (component) {
   const { data, parentElement } = component;
-  const payload = JSON.parse(data);
   let chart = parentElement.querySelector(".posviz-live-chart");
   if (!chart) {
     chart = document.createElement("div");
     chart.className = "posviz-live-chart";
     parentElement.appendChild(chart);
   }
+  // Streamlit calls this again with the same data on a rerun that did not change the figure (and a slider
+  // paused mid-drag starts one): the chart already shows it, or the drag's state, which stays
+  const same = chart.posvizData === data;
+  const payload = same ? chart.posvizPayload : JSON.parse(data);
   const layer = overlayOf(parentElement);
+  chart.posvizData = data;
   chart.posvizPayload = payload;
   chart.posvizTemplate = payload.exact.layout.template;
   (chart.posvizObservers || []).forEach((o) => o.disconnect()); // a rerun calls this again: one set of watchers
@@ -205,7 +209,7 @@ export default function (component) {
       hideStill(chart, layer);
       chart.dataset.shown = "exact";
     };
-    drawExact();
+    if (!same) drawExact();
     if (!chart.posvizWatch) { // states filed (live_states.js) or the clock moved: stills to draw
       chart.posvizWatch = () => { chart.dataset.stills = ""; predraw(Plotly, chart); }; // not ready until counted
       window.addEventListener("posviz-states", chart.posvizWatch);

@@ -233,15 +233,16 @@ SHOWN = "() => { const c = document.querySelector('.posviz-live-chart'); return 
 # the plot on screen: the still laid over the live chart while a drag shows one, else the chart itself
 ON_SCREEN = """const still = document.querySelector('.posviz-live-still');
     const plot = still && still.style.display !== 'none' ? still : document.querySelector('.posviz-live-chart');"""
-# what the plot on screen draws: its lines, points, texts and images, as one hash
-DRAWING = "() => { " + ON_SCREEN + """
+# what a plot draws: its lines, points, texts and images, as one hash
+DRAWING_OF = """const drawingOf = (plot) => {
     let h = 2166136261;
     for (const e of plot.querySelectorAll('.main-svg path, .main-svg text, .main-svg image, .main-svg .point')) {
         const s = (e.getAttribute('d') || '') + (e.getAttribute('transform') || '') + e.textContent
             + (e.getAttribute('href') || '');
         for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
     }
-    return h >>> 0; }"""
+    return h >>> 0; };"""
+DRAWING = "() => { " + ON_SCREEN + DRAWING_OF + " return drawingOf(plot); }"
 # every state of every live slider of the chart has its still (live.js draws them in idle time)
 STILLS_READY = """() => { const s = (document.querySelector('.posviz-live-chart').dataset.stills || '').split('/');
     return s.length === 2 && Number(s[1]) > 0 && s[0] === s[1]; }"""

@@ -8,7 +8,7 @@ import urllib.parse
 import numpy as np
 import pytest
 
-from tests.browser.conftest import DRAWING, IDLE, ON_SCREEN, REACTS, STILLS_READY, live_drag, open_page
+from tests.browser.conftest import DRAWING, DRAWING_OF, IDLE, ON_SCREEN, REACTS, STILLS_READY, live_drag, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -84,6 +84,20 @@ def check_drag(page, app_url, case, stills):
     assert abs(last - value) <= max(np.diff(seen))  # the last state shown is the one next to the released value
     if caption:
         assert caption(value) in " ".join(page.locator("[data-testid=stCaptionContainer]").all_inner_texts())
+
+
+def test_a_still_draws_what_the_chart_draws(page, app_url):
+    """CoPE's gate states are not thinned: the still of the state at the slider's value (a = 4) must draw the
+    same lines, texts and cells as the chart drawing the exact figure, so a drag shows Plotly.js's own picture."""
+    open_page(page, app_url, "CoPE")
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    index, still, chart, neighbour = page.evaluate("() => { " + DRAWING_OF + """
+        const c = document.querySelector('.posviz-live-chart');
+        const set = Object.entries(window.__posvizStates).find(([k]) => k.endsWith('|cope.scale'))[1];
+        const i = set.values.indexOf(c.posvizPayload.live[0].current), stills = c.posvizStills['cope.scale'].nodes;
+        return [i, drawingOf(stills[i]), drawingOf(c), drawingOf(stills[i + 1])]; }""")
+    assert index >= 0 and still == chart
+    assert neighbour != chart  # the next state (a = 5) draws another picture: the comparison can fail
 
 
 def test_the_clock_keeps_its_position_while_the_base_is_dragged_and_after_release(page, app_url):

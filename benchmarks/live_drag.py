@@ -1,14 +1,17 @@
 """Live figures while dragging, and from release to the exact figure, beside the trivial one-slider page.
 
-For every live figure (the cases of tests/browser/test_live.py) this drags the live slider in headless
-chromium as a pointer does at display rate: the page itself moves the pointer at every animation frame
-(pointer and mouse events), fast enough to cross about one precomputed state per frame, and records at every
-frame the slider's value and the state on screen. It reports the frames of the drags, the slider steps
-(frames in which the value changed), the states shown (frames with a new state), the display rate the page
-kept during the drag (Hz), the rate of new states on screen (fps), Plotly.js's mean time per state with
-the rate it allows (max fps = 1000 / ms per state). Then, on release, the time until the script has rerun
-and the exact figure is drawn, beside a key press on the trivial page (benchmarks/trivial_app.py,
-Streamlit's default settings) measured in the same run, interleaved.
+For every live figure (the cases of tests/browser/test_live.py) this opens the page, waits until the chart
+has drawn every state's still (live.js draws them in idle time once the states are there; "ready s" is how
+long that took after the exact figure was on screen), then drags the live slider in headless chromium as a
+pointer does at display rate: the page itself moves the pointer at every animation frame (pointer and mouse
+events), fast enough to cross about one precomputed state per frame, and records at every frame the slider's
+value and the state on screen. It reports the frames of the drags, the slider steps (frames in which the
+value changed), the states shown (frames with a new state), the display rate the page kept during the drag
+(Hz), the rate of new states on screen (fps), the mean time live.js spent putting a new state on screen (ms
+per state; a still is laid over the chart, a state without one is drawn by Plotly.react, counted in
+"reacts"), with the rate it allows (max fps). Then, on release, the time until the script has rerun and the
+exact figure is drawn, beside a key press on the trivial page (benchmarks/trivial_app.py, Streamlit's default
+settings) measured in the same run, interleaved.
 
     python benchmarks/live_drag.py               # every live figure, 5 drags each
     python benchmarks/live_drag.py --drags 9 --largest

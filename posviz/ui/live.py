@@ -3,9 +3,10 @@
 The kit builds the figure at the slider's own values (the 1-2-5 steps of a ``LogFloat``, the steps of an
 ``Int`` or ``Float``; at most ``MAX_STATES`` of them, evenly spread by slider position), each with the page's
 own builder. While the learner drags, a small script (``live.js``, a Streamlit v2 component, no iframe)
-watches the slider's thumb and shows the precomputed state nearest to it with Plotly.js: no server round
-trip. The slider is the ordinary control (bound to the URL and the session like any other); on release
-Streamlit reruns once and the exact figure, captions and exports follow the released value.
+watches the slider's thumb and shows the precomputed state nearest to it: no server round trip. Each state
+is drawn once ahead by Plotly.js, in idle time, and its drawing laid over the chart while the thumb moves.
+The slider is the ordinary control (bound to the URL and the session like any other); on release Streamlit
+reruns once and the exact figure, captions and exports follow the released value.
 
 States are for the eye while the thumb moves: each is thinned to every k-th point or cell and stored as
 float32 so that all of them fit in ``STATE_BUDGET`` bytes; the exact figure is drawn on release.

@@ -132,25 +132,39 @@ function predraw(Plotly, chart) {
       const stills = stillsFor(chart, live, set);
       total += set.states.length;
       for (let i = 0; i < set.states.length; i++) {
-        if (stills.nodes[i]) count++;
+        if (stills.nodes[i] !== undefined) count++; // drawn (or failed: false, and drawn by Plotly.react if shown)
         else if (!todo) todo = { stills, set, i };
       }
     }
     chart.dataset.stills = count + "/" + total; // benchmarks and tests: how many states have a still
     if (!todo || !chart.isConnected) { chart.posvizPredrawing = false; return; }
-    const plot = await drawStill(Plotly, chart, todo.set, todo.i);
+    let plot = false;
+    try { plot = await drawStill(Plotly, chart, todo.set, todo.i); } catch (e) { console.warn("posviz still", e); }
     if (todo.stills.key === stillKey(chart, todo.set)) todo.stills.nodes[todo.i] = plot;
     later(step);
   };
   later(step);
 }
 
+// Plotly.js's own rules for a drawn plot (scoped to its charts, .js-plotly-plot .plotly), for the copies: the
+// layer is not a chart, so it does not carry that class
+const STILL_CSS = ".posviz-live-still .plotly, .posviz-live-still .plotly div { direction: ltr; margin: 0; " +
+  "padding: 0; border: 0; } .posviz-live-still .main-svg { position: absolute; top: 0; left: 0; " +
+  "pointer-events: none; } .posviz-live-still .crisp { shape-rendering: crispEdges; } " +
+  ".posviz-live-still svg a { fill: #447adb; }";
+
 // the layer over the chart that shows a still
 function overlayOf(parent) {
   let layer = parent.querySelector(".posviz-live-still");
+  if (!document.getElementById("posviz-live-still-css")) {
+    const style = document.createElement("style");
+    style.id = "posviz-live-still-css";
+    style.textContent = STILL_CSS;
+    document.head.appendChild(style);
+  }
   if (!layer) {
     layer = document.createElement("div");
-    layer.className = "posviz-live-still js-plotly-plot"; // plotly's own styles apply to the copy
+    layer.className = "posviz-live-still";
     layer.style.cssText = "position:absolute;top:0;left:0;pointer-events:none;display:none";
     parent.style.position = "relative";
     parent.appendChild(layer);
@@ -168,6 +182,7 @@ function showStill(chart, layer, plot) {
 
 function hideStill(chart, layer) {
   layer.style.display = "none";
+  layer.replaceChildren(); // the still stays in its cache; the page holds one drawing of the chart
   chart.style.visibility = "";
 }
 
@@ -210,10 +225,11 @@ export default function (component) {
       chart.dataset.shown = "exact";
     };
     if (!same) drawExact();
-    if (!chart.posvizWatch) { // states filed (live_states.js) or the clock moved: stills to draw
+    if (!chart.posvizWatch) { // states filed (live_states.js), the clock moved, the chart resized: stills to draw
       chart.posvizWatch = () => { chart.dataset.stills = ""; predraw(Plotly, chart); }; // not ready until counted
       window.addEventListener("posviz-states", chart.posvizWatch);
       chart.on("plotly_animated", chart.posvizWatch);
+      chart.on("plotly_relayout", chart.posvizWatch); // e.g. the window resized the chart: stills at the new size
     }
     predraw(Plotly, chart);
     for (const live of payload.live) {

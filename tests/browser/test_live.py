@@ -100,6 +100,22 @@ def test_a_still_draws_what_the_chart_draws(page, app_url):
     assert neighbour != chart  # the next state (a = 5) draws another picture: the comparison can fail
 
 
+def test_stills_follow_the_chart_when_the_window_is_resized(page, app_url):
+    """A narrower window redraws the chart narrower; the stills are drawn again at its new size, so a drag still
+    shows stills (no state drawn by Plotly.react) and they cover the chart exactly."""
+    open_page(page, app_url, "Sinusoidal")
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    wide = page.evaluate("() => document.querySelector('.posviz-live-chart')._fullLayout.width")
+    page.set_viewport_size({"width": 1000, "height": 900})
+    page.wait_for_function(f"() => document.querySelector('.posviz-live-chart')._fullLayout.width < {wide}")
+    drag = live_drag(page, "sinusoidal.base", -5, moves=12)
+    assert drag["reacts"] == 0 and len(set(drag["drawings"])) >= 3
+    sizes = page.evaluate("""() => { const c = document.querySelector('.posviz-live-chart');
+        const svg = Object.values(c.posvizStills)[0].nodes[0].querySelector('.main-svg');
+        return [c._fullLayout.width, Number(svg.getAttribute('width'))]; }""")
+    assert sizes[0] < wide and sizes[1] == sizes[0]
+
+
 def test_the_clock_keeps_its_position_while_the_base_is_dragged_and_after_release(page, app_url):
     """At position m = 12 (the chart's own slider), dragging the base turns the hands at m ≈ 12, not at
     m = 0 where every hand points the same way; the release draws the exact clock at m = 12 again."""

@@ -122,18 +122,22 @@ def self_attention(x: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray
 
     ``Q, K, V = x W_q, x W_k, x W_v``; ``A = softmax(Q Kᵀ / √d)`` row-wise; returns ``(A V, A)`` with
     shapes (T, d) and (T, T) (Vaswani et al. 2017, §3.2.1). Nothing in it looks at a row's index, so
-    permuting the rows of x permutes the rows of the output the same way.
+    permuting the rows of x permutes the rows of the output the same way, and equal rows of x give equal
+    rows of output: each distinct row is computed once (a BLAS product can round a row differently by
+    where it sits in the matrix, by one unit in the last place, and the lesson shows the gap as exactly 0).
     """
     arr = check_array("x", x, ndim=2, lo=-MAX_ABS_INPUT, hi=MAX_ABS_INPUT)
     check_int("x.shape[0]", arr.shape[0], 1, 4096)
     check_int("x.shape[1]", arr.shape[1], 1, 4096)
     w_q, w_k, w_v = attention_weights_qkv(arr.shape[1], seed)
-    q, k, v = arr @ w_q, arr @ w_k, arr @ w_v  # (T, d) each
-    scores = q @ k.T / np.sqrt(arr.shape[1])  # (T, T)
+    rows, slot = np.unique(arr, axis=0, return_inverse=True)  # (U, d) distinct rows; slot: (T,) row of each
+    slot = slot.reshape(-1)
+    q, k, v = rows @ w_q, (rows @ w_k)[slot], (rows @ w_v)[slot]  # (U, d), (T, d), (T, d)
+    scores = q @ k.T / np.sqrt(arr.shape[1])  # (U, T)
     scores -= scores.max(axis=1, keepdims=True)
     a = np.exp(scores)
     a /= a.sum(axis=1, keepdims=True)
-    return a @ v, a
+    return (a @ v)[slot], a[slot]  # (T, d), (T, T)
 
 
 def shuffle_order(n: int, shuffle: int = 0) -> np.ndarray:

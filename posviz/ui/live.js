@@ -97,6 +97,12 @@ function stillsFor(chart, live, set) {
   return all[live.key];
 }
 
+// the still of state i, if it is drawn for the chart as it is now (else null: Plotly.react draws the state)
+function stillOf(chart, live, set, i) {
+  const stills = (chart.posvizStills || {})[live.key];
+  return (stills && stills.key === stillKey(chart, set) && stills.nodes[i]) || null;
+}
+
 // Plotly.js draws state i in an off-screen box of the chart's size; the copy of its plot is the still
 async function drawStill(Plotly, chart, set, i) {
   const { width, height } = chart._fullLayout;
@@ -249,8 +255,7 @@ export default function (component) {
         shown = i;
         if (chart.dataset.holds === "exact") chart.posvizFrame = currentFrame(chart);
         const t0 = performance.now();
-        const plot = (chart.posvizStills || {})[live.key];
-        const still = plot && plot.key === stillKey(chart, set) && plot.nodes[i];
+        const still = stillOf(chart, live, set, i);
         if (still) {
           showStill(chart, layer, still);
         } else {

@@ -11,7 +11,7 @@ from posviz.figures import build
 from posviz.theme import style
 from posviz.ui import live
 from posviz.ui.params import Choice, Float, Int, LogFloat
-from tests.apptest_utils import live_payload, page_paths, run_page
+from tests.apptest_utils import chart_specs, live_payload, page_paths, run_page
 
 BASE = LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e6)
 SIGMA2 = Float("sigma2", "σ2", default=20.0, lo=1.0, hi=500.0, step=1.0)
@@ -143,3 +143,39 @@ def test_a_live_figure_and_its_states_fit_the_payload_caps(page):
     defaults, largest = LIVE_PAGES[page]
     assert live_payload(run_page(path, defaults)) <= 500_000
     assert live_payload(run_page(path, largest)) <= 2_000_000
+
+
+def test_a_release_draws_the_exact_figure_kept_from_the_states_without_building_it(monkeypatch):
+    """The states of RoPE's clock are built from the exact figure at every base the slider offers; a release at
+    another base draws that figure as it was kept (no build), and it is the exact figure at the released base."""
+    from posviz.ui import panel
+
+    query = {"part": "clock", "seed": "4321", "d": "32"}  # settings no other test draws: nothing cached before
+    at = run_page(next(p for p in page_paths() if p.endswith("_RoPE.py")), query)
+    built = []
+    real = panel.build
+    monkeypatch.setattr(panel, "build", lambda name, **kw: built.append(name) or real(name, **kw))
+    at.select_slider(key="rope.base").set_value(20000.0).run()
+    assert "rope_clock" not in built
+    drawn = chart_specs(at)[0]
+    expected = style(build("rope_clock", dim=32, base=20000.0, m_max=30.0, n_frames=31, preset="ones", seed=4321,
+                           layout="interleaved", pairs="spread", show_angles=False)).to_plotly_json()
+    assert drawn["layout"]["title"]["text"] == expected["layout"]["title"]["text"]
+    assert drawn["layout"]["title"]["text"].startswith("Clock hands") and "20000" in drawn["layout"]["title"]["text"]
+    np.testing.assert_allclose(_trace_array(drawn["frames"][5]["data"][1]["x"]),
+                               _trace_array(expected["frames"][5]["data"][1]["x"]), rtol=1e-6)
+
+
+def test_the_shelf_of_exact_figures_drops_the_least_recently_used_to_stay_within_its_bytes():
+    from posviz.ui.panel import Shelf
+
+    shelf = Shelf(max_bytes=10)
+    shelf.put("a", "1234")
+    shelf.put("b", "5678")
+    assert shelf.get("a") == "1234"  # a is now the most recently used
+    shelf.put("c", "90ab")  # 12 > 10: the least recently used (b) goes
+    assert (shelf.get("a"), shelf.get("b"), shelf.get("c"), shelf.size) == ("1234", None, "90ab", 8)
+    shelf.put("a", "123456")  # replacing a text counts its new size only
+    assert shelf.size == 10 and shelf.get("c") == "90ab"
+    shelf.put("d", "x" * 11)  # larger than the shelf: nothing stays
+    assert shelf.size == 0 and shelf.get("a") is None

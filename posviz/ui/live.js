@@ -78,6 +78,42 @@ function statesOf(chart, live) {
   return set && set.version === live.version && set.values.length >= 2 ? set : null;
 }
 
+// --- a release: the exact figure patched in ---------------------------------------------------------------
+// What a new exact figure changed from the one the chart holds, if Plotly.js can patch it in: the same traces,
+// frames and layout but for the title, and only scatter traces' data changed (RoPE's clock at a new base: its
+// tips and wavelength labels). Then Plotly.animate redraws just those traces, as the clock's own frames do,
+// instead of Plotly.react redrawing all (at d = 256, 256 labels of which half did not change). Else null.
+// Both are signatures taken as the payload arrives (Plotly.js changes the objects it draws).
+function signature(fig) {
+  return {
+    traces: fig.data.map((t) => JSON.stringify(t)),
+    kinds: fig.data.map((t) => `${t.type}|${t.mode}`),
+    layout: JSON.stringify({ ...fig.layout, title: null }),
+    title: JSON.stringify(fig.layout.title),
+    frames: JSON.stringify((fig.frames || []).map((f) => f.name)),
+  };
+}
+
+function patchOf(held, next) {
+  if (!held || held.traces.length !== next.traces.length || held.layout !== next.layout ||
+      held.frames !== next.frames) return null;
+  const changed = next.traces.map((t, k) => k).filter((k) => held.traces[k] !== next.traces[k]);
+  // every trace from the first changed to the last: Plotly.js keeps the ones it redraws in the order given,
+  // so a run of traces keeps the figure's order (what is drawn over what)
+  const traces = changed.length ? next.traces.map((t, k) => k).slice(changed[0], changed.at(-1) + 1) : [];
+  if (traces.some((k) => held.kinds[k] !== next.kinds[k] || !next.kinds[k].startsWith("scatter|"))) return null;
+  return { traces, title: held.title !== next.title };
+}
+
+// the chart, holding the exact figure `held`, patched to the exact figure `next` at frame `at` (see patchOf)
+function patchIn(Plotly, chart, next, patch, at) {
+  if (next.frames && next.frames.length) Plotly.addFrames(chart, next.frames); // same names: replaced
+  const steps = [{ data: patch.traces.map((k) => next.data[k]), traces: patch.traces }];
+  if (at > 0) steps.push(next.frames[at].name);
+  Plotly.animate(chart, steps, { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
+  if (patch.title) Plotly.relayout(chart, { title: next.layout.title });
+}
+
 // --- stills -----------------------------------------------------------------------------------------------
 // the position the states are shown at: the exact figure's frame, or the one kept when the drag began
 function position(chart) {
@@ -204,6 +240,7 @@ export default function (component) {
   // paused mid-drag starts one): the chart already shows it, or the drag's state, which stays
   const same = chart.posvizData === data;
   const payload = same ? chart.posvizPayload : JSON.parse(data);
+  if (!same) payload.signature = signature(payload.exact);
   const layer = overlayOf(parentElement);
   chart.posvizData = data;
   chart.posvizPayload = payload;
@@ -218,9 +255,16 @@ export default function (component) {
     const drawExact = () => {
       const at = (exact.frames || []).length ? Math.min(chart.posvizFrame || 0, exact.frames.length - 1) : 0;
       // with its frames (an animated figure), at the position the learner had before the drag
-      Plotly.react(chart, { ...exact, layout: withSliderAt(exact.layout, at), config: payload.config });
-      if (at > 0) Plotly.animate(chart, [exact.frames[at].name], { mode: "immediate", transition: { duration: 0 },
-                                                                   frame: { duration: 0, redraw: false } });
+      const patch = chart.dataset.holds === "exact" ? patchOf(chart.posvizHeld, payload.signature) : null;
+      if (patch) {
+        patchIn(Plotly, chart, exact, patch, at);
+        chart.dataset.patches = String(Number(chart.dataset.patches || 0) + 1); // tests: exact figures patched in
+      } else {
+        Plotly.react(chart, { ...exact, layout: withSliderAt(exact.layout, at), config: payload.config });
+        if (at > 0) Plotly.animate(chart, [exact.frames[at].name], { mode: "immediate", transition: { duration: 0 },
+                                                                     frame: { duration: 0, redraw: false } });
+      }
+      chart.posvizHeld = payload.signature;
       hideStill(chart, layer);
       chart.dataset.holds = chart.dataset.shown = "exact";
       chart.dataset.draws = String(Number(chart.dataset.draws || 0) + 1);

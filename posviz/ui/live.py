@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import math
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -164,11 +164,13 @@ def _stride(fig: go.Figure, per_state: int) -> int:
 
 def live_states(name: str, params: Mapping[str, object], param: str, values: Sequence[float], *,
                 theme: str = "light", presenter: bool = False, budget: int = STATE_BUDGET,
-                max_states: int = MAX_STATES) -> tuple[tuple[float, ...], list[dict]]:
+                max_states: int = MAX_STATES,
+                keep: Callable[[float, go.Figure], None] | None = None) -> tuple[tuple[float, ...], list[dict]]:
     """The figure ``name`` built by its own builder at values of its parameter ``param`` (exact math), thinned
     so that all states, sent as ``shared(states)``, fit in ``budget`` bytes of JSON; returns the values used
     and the states. The states do not depend on ``params[param]`` (if given, it is one of them), so a release
-    reuses them. An animated figure's states carry as many of its frames as the budget allows."""
+    reuses them. An animated figure's states carry as many of its frames as the budget allows. ``keep``, if
+    given, is handed each value and its exact figure as built (a release at that value can then skip the build)."""
     fixed = {k: v for k, v in params.items() if k != param}
     figures = {}
     for v in spread(tuple(values), max_states, params.get(param)):
@@ -176,6 +178,8 @@ def live_states(name: str, params: Mapping[str, object], param: str, values: Seq
             figures[v] = style(build(name, **fixed, **{param: v}), theme, presenter)
         except ValueError:
             continue
+        if keep is not None:
+            keep(v, figures[v])
     if len(figures) < 2:
         raise ValueError(f"figure {name!r} has fewer than 2 valid values of {param!r} at these settings")
     chosen = tuple(figures)

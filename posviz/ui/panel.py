@@ -7,10 +7,12 @@ so a rerun never pays for an export.
 
 from __future__ import annotations
 
+import collections
 import functools
 import hashlib
 import inspect
 import json
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -113,18 +115,19 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
     ctx = context()
     name = figure_name(figure)
     params = dict(params or {})
-    try:
-        fig = _figure(name, _freeze(params), ctx.theme, ctx.presenter)
+    links = _live_links(name, live, params)
+    try:  # a live chart draws the figure's JSON text (often kept from its slider's states: no build)
+        fig = _exact_json(name, _freeze(params), ctx.theme, ctx.presenter) if links else \
+            _figure(name, _freeze(params), ctx.theme, ctx.presenter)
     except ValueError as err:
         st.warning(f"{escape_md(str(err))}. Showing the figure at its default settings.", icon="⚠️")
-        params = {}
+        params, links = {}, {}
         fig = _figure(name, (), ctx.theme, ctx.presenter)
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 2, "filename": name}}
-    links = _live_links(name, live, params)
     if links:
         chart = f"{ctx.slug}.{key}.chart"
         livemod.ensure_plotly_js()
-        _LIVE(data=_live_chart(name, params, links, config, chart), key=chart)
+        _LIVE(data=_live_chart(fig, params, links, config, chart, name), key=chart)
         ctx.after_part.append(functools.partial(_live_states, name, params, links, chart))
     else:
         st.plotly_chart(fig, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
@@ -153,16 +156,66 @@ _STATES = st.components.v2.component("posviz_live_states", js=livemod.script("st
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _live_json(name: str, fixed: tuple[tuple[str, object], ...], param: str, control: Any, theme: str,
-               presenter: bool, budget: int = livemod.STATE_BUDGET) -> str:
+               presenter: bool, budget: int = livemod.STATE_BUDGET, keep: bool = False) -> str:
     """The scrub states of one live control as JSON text, shared across sessions. ``fixed`` holds every figure
     parameter but the live one, so releasing the slider at a new value reuses them. A figure with fewer than
-    two valid values at these settings has none (``{"values": []}``): it is an ordinary chart then."""
+    two valid values at these settings has none (``{"values": []}``): it is an ordinary chart then. With
+    ``keep``, the exact figures built for the states are kept (``_EXACT``) for a release at their values."""
+    def kept(value: float, fig: go.Figure) -> None:
+        _EXACT.put(_exact_key(name, _freeze({**dict(fixed), param: value}), theme, presenter), fig.to_json())
+
     try:
         values, states = livemod.live_states(name, dict(fixed), param, livemod.slider_values(control),
-                                             theme=theme, presenter=presenter, budget=budget)
+                                             theme=theme, presenter=presenter, budget=budget,
+                                             keep=kept if keep else None)
     except ValueError:
         return '"values": []'
     return livemod.to_json({"values": values, **livemod.shared(states)})[1:-1]
+
+
+class Shelf:
+    """Texts kept by key, the least recently used dropped first so that together they stay within ``max_bytes``
+    (characters); shared by the sessions' threads."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._texts: collections.OrderedDict[Any, str] = collections.OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def put(self, key: Any, text: str) -> None:
+        with self._lock:
+            self._size += len(text) - len(self._texts.pop(key, ""))
+            self._texts[key] = text
+            while self._size > self.max_bytes:
+                self._size -= len(self._texts.popitem(last=False)[1])
+
+    def get(self, key: Any) -> str | None:
+        with self._lock:
+            text = self._texts.get(key)
+            if text is not None:
+                self._texts.move_to_end(key)
+            return text
+
+    @property
+    def size(self) -> int:
+        """Characters kept."""
+        return self._size
+
+
+# the exact figures a live slider's states were built from (40 at most per slider), for a release at one of
+# their values: at RoPE's largest clock (0.74 MB each) a release then skips ~80 ms of building and encoding
+_EXACT = Shelf(64_000_000)
+EXACT_SET_BYTES = 16_000_000  # a slider whose exact figures would take more is not kept (it would churn)
+
+
+def _exact_key(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: bool) -> tuple:
+    return name, repr(frozen), theme, presenter  # repr: 10000 and 10000.0 build different titles
+
+
+def _exact_json(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: bool) -> str:
+    """The figure as plotly JSON text: kept from a live slider's states, else built (and cached)."""
+    return _EXACT.get(_exact_key(name, frozen, theme, presenter)) or _figure_json(name, frozen, theme, presenter)
 
 
 def _states_of(name: str, params: Mapping[str, object], param: str) -> tuple[tuple[tuple[str, object], ...], str]:
@@ -174,9 +227,10 @@ def _states_of(name: str, params: Mapping[str, object], param: str) -> tuple[tup
     return fixed, version
 
 
-def _live_chart(name: str, params: dict[str, object], links: dict[str, str], config: dict, chart: str) -> str:
-    """What the live chart draws (JSON text): the exact figure now, and the sliders it follows (their states
-    come after the part, from ``_live_states``)."""
+def _live_chart(exact: str, params: dict[str, object], links: dict[str, str], config: dict, chart: str,
+                name: str) -> str:
+    """What the live chart draws (JSON text): the exact figure now (``exact``, its JSON), and the sliders it
+    follows (their states come after the part, from ``_live_states``)."""
     ctx = context()
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     lives = []
@@ -187,7 +241,7 @@ def _live_chart(name: str, params: dict[str, object], links: dict[str, str], con
                       "version": _states_of(name, params, param)[1]})
     return (f'{{"plotly": {json.dumps("/" + "/".join(filter(None, (base, "app/static/plotly.min.js"))))}, '
             f'"config": {json.dumps({**config, "responsive": True})}, "chart": {json.dumps(chart)}, '
-            f'"exact": {_figure_json(name, _freeze(params), ctx.theme, ctx.presenter)}, '
+            f'"exact": {exact}, '
             f'"live": {livemod.to_json(lives)}}}')
 
 
@@ -197,12 +251,13 @@ def _live_states(name: str, params: dict[str, object], links: dict[str, str], ch
     sliders' states change with the released value)."""
     ctx = context()
     # the figure and all its states within FIGURE_BUDGET: two live sliders share what the exact figure leaves
-    exact = len(_figure_json(name, _freeze(params), ctx.theme, ctx.presenter))
+    exact = len(_exact_json(name, _freeze(params), ctx.theme, ctx.presenter))
     budget = min(livemod.STATE_BUDGET, max(livemod.MIN_BUDGET, (livemod.FIGURE_BUDGET - exact) // len(links)))
     sets = []
     for control, param in links.items():
         fixed, version = _states_of(name, params, param)
-        states = _live_json(name, fixed, param, ctx.params[control], ctx.theme, ctx.presenter, budget)
+        keep = exact * min(livemod.MAX_STATES, len(livemod.slider_values(ctx.params[control]))) <= EXACT_SET_BYTES
+        states = _live_json(name, fixed, param, ctx.params[control], ctx.theme, ctx.presenter, budget, keep)
         sets.append(f'{{"key": {json.dumps(f"{ctx.slug}.{control}")}, "version": {json.dumps(version)}, {states}}}')
     _STATES(data=f'{{"chart": {json.dumps(chart)}, "sets": [{", ".join(sets)}]}}', key=f"{chart}.states")
 

@@ -160,3 +160,48 @@ def test_a_drag_that_ends_where_it_started_shows_the_exact_figure_again(page, ap
     assert page.posviz_started == started and drag["runs_during_drag"] == 0  # no run at all, even after release
     assert page.evaluate("() => document.querySelector('.posviz-live-chart').dataset.shown") == "exact"
     assert "sigma1=50" in page.url
+
+
+# what a plot draws, element by element: lines, points (with their colours), texts and images, in drawing order
+SCENE_OF = """const sceneOf = (plot) => Array.from(plot.querySelectorAll(
+    '.main-svg path, .main-svg text, .main-svg image, .main-svg .point')).map((e) => [e.tagName,
+    e.getAttribute('d'), e.getAttribute('transform'), e.textContent, e.getAttribute('style')].join(' '));"""
+# the live chart's scene, and the scene of a fresh Plotly.newPlot of the exact figure it was sent, at frame `at`
+CHART_AND_FRESH = "async (at) => { " + SCENE_OF + """
+    const c = document.querySelector('.posviz-live-chart'), exact = c.posvizPayload.exact;
+    const step = {mode: 'immediate', transition: {duration: 0}, frame: {duration: 0, redraw: false}};
+    const box = document.createElement('div');
+    box.style.cssText = `position:fixed;left:0;top:0;width:${c._fullLayout.width}px;height:${c._fullLayout.height}px`;
+    document.body.appendChild(box);
+    const copy = JSON.parse(JSON.stringify(exact));
+    await Plotly.newPlot(box, copy.data, {...copy.layout, width: c._fullLayout.width,
+                                          height: c._fullLayout.height}, c.posvizPayload.config);
+    await Plotly.addFrames(box, copy.frames);
+    if (at > 0) { await Plotly.animate(box, [String(at)], step); await Plotly.animate(c, [String(at)], step); }
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const hover = (g) => JSON.stringify(g._fullData.map((t) => [t.hovertext, t.text, Array.from(t.customdata || [])]));
+    const out = {chart: sceneOf(c), fresh: sceneOf(box), hover: hover(c) === hover(box),
+                 patches: Number(c.dataset.patches || 0)};
+    Plotly.purge(box);
+    box.remove();
+    return out; }"""
+
+
+def test_a_release_patches_in_the_exact_clock_as_a_fresh_plot_draws_it(page, app_url):
+    """At a new base only some of the clock's scatter traces and its title change: the release patches those into
+    the chart (Plotly.animate, as the clock's own frames do) instead of redrawing it all. The chart must then draw,
+    element by element and in the same order, what a fresh Plotly.newPlot of the exact figure draws, with the
+    same hover texts, at m = 0 and, through its new frames, at m = 12."""
+    open_page(page, app_url, "RoPE", part="clock")
+    page.wait_for_function(EXACT)
+    before = page.evaluate(CHART_AND_FRESH, 0)
+    assert before["chart"] == before["fresh"] and before["patches"] == 0
+    live_drag(page, "rope.base", -6, moves=10)
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    after = page.evaluate(CHART_AND_FRESH, 0)
+    assert after["patches"] == 1  # patched in, not redrawn by Plotly.react
+    assert after["chart"] != before["chart"]  # another base, another picture: the comparison can fail
+    assert after["chart"] == after["fresh"] and after["hover"]
+    at_12 = page.evaluate(CHART_AND_FRESH, 12)
+    assert at_12["chart"] != after["chart"] and at_12["chart"] == at_12["fresh"] and at_12["hover"]

@@ -79,15 +79,31 @@ function statesOf(chart, live) {
 }
 
 // --- a release: the exact figure patched in ---------------------------------------------------------------
-// What a new exact figure changed from the one the chart holds, if Plotly.js can patch it in: the same traces,
-// frames and layout but for the title, and only scatter traces' data changed (RoPE's clock at a new base: its
-// tips and wavelength labels). Then Plotly.animate redraws just those traces, as the clock's own frames do,
-// instead of Plotly.react redrawing all (at d = 256, 256 labels of which half did not change). Else null.
-// Both are signatures taken as the payload arrives (Plotly.js changes the objects it draws).
+// What a new exact figure changed from the one the chart holds, if Plotly.js can patch it in: the same frames
+// and layout but for the title, and only what Plotly.animate redraws changed (RoPE's clock at a new base: its
+// tips' hover and the wavelength labels). Then Plotly.animate redraws just those traces, as the clock's own
+// frames do, instead of Plotly.react redrawing all (at d = 256, 256 labels of which half did not change).
+// Anything else (a legend name, a style, an axis that ranges itself over the data, a fill) draws with
+// Plotly.react. Both are signatures taken as the payload arrives (Plotly.js changes the objects it draws).
+const ANIMATED = ["x", "y", "text", "hovertext", "customdata"]; // and marker.color on a fixed colour scale
+
+// a trace without what Plotly.animate redraws, and whether it can be patched at all
+function restOf(trace, layout) {
+  const rest = { ...trace };
+  ANIMATED.forEach((k) => delete rest[k]);
+  const m = trace.marker;
+  if (m && m.cmin !== undefined && m.cmax !== undefined) rest.marker = { ...m, color: null };
+  const axis = (id, letter) => layout[letter + "axis" + (id || letter).slice(1)]; // "x2" -> xaxis2
+  const fixed = [axis(trace.xaxis, "x"), axis(trace.yaxis, "y")].every((a) => a && Array.isArray(a.range) &&
+                                                                        !a.autorange);
+  const ok = trace.type === "scatter" && fixed && (!trace.fill || trace.fill === "none");
+  return ok ? JSON.stringify(rest) : null;
+}
+
 function signature(fig) {
   return {
     traces: fig.data.map((t) => JSON.stringify(t)),
-    kinds: fig.data.map((t) => `${t.type}|${t.mode}`),
+    rests: fig.data.map((t) => restOf(t, fig.layout)),
     layout: JSON.stringify({ ...fig.layout, title: null }),
     title: JSON.stringify(fig.layout.title),
     frames: JSON.stringify((fig.frames || []).map((f) => f.name)),
@@ -101,7 +117,7 @@ function patchOf(held, next) {
   // every trace from the first changed to the last: Plotly.js keeps the ones it redraws in the order given,
   // so a run of traces keeps the figure's order (what is drawn over what)
   const traces = changed.length ? next.traces.map((t, k) => k).slice(changed[0], changed.at(-1) + 1) : [];
-  if (traces.some((k) => held.kinds[k] !== next.kinds[k] || !next.kinds[k].startsWith("scatter|"))) return null;
+  if (traces.some((k) => next.rests[k] === null || held.rests[k] !== next.rests[k])) return null;
   return { traces, title: held.title !== next.title };
 }
 

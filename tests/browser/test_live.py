@@ -77,6 +77,8 @@ def check_drag(page, app_url, case, stills):
     page.wait_for_selector(IDLE, state="attached")
     page.wait_for_function("() => document.querySelector('.posviz-live-chart').dataset.shown === 'exact'")
     assert page.evaluate(DRAWN) != drawn  # the exact figure of the released value, not the one before
+    scene = page.evaluate(CHART_AND_FRESH, 0)  # drawn (patched in or by Plotly.react) as a fresh plot draws it
+    assert scene["chart"] == scene["fresh"] and scene["hover"]
     released = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)[url_name][0]
     value = float(released)
     seen = sorted(float(s.split("=")[1]) for s in states)
@@ -176,7 +178,7 @@ CHART_AND_FRESH = "async (at) => { " + SCENE_OF + """
     const copy = JSON.parse(JSON.stringify(exact));
     await Plotly.newPlot(box, copy.data, {...copy.layout, width: c._fullLayout.width,
                                           height: c._fullLayout.height}, c.posvizPayload.config);
-    await Plotly.addFrames(box, copy.frames);
+    if (copy.frames) await Plotly.addFrames(box, copy.frames);
     if (at > 0) { await Plotly.animate(box, [String(at)], step); await Plotly.animate(c, [String(at)], step); }
     await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
     const hover = (g) => JSON.stringify(g._fullData.map((t) => [t.hovertext, t.text, Array.from(t.customdata || [])]));

@@ -179,3 +179,19 @@ def test_the_shelf_of_exact_figures_drops_the_least_recently_used_to_stay_within
     assert shelf.size == 10 and shelf.get("c") == "90ab"
     shelf.put("d", "x" * 11)  # larger than the shelf: nothing stays
     assert shelf.size == 0 and shelf.get("a") is None
+
+
+def test_the_states_share_what_the_exact_figure_leaves_of_the_cap_it_falls_under():
+    # a figure at defaults (60 KB): its two sliders share what it leaves of 480 KB, at most 300 KB each
+    assert live.state_budget(60_000, 2) == (live.FIGURE_BUDGET - 60_000) // 2 == 210_000
+    assert live.state_budget(10_000, 1) == live.STATE_BUDGET
+    # RoPE's largest clock (0.74 MB) is past the defaults' cap: its states fit under the 2 MB cap instead
+    assert live.state_budget(737_273, 1) == live.STATE_BUDGET
+    assert 737_273 + live.state_budget(737_273, 1) <= 2_000_000
+    # never less than MIN_BUDGET, even for a figure near the 2 MB cap (the payload tests bound the total)
+    assert live.state_budget(1_880_000, 1) == live.MIN_BUDGET
+    for exact in range(0, 1_900_000, 10_000):
+        for sliders in (1, 2):
+            budget = live.state_budget(exact, sliders)
+            assert live.MIN_BUDGET <= budget <= live.STATE_BUDGET
+            assert exact + sliders * budget <= max(live.FIGURE_BUDGET, 2_000_000) or budget == live.MIN_BUDGET

@@ -33,7 +33,8 @@ from posviz.ui.params import Float, Int, LogFloat, Param
 MAX_STATES = 40
 STATE_BUDGET = 300_000  # bytes of JSON for all the states of one live slider
 FIGURE_BUDGET = 480_000  # a figure at defaults and the states of all its live sliders (the payload cap: 500 KB)
-MIN_BUDGET = 60_000  # states of one slider when the exact figure alone is large (largest settings: < 2 MB)
+MIN_BUDGET = 60_000  # states of one slider, at the least
+LARGE_FIGURE_BUDGET = 1_900_000  # a figure already past FIGURE_BUDGET and its states (the cap at any settings: 2 MB)
 _JS = Path(__file__).with_name("live.js")
 _PLOTLY_JS = Path(__file__).resolve().parents[2] / "static" / "plotly.min.js"
 
@@ -197,6 +198,16 @@ def live_states(name: str, params: Mapping[str, object], param: str, values: Seq
         chosen = keep
         size = len(to_json(shared(states)))
     return chosen, states
+
+
+def state_budget(exact: int, sliders: int) -> int:
+    """Bytes of JSON for the states of each of the ``sliders`` live sliders of a figure whose exact JSON takes
+    ``exact`` bytes: their share of what the figure leaves of ``FIGURE_BUDGET`` (the 500 KB cap at defaults)
+    or, for a figure too large for that (larger settings), of ``LARGE_FIGURE_BUDGET`` (the 2 MB cap); at least
+    ``MIN_BUDGET`` and at most ``STATE_BUDGET``."""
+    small = exact + MIN_BUDGET * sliders <= FIGURE_BUDGET
+    room = (FIGURE_BUDGET if small else LARGE_FIGURE_BUDGET) - exact
+    return min(STATE_BUDGET, max(MIN_BUDGET, room // sliders))
 
 
 def to_json(obj: object) -> str:

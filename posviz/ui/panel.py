@@ -250,9 +250,8 @@ def _live_states(name: str, params: dict[str, object], links: dict[str, str], ch
     figure and its captions first, and only then builds the states the new settings need (the other live
     sliders' states change with the released value)."""
     ctx = context()
-    # the figure and all its states within FIGURE_BUDGET: two live sliders share what the exact figure leaves
     exact = len(_exact_json(name, _freeze(params), ctx.theme, ctx.presenter))
-    budget = min(livemod.STATE_BUDGET, max(livemod.MIN_BUDGET, (livemod.FIGURE_BUDGET - exact) // len(links)))
+    budget = livemod.state_budget(exact, len(links))  # two live sliders share what the exact figure leaves
     sets = []
     for control, param in links.items():
         fixed, version = _states_of(name, params, param)

@@ -11,7 +11,9 @@ value changed), the states shown (frames with a new state), the display rate the
 per state; a still is laid over the chart, a state without one is drawn by Plotly.react, counted in
 "reacts"), with the rate it allows (max fps). Then, on release, the time until the script has rerun and the
 exact figure is drawn, beside a key press on the trivial page (benchmarks/trivial_app.py, Streamlit's default
-settings) measured in the same run, interleaved.
+settings) measured in the same run, interleaved. Both servers run with Streamlit's message cache off, so every
+release sends its exact figure: with the cache on (``--message-cache``, Streamlit's default), a release at a
+value the browser has already been sent (the drags alternate direction) is served from the browser's cache.
 
     python benchmarks/live_drag.py               # every live figure, 5 drags each
     python benchmarks/live_drag.py --drags 9 --largest
@@ -109,12 +111,15 @@ def main() -> None:
     ap.add_argument("--drags", type=int, default=5)
     ap.add_argument("--largest", action="store_true", help="open each page at its largest settings")
     ap.add_argument("--only", default="", help="only the live figures whose name contains this text")
+    ap.add_argument("--message-cache", action="store_true",
+                    help="keep Streamlit's message cache on (a release at a value seen before is then cached)")
     args = ap.parse_args()
 
     from playwright.sync_api import sync_playwright
 
-    app, app_url = start_server("app.py")
-    ref_server, ref_url = start_server("benchmarks/trivial_app.py", options={"runner.postScriptGC": "true"})
+    fresh = {} if args.message_cache else {"global.minCachedMessageSize": str(10**12)}
+    app, app_url = start_server("app.py", options=fresh)
+    ref_server, ref_url = start_server("benchmarks/trivial_app.py", options={"runner.postScriptGC": "true", **fresh})
     print(f"{'live figure':28} {'frames':>6} {'steps':>5} {'states':>6} {'Hz':>4} {'fps':>4} {'ms/state':>8} "
           f"{'max fps':>7} {'exact ms':>8} {'idle ms':>7} {'trivial ms':>10} {'ratio':>5} "
           f"{'idle ratio':>10} {'reacts':>6} {'ready s':>7}")

@@ -121,7 +121,7 @@ function patchOf(held, next) {
   return { traces, title: held.title !== next.title };
 }
 
-// the chart, holding the exact figure `held`, patched to the exact figure `next` at frame `at` (see patchOf)
+// the chart patched to the exact figure `next` at frame `at` (see patchOf)
 function patchIn(Plotly, chart, next, patch, at) {
   if (next.frames && next.frames.length) Plotly.addFrames(chart, next.frames); // same names: replaced
   const steps = [{ data: patch.traces.map((k) => next.data[k]), traces: patch.traces }];
@@ -272,6 +272,9 @@ export default function (component) {
       const at = (exact.frames || []).length ? Math.min(chart.posvizFrame || 0, exact.frames.length - 1) : 0;
       // with its frames (an animated figure), at the position the learner had before the drag
       const patch = chart.dataset.holds === "exact" ? patchOf(chart.posvizHeld, payload.signature) : null;
+      // Plotly.react and Plotly.animate draw before the page is next painted: the first step in the promises
+      // that follow this task, a second step (the frame at `at`) in the next animation frame's callbacks (their
+      // own promises settle frames later, so nothing waits for them); the still can go now
       if (patch) {
         patchIn(Plotly, chart, exact, patch, at);
         chart.dataset.patches = String(Number(chart.dataset.patches || 0) + 1); // tests: exact figures patched in

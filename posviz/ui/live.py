@@ -6,7 +6,10 @@ own builder. While the learner drags, a small script (``live.js``, a Streamlit v
 watches the slider's thumb and shows the precomputed state nearest to it: no server round trip. Each state
 is drawn once ahead by Plotly.js, in idle time, and its drawing laid over the chart while the thumb moves.
 The slider is the ordinary control (bound to the URL and the session like any other); on release Streamlit
-reruns once and the exact figure, captions and exports follow the released value.
+reruns once and the exact figure, captions and exports follow the released value. The exact figures built for
+the states are kept (the panel's byte-bounded shelf), so a release at one of their values skips the build, and
+a new exact figure that changed only what ``Plotly.animate`` redraws (scatter data, labels, hover; RoPE's clock)
+is patched into the chart rather than redrawn whole.
 
 States are for the eye while the thumb moves: each is thinned to every k-th point or cell and stored as
 float32 so that all of them fit in ``STATE_BUDGET`` bytes; the exact figure is drawn on release.

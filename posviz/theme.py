@@ -98,6 +98,19 @@ def style(fig: go.Figure, theme: str = "light", presenter: bool = False,
 PRESENTER_SCALE = 1.5  # presenter mode: every font and every margin grows by this factor
 
 
+def _widen_player(fig: go.Figure, k: float) -> None:
+    """Presenter mode: Play/Pause buttons on the row of an animation slider grow with their font, so the slider
+    starts ``k`` times as far from the buttons' left edge (it ends where it ended); else the larger buttons
+    cover the slider's first stops and its thumb."""
+    for menu in fig.layout.updatemenus:
+        for slider in fig.layout.sliders:
+            if menu.type != "buttons" or menu.y != slider.y or slider.x is None or (menu.x or 0) >= slider.x:
+                continue
+            end = slider.x + (slider.len if slider.len is not None else 1.0)
+            slider.x = (menu.x or 0) + (slider.x - (menu.x or 0)) * k
+            slider.len = max(end - slider.x, 0.1)
+
+
 def _scaled_fonts(obj: object, factor: float, default: float) -> object:
     """A copy of the plain-JSON ``obj`` keeping only font sizes, each multiplied by ``factor`` (a font
     without a size gets ``default`` × factor). Paths without fonts are dropped, so the result is a small
@@ -139,6 +152,7 @@ def _enlarge(fig: go.Figure, base_size: int) -> None:
     for item in [fig.layout.legend, *fig.layout.updatemenus, *fig.layout.sliders]:
         if item.y is not None and (getattr(item, "yref", None) or "paper") == "paper" and not 0 <= item.y <= 1:
             item.y = item.y * k if item.y < 0 else 1 + (item.y - 1) * k
+    _widen_player(fig, k)
     traces = list(fig.data) + [t for fr in (fig.frames or ()) for t in fr.data]
     for trace in fig.data:
         fonts = {key: trace[key] for key in ("textfont", "header", "cells", "marker", "colorbar") if key in trace}

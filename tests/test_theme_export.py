@@ -12,7 +12,7 @@ import pytest
 
 from posviz import export
 from posviz.figures import FIGURES, build
-from posviz.theme import style
+from posviz.theme import PRESENTER_SCALE, style
 from tests.browser.conftest import _need_browser
 
 
@@ -42,6 +42,17 @@ def test_presenter_mode_enlarges_fonts_and_lines():
     big = style(build("sinusoidal_waves"), "light", presenter=True)
     assert big.layout.font.size > (normal.layout.font.size or normal.layout.template.layout.font.size)
     assert big.data[0].line.width >= 2 * (normal.data[0].line.width or 2)
+
+
+@pytest.mark.parametrize("name", ["rope_clock", "rope_qk_turn", "scaling_dynamic"])
+def test_presenter_mode_moves_an_animation_slider_clear_of_its_larger_buttons(name):
+    """The Play/Pause buttons grow with their font (×1.5): the slider on their row starts 1.5 times as far from
+    the buttons' left edge and still ends where it ended (at 0.24 the larger buttons covered its first stops)."""
+    normal, big = style(build(name), "light"), style(build(name), "light", presenter=True)
+    menu, slider, wide = normal.layout.updatemenus[0], normal.layout.sliders[0], big.layout.sliders[0]
+    assert wide.x - (menu.x or 0) == pytest.approx((slider.x - (menu.x or 0)) * PRESENTER_SCALE)
+    assert wide.x + wide.len == pytest.approx(slider.x + slider.len)
+    assert big.layout.updatemenus[0].y == wide.y  # still one row
 
 
 def test_csv_and_json_hold_the_plotted_numbers():

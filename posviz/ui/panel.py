@@ -117,20 +117,20 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
     params = dict(params or {})
     links = _live_links(name, live, params)
     try:  # a live chart draws the figure's JSON text (often kept from its slider's states: no build)
-        fig = _exact_json(name, _freeze(params), ctx.theme, ctx.presenter) if links else \
+        shown = _exact_json(name, _freeze(params), ctx.theme, ctx.presenter) if links else \
             _figure(name, _freeze(params), ctx.theme, ctx.presenter)
     except ValueError as err:
         st.warning(f"{escape_md(str(err))}. Showing the figure at its default settings.", icon="⚠️")
         params, links = {}, {}
-        fig = _figure(name, (), ctx.theme, ctx.presenter)
+        shown = _figure(name, (), ctx.theme, ctx.presenter)
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 2, "filename": name}}
     if links:
         chart = f"{ctx.slug}.{key}.chart"
         livemod.ensure_plotly_js()
-        _LIVE(data=_live_chart(fig, params, links, config, chart, name), key=chart)
+        _LIVE(data=_live_chart(name, shown, params, links, config, chart), key=chart)
         ctx.after_part.append(functools.partial(_live_states, name, params, links, chart))
     else:
-        st.plotly_chart(fig, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
+        st.plotly_chart(shown, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
                         height=height or "content")
     st.caption(caption)
     if latex:
@@ -227,8 +227,8 @@ def _states_of(name: str, params: Mapping[str, object], param: str) -> tuple[tup
     return fixed, version
 
 
-def _live_chart(exact: str, params: dict[str, object], links: dict[str, str], config: dict, chart: str,
-                name: str) -> str:
+def _live_chart(name: str, exact: str, params: dict[str, object], links: dict[str, str], config: dict,
+                chart: str) -> str:
     """What the live chart draws (JSON text): the exact figure now (``exact``, its JSON), and the sliders it
     follows (their states come after the part, from ``_live_states``)."""
     ctx = context()

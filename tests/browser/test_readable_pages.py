@@ -1,6 +1,6 @@
 """Every part of every lesson, as a class sees it: no chart text overlaps another or is cut off by its chart,
-at 1280×800, at 1920×1080 in presenter mode (where the part's figure must also start above the fold), and in
-the dark theme. Lessons and parts come from their declarations, so a new lesson is checked without an edit."""
+at 1280×800, at 1920×1080 in presenter mode (where the part's figure, live or not, must also start above the
+fold), and in the dark theme. Lessons and parts come from their declarations, so a new lesson is checked without an edit."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_every_part_is_readable(page, app_url, dark_url, lesson, view):
         wait_idle(page, charts=False)
         for index, issues in chart_problems(page).items():
             found += [f"{part}, chart {index}: {issue}" for issue in issues]
-        charts = page.locator("[data-testid=stPlotlyChart]")
+        charts = page.locator("[data-testid=stPlotlyChart], .posviz-live-chart")
         # pitfall parts lead with their callouts, and "all" is a whole lesson on one page, not a step
         if query.get("present") and charts.count() and "pitfall" not in part and part != "all":
             top = charts.first.bounding_box()["y"]

@@ -1,6 +1,7 @@
 """Every part of every lesson, as a class sees it: no chart text overlaps another or is cut off by its chart,
-at 1280×800, at 1920×1080 in presenter mode (where the part's figure, live or not, must also start above the
-fold), and in the dark theme. Lessons and parts come from their declarations, so a new lesson is checked without an edit."""
+at 1280×800, at 1920×1080 in presenter mode (where the part's figure, live or not, must also start above
+the fold), and in the dark theme. Lessons and parts come from their declarations, so a new lesson is checked
+without an edit."""
 
 from __future__ import annotations
 

@@ -120,7 +120,7 @@ def part_kernel(v: ui.Values) -> None:
 def part_modes(v: ui.Values) -> None:
     kern = kernel_settings(v)
     qk = qk_settings(v)
-    st.markdown(
+    ui.prose(  # folded under "Notes" in presenter mode: the chart stays near the top of a projector's screen
         "All three start from the RoPE logit of query m and key n, "
         "$\\ell_{mn} = (R_m q_m)^\\top (R_n k_n)/\\sqrt d$, which depends on positions only through m − n.\n\n"
         "- **(a) as seed 002 writes it**: multiply the rotated q and k by K of their *absolute* positions, "

@@ -78,9 +78,10 @@ def diverging(theme: str = "light") -> list:
     return _PALETTES.get(theme, _PALETTES["light"])["diverging"]
 
 
-def style(fig: go.Figure, theme: str = "light", presenter: bool = False,
+def style(fig: go.Figure, theme: str = "light", presenter: bool | float = False,
           transparent: bool = False) -> go.Figure:
-    """Apply a posviz template to ``fig`` (in place, and returned), optionally in presenter mode."""
+    """Apply a posviz template to ``fig`` (in place, and returned), optionally in presenter mode: ``True`` for
+    fonts ×PRESENTER_SCALE, or the font scale itself (a number ≥ 1; 0 is off)."""
     if theme not in THEMES:
         raise ValueError(f"theme must be one of {', '.join(THEMES)}; got {theme!r}")
     _set_template(fig, theme)
@@ -88,8 +89,11 @@ def style(fig: go.Figure, theme: str = "light", presenter: bool = False,
         for trace in fig.data:
             if getattr(trace, "colorscale", None) is not None and trace.meta == "diverging":
                 trace.colorscale = diverging("dark")
-    if presenter:
-        _enlarge(fig, _PALETTES[theme]["size"])
+    k = PRESENTER_SCALE if presenter is True else float(presenter or 0)
+    if k:
+        if not 1.0 <= k <= 3.0:
+            raise ValueError(f"presenter must be True, False or a font scale in [1, 3]; got {presenter!r}")
+        _enlarge(fig, _PALETTES[theme]["size"], k)
     if transparent:
         fig.update_layout(paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)")
     return fig
@@ -133,11 +137,11 @@ def _scaled_fonts(obj: object, factor: float, default: float) -> object:
     return out or None
 
 
-def _enlarge(fig: go.Figure, base_size: int) -> None:
-    """Presenter mode, readable from the back of a room: every font ×1.5 (the base font, titles, ticks,
-    annotations, legends, colour bars, hover labels, text traces, table cells, slider and buttons), the
-    margins ×1.5 so the larger labels still fit, line widths ×2, marker sizes ×1.6."""
-    k = PRESENTER_SCALE
+def _enlarge(fig: go.Figure, base_size: int, k: float = PRESENTER_SCALE) -> None:
+    """Presenter mode, readable from the back of a room: every font ×k (the base font, titles, ticks,
+    annotations, legends, colour bars, hover labels, text traces, table cells, slider and buttons; k = 1.5
+    unless the window is narrow), the margins ×k so the larger labels still fit, line widths ×2, marker
+    sizes ×1.6."""
     tpl = fig.layout.template.layout
     layout = fig.layout.to_plotly_json()
     patch = _scaled_fonts(layout, k, base_size) or {}

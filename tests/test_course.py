@@ -3,6 +3,7 @@ and the kit's declarations (parts, uses, bounds, aliases, links) fail loudly whe
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from posviz import ui
 from posviz.ui import course
 from posviz.ui.params import Choice, Float, Int, parse_or_default
-from tests.apptest_utils import ROOT, assert_clean, run_page
+from tests.apptest_utils import ROOT, assert_clean, chart_specs, run_page
 
 LESSONS = ui.lessons(ROOT / "pages")
 
@@ -127,3 +128,38 @@ def test_home_in_presenter_mode_folds_its_intro_under_its_own_name():
     at = run_page("app.py", query={"present": "1"})
     assert_clean(at)
     assert [e.label for e in at.expander][:1] == ["About posviz"]  # the home page is not a lesson
+
+
+def _screen_data(at) -> dict:
+    """The data the page handed its screen component (presenter mode only)."""
+    found = []
+
+    def walk(node: object) -> None:
+        for child in getattr(node, "children", {}).values():
+            if getattr(child, "type", None) == "bidi_component" and child.proto.component_name == "posviz_screen":
+                found.append(json.loads(json.loads(child.proto.json)))
+            walk(child)
+
+    walk(at._tree)
+    return found[0] if found else {}
+
+
+@pytest.mark.parametrize(("asked", "used", "size"), [(None, 1.5, 21), (1.25, 1.25, 18), (1.0, 1.0, 14), (1, 1.0, 14),
+                                                     (7.0, 1.5, 21), ("x", 1.5, 21)])
+def test_presenter_mode_draws_figures_at_the_scale_the_window_fits(asked, used, size):
+    """Presenter mode's figures are drawn at ×1.5 until the screen component (screen.js) has measured the lesson's
+    column; then at the scale it asked for, one of 1, 1.25 and 1.5 (the figure's base font is 14 px); anything else
+    it might send is ignored. The component is told the scale used, so it asks only when that one does not fit."""
+    at = run_page("pages/2_Sinusoidal.py", query={"present": "1"})
+    if asked is not None:
+        at.session_state["_posviz.screen"] = {"scale": asked}
+        at.run()
+    assert_clean(at)
+    assert [spec["layout"]["font"]["size"] for spec in chart_specs(at)] == [size]
+    assert _screen_data(at) == {"chart": 820, "steps": 4, "max": 1.5, "used": used}
+
+
+def test_without_presenter_mode_there_is_no_screen_component():
+    at = run_page("pages/2_Sinusoidal.py")
+    assert _screen_data(at) == {}
+    assert [spec["layout"].get("font") for spec in chart_specs(at)] == [None]  # the template's 14 px

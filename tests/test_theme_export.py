@@ -44,6 +44,21 @@ def test_presenter_mode_enlarges_fonts_and_lines():
     assert big.data[0].line.width >= 2 * (normal.data[0].line.width or 2)
 
 
+def test_presenter_mode_takes_a_font_scale_for_narrower_windows():
+    """``presenter=True`` is ×1.5; a number is the font scale itself (×1 in a 1280 px window keeps the fonts and
+    margins and still thickens the lines for the projector); a scale outside [1, 3] is refused by name."""
+    normal = style(build("sinusoidal_waves"), "light")
+    base = normal.layout.template.layout.font.size
+    sizes = [style(build("sinusoidal_waves"), "light", presenter=k).layout.font.size for k in (True, 1.5, 1.25, 1.0)]
+    assert sizes == [round(base * 1.5), round(base * 1.5), round(base * 1.25), base]
+    same = style(build("sinusoidal_waves"), "light", presenter=1.0)
+    assert same.layout.margin.t == (normal.layout.margin.t or normal.layout.template.layout.margin.t)
+    assert same.data[0].line.width >= 2 * (normal.data[0].line.width or 2)
+    for bad in (0.5, 4.0, float("nan")):
+        with pytest.raises(ValueError, match=r"presenter .*\[1, 3\]"):
+            style(build("sinusoidal_waves"), "light", presenter=bad)
+
+
 @pytest.mark.parametrize("name", ["rope_clock", "rope_qk_turn", "scaling_dynamic"])
 def test_presenter_mode_moves_an_animation_slider_clear_of_its_larger_buttons(name):
     """The Play/Pause buttons grow with their font (×1.5): the slider on their row starts 1.5 times as far from

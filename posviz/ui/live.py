@@ -167,7 +167,7 @@ def _stride(fig: go.Figure, per_state: int) -> int:
 
 
 def live_states(name: str, params: Mapping[str, object], param: str, values: Sequence[float], *,
-                theme: str = "light", presenter: bool = False, budget: int = STATE_BUDGET,
+                theme: str = "light", presenter: bool | float = False, budget: int = STATE_BUDGET,
                 max_states: int = MAX_STATES,
                 keep: Callable[[float, go.Figure], None] | None = None) -> tuple[tuple[float, ...], list[dict]]:
     """The figure ``name`` built by its own builder at values of its parameter ``param`` (exact math), thinned

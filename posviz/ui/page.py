@@ -10,14 +10,17 @@ hold exactly the non-default values.
 from __future__ import annotations
 
 import io
+import json
 import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from posviz._speed import freeze_long_lived_heap
+from posviz.theme import PRESENTER_SCALE
 from posviz.ui.params import Bool, Choice, Param, parse_or_default
 
 if TYPE_CHECKING:
@@ -37,6 +40,7 @@ class PageContext:
     slug: str
     theme: str = "light"
     presenter: bool = False
+    figure_presenter: float = 0.0  # presenter mode's font scale for figures (fits the window); 0: not presenting
     params: dict[str, Param] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)
     share_slot: Any = None
@@ -86,6 +90,7 @@ def start_page(slug: str, title: str, *, icon: str, intro: str) -> PageContext:
     ctx.theme = "dark" if getattr(st.context.theme, "type", None) == "dark" else "light"
     ctx.presenter = bool(_value(PRESENT, PRESENT, _key("_global", "present"), st.sidebar))
     if ctx.presenter:
+        ctx.figure_presenter = _figure_scale()
         _presenter_css()
     st.title(title)
     if intro and ctx.presenter:
@@ -94,6 +99,23 @@ def start_page(slug: str, title: str, *, icon: str, intro: str) -> PageContext:
     elif intro:
         st.markdown(intro)
     return ctx
+
+
+_SCREEN_KEY = "_posviz.screen"
+_SCREEN = st.components.v2.component(
+    "posviz_screen", js=(Path(__file__).with_name("screen.js")).read_text(encoding="utf-8"), isolate_styles=False)
+CHART_WIDTH = 820  # px: the width a chart gets in a 1280 px window, which figures are laid out for
+SCALE_STEPS = (1.0, 1.25, PRESENTER_SCALE)
+
+
+def _figure_scale() -> float:
+    """Presenter mode's font scale for figures: ×1.5 (PRESENTER_SCALE) where the window gives a chart at least
+    1.5 × CHART_WIDTH px, stepping down to ×1 in a narrower one (screen.js measures it; ×1.5 until it has)."""
+    asked = (st.session_state.get(_SCREEN_KEY) or {}).get("scale")
+    used = float(asked) if asked in SCALE_STEPS else PRESENTER_SCALE
+    _SCREEN(data=json.dumps({"chart": CHART_WIDTH, "steps": 4, "max": PRESENTER_SCALE, "used": used}),
+            key=_SCREEN_KEY, default={"scale": None}, on_scale_change=lambda: None)
+    return used
 
 
 def _presenter_css() -> None:

@@ -45,7 +45,7 @@ def cached(fn: Callable) -> Callable:
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def _figure(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: bool) -> go.Figure:
+def _figure(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: float) -> go.Figure:
     """Build and style a figure (shared across sessions; treated as read-only)."""
     return style(build(name, **dict(frozen)), theme, presenter)
 
@@ -117,12 +117,12 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
     params = dict(params or {})
     links = _live_links(name, live, params)
     try:  # a live chart draws the figure's JSON text (often kept from its slider's states: no build)
-        shown = _exact_json(name, _freeze(params), ctx.theme, ctx.presenter) if links else \
-            _figure(name, _freeze(params), ctx.theme, ctx.presenter)
+        shown = _exact_json(name, _freeze(params), ctx.theme, ctx.figure_presenter) if links else \
+            _figure(name, _freeze(params), ctx.theme, ctx.figure_presenter)
     except ValueError as err:
         st.warning(f"{escape_md(str(err))}. Showing the figure at its default settings.", icon="⚠️")
         params, links = {}, {}
-        shown = _figure(name, (), ctx.theme, ctx.presenter)
+        shown = _figure(name, (), ctx.theme, ctx.figure_presenter)
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 2, "filename": name}}
     if links:
         chart = f"{ctx.slug}.{key}.chart"
@@ -156,7 +156,7 @@ _STATES = st.components.v2.component("posviz_live_states", js=livemod.script("st
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _live_json(name: str, fixed: tuple[tuple[str, object], ...], param: str, control: Any, theme: str,
-               presenter: bool, budget: int = livemod.STATE_BUDGET, keep: bool = False) -> str:
+               presenter: float, budget: int = livemod.STATE_BUDGET, keep: bool = False) -> str:
     """The scrub states of one live control as JSON text, shared across sessions. ``fixed`` holds every figure
     parameter but the live one, so releasing the slider at a new value reuses them. A figure with fewer than
     two valid values at these settings has none (``{"values": []}``): it is an ordinary chart then. With
@@ -209,11 +209,11 @@ _EXACT = Shelf(64_000_000)
 EXACT_SET_BYTES = 16_000_000  # a slider whose exact figures would take more is not kept (it would churn)
 
 
-def _exact_key(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: bool) -> tuple:
+def _exact_key(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: float) -> tuple:
     return name, repr(frozen), theme, presenter  # repr: 10000 and 10000.0 build different titles
 
 
-def _exact_json(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: bool) -> str:
+def _exact_json(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: float) -> str:
     """The figure as plotly JSON text: kept from a live slider's states, else built (and cached)."""
     return _EXACT.get(_exact_key(name, frozen, theme, presenter)) or _figure_json(name, frozen, theme, presenter)
 
@@ -223,7 +223,7 @@ def _states_of(name: str, params: Mapping[str, object], param: str) -> tuple[tup
     the chart uses only states built for the settings it was drawn with."""
     ctx = context()
     fixed = _freeze({k: v for k, v in params.items() if k != param})
-    version = hashlib.sha1(repr((name, fixed, param, ctx.theme, ctx.presenter)).encode()).hexdigest()[:16]
+    version = hashlib.sha1(repr((name, fixed, param, ctx.theme, ctx.figure_presenter)).encode()).hexdigest()[:16]
     return fixed, version
 
 
@@ -250,19 +250,19 @@ def _live_states(name: str, params: dict[str, object], links: dict[str, str], ch
     figure and its captions first, and only then builds the states the new settings need (the other live
     sliders' states change with the released value)."""
     ctx = context()
-    exact = len(_exact_json(name, _freeze(params), ctx.theme, ctx.presenter))
+    exact = len(_exact_json(name, _freeze(params), ctx.theme, ctx.figure_presenter))
     budget = livemod.state_budget(exact, len(links))  # two live sliders share what the exact figure leaves
     sets = []
     for control, param in links.items():
         fixed, version = _states_of(name, params, param)
         keep = exact * min(livemod.MAX_STATES, len(livemod.slider_values(ctx.params[control]))) <= EXACT_SET_BYTES
-        states = _live_json(name, fixed, param, ctx.params[control], ctx.theme, ctx.presenter, budget, keep)
+        states = _live_json(name, fixed, param, ctx.params[control], ctx.theme, ctx.figure_presenter, budget, keep)
         sets.append(f'{{"key": {json.dumps(f"{ctx.slug}.{control}")}, "version": {json.dumps(version)}, {states}}}')
     _STATES(data=f'{{"chart": {json.dumps(chart)}, "sets": [{", ".join(sets)}]}}', key=f"{chart}.states")
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def _figure_json(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: bool) -> str:
+def _figure_json(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: float) -> str:
     """The cached figure as plotly JSON text (a live chart sends it on every rerun)."""
     return _figure(name, frozen, theme, presenter).to_json()
 
@@ -292,7 +292,7 @@ def _export_buttons(name: str, params: dict[str, object], key: str) -> None:
                    "the camera icon on the chart still saves an SVG from your browser.")
         fmts = tuple(f for f in fmts if f not in export.RENDERED)
     ctx = context()
-    n_frames = len(_figure(name, _freeze(params), ctx.theme, ctx.presenter).frames)  # cached: no rebuild
+    n_frames = len(_figure(name, _freeze(params), ctx.theme, ctx.figure_presenter).frames)  # cached: no rebuild
     refused = {}
     for fmt in fmts:
         try:

@@ -159,6 +159,11 @@ def wait_idle(page: object, settle_ms: int = 300, charts: bool = True) -> None:
     page.wait_for_timeout(settle_ms)
 
 
+# presenter mode: the figures are drawn at the font scale the window fits ("wanted/used", posviz/ui/screen.js)
+SCALE_SETTLED = """() => { const s = (document.documentElement.dataset.posvizScale || '').split('/');
+    return s.length === 2 && s[0] === s[1]; }"""
+
+
 def open_page(page: object, app_url: str, name: str, charts: bool = True, **query: object) -> None:
     """Open page ``name`` with ``query`` and wait until it is idle (and its charts are drawn)."""
     page.goto(page_url(app_url, name, **query))

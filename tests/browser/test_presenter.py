@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from posviz import ui
-from tests.browser.conftest import CHART, ROOT, click_and_wait, open_page, wait_idle
+from tests.browser.conftest import CHART, ROOT, SCALE_SETTLED, click_and_wait, open_page, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -23,6 +23,34 @@ def test_the_first_figure_starts_above_the_fold(page, app_url, lesson, size):
     top = _first_chart_top(page)
     assert top < size[1] * 0.6, f"{lesson}: the figure starts {top:.0f} px down a {size[1]} px screen"
     assert page.get_by_text("About this lesson").count() == 1  # the intro folded away
+
+
+FONT = "() => document.querySelector('.js-plotly-plot')._fullLayout.font.size"
+
+
+@pytest.mark.parametrize(("size", "scale"), [((1280, 800), "1"), ((1600, 900), "1.25"), ((1920, 1080), "1.5")])
+def test_figure_text_is_as_large_as_the_window_fits(page, app_url, size, scale):
+    """Presenter mode's ×1.5 figure text needs a chart 1.5 times as wide as the 820 px a 1280 px window gives
+    (where text would be cut off and legends cover plots): the scale steps down with the window, to ×1 at
+    1280 px (a 1280×800 projector's pixels are already 1.5 times larger on the wall). The figures' base font is
+    14 px."""
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    open_page(page, app_url, "Sinusoidal", present=1)
+    page.wait_for_function(SCALE_SETTLED)
+    wait_idle(page)
+    assert page.evaluate("() => document.documentElement.dataset.posvizScale") == f"{scale}/{scale}"
+    assert page.evaluate(FONT) == round(14 * float(scale))
+
+
+def test_a_narrower_window_redraws_the_figures_at_the_smaller_scale(page, app_url):
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    open_page(page, app_url, "RoPE", present=1, part="clock")
+    page.wait_for_function(SCALE_SETTLED)
+    assert page.evaluate(FONT) == 21
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_function("() => document.documentElement.dataset.posvizScale === '1/1'")
+    wait_idle(page)
+    assert page.evaluate(FONT) == 14
 
 
 def test_next_previous_and_keyboard_step_through_parts_and_update_the_address(page, app_url):

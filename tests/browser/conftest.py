@@ -165,9 +165,13 @@ SCALE_SETTLED = """() => { const s = (document.documentElement.dataset.posvizSca
 
 
 def open_page(page: object, app_url: str, name: str, charts: bool = True, **query: object) -> None:
-    """Open page ``name`` with ``query`` and wait until it is idle (and its charts are drawn)."""
+    """Open page ``name`` with ``query`` and wait until it is idle (and its charts are drawn); in presenter mode,
+    until the figures are drawn at the font scale the window fits (a rerun once the page has measured it)."""
     page.goto(page_url(app_url, name, **query))
     wait_idle(page, charts=charts)
+    if query.get("present"):
+        page.wait_for_function(SCALE_SETTLED)
+        wait_idle(page, charts=charts)
 
 
 def chart_traces(page: object, index: int = 0) -> list[dict]:

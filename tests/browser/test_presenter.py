@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from posviz import ui
-from tests.browser.conftest import CHART, ROOT, SCALE_SETTLED, click_and_wait, open_page, wait_idle
+from tests.browser.conftest import CHART, ROOT, click_and_wait, open_page, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -35,9 +35,7 @@ def test_figure_text_is_as_large_as_the_window_fits(page, app_url, size, scale):
     1280 px (a 1280×800 projector's pixels are already 1.5 times larger on the wall). The figures' base font is
     14 px."""
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    open_page(page, app_url, "Sinusoidal", present=1)
-    page.wait_for_function(SCALE_SETTLED)
-    wait_idle(page)
+    open_page(page, app_url, "Sinusoidal", present=1)  # waits for the scale the window fits
     assert page.evaluate("() => document.documentElement.dataset.posvizScale") == f"{scale}/{scale}"
     assert page.evaluate(FONT) == round(14 * float(scale))
 
@@ -45,7 +43,6 @@ def test_figure_text_is_as_large_as_the_window_fits(page, app_url, size, scale):
 def test_a_narrower_window_redraws_the_figures_at_the_smaller_scale(page, app_url):
     page.set_viewport_size({"width": 1920, "height": 1080})
     open_page(page, app_url, "RoPE", present=1, part="clock")
-    page.wait_for_function(SCALE_SETTLED)
     assert page.evaluate(FONT) == 21
     page.set_viewport_size({"width": 1280, "height": 800})
     page.wait_for_function("() => document.documentElement.dataset.posvizScale === '1/1'")

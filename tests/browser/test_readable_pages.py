@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from posviz import ui
-from tests.browser.conftest import CHART, ROOT, SCALE_SETTLED, open_page, served, wait_idle
+from tests.browser.conftest import CHART, ROOT, open_page, served, wait_idle
 from tests.text_layout import chart_problems
 
 pytestmark = pytest.mark.browser
@@ -40,9 +40,6 @@ def test_every_part_is_readable(page, app_url, dark_url, lesson, view):
     found = []
     for part in lesson.parts:
         open_page(page, url, lesson.url_path, charts=False, part=part, **query)
-        if query.get("present"):  # the figures redrawn at the font scale this window fits (screen.js)
-            page.wait_for_function(SCALE_SETTLED)
-            wait_idle(page, charts=False)
         page.wait_for_function(  # every chart drawn (a pitfalls part may have none until a toggle)
             "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
             ".every(x => x.querySelector('.js-plotly-plot .main-svg'))")

@@ -7,6 +7,8 @@
 // data: JSON text {chart: px a chart is laid out for, steps: scales per unit, max: largest scale, used: the
 // scale the figures were drawn with}.
 
+const MARGIN = 24; // px, more than a classic scrollbar
+
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
   const { chart, steps, max, used } = JSON.parse(data);
@@ -17,7 +19,10 @@ export default function (component) {
     if (!column) return;
     const pad = getComputedStyle(column);
     const width = column.clientWidth - parseFloat(pad.paddingLeft) - parseFloat(pad.paddingRight);
-    const scale = Math.max(1, Math.min(max, Math.floor((width / chart) * steps) / steps));
+    const fits = (w) => Math.max(1, Math.min(max, Math.floor((w / chart) * steps) / steps));
+    // a larger scale only once the column is wider than it needs by a scrollbar's width: a page that grows a
+    // scrollbar at the larger scale and loses it at the smaller must not switch back and forth
+    const scale = fits(width) > used && fits(width - MARGIN) <= used ? used : fits(width);
     document.documentElement.dataset.posvizScale = scale + "/" + used; // tests: wanted/drawn with
     if (scale !== used && window.__posvizScaleAsked !== scale) {
       window.__posvizScaleAsked = scale; // once per scale: the rerun brings `used` up to it

@@ -163,3 +163,63 @@ def test_without_presenter_mode_there_is_no_screen_component():
     at = run_page("pages/2_Sinusoidal.py")
     assert _screen_data(at) == {}
     assert [spec["layout"].get("font") for spec in chart_specs(at)] == [None]  # the template's 14 px
+
+
+def _main_order(at) -> list[str]:
+    """The main area's charts ("chart") and number rows ("numbers": a markdown table) in page order."""
+    order = []
+
+    def walk(node: object) -> None:
+        for child in getattr(node, "children", {}).values():
+            kind = getattr(child, "type", None)
+            if kind in ("plotly_chart", "bidi_component") and getattr(child.proto, "component_name", "posviz_live") \
+                    == "posviz_live":
+                order.append("chart")
+            elif kind == "markdown" and str(child.value).startswith("| "):
+                order.append("numbers")
+            walk(child)
+
+    walk(at.main)
+    return order
+
+
+@pytest.mark.parametrize(("query", "order", "chooser", "offset_in"),
+                         [({}, ["numbers", "numbers", "chart"], "radio", "main"),
+                          ({"present": "1"}, ["chart", "numbers", "numbers"], "selectbox", "sidebar")])
+def test_presenter_mode_puts_the_figure_first(query, order, chooser, offset_in):
+    """On a 1280×800 projector the part's figure must start near the top of the screen: in presenter mode the part
+    chooser is a one-line select, a part's own controls join the others in the sidebar, and the numbers a part
+    shows before its figure come just after it. Without presenter mode the page keeps its reading order."""
+    at = run_page("pages/3_RoPE.py", query={"part": "leftright", **query})
+    assert_clean(at)
+    assert _main_order(at) == order
+    assert [w.value for w in getattr(at, chooser) if w.key == "rope.part"] == ["leftright"]
+    other = "radio" if chooser == "selectbox" else "selectbox"
+    assert [w.key for w in getattr(at, other) if w.key == "rope.part"] == []
+    area = at.sidebar if offset_in == "sidebar" else at.main
+    assert [s.value for s in area.slider if s.key == "rope.lr_max"] == [64]
+    rest = at.main if offset_in == "sidebar" else at.sidebar
+    assert [s.key for s in rest.slider if s.key == "rope.lr_max"] == []
+
+
+def test_presenter_mode_keeps_numbers_of_a_part_without_a_figure():
+    """Numbers held for a figure that never comes are still drawn, at the end of the part."""
+    from streamlit.testing.v1 import AppTest
+
+    def page() -> None:
+        from posviz import ui
+
+        lesson = ui.Lesson("held_numbers", "Held numbers", icon="🧪", order=99, summary="a test page")
+
+        @lesson.part("only", "Only numbers")
+        def only(v: ui.Values) -> None:
+            ui.numbers({"answer": 42})
+
+        lesson.run()
+
+    at = AppTest.from_function(page)
+    at.query_params["present"] = "1"
+    at.run()
+    assert_clean(at)
+    assert _main_order(at) == ["numbers"]
+    assert any("**42**" in str(m.value) for m in at.markdown)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 
 import streamlit as st
 
-from posviz.ui.page import context
+from posviz.ui.page import context, hold_until_figure
 
 
 def say(text: str) -> None:
@@ -69,9 +69,10 @@ def numbers(values: Mapping[str, float | int | str], fmt: str = "{:.6g}") -> Non
     """A compact row of labelled numbers: one markdown table, labels over bold values.
 
     One element instead of a metric per number (each ``st.metric`` in its own column cost the browser
-    ~5 ms on every slider move: a row of six was a sixth of a Context extension redraw).
+    ~5 ms on every slider move: a row of six was a sixth of a Context extension redraw). In presenter mode a
+    row asked for before the part's first figure is drawn just after it, so the figure starts near the top.
     """
-    if not values:
+    if not values or hold_until_figure(lambda: numbers(values, fmt)):
         return
     shown = [fmt.format(v) if isinstance(v, (int, float)) else str(v) for v in values.values()]
     st.markdown("| " + " | ".join(escape_md(label) for label in values) + " |\n"

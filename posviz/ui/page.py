@@ -47,6 +47,7 @@ class PageContext:
     sidebar_controls: Any = None
     sidebar_used: bool = False
     after_part: list[Callable[[], None]] = field(default_factory=list)  # work sent once the part is drawn
+    held: list[Callable[[], None]] | None = None  # presenter mode: numbers drawn after the part's first figure
 
 
 class Values(dict):
@@ -113,7 +114,8 @@ def _figure_scale() -> float:
     1.5 × CHART_WIDTH px, stepping down to ×1 in a narrower one (screen.js measures it; ×1.5 until it has)."""
     asked = (st.session_state.get(_SCREEN_KEY) or {}).get("scale")
     used = float(asked) if asked in SCALE_STEPS else PRESENTER_SCALE
-    _SCREEN(data=json.dumps({"chart": CHART_WIDTH, "steps": 4, "max": PRESENTER_SCALE, "used": used}),
+    steps = round(1 / (SCALE_STEPS[1] - SCALE_STEPS[0]))  # scales per unit: 4 for steps of 0.25
+    _SCREEN(data=json.dumps({"chart": CHART_WIDTH, "steps": steps, "max": PRESENTER_SCALE, "used": used}),
             key=_SCREEN_KEY, default={"scale": None}, on_scale_change=lambda: None)
     return used
 
@@ -135,6 +137,7 @@ def _lesson_fragment(lesson: Lesson) -> None:
     values = _lesson_values(lesson, part)
     st.header(part.title or part.label)
     part.draw(_PartValues(values, part))
+    release_held(ctx)  # a part without a figure: its numbers at its end
     _step_buttons(lesson, part)
     _end_controls(ctx)
     for work in ctx.after_part:  # e.g. a live chart's states: after everything the learner reads
@@ -146,11 +149,29 @@ def _begin_controls() -> PageContext:
     ctx.params = {PRESENT.name: PRESENT}  # reserved name; its toggle is drawn with the tools
     ctx.values = {}
     ctx.after_part = []
+    ctx.held = [] if ctx.presenter else None
     _sync_url(PRESENT, ctx.presenter)
     ctx.share_slot = None  # the share link is drawn once, after every control has synced the URL
     ctx.sidebar_controls = st.sidebar.container()
     ctx.sidebar_used = False
     return ctx
+
+
+def hold_until_figure(draw: Callable[[], None]) -> bool:
+    """In presenter mode, before the part's first figure: keep ``draw`` (numbers) to run just after that figure,
+    so the figure starts near the top of the screen; returns whether it was kept (else draw it now)."""
+    held = context().held
+    if held is None:
+        return False
+    held.append(draw)
+    return True
+
+
+def release_held(ctx: PageContext) -> None:
+    """Draw what ``hold_until_figure`` kept, and from now on draw in place (called after the first figure)."""
+    held, ctx.held = ctx.held or [], None
+    for draw in held:
+        draw()
 
 
 def _end_controls(ctx: PageContext) -> None:
@@ -178,15 +199,17 @@ class _PartValues(Values):
             raise AttributeError(f"part {self._part!r} reads control {name!r}: add it to the part's uses=") from None
 
 
-def _part_param(lesson: Lesson) -> Choice:
+def _part_param(lesson: Lesson, presenter: bool = False) -> Choice:
+    """The part chooser: a radio row, or in presenter mode a one-line select so that the figure starts near the
+    top of the screen (the step buttons and Shift + arrows still step through the parts)."""
     first = next(iter(lesson.parts))
     aliases = {alias: p.key for p in lesson.parts.values() for alias in p.aliases}
     return Choice("part", "lesson part", default=first, options={k: p.label for k, p in lesson.parts.items()},
-                  widget="radio", aliases=aliases)
+                  widget="select" if presenter else "radio", aliases=aliases)
 
 
 def _choose_part(lesson: Lesson) -> Part:
-    param = _part_param(lesson)
+    param = _part_param(lesson, context().presenter)
     key = _key(lesson.slug, "part")
     return lesson.parts[_draw(param, param, key, st.container())]
 
@@ -271,6 +294,8 @@ def controls(*params: Param, where: Any = "sidebar", columns: int = 3) -> Values
     another control's name may name a lesson control or an earlier one of this call.
     """
     ctx = context()
+    if where == "main" and ctx.presenter:  # with the other controls: the part's figure comes first
+        where = "sidebar"
     sidebar = ctx.sidebar_controls if ctx.sidebar_controls is not None else st.sidebar
     container = sidebar if where == "sidebar" else st.container() if where == "main" else where
     ctx.sidebar_used = ctx.sidebar_used or where == "sidebar"
@@ -396,5 +421,6 @@ def plain_page(title: str, body: Callable[[], None], *, icon: str = "📐", intr
     ctx = start_page("home", title, icon=icon, intro=intro)
     _begin_controls()
     body()
+    release_held(ctx)
     _end_controls(ctx)
     _draw_tools(ctx)

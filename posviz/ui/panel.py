@@ -25,7 +25,7 @@ from posviz.figures._registry import spec_of
 from posviz.theme import style
 from posviz.ui import live as livemod
 from posviz.ui.callouts import escape_md
-from posviz.ui.page import context
+from posviz.ui.page import context, release_held
 from posviz.ui.params import LogFloat
 
 _EXPORT_KEY = "_export"
@@ -133,6 +133,7 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
         st.plotly_chart(shown, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
                         height=height or "content")
     st.caption(caption)
+    release_held(ctx)  # presenter mode: the numbers asked for before the figure
     if latex:
         st.latex(latex)
     _extras(name, params, tuple(code), f"{ctx.slug}.{key}")

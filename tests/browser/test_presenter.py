@@ -69,6 +69,20 @@ def test_next_previous_and_keyboard_step_through_parts_and_update_the_address(pa
     assert page.get_by_text("step 1 / 5").count() == 1
 
 
+def test_the_one_line_part_chooser_opens_the_part_picked(page, app_url):
+    """In presenter mode the part chooser is a one-line select (RoPE's twelve parts as radio buttons took three
+    rows of a 1280×800 screen, pushing the figure below the fold); picking a part opens it and the address follows."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_page(page, app_url, "RoPE", present=1)
+    assert page.get_by_role("radio", name="9. Which pairs matter").count() == 0
+    page.get_by_role("combobox", name="lesson part").click()
+    click_and_wait(page, page.get_by_role("option", name="9. Which pairs matter"))
+    assert "part=pairs" in page.url
+    assert page.get_by_text("step 12 / 14").count() == 1
+    assert page.get_by_role("heading", name="9. Which pairs matter: partial RoPE").count() == 1
+    assert _first_chart_top(page) < 800 * 0.6
+
+
 def test_a_link_to_a_step_opens_that_step(page, app_url):
     open_page(page, app_url, "Sinusoidal", part="shift", present=1)
     assert page.get_by_text("step 4 / 5").count() == 1

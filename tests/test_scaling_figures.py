@@ -140,6 +140,26 @@ def test_yarn_ramp_code_vs_paper():
     np.testing.assert_allclose(_arr(r_trace.x), sc.rotations(64, 1e4, 2048), rtol=1e-6)
 
 
+@pytest.mark.parametrize(("dim", "beta_fast", "beta_slow", "truncate"),
+                         [(128, 32.0, 1.0, True), (128, 8.0, 1.0, True), (64, 64.0, 2.0, False), (256, 4.0, 0.5, True)])
+def test_yarn_ramp_labels_sit_beside_the_line_where_every_curve_is_flat(dim, beta_fast, beta_slow, truncate):
+    """Each of the four line labels (low, high, α, β) is on the side of its line where both ramps are flat at the
+    other end of the axis, so no curve runs through the text whatever the settings: left of low at the bottom
+    (weights 1), right of high at the top (0), left of α at the top (0), right of β at the bottom (1)."""
+    fig = build("scaling_yarn_ramp", dim=dim, beta_fast=beta_fast, beta_slow=beta_slow, truncate=truncate)
+    labels = {a.text.split(" = ")[0]: a for a in fig.layout.annotations if a.xref in ("x", "x2")}  # not titles
+    assert set(labels) >= {"α", "β"}
+    for name, label in labels.items():
+        axis = "x" if name in ("low", "high") else "x2"
+        line = 10 ** label.x if axis == "x2" else label.x
+        left, top = label.xanchor == "right", label.yanchor == "top"
+        for t in (t for t in fig.data if t.xaxis == axis):
+            x, w = _arr(t.x), _arr(t.y)
+            beside = w[x < line] if left else w[x > line]
+            assert beside.size, (name, "no curve beside the label: the test would prove nothing")
+            np.testing.assert_array_equal(beside, np.zeros_like(beside) if top else np.ones_like(beside), err_msg=name)
+
+
 def test_temperature_curves():
     fig = build("scaling_temperature", factor=40, mscale=0.707, mscale_all_dim=0.707)
     names = [t.name for t in fig.data]

@@ -145,9 +145,10 @@ class Marks:
         self.notes: list[dict] = []
 
     def _line(self, axis: str, at: float, text: str, panel: int, log: bool, dash: str, color: str,
-              at_end: bool) -> None:
+              at_end: bool, before: bool = False) -> None:
         """A line across ``panel`` at ``at`` on ``axis`` ("y": horizontal, "x": vertical), labelled near its
-        start (left, bottom) or, with ``at_end``, near its end (right, top)."""
+        start (left, bottom) or, with ``at_end``, near its end (right, top); the label is after the line (right
+        of it, above it) or, with ``before``, before it."""
         a, other = _sfx(panel), "x" if axis == "y" else "y"
         self.shapes.append({"type": "line", f"{other}ref": f"{other}{a} domain", f"{other}0": 0, f"{other}1": 1,
                             f"{axis}ref": f"{axis}{a}", f"{axis}0": at, f"{axis}1": at,
@@ -155,7 +156,8 @@ class Marks:
         along = ("right" if at_end else "left") if other == "x" else ("top" if at_end else "bottom")
         self.notes.append({f"{other}ref": f"{other}{a} domain", other: 0.99 if at_end else 0.01,
                            f"{other}anchor": along, f"{axis}ref": f"{axis}{a}", axis: math.log10(at) if log else at,
-                           f"{axis}anchor": "bottom" if axis == "y" else "left", "text": text, "showarrow": False,
+                           f"{axis}anchor": ("top" if before else "bottom") if axis == "y" else
+                           ("right" if before else "left"), "text": text, "showarrow": False,
                            "font": dict(color=color)})
 
     def hline(self, y: float, text: str, *, panel: int = 1, log: bool = False, dash: str = "dash",
@@ -164,9 +166,10 @@ class Marks:
         self._line("y", y, text, panel, log, dash, color, right)
 
     def vline(self, x: float, text: str, *, panel: int = 1, log: bool = False, dash: str = "dash",
-              color: str = "#888", top: bool = True) -> None:
-        """A vertical line at ``x``, its label right of it at the top (``top=False``: at the bottom)."""
-        self._line("x", x, text, panel, log, dash, color, top)
+              color: str = "#888", top: bool = True, left: bool = False) -> None:
+        """A vertical line at ``x``, its label right of it (``left``: left of it) at the top (``top=False``: at
+        the bottom)."""
+        self._line("x", x, text, panel, log, dash, color, top, left)
 
     def vrect(self, x0: float, x1: float, text: str, *, panel: int = 1, color: str = "#d55e00",
               opacity: float = 0.08) -> None:

@@ -200,17 +200,21 @@ def scaling_yarn_ramp(*, dim: int = 128, base: float = 10000.0, original_len: in
                       hovertemplate="pair %{customdata[0]:.0f}, r = %{customdata[1]:.3g}<br>"
                                     "weight on θ_i = %{y:.3f}<extra>" + k + "</extra>")
     low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
-    for x, txt, top in ((low, f"low = {low:.3g}", True), (high, f"high = {high:.3g}", False)):
+    # each label outside the ramp, where every curve is flat at the other end of the axis: left of low at the
+    # bottom (weights are 1 there), right of high at the top (0); left of α at the top (0), right of β at the bottom
+    for x, txt, top, left in ((low, f"low = {low:.3g}", False, True), (high, f"high = {high:.3g}", True, False)):
         if x <= dim // 2 - 1:
-            f.marks.vline(x, txt, color=COLORS[0], top=top)
-    for x, txt, top in ((beta_slow, f"β_slow = α = {beta_slow:g}", True),
-                        (beta_fast, f"β_fast = β = {beta_fast:g}", False)):
-        f.marks.vline(x, txt, panel=2, log=True, color=COLORS[1], top=top)
+            f.marks.vline(x, txt, color=COLORS[0], top=top, left=left)
+    for x, txt, top, left in ((beta_slow, f"α = {beta_slow:g}", True, True),  # the paper's names: short labels
+                              (beta_fast, f"β = {beta_fast:g}", False, False)):  # left of α do not widen the axis
+        f.marks.vline(x, txt, panel=2, log=True, color=COLORS[1], top=top, left=left)
     f.axis("x", 1, title="pair index i")
     f.axis("x", 2, title="rotations in L: r = L/λ", log=True)
     for col in (1, 2):
         f.axis("y", col, title="weight w_i on θ_i (1 = untouched)", range=[-0.05, 1.05])
-    return f.figure(title=f"YaRN ramp ({ramp} shown bold), d = {dim}, L = {L:,}", height=460)
+    # the legend under the panels: at its right it took a third of an 820 px chart from them
+    return f.figure(title=f"YaRN ramp ({ramp} shown bold), d = {dim}, L = {L:,}", height=480,
+                    legend=dict(orientation="h", y=-0.22))
 
 
 @figure("scaling_temperature")

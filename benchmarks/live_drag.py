@@ -14,6 +14,11 @@ exact figure is drawn, beside a key press on the trivial page (benchmarks/trivia
 settings) measured in the same run, interleaved. Both servers run with Streamlit's message cache off, so every
 release sends its exact figure: with the cache on (``--message-cache``, Streamlit's default), a release at a
 value the browser has already been sent (the drags alternate direction) is served from the browser's cache.
+``--as-in-class`` keeps the cache on, as Streamlit ships it, and makes every drag one frame longer than the last
+(in alternate directions), so that every release lands on a value not released before ("new values"): its figure
+is sent, while the live states, the same message at every release of that slider, come from the browser's cache,
+as they do in class. "KB/release" is what the server sent the page from the release to the run's end (a cached
+message: its hash).
 
     python benchmarks/live_drag.py               # every live figure, 5 drags each
     python benchmarks/live_drag.py --drags 9 --largest
@@ -70,12 +75,14 @@ STILLS_READY = """() => { const s = (document.querySelector('.posviz-live-chart'
     return s.length === 2 && Number(s[1]) > 0 && s[0] === s[1]; }"""
 
 
-def drag_and_release(page, key: str, direction: int, frames: int = 40) -> dict:
+def drag_and_release(page, key: str, direction: int, frames: int | None = 40, grow: int = 0) -> dict:
     """One drag at display rate, fast enough to cross about one state per frame (``frames`` frames, or fewer
     if the slider has fewer states), recorded in the page at every frame. Then the seconds from release to the
-    exact figure drawn."""
+    exact figure drawn. ``frames=None``: ``states // 4 + grow`` frames (drags that grow by one frame each, in
+    alternate directions, end at a new value every time)."""
     box = page.locator(".st-key-" + key.replace(".", "-"))
     states = int(box.get_attribute("data-posviz-states"))
+    frames = max(2, states // 4) + grow if frames is None else frames
     track = box.locator("[data-testid=stSlider]").bounding_box()["width"]
     dx = direction * max(1.0, 0.9 * track / max(states - 1, 1))
     thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
@@ -86,6 +93,7 @@ def drag_and_release(page, key: str, direction: int, frames: int = 40) -> dict:
     page.mouse.down()
     rec = page.evaluate(DRAG, [key, x, y, dx, min(frames, states)])
     runs = page.posviz_started - started  # runs the server started during the drag (its new_session messages)
+    received = page.posviz_bytes
     t0 = time.perf_counter()
     page.mouse.up()
     page.wait_for_function(EXACT, polling="raf")
@@ -94,6 +102,8 @@ def drag_and_release(page, key: str, direction: int, frames: int = 40) -> dict:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     release = time.perf_counter() - t0  # ... and the run over: the states for the new settings have arrived
     after = page.posviz_started - started - runs  # the release's run (the counter works: it sees that one)
+    received = page.posviz_bytes - received  # bytes the release's run sent the page (a cached message: its hash)
+    value = box.locator("input[type=range]").input_value()
     draw_ms = page.evaluate(DRAW_MS) - before
     reacts = page.evaluate(REACTS) - reacts  # states drawn by Plotly.react: no still yet
     steps = [i for i in range(1, len(rec)) if rec[i][1] != rec[i - 1][1]]  # frames where the slider moved
@@ -102,8 +112,18 @@ def drag_and_release(page, key: str, direction: int, frames: int = 40) -> dict:
     hz = (len(rec) - 1) / ((rec[-1][0] - rec[0][0]) / 1000)
     return {"runs": runs, "frames": len(rec) - 1, "steps": len(steps), "states": len(shown), "hz": hz,
             "fps": (len(shown) - 1) / span, "ms_per_state": draw_ms / max(len(shown), 1),
-            "release": release, "on_screen": on_screen, "release_runs": after,
+            "release": release, "on_screen": on_screen, "release_runs": after, "kb": received / 1000, "value": value,
             "reacts": reacts}
+
+
+def count_bytes(page) -> None:
+    """Count the bytes the server sends ``page`` over its websocket (``page.posviz_bytes``)."""
+    page.posviz_bytes = 0
+
+    def add(data: bytes | str) -> None:
+        page.posviz_bytes += len(data)
+
+    page.on("websocket", lambda ws: ws.on("framereceived", add))
 
 
 def main() -> None:
@@ -111,18 +131,22 @@ def main() -> None:
     ap.add_argument("--drags", type=int, default=5)
     ap.add_argument("--largest", action="store_true", help="open each page at its largest settings")
     ap.add_argument("--only", default="", help="only the live figures whose name contains this text")
-    ap.add_argument("--message-cache", action="store_true",
-                    help="keep Streamlit's message cache on (a release at a value seen before is then cached)")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--message-cache", action="store_true",
+                      help="keep Streamlit's message cache on (a release at a value seen before is then cached)")
+    mode.add_argument("--as-in-class", action="store_true",
+                      help="Streamlit's message cache on, as it ships, and every release at a value not released "
+                           "before: its figure is sent, the live states (the same message every release) are not")
     args = ap.parse_args()
 
     from playwright.sync_api import sync_playwright
 
-    fresh = {} if args.message_cache else {"global.minCachedMessageSize": str(10**12)}
+    fresh = {} if args.message_cache or args.as_in_class else {"global.minCachedMessageSize": str(10**12)}
     app, app_url = start_server("app.py", options=fresh)
     ref_server, ref_url = start_server("benchmarks/trivial_app.py", options={"runner.postScriptGC": "true", **fresh})
     print(f"{'live figure':28} {'frames':>6} {'steps':>5} {'states':>6} {'Hz':>4} {'fps':>4} {'ms/state':>8} "
           f"{'max fps':>7} {'exact ms':>8} {'idle ms':>7} {'trivial ms':>10} {'ratio':>5} "
-          f"{'idle ratio':>10} {'reacts':>6} {'ready s':>7}")
+          f"{'idle ratio':>10} {'reacts':>6} {'ready s':>7} {'KB/release':>10} {'new values':>10}")
     try:
         with sync_playwright() as pw:
             browser = launch(pw)
@@ -135,6 +159,7 @@ def main() -> None:
                 query = {**query, **(LARGEST[name] if args.largest else {})}
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
                 count_runs(page)
+                count_bytes(page)
                 page.goto(f"{app_url}/{name}" + ("?" + urllib.parse.urlencode(query) if query else ""))
                 wait_idle(page)
                 page.wait_for_function(EXACT)
@@ -143,7 +168,8 @@ def main() -> None:
                 ready = time.perf_counter() - t0  # from the exact figure on screen to every state's still drawn
                 rows, trivial = [], []
                 for i in range(args.drags):
-                    rows.append(drag_and_release(page, key, (1 if dx > 0 else -1) * (1 if i % 2 == 0 else -1)))
+                    direction = (1 if dx > 0 else -1) * (1 if i % 2 == 0 else -1)
+                    rows.append(drag_and_release(page, key, direction, None if args.as_in_class else 40, grow=i))
                     trivial.append(timed_move(ref, 0, "ArrowRight" if i % 2 == 0 else "ArrowLeft"))
                     assert rows[-1]["runs"] == 0, f"{case}: a script run started during the drag"
                 assert sum(r["release_runs"] for r in rows) >= 1, f"{case}: no run seen after any release"
@@ -159,7 +185,8 @@ def main() -> None:
                       f"{median_ms(exact):8.0f} "
                       f"{median_ms(releases):7.0f} {median_ms(trivial):10.0f} {ratio:5.2f} {idle_ratio:10.2f} "
                       f"{sum(r['reacts'] for r in rows):6d} "
-                      f"{ready:7.1f}",
+                      f"{ready:7.1f} {statistics.median(r['kb'] for r in rows):10.0f} "
+                      f"{len({r['value'] for r in rows}):>6d} of {len(rows)}",
                       flush=True)
                 page.close()
             browser.close()

@@ -290,7 +290,8 @@ def _draw(declared: Param, resolved: Param, key: str, slot: Any) -> Any:
 def controls(*params: Param, where: Any = "sidebar", columns: int = 3) -> Values:
     """Draw URL-bound widgets for ``params`` (a part's own controls) and return their values by name.
 
-    ``where``: "sidebar", "main" (laid out in ``columns`` columns) or a Streamlit container. A bound given as
+    ``where``: "sidebar", "main" (laid out in ``columns`` columns; the sidebar in presenter mode, so that the
+    part's figure comes first) or a Streamlit container. A bound given as
     another control's name may name a lesson control or an earlier one of this call.
     """
     ctx = context()

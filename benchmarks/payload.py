@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.apptest_utils import page_paths, run_page  # noqa: E402
+from tests.apptest_utils import live_bytes, page_paths, run_page  # noqa: E402
 from tests.test_pages_all import extreme, page_params, parts  # noqa: E402
 
 
@@ -27,7 +27,7 @@ def chart_sizes(path: str, query: dict[str, str]) -> list[int]:
             if kind == "plotly_chart":
                 sizes.append(len(child.proto.spec))
             elif kind == "bidi_component" and child.proto.component_name == "posviz_live":
-                sizes.append(len(child.proto.json))
+                sizes.append(live_bytes(child))  # its exact figure too, when the data names its file
             elif kind == "bidi_component" and child.proto.component_name == "posviz_live_states":
                 sizes[-1] += len(child.proto.json)  # sent right after its chart's part
             walk(child)

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from posviz.ui import live
+
 ROOT = Path(__file__).resolve().parents[1]
 GARBAGE = ["abc", "nan", "NaN", "inf", "-inf", "-1", "1e309", "", "99999999999999999999999",
            "<script>alert(1)</script>", "1.5.5", "  "]
@@ -66,7 +68,7 @@ def chart_specs(at: AppTest) -> list[dict]:
             if kind == "plotly_chart":
                 specs.append(json.loads(child.proto.spec))
             elif kind == "bidi_component" and child.proto.component_name == "posviz_live":
-                specs.append(json.loads(json.loads(child.proto.json))["exact"])
+                specs.append(live.exact_of(json.loads(json.loads(child.proto.json)))[0])
             walk(child)
 
     walk(at._tree)
@@ -74,18 +76,28 @@ def chart_specs(at: AppTest) -> list[dict]:
 
 
 def live_payload(at: AppTest) -> int:
-    """Bytes a live chart sends: its data (the exact figure) plus its states (one live chart per part)."""
+    """Bytes a live chart sends: its data, its exact figure (in the data or the file the data names) and its
+    states (one live chart per part)."""
     sizes = []
 
     def walk(node: object) -> None:
         for child in getattr(node, "children", {}).values():
             if getattr(child, "type", None) == "bidi_component":
-                sizes.append((child.proto.component_name, len(child.proto.json)))
+                sizes.append((child.proto.component_name, live_bytes(child)))
             walk(child)
 
     walk(at._tree)
     assert [n for n, _ in sizes] == ["posviz_live", "posviz_live_states"], sizes
     return sum(n for _, n in sizes)
+
+
+def live_bytes(component: object) -> int:
+    """Bytes of a live chart's (or its states') data, plus the exact figure's file if the data names one."""
+    text = component.proto.json
+    if component.proto.component_name != "posviz_live":
+        return len(text)
+    payload = json.loads(json.loads(text))
+    return len(text) + (live.exact_of(payload)[1] if payload.get("exactFile") else 0)
 
 
 def warnings_text(at: AppTest) -> str:

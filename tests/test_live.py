@@ -195,3 +195,40 @@ def test_the_states_share_what_the_exact_figure_leaves_of_the_cap_it_falls_under
             budget = live.state_budget(exact, sliders)
             assert live.MIN_BUDGET <= budget <= live.STATE_BUDGET
             assert exact + sliders * budget <= max(live.FIGURE_BUDGET, 2_000_000) or budget == live.MIN_BUDGET
+
+
+def test_an_exact_figure_is_served_under_the_hash_of_its_text(tmp_path):
+    """``ahead_file`` names a figure by its text: the same text one file, another text another, each file whole."""
+    a, b = '{"data": [], "layout": {"title": "a"}}', '{"data": [], "layout": {"title": "b"}}'
+    name = live.ahead_file(a, tmp_path)
+    assert name == f"{live.content_id(a)}.json" and (tmp_path / name).read_text(encoding="utf-8") == a
+    assert live.ahead_file(a, tmp_path) == name and live.ahead_file(b, tmp_path) != name
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, live.ahead_file(b, tmp_path)])  # no temp
+
+
+def test_the_served_figures_drop_the_least_recently_used_to_stay_within_their_bytes(tmp_path):
+    import os
+
+    names = [live.ahead_file(str(i) * 100, tmp_path, max_bytes=10**6) for i in range(3)]
+    for age, name in zip((30, 20, 10), names, strict=True):  # written 30, 20 and 10 s ago
+        os.utime(tmp_path / name, (1e9 - age, 1e9 - age))
+    assert live.touch_ahead(names[0], tmp_path)  # the oldest is used again: now the most recent
+    assert not live.touch_ahead("0" * 24 + ".json", tmp_path)  # never written
+    newest = live.ahead_file("x" * 100, tmp_path, max_bytes=300)  # 400 bytes: the least recently used goes
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == sorted([names[0], names[2], newest])
+
+
+def test_each_state_s_served_file_is_the_exact_figure_at_its_value():
+    """The file the page fetches on release at a state's value holds the exact figure there, as the builder makes
+    it (not the thinned state)."""
+    import json
+
+    from posviz.ui import panel
+
+    params = {"alpha1": 0.6, "alpha2": 0.4, "sigma1": 4.0}  # settings no other test uses
+    text = panel._live_json("gaussian_kernel_curve", tuple(params.items()), "sigma2", SIGMA2, "light", 0.0)
+    sent = json.loads("{" + text + "}")
+    assert len(sent["ahead"]) == len(sent["values"]) >= 2 and all(sent["ahead"])
+    for value, name in list(zip(sent["values"], sent["ahead"], strict=True))[::9]:
+        expected = style(build("gaussian_kernel_curve", **params, sigma2=value), "light", 0.0).to_json()
+        assert (live.AHEAD_DIR / name).read_text(encoding="utf-8") == expected

@@ -8,6 +8,10 @@
 // that is null in a state is the same in all of them: `common[its index]`.
 // An animated figure (RoPE's clock) keeps its position: a state carries some of its frames, the one nearest
 // to the position on screen is shown, and on release the exact figure opens at that position again.
+// Ahead of the rerun: the exact figure of a state's value is also a file the app serves (`ahead`, its name in
+// the set's `ahead`), so on release the chart fetches the figure at the released value and draws it while
+// Streamlit's rerun is still on its way; the rerun then brings the same figure (same `exactId`: not redrawn)
+// with the numbers and captions. A value without a file waits for the rerun, as before.
 // Stills: so that a drag never waits for Plotly.js, each state is drawn once ahead, in idle time, by Plotly.js
 // into an off-screen box at the chart's size and position, and a copy of what it drew is kept; while the thumb
 // moves, the copy of the nearest state is laid over the chart. A state without a still yet (a drag in the
@@ -53,6 +57,21 @@ function merged(trace, change) {
     out[k] = nested ? { ...out[k], ...v } : v;
   }
   return out;
+}
+
+// the text of a served exact figure (posviz.ui.live.ahead_file), fetched once: the few latest are kept, so a
+// rerun that names the file fetched ahead on release finds it here. Asked as a range (all of it), which
+// Streamlit's server sends as it is: a whole-file answer it would first gzip at level 9, tens of ms of its
+// time for a figure of a megabyte, while it runs the release's script
+function exactText(base, file) {
+  const texts = (window.__posvizExactTexts = window.__posvizExactTexts || new Map());
+  if (!texts.has(file)) {
+    const asked = fetch(base + file, { headers: { Range: "bytes=0-" } });
+    texts.set(file, asked.then((r) => (r.ok ? r.text() : Promise.reject(new Error(r.status)))));
+    texts.get(file).catch(() => texts.delete(file));
+    while (texts.size > 3) texts.delete(texts.keys().next().value);
+  }
+  return texts.get(file);
 }
 
 function withSliderAt(layout, index) {
@@ -245,7 +264,7 @@ function hideStill(chart, layer) {
 }
 
 export default function (component) {
-  const { data, parentElement } = component;
+  const { data, parentElement, setTriggerValue } = component;
   let chart = parentElement.querySelector(".posviz-live-chart");
   if (!chart) {
     chart = document.createElement("div");
@@ -256,19 +275,32 @@ export default function (component) {
   // paused mid-drag starts one): the chart already shows it, or the drag's state, which stays
   const same = chart.posvizData === data;
   const payload = same ? chart.posvizPayload : JSON.parse(data);
-  if (!same) payload.signature = signature(payload.exact);
+  const ahead = !same && chart.dataset.holds === "exact" && chart.posvizExactId === payload.exactId; // drawn
+  if (ahead) Object.assign(payload, { exact: chart.posvizExact, signature: chart.posvizHeld });
+  else if (!same && payload.exact) payload.signature = signature(payload.exact);
   const layer = overlayOf(parentElement);
   chart.posvizData = data;
   chart.posvizPayload = payload;
-  chart.posvizTemplate = payload.exact.layout.template;
   (chart.posvizObservers || []).forEach((o) => o.disconnect()); // a rerun calls this again: one set of watchers
+  if (chart.posvizReleases) chart.posvizReleases.abort();
+  const releases = (chart.posvizReleases = new AbortController());
   const observers = (chart.posvizObservers = []);
   let frame = 0;
 
-  loadPlotly(payload.plotly).then((Plotly) => {
-    const exact = payload.exact;
+  // the exact figure: in the payload, or its served file (often fetched already, ahead of this rerun)
+  const loaded = payload.exact ? Promise.resolve() : exactText(payload.ahead, payload.exactFile).then((text) => {
+    payload.exact = JSON.parse(text);
+    payload.signature = signature(payload.exact);
+  }, (e) => { // the file is gone (removed meanwhile): a rerun sends the figure itself
+    setTriggerValue("missing", payload.exactFile);
+    throw e;
+  });
+  Promise.all([loadPlotly(payload.plotly), loaded]).then(([Plotly]) => {
+    if (chart.posvizPayload !== payload) return; // a newer rerun's payload came meanwhile
+    chart.posvizTemplate = payload.exact.layout.template;
     if (chart.dataset.holds === "exact" && chart.layout) chart.posvizFrame = currentFrame(chart);
-    const drawExact = () => {
+    const drawExact = () => { // payload.exact: the rerun's figure, or the one fetched ahead of it on release
+      const exact = payload.exact;
       const at = (exact.frames || []).length ? Math.min(chart.posvizFrame || 0, exact.frames.length - 1) : 0;
       // with its frames (an animated figure), at the position the learner had before the drag
       const patch = chart.dataset.holds === "exact" ? patchOf(chart.posvizHeld, payload.signature) : null;
@@ -284,16 +316,42 @@ export default function (component) {
                                                                      frame: { duration: 0, redraw: false } });
       }
       chart.posvizHeld = payload.signature;
+      chart.posvizExact = exact;
+      chart.posvizExactId = payload.exactId;
       hideStill(chart, layer);
       chart.dataset.holds = chart.dataset.shown = "exact";
       chart.dataset.draws = String(Number(chart.dataset.draws || 0) + 1);
+      chart.dataset.exacts = String(Number(chart.dataset.exacts || 0) + 1); // tests: exact figures drawn
     };
     const showExact = () => { // back where the drag started: no rerun will follow
       if (chart.dataset.holds !== "exact") return drawExact();
       hideStill(chart, layer);
       chart.dataset.shown = "exact";
     };
-    if (!same) drawExact();
+    if (!same && !ahead) drawExact();
+    // on release at a value whose exact figure is a file: fetch it and draw it before the rerun's comes
+    const drawAhead = async (live, input, value, file) => {
+      chart.posvizAhead = file;
+      const text = await exactText(payload.ahead, file);
+      // a new drag, a value moved on, or the rerun's figure here first: nothing to do
+      if (chart.posvizAhead !== file || sliderValue(input, live) !== value || chart.posvizPayload !== payload ||
+          !chart.isConnected) return;
+      const exact = JSON.parse(text);
+      Object.assign(payload, { exact, exactId: file.replace(/[.]json$/, ""), signature: signature(exact) });
+      live.current = value;
+      drawExact();
+      chart.dataset.aheads = String(Number(chart.dataset.aheads || 0) + 1); // tests: figures drawn ahead
+    };
+    const released = (live, box) => {
+      const input = box.querySelector("input[type=range]");
+      const set = statesOf(chart, live);
+      if (!input || !set || !set.ahead) return;
+      const value = sliderValue(input, live);
+      const file = set.ahead[set.values.indexOf(value)];
+      if (file && value !== live.current && chart.posvizAhead !== file) {
+        drawAhead(live, input, value, file).catch((e) => console.warn("posviz ahead", e));
+      }
+    };
     if (!chart.posvizWatch) { // states filed (live_states.js), the clock moved, the chart resized: stills to draw
       chart.posvizWatch = () => { chart.dataset.stills = ""; predraw(Plotly, chart); }; // not ready until counted
       window.addEventListener("posviz-states", chart.posvizWatch);
@@ -337,10 +395,20 @@ export default function (component) {
       observer.observe(box, { attributes: true, characterData: true, subtree: true,
         attributeFilter: ["style", "value", "aria-valuetext"] });
       observers.push(observer);
+      // the slider takes its value on release (a drag may end off the slider) or on a key
+      const opts = { capture: true, signal: releases.signal };
+      let dragging = false;
+      const release = () => requestAnimationFrame(() => released(live, box));
+      box.addEventListener("pointerdown", () => { dragging = true; chart.posvizAhead = null; }, opts);
+      for (const type of ["pointerup", "mouseup", "touchend"]) {
+        document.addEventListener(type, () => { if (dragging) { dragging = false; release(); } }, opts);
+      }
+      box.addEventListener("keyup", release, opts);
     }
-  });
+  }).catch((e) => console.warn("posviz live chart", e));
   return () => {
     observers.forEach((o) => o.disconnect());
+    releases.abort();
     if (frame) cancelAnimationFrame(frame);
   };
 }

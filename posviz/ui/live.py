@@ -9,7 +9,9 @@ The slider is the ordinary control (bound to the URL and the session like any ot
 reruns once and the exact figure, captions and exports follow the released value. The exact figures built for
 the states are kept (the panel's byte-bounded shelf), so a release at one of their values skips the build, and
 a new exact figure that changed only what ``Plotly.animate`` redraws (scatter data, labels, hover; RoPE's clock)
-is patched into the chart rather than redrawn whole.
+is patched into the chart rather than redrawn whole. Each of them is also written as a file the app serves
+(``ahead_file``): on release at a state's value the chart fetches the exact figure from it and draws it while
+the rerun is on its way, and the rerun names that file instead of sending the figure again.
 
 States are for the eye while the thumb moves: each is thinned to every k-th point or cell and stored as
 float32 so that all of them fit in ``STATE_BUDGET`` bytes; the exact figure is drawn on release.
@@ -18,8 +20,12 @@ float32 so that all of them fit in ``STATE_BUDGET`` bytes; the exact figure is d
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 import math
+import os
 import shutil
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,6 +46,8 @@ MIN_BUDGET = 60_000  # states of one slider, at the least
 LARGE_FIGURE_BUDGET = 1_900_000  # a figure already past FIGURE_BUDGET and its states (the cap at any settings: 2 MB)
 _JS = Path(__file__).with_name("live.js")
 _PLOTLY_JS = Path(__file__).resolve().parents[2] / "static" / "plotly.min.js"
+AHEAD_DIR = _PLOTLY_JS.parent / "posviz-exact"  # served at app/static/posviz-exact/ (see ahead_file)
+AHEAD_BYTES = 256_000_000  # the files kept there, the least recently written dropped first
 
 
 def slider_values(control: Param) -> tuple[float, ...]:
@@ -230,3 +238,72 @@ def ensure_plotly_js() -> None:
 def script(kind: str = "chart") -> str:
     """The JavaScript of the live chart (``"chart"``) or of the component that hands it its states."""
     return (_JS if kind == "chart" else _JS.with_name("live_states.js")).read_text(encoding="utf-8")
+
+
+def content_id(text: str) -> str:
+    """The name of the exact figure ``text`` among the files ``ahead_file`` writes (a hash of the text, so a
+    name never stands for two figures, whichever process or version wrote it)."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:24]
+
+
+def ahead_file(text: str, folder: Path = AHEAD_DIR, max_bytes: int = AHEAD_BYTES) -> str:
+    """Write the exact figure ``text`` (plotly JSON) to ``folder`` as ``<content_id>.json`` and return that
+    file name: the app serves it (``app/static/posviz-exact/``), so that on release the live chart fetches the
+    exact figure at the released value while Streamlit's rerun is still on its way (``live.js``). The folder
+    keeps at most ``max_bytes``: the files written least recently are removed first."""
+    name = f"{content_id(text)}.json"
+    path = folder / name
+    if touch_ahead(name, folder):  # already there: now the most recently used
+        return name
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)  # whole or not at all, for a request that comes meanwhile
+    with _WRITTEN_LOCK:  # the folder is read only after each tenth of max_bytes written (and at the first file)
+        written = _WRITTEN[folder] = _WRITTEN.get(folder, max_bytes) + len(text)
+        if written >= max_bytes // 10:
+            _WRITTEN[folder] = 0
+    if written >= max_bytes // 10:
+        _trim(folder, max_bytes)
+    return name
+
+
+_WRITTEN: dict[Path, int] = {}  # bytes this process wrote to a folder since it last trimmed it
+_WRITTEN_LOCK = threading.Lock()
+
+
+def touch_ahead(name: str, folder: Path = AHEAD_DIR) -> bool:
+    """Whether the file ``name`` written by ``ahead_file`` is still there; it is then the most recently used."""
+    try:
+        os.utime(folder / name)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _trim(folder: Path, max_bytes: int) -> None:
+    """Remove the least recently written ``*.json`` files of ``folder`` until the rest fit in ``max_bytes``."""
+    files = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            try:
+                if entry.name.endswith(".json"):
+                    stat = entry.stat()
+                    files.append((stat.st_mtime, stat.st_size, entry.path))
+            except FileNotFoundError:  # removed by another session meanwhile
+                continue
+    total = sum(size for _, size, _ in files)
+    for _, size, path in sorted(files):
+        if total <= max_bytes:
+            break
+        Path(path).unlink(missing_ok=True)
+        total -= size
+
+
+def exact_of(payload: Mapping[str, Any], folder: Path = AHEAD_DIR) -> tuple[dict, int]:
+    """The exact figure a live chart's payload (its data, parsed) draws and the bytes it takes: in the payload,
+    or the served file it names (``"exactFile"``, which the page fetches unless it holds it already)."""
+    if payload.get("exactFile"):
+        text = (folder / payload["exactFile"]).read_text(encoding="utf-8")
+        return json.loads(text), len(text)
+    return payload["exact"], len(to_json(payload["exact"]))

@@ -8,6 +8,7 @@ so a rerun never pays for an export.
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -127,7 +128,9 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
     if links:
         chart = f"{ctx.slug}.{key}.chart"
         livemod.ensure_plotly_js()
-        _LIVE(data=_live_chart(name, shown, params, links, config, chart), key=chart)
+        file = _ahead_of(_exact_key(name, _freeze(params), ctx.theme, ctx.figure_presenter))
+        _LIVE(data=_live_chart(name, shown, file, params, links, config, chart), key=chart,
+              on_missing_change=functools.partial(_forget_missing, chart))
         ctx.after_part.append(functools.partial(_live_states, name, params, links, chart))
     else:
         st.plotly_chart(shown, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
@@ -161,17 +164,27 @@ def _live_json(name: str, fixed: tuple[tuple[str, object], ...], param: str, con
     """The scrub states of one live control as JSON text, shared across sessions. ``fixed`` holds every figure
     parameter but the live one, so releasing the slider at a new value reuses them. A figure with fewer than
     two valid values at these settings has none (``{"values": []}``): it is an ordinary chart then. With
-    ``keep``, the exact figures built for the states are kept (``_EXACT``) for a release at their values."""
-    def kept(value: float, fig: go.Figure) -> None:
-        _EXACT.put(_exact_key(name, _freeze({**dict(fixed), param: value}), theme, presenter), fig.to_json())
+    ``keep``, the exact figures built for the states are kept (``_EXACT``) for a release at their values. Each
+    is also written where the page can fetch it (``"ahead"``: each state's file, ``livemod.ahead_file``)."""
+    ahead: dict[float, str] = {}
+
+    def exact_built(value: float, fig: go.Figure) -> None:
+        text = fig.to_json()
+        key = _exact_key(name, _freeze({**dict(fixed), param: value}), theme, presenter)
+        if keep:
+            _EXACT.put(key, text)
+        if len(_AHEAD) >= AHEAD_NAMES:  # bounded: a name dropped here is only a file the page is not told of
+            _AHEAD.clear()
+        with contextlib.suppress(OSError):  # e.g. a read-only install: a release waits for its rerun's figure
+            ahead[value] = _AHEAD[key] = livemod.ahead_file(text)
 
     try:
         values, states = livemod.live_states(name, dict(fixed), param, livemod.slider_values(control),
-                                             theme=theme, presenter=presenter, budget=budget,
-                                             keep=kept if keep else None)
+                                             theme=theme, presenter=presenter, budget=budget, keep=exact_built)
     except ValueError:
         return '"values": []'
-    return livemod.to_json({"values": values, **livemod.shared(states)})[1:-1]
+    files = [ahead.get(v) for v in values]
+    return livemod.to_json({"values": values, "ahead": files, **livemod.shared(states)})[1:-1]
 
 
 class Shelf:
@@ -210,6 +223,24 @@ _EXACT = Shelf(64_000_000)
 EXACT_SET_BYTES = 16_000_000  # a slider whose exact figures would take more is not kept (it would churn)
 
 
+_AHEAD: dict[tuple, str] = {}  # exact key -> the file of that figure (livemod.ahead_file), if written
+AHEAD_NAMES = 20_000
+
+
+def _ahead_of(key: tuple) -> str | None:
+    """The served file of the exact figure ``key``, if it is there (then the most recently used: kept)."""
+    file = _AHEAD.get(key)
+    return file if file and livemod.touch_ahead(file) else None
+
+
+def _forget_missing(chart: str) -> None:
+    """The live chart could not fetch the file it was told of (removed meanwhile): forget that file, so that
+    the rerun this asks for sends the figure itself."""
+    missing = (st.session_state.get(chart) or {}).get("missing")
+    for key in [k for k, file in _AHEAD.items() if file == missing]:
+        _AHEAD.pop(key, None)
+
+
 def _exact_key(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: float) -> tuple:
     return name, repr(frozen), theme, presenter  # repr: 10000 and 10000.0 build different titles
 
@@ -228,9 +259,10 @@ def _states_of(name: str, params: Mapping[str, object], param: str) -> tuple[tup
     return fixed, version
 
 
-def _live_chart(name: str, exact: str, params: dict[str, object], links: dict[str, str], config: dict,
-                chart: str) -> str:
-    """What the live chart draws (JSON text): the exact figure now (``exact``, its JSON), and the sliders it
+def _live_chart(name: str, exact: str, file: str | None, params: dict[str, object], links: dict[str, str],
+                config: dict, chart: str) -> str:
+    """What the live chart draws (JSON text): the exact figure now (``exact``, its JSON; or, if it is a served
+    ``file``, that file's name: the page may hold it already, fetched ahead on release), and the sliders it
     follows (their states come after the part, from ``_live_states``)."""
     ctx = context()
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
@@ -240,10 +272,13 @@ def _live_chart(name: str, exact: str, params: dict[str, object], links: dict[st
         lives.append({"key": f"{ctx.slug}.{control}", "current": params[param], "log": isinstance(c, LogFloat),
                       "index": isinstance(c, LogFloat), "options": livemod.slider_values(c),
                       "version": _states_of(name, params, param)[1]})
-    return (f'{{"plotly": {json.dumps("/" + "/".join(filter(None, (base, "app/static/plotly.min.js"))))}, '
+    static = "/" + "/".join(filter(None, (base, "app/static")))
+    return (f'{{"plotly": {json.dumps(static + "/plotly.min.js")}, '
+            f'"ahead": {json.dumps(static + "/" + livemod.AHEAD_DIR.name + "/")}, '
             f'"config": {json.dumps({**config, "responsive": True})}, "chart": {json.dumps(chart)}, '
-            f'"exact": {exact}, '
-            f'"live": {livemod.to_json(lives)}}}')
+            + (f'"exactId": "{file.removesuffix(".json")}", "exactFile": "{file}", "exact": null, ' if file else
+               f'"exactId": "{livemod.content_id(exact)}", "exact": {exact}, ')
+            + f'"live": {livemod.to_json(lives)}}}')
 
 
 def _live_states(name: str, params: dict[str, object], links: dict[str, str], chart: str) -> None:

@@ -207,3 +207,41 @@ def test_a_release_patches_in_the_exact_clock_as_a_fresh_plot_draws_it(page, app
     assert after["chart"] == after["fresh"] and after["hover"]
     at_12 = page.evaluate(CHART_AND_FRESH, 12)
     assert at_12["chart"] != after["chart"] and at_12["chart"] == at_12["fresh"] and at_12["hover"]
+
+
+# how the live chart came by its exact figures: drawn in all, fetched ahead of a rerun, and what the last rerun sent
+EXACTS = """() => { const c = document.querySelector('.posviz-live-chart');
+    return {exacts: Number(c.dataset.exacts || 0), aheads: Number(c.dataset.aheads || 0), id: c.posvizExactId,
+            file: c.posvizPayload.exactFile || null}; }"""
+
+
+def _release_on_the_heatmap(page, app_url) -> dict:
+    """Open the Sinusoidal heatmap, drag its base 8 moves to the left and release; what the chart did."""
+    open_page(page, app_url, "Sinusoidal")
+    page.wait_for_function(EXACT)
+    started, before = page.posviz_started, page.evaluate(EXACTS)  # a drag draws states, not exact figures
+    live_drag(page, "sinusoidal.base", -5, moves=8)  # once the states (and their files) are there
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    page.wait_for_timeout(300)
+    after = page.evaluate(EXACTS)
+    return {"before": before, "after": after, "runs": page.posviz_started - started, "drawn": page.evaluate(DRAWN),
+            "base": urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["base"][0]}
+
+
+def test_a_release_draws_the_exact_figure_fetched_ahead_of_its_rerun_or_else_the_rerun_s(page, app_url):
+    """On release the chart fetches the exact figure at the released value (a file the app serves) and draws it
+    while Streamlit's rerun is on its way; the rerun names the same file and does not draw it again. With that
+    file unreachable the rerun's figure is drawn instead (one more run sends it in the data): the same drawing."""
+    ahead = _release_on_the_heatmap(page, app_url)
+    assert ahead["after"]["aheads"] == ahead["before"]["aheads"] + 1  # drawn ahead of the rerun
+    assert ahead["after"]["exacts"] == ahead["before"]["exacts"] + 1  # ... and not drawn again by it
+    assert ahead["after"]["file"] == ahead["after"]["id"] + ".json" and ahead["runs"] == 1
+    assert ahead["base"] != "10000"  # the drag moved the base: the figures compared below are another base's
+
+    page.route("**/posviz-exact/**", lambda route: route.fulfill(status=404, body=""))
+    fallback = _release_on_the_heatmap(page, app_url)
+    assert fallback["base"] == ahead["base"]
+    assert fallback["after"]["aheads"] == 0 and fallback["after"]["file"] is None  # sent in the data at last
+    assert fallback["after"]["exacts"] == fallback["before"]["exacts"] + 1 and fallback["runs"] == 2
+    assert fallback["drawn"] == ahead["drawn"] and fallback["after"]["id"] == ahead["after"]["id"]

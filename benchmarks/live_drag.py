@@ -11,9 +11,12 @@ value changed), the states shown (frames with a new state), the display rate the
 per state; a still is laid over the chart, a state without one is drawn by Plotly.react, counted in
 "reacts"), with the rate it allows (max fps). Then, on release, the time until the script has rerun and the
 exact figure is drawn, beside a key press on the trivial page (benchmarks/trivial_app.py, Streamlit's default
-settings) measured in the same run, interleaved. Both servers run with Streamlit's message cache off, so every
-release sends its exact figure: with the cache on (``--message-cache``, Streamlit's default), a release at a
-value the browser has already been sent (the drags alternate direction) is served from the browser's cache.
+settings) measured in the same run, interleaved. (On release at a state's value the page fetches the exact
+figure from the file the app serves for it and the rerun names that file: posviz.ui.live.ahead_file.) Both
+servers run with Streamlit's message cache off, so every message is sent: with the cache on
+(``--message-cache``, Streamlit's default), a message the browser has already been sent is served from its
+cache. The drags alternate direction, so in these two modes most releases revisit a value, whose exact figure
+the page still holds (it keeps the last three it fetched).
 ``--as-in-class`` keeps the cache on, as Streamlit ships it, and makes every drag one frame longer than the last
 (in alternate directions), so that every release lands on a value not released before ("new values"): its figure
 is sent, while the live states, the same message at every release of that slider, come from the browser's cache,

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 import tomllib
+import urllib.error
 import urllib.request
 import zipfile
 from collections.abc import Iterator
@@ -167,7 +168,16 @@ async def _home_and_first_lesson(url: str, lesson: str) -> tuple:
     async with Session(url) as s:
         home = await s.rerun("")
         page = await s.rerun(lesson)
+        await s.rerun("Sinusoidal")  # a live chart: Plotly.js and the states' exact figures go to app/static/
     return home, page
+
+
+def _served(url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=30) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, b""
 
 
 def test_posviz_app_from_the_wheel(venv: Path, outside: Path, env: dict[str, str]):
@@ -182,6 +192,10 @@ def test_posviz_app_from_the_wheel(venv: Path, outside: Path, env: dict[str, str
         assert _wait_healthy(url, proc) == "ok"
         lesson = sorted((ROOT / "pages").glob("*.py"))[0].stem.split("_", 1)[1]
         home, page = asyncio.run(_home_and_first_lesson(url, lesson))
+        # what live charts load is where the shipped app serves it (the wheel's posviz/_app/static/)
+        plotly_js = _served(f"{url}/app/static/plotly.min.js")
+        exact = sorted(venv.glob("lib/python3*/site-packages/posviz/_app/static/posviz-exact/*.json"))
+        ahead = _served(f"{url}/app/static/posviz-exact/{exact[0].name}", {"Range": "bytes=0-"}) if exact else (0, b"")
     finally:
         proc.terminate()
         try:
@@ -193,3 +207,5 @@ def test_posviz_app_from_the_wheel(venv: Path, outside: Path, env: dict[str, str
     assert home.primary_color == theme, (outside / "app.log").read_text()[-2000:]
     assert (home.status, home.exceptions) == (0, [])
     assert (page.status, page.exceptions) == (0, []) and page.charts >= 1
+    assert plotly_js[0] == 200 and b"plotly" in plotly_js[1][:2000].lower()
+    assert ahead[0] == 206 and ahead[1] == exact[0].read_bytes()  # as written, not gzipped

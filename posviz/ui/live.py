@@ -45,8 +45,22 @@ FIGURE_BUDGET = 480_000  # a figure at defaults and the states of all its live s
 MIN_BUDGET = 60_000  # states of one slider, at the least
 LARGE_FIGURE_BUDGET = 1_900_000  # a figure already past FIGURE_BUDGET and its states (the cap at any settings: 2 MB)
 _JS = Path(__file__).with_name("live.js")
-_PLOTLY_JS = Path(__file__).resolve().parents[2] / "static" / "plotly.min.js"
-AHEAD_DIR = _PLOTLY_JS.parent / "posviz-exact"  # served at app/static/posviz-exact/ (see ahead_file)
+
+
+def _static_dir() -> Path:
+    """The folder Streamlit serves at ``app/static/``: ``static/`` beside the app.py it runs (the checkout's,
+    or in an installed wheel the copy in ``posviz/_app/``)."""
+    from posviz.command import app_dir
+
+    try:
+        return app_dir() / "static"
+    except FileNotFoundError:  # neither layout: the checkout's place
+        return Path(__file__).resolve().parents[2] / "static"
+
+
+STATIC_DIR = _static_dir()
+_PLOTLY_JS = STATIC_DIR / "plotly.min.js"
+AHEAD_DIR = STATIC_DIR / "posviz-exact"  # served at app/static/posviz-exact/ (see ahead_file)
 AHEAD_BYTES = 256_000_000  # the files kept there, the least recently written dropped first
 
 

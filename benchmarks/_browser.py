@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.browser.conftest import (  # noqa: E402
+from testkit.browser import (
     CHROMIUM_ARGS,
     IDLE,
-    _chromium,
+    chromium_path,
     start_server,
     wait_idle,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
+
 
 # what a redraw changes: per chart, its title and per trace the type, data lengths, last values and labels
 FINGERPRINT = """() => [...document.querySelectorAll('.js-plotly-plot')].map(p => {
@@ -32,7 +31,7 @@ FINGERPRINT = """() => [...document.querySelectorAll('.js-plotly-plot')].map(p =
 
 
 def launch(pw):
-    return pw.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS, headless=True)
+    return pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
 
 
 def timed_move(page, slider_index: int, key: str, timeout_s: float = 60) -> float:
@@ -66,5 +65,5 @@ def median_ms(xs: list[float]) -> float:
     return 1000 * statistics.median(xs)
 
 
-__all__ = ["CHROMIUM_ARGS", "IDLE", "ROOT", "_chromium", "launch", "median_ms", "start_server", "timed_move",
+__all__ = ["CHROMIUM_ARGS", "IDLE", "ROOT", "chromium_path", "launch", "median_ms", "start_server", "timed_move",
            "wait_idle"]

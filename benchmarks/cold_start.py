@@ -1,6 +1,6 @@
 """Cold start: ``streamlit run app.py`` until the home page is drawn in chromium, and which pages import torch.
 
-    python benchmarks/cold_start.py
+    python -m benchmarks.cold_start
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from _browser import ROOT, launch, start_server
+from benchmarks._browser import ROOT, launch, start_server
 
 TORCH_CHECK = """
 import sys, runpy

@@ -3,7 +3,7 @@
 Curves are per pair (d/2 values) and heatmaps are computed only for the cells shown, so none of this
 may grow with the number of positions beyond O(L') work. Prints the median of 5 runs per case.
 
-    python benchmarks/compute.py
+    python -m benchmarks.compute
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-
-import _browser  # noqa: F401  (puts the repository on sys.path)
 
 L_PRIME, D = 1_048_576, 256
 

@@ -1,6 +1,6 @@
 """Export memory and time under the budget: the largest allowed exports, and five students at once.
 
-    python benchmarks/export_budget.py [--no-trim] [--skip-largest] [--concurrent N]
+    python -m benchmarks.export_budget [--no-trim] [--skip-largest] [--concurrent N]
 
 This process plays the server: it starts the shared browser with one warm PNG, then measures its RSS
 (sampled every 50 ms) and the browser's (proportional set size of the chromium processes it started,
@@ -26,8 +26,6 @@ import os
 import threading
 import time
 from collections.abc import Callable
-
-import _browser  # noqa: F401  (puts the repository on sys.path)
 
 from posviz import export
 

@@ -1,6 +1,6 @@
 """Export speed: cold and warm PNG through the shared kaleido browser, and a 60-frame GIF at 800×800.
 
-    python benchmarks/export_speed.py
+    python -m benchmarks.export_speed
 """
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 import statistics
 import time
 
-import _browser  # noqa: F401  (puts the repository on sys.path)
 import plotly.graph_objects as go
 
 from posviz import export

@@ -23,8 +23,8 @@ is sent, while the live states, the same message at every release of that slider
 as they do in class. "KB/release" is what the server sent the page from the release to the run's end (a cached
 message: its hash).
 
-    python benchmarks/live_drag.py               # every live figure, 5 drags each
-    python benchmarks/live_drag.py --drags 9 --largest
+    python -m benchmarks.live_drag               # every live figure, 5 drags each
+    python -m benchmarks.live_drag --drags 9 --largest
 """
 
 from __future__ import annotations
@@ -34,10 +34,9 @@ import statistics
 import time
 import urllib.parse
 
-from _browser import IDLE, launch, median_ms, start_server, timed_move, wait_idle
-
-from tests.browser.conftest import count_runs
-from tests.browser.test_live import CASES
+from benchmarks._browser import IDLE, launch, median_ms, start_server, timed_move, wait_idle
+from testkit.browser import count_runs
+from testkit.live_cases import CASES
 
 LARGEST = {"Sinusoidal": {"n": "4096", "d": "1024"}, "Gaussian_kernel_RoPE": {"sigma1": "50", "sigma2": "500"},
            "2D_encodings": {"H": "64", "W": "64", "D": "1024"},

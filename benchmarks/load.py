@@ -6,7 +6,7 @@ press -> script finished and charts drawn). After each round it reports per-sess
 errors seen (error elements on the page or timeouts) and the server's resident memory, so a second
 round shows whether memory keeps growing (it must not: every cache is bounded).
 
-    python benchmarks/load.py --sessions 10 --seconds 60 --rounds 2
+    python -m benchmarks.load --sessions 10 --seconds 60 --rounds 2
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import random
 import time
 from pathlib import Path
 
-from _browser import CHROMIUM_ARGS, IDLE, ROOT, _chromium, start_server
+from benchmarks._browser import CHROMIUM_ARGS, IDLE, ROOT, chromium_path, start_server
 
 PAGES = [p.stem.split("_", 1)[1] for p in sorted((ROOT / "pages").glob("*.py"))]
 DRAWN = ("() => { const c = [...document.querySelectorAll('[data-testid=stPlotlyChart], .posviz-live-chart')];"
@@ -79,7 +79,7 @@ async def run(args: argparse.Namespace) -> None:
     proc, url = start_server("app.py")
     try:
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+            browser = await pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
             print(f"server RSS at start: {rss_mb(proc.pid):.0f} MB")
             for rnd in range(1, args.rounds + 1):
                 before = rss_mb(proc.pid)

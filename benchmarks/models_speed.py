@@ -6,7 +6,7 @@ methods together <= 150 ms of model time. Also times the scheme comparison (five
 builds. Prints the median of 5 runs per case (after a warm-up run) as wall time and as this process's
 CPU time: on a machine shared with other jobs the wall time measures the queue, the CPU time the model.
 
-    python benchmarks/models_speed.py [--threads N]
+    python -m benchmarks.models_speed [--threads N]
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import statistics
 import time
 from collections.abc import Callable
 from functools import partial
-
-import _browser  # noqa: F401  (puts the repository on sys.path)
 
 METHODS = ("default", "linear", "ntk", "yarn")           # the figure's default selection
 ALL_METHODS = ("default", "linear", "ntk", "dynamic", "yarn", "llama3")

@@ -9,10 +9,10 @@ seconds the app processes used and per rerun (moves and opens; ws client only: a
 not all counted), and each process's memory. CPU per rerun depends far less than latency on what else
 loads the machine, so it is what to scale from: one core serves about 1000 / (CPU ms) reruns a second.
 
-    python benchmarks/proxy_load.py --processes 1 2 --sessions 20 --seconds 45
-    python benchmarks/proxy_load.py --client browser --processes 1 2 --sessions 6 --seconds 45
+    python -m benchmarks.proxy_load --processes 1 2 --sessions 20 --seconds 45
+    python -m benchmarks.proxy_load --client browser --processes 1 2 --sessions 6 --seconds 45
 
-``--client ws`` (default) is tests/stream_client.py: a session is a websocket speaking Streamlit's protocol,
+``--client ws`` (default) is testkit/stream_client.py: a session is a websocket speaking Streamlit's protocol,
 so a few hundred KB of Python stands in for a browser and the two cores go to the servers; a move is sent
 as the lesson's query string, i.e. a full-page rerun (a slider in the browser reruns only the lesson's
 fragment, a little less work). ``--client browser`` drives Debian's chromium (benchmarks/load.py's
@@ -26,20 +26,16 @@ import argparse
 import asyncio
 import os
 import random
-import sys
 import time
 import urllib.parse
 from pathlib import Path
 
+from benchmarks.load import PAGES, pct, rss_mb
+from deploy.serve_class import Classroom, free_ports
+from testkit.stream_client import Session, sticky_cookie
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "deploy"))
-sys.path.insert(0, str(HERE.parent))
 
-from load import PAGES, pct, rss_mb  # noqa: E402
-from serve_class import Classroom, free_ports  # noqa: E402
-
-from tests.stream_client import Session, sticky_cookie  # noqa: E402
 
 MAX_SESSIONS, MAX_SECONDS = 200, 600
 
@@ -73,12 +69,13 @@ async def ws_student(url: str, seconds: float, rng: random.Random) -> dict:
 
 
 async def browser_students(url: str, sessions: int, seconds: float, seed: int) -> list[dict]:
-    from _browser import CHROMIUM_ARGS, _chromium
     from load import session
     from playwright.async_api import async_playwright
 
+    from benchmarks._browser import CHROMIUM_ARGS, chromium_path
+
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        browser = await pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:  # browser.new_page() opens a fresh context: each session gets its own sticky cookie
             return await asyncio.gather(*[session(browser, url, seconds, random.Random(seed + i))
                                           for i in range(sessions)])

@@ -7,7 +7,7 @@ slowest ten with their peak memory (tracemalloc for numpy buffers; torch tensors
 cap cases print the growth of the process's peak RSS). Exit status 1 if any call is over the limit.
 Time is measured here, not asserted in tests (a loaded CI machine is not a failing program).
 
-    python benchmarks/public_call_time.py
+    python -m benchmarks.public_call_time
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import resource
 import sys
 import time
 from collections.abc import Callable
-
-import _browser  # noqa: F401  (puts the repository on sys.path)
 
 LIMIT = 2.0
 
@@ -63,7 +61,7 @@ def _time(fn: Callable[[], object]) -> tuple[float, str]:
 
 
 def main() -> int:
-    from tests.test_fuzz_public import FUNCTIONS, HOSTILE, measured_call, valid_args
+    from testkit.public_calls import FUNCTIONS, HOSTILE, measured_call, valid_args
 
     rows: list[tuple[float, str, str]] = []
     for qual, fn in sorted(FUNCTIONS.items()):

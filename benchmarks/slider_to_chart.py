@@ -13,9 +13,9 @@ after every script run, about a third of that page's time on this machine; the a
 (.streamlit/config.toml). C runs with the app's own settings (no per-run collection): the stricter
 comparison, printed beside the first.
 
-    python benchmarks/slider_to_chart.py                 # every page, 9 moves each
-    python benchmarks/slider_to_chart.py --moves 15 --pages Sinusoidal RoPE --largest
-    python benchmarks/slider_to_chart.py --pages Gaussian_kernel_RoPE --set T=512   # an issue's setting
+    python -m benchmarks.slider_to_chart                 # every page, 9 moves each
+    python -m benchmarks.slider_to_chart --moves 15 --pages Sinusoidal RoPE --largest
+    python -m benchmarks.slider_to_chart --pages Gaussian_kernel_RoPE --set T=512   # an issue's setting
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ from __future__ import annotations
 import argparse
 import urllib.parse
 
-from _browser import ROOT, launch, median_ms, start_server, timed_move, wait_idle
+from benchmarks._browser import ROOT, launch, median_ms, start_server, timed_move, wait_idle
 
 
 def largest_query(page_file: str) -> dict[str, str]:
-    from tests.test_pages_all import extreme, page_params
+    """Every control of the page's first part at its largest value (the default part is the one measured)."""
+    from testkit.apptest import course, extreme_query
 
-    # every control at its largest value, except the lesson part: the default part is the one measured
-    return {n: v for n, p in page_params(page_file).items()
-            if (v := extreme(p, True)) is not None and n != "part"}
+    lesson = next(ls for ls in course() if ls.script.name == page_file.rsplit("/", 1)[-1])
+    return extreme_query(lesson, next(iter(lesson.parts.values())), True)
 
 
 STOCK = {"runner.postScriptGC": "true"}  # Streamlit's default, over the app's config.toml

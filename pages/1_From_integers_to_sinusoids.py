@@ -123,7 +123,7 @@ _MARK = {"yes": "✅", "no": "❌", "partly": "⚠️"}
 
 
 lesson = ui.Lesson(
-    "intro", "From integers to sinusoids", icon="🔢", order=1,
+    "intro", "From integers to sinusoids", icon="🔢", order=1, headline="intro_binary_vs_sinusoid",
     summary="Why attention needs positions: one seeded self-attention layer gives the two copies of a repeated "
             "word identical outputs until sinusoidal PE is added, and shuffling the words just moves the outputs. "
             "Then integer, p/N and binary codes each fail (swamping, length dependence, jumps), sines and cosines "
@@ -250,15 +250,17 @@ def part_blind(v: ui.Values) -> None:
              f"max |difference| = {gap_pe:.3g}")
 
 
-@lesson.part("shuffle", "1b. Shuffle the words", uses=("text", "d", "seed"))
+@lesson.part("shuffle", "1b. Shuffle the words", uses=("text", "d", "seed"),
+             controls=(
+                 ui.Int("shuffle", "shuffle seed s (0 = original order)", default=1, lo=0, hi=50),
+             ))
 def part_shuffle(v: ui.Values) -> None:
     ui.prose(
         "A stronger statement: reorder the words and the outputs are reordered the same way, each word's output "
         "unchanged (attention is *permutation-equivariant*). With positions added by slot, a word that moves "
         "gets a new code and a new output."
     )
-    sh = ui.controls(ui.Int("shuffle", "shuffle seed s (0 = original order)", default=1, lo=0, hi=50),
-                     where="main")
+    sh = ui.controls(where="main")
     text = used_sentence(v.text)
     shuffled = attention_run(text, v.d, v.seed, "none", sh.shuffle)
     st.markdown("**Shuffled sentence:**")
@@ -282,15 +284,17 @@ def part_shuffle(v: ui.Values) -> None:
              f"max |attn(P·x + PE) − P·attn(x + PE)| = {eq_gap_pe:.3g}")
 
 
-@lesson.part("integers", "2. Integers", uses=("text", "d", "seed"), title="2. First try: add the integer position")
+@lesson.part("integers", "2. Integers", uses=("text", "d", "seed"), title="2. First try: add the integer position",
+             controls=(
+                 ui.Int("L", "sequence length L (tokens)", default=512, lo=8, hi=intro.MAX_POSITIONS),
+             ))
 def part_integers(v: ui.Values) -> None:
     ui.prose(
         "The simplest fix: add the position p to every component of the word's vector. Word vectors, like "
         "those of real models, are small numbers around 0. Positions are not: by the end of a sequence of L "
         "tokens they reach L − 1, and the word drowns."
     )
-    ln = ui.controls(ui.Int("L", "sequence length L (tokens)", default=512, lo=8, hi=intro.MAX_POSITIONS),
-                     where="main")
+    ln = ui.controls(where="main")
     mean_abs, ratio = swamp_numbers(used_sentence(v.text), ln.L, v.d, v.seed)
     text = used_sentence(v.text)
     ui.figure_panel(
@@ -306,20 +310,20 @@ def part_integers(v: ui.Values) -> None:
                 "‖position‖ / ‖embedding‖ at the last slot": ratio}, fmt="{:.3g}")
 
 
-@lesson.part("normalised", "3. p / N", title="3. Second try: normalise, p / N")
+@lesson.part("normalised", "3. p / N", title="3. Second try: normalise, p / N",
+             controls=(
+                 ui.Int("N1", "short length N₁", default=10, lo=2, hi=1000),
+                 ui.Int("N2", "long length N₂", default=100, lo=2, hi=1000),
+                 ui.Int("pos", "position p (< both lengths)", default=5, lo=0, hi=lambda v: min(v["N1"], v["N2"]) - 1,
+                        hi_max=999),
+             ))
 def part_normalised(v: ui.Values) -> None:
     ui.prose(
         "Divide by the sequence length N and every code stays between 0 and 1. But now the code of a position "
         "depends on how long the sequence is: position 5 of a 10-word sentence and position 5 of a 100-word "
         "document get different codes, so what the model learnt about one does not carry over."
     )
-    nm = ui.controls(
-        ui.Int("N1", "short length N₁", default=10, lo=2, hi=1000),
-        ui.Int("N2", "long length N₂", default=100, lo=2, hi=1000),
-        ui.Int("pos", "position p (< both lengths)", default=5, lo=0, hi=lambda v: min(v["N1"], v["N2"]) - 1,
-               hi_max=999),
-        where="main", columns=3,
-    )
+    nm = ui.controls(where="main", columns=3)
     pos = nm.pos
     ui.figure_panel(
         intro_normalised, dict(short=nm.N1, long=nm.N2, position=pos), key="normalised",

@@ -16,7 +16,7 @@ from posviz.figures.sinusoidal import (
 )
 
 lesson = ui.Lesson(
-    "sinusoidal", "Sinusoidal", icon="〰️", order=2,
+    "sinusoidal", "Sinusoidal", icon="〰️", order=2, headline="sinusoidal_heatmap",
     summary="The PE heatmap, single dimensions as waves with their wavelengths, PE·PE similarity (a function of "
             "the offset only, the same to the left and to the right), and PE(p+k) = M_k PE(p) as a rotation of "
             "every (sin, cos) pair, checked numerically.",
@@ -51,13 +51,13 @@ def part_table(v: ui.Values) -> None:
     )
 
 
-@lesson.part("waves", "2. One dimension", uses=("n", "d", "base", "layout"), title="2. One dimension at a time")
+@lesson.part("waves", "2. One dimension", uses=("n", "d", "base", "layout"), title="2. One dimension at a time",
+             controls=(
+                 ui.Int("dim_a", "first dimension j", default=0, lo=0, hi=lambda c: c["d"] - 1, hi_max=1023),
+                 ui.Int("dim_b", "second dimension j", default=21, lo=0, hi=lambda c: c["d"] - 1, hi_max=1023),
+             ))
 def part_waves(v: ui.Values) -> None:
-    dims = ui.controls(
-        ui.Int("dim_a", "first dimension j", default=0, lo=0, hi=lambda c: c["d"] - 1, hi_max=1023),
-        ui.Int("dim_b", "second dimension j", default=21, lo=0, hi=lambda c: c["d"] - 1, hi_max=1023),
-        where="main", columns=2,
-    )
+    dims = ui.controls(where="main", columns=2)
     lam = sn.wavelengths(v.d, v.base)
     ui.figure_panel(
         sinusoidal_waves, {**table(v), "layout": v.layout, "dims": (dims.dim_a, dims.dim_b)}, key="waves",
@@ -94,14 +94,14 @@ def part_similarity(v: ui.Values) -> None:
         )
 
 
-@lesson.part("shift", "4. Shift = rotation", uses=("d", "base"), title="4. Moving k positions is a rotation")
+@lesson.part("shift", "4. Shift = rotation", uses=("d", "base"), title="4. Moving k positions is a rotation",
+             controls=(
+                 ui.Int("p", "start position p", default=10, lo=0, hi=1000),
+                 ui.Int("k", "offset k", default=5, lo=0, hi=100),
+                 ui.Int("pair", "pair i", default=10, lo=0, hi=lambda c: c["d"] // 2 - 1, hi_max=511),
+             ))
 def part_shift(v: ui.Values) -> None:
-    shift = ui.controls(
-        ui.Int("p", "start position p", default=10, lo=0, hi=1000),
-        ui.Int("k", "offset k", default=5, lo=0, hi=100),
-        ui.Int("pair", "pair i", default=10, lo=0, hi=lambda c: c["d"] // 2 - 1, hi_max=511),
-        where="main", columns=3,
-    )
+    shift = ui.controls(where="main", columns=3)
     omega = sn.frequencies(v.d, v.base)[shift.pair]
     ui.figure_panel(
         sinusoidal_shift, {"d_model": v.d, "base": v.base, "p": shift.p, "k": shift.k, "pair": shift.pair},

@@ -107,7 +107,7 @@ def base_numbers(d: int, base: float, L: int) -> dict:
 
 
 lesson = ui.Lesson(
-    "rope", "RoPE", icon="🌀", order=3,
+    "rope", "RoPE", icon="🌀", order=3, headline="rope_angle_heatmap",
     summary="RoPE from first principles: why adding a position code cannot give a relative score (four terms), "
             "the rotation derived (2-D, complex, d/2 planes), q and k turning together with their angle kept "
             "(animated in the browser), the score's constant diagonals, left and right compared like with like, "
@@ -151,20 +151,20 @@ DEPENDS = {"constant": "the same number in every cell",
 
 
 @lesson.part("add", "1. Why not just add?", uses=("base", "d", "seed"),
-             title="1. Why not just add a position code?")
+             title="1. Why not just add a position code?",
+             controls=(
+                 ui.Int("add_T", "positions T", default=64, lo=4, hi=256, step=4),
+                 ui.Choice("tokens", "tokens x_m", default="same",
+                           options={"same": "one token at every position", "random": "a random token per position"}),
+                 ui.Choice("weights", "W_q, W_k", default="random",
+                           options={"random": "learned (seeded random)", "identity": "identity"}),
+             ))
 def part_add(p: ui.Values) -> None:
     ui.prose("The question RoPE answers: the attention score of a query at position m and a key at position n "
              "should depend on the tokens and on how far apart they are, m − n, not on where the pair sits. The "
              "first idea is to add a position code p_m to each token embedding x_m, as the original Transformer "
              "does. Expand the score and look at each of its four terms.")
-    add = ui.controls(
-        ui.Int("add_T", "positions T", default=64, lo=4, hi=256, step=4),
-        ui.Choice("tokens", "tokens x_m", default="same",
-                  options={"same": "one token at every position", "random": "a random token per position"}),
-        ui.Choice("weights", "W_q, W_k", default="random",
-                  options={"random": "learned (seeded random)", "identity": "identity"}),
-        where="main", columns=3,
-    )
+    add = ui.controls(where="main", columns=3)
     num = additive_numbers(add.add_T, p.d, p.base, p.seed, add.tokens, add.weights)
     said = "; ".join(f"{name}: {DEPENDS[num[name]['dep']]}" for name in rope.ADDITIVE_TERMS)
     verdict = ("the full score depends on m − n alone" if num["full"]["dep"] in ("constant", "m − n") else
@@ -234,13 +234,13 @@ def part_derive(p: ui.Values) -> None:
 
 @lesson.part("together", "3. q and k turn together",
              uses=("base", "d", "kpos", "layout", "m", "pair", "seed"),
-             title="3. q and k turn together; their angle does not")
+             title="3. q and k turn together; their angle does not",
+             controls=(
+                 ui.Float("c_max", "shift both by c up to", default=24.0, lo=1.0, hi=512.0, step=1.0),
+                 ui.Int("qk_frames", "frames", default=49, lo=13, hi=72),
+             ))
 def part_together(p: ui.Values) -> None:
-    tog = ui.controls(
-        ui.Float("c_max", "shift both by c up to", default=24.0, lo=1.0, hi=512.0, step=1.0),
-        ui.Int("qk_frames", "frames", default=49, lo=13, hi=72),
-        where="main", columns=2,
-    )
+    tog = ui.controls(where="main", columns=2)
     num = together_numbers(p.d, p.base, p.seed, p.layout, p.m, p.kpos, p.pair, float(tog.c_max))
     ui.numbers({"score at (m, n)": num["score"][0], f"score at (m + {tog.c_max:g}, n + {tog.c_max:g})": num["score"][1],
                 f"pair {p.pair}: angle k → q (rad)": num["angle"][0],
@@ -263,24 +263,24 @@ def part_together(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 1. clock hands
 
-@lesson.part("clock", "4. Clock hands", uses=("base", "d", "layout", "seed"), title="4. Every pair is a clock hand")
+@lesson.part("clock", "4. Clock hands", uses=("base", "d", "layout", "seed"), title="4. Every pair is a clock hand",
+             controls=(
+                 ui.Int("m_max", "animation ends at position M", default=30, lo=1, hi=8192, widget="number"),
+                 ui.Int("frames", "frames", default=31, lo=30, hi=72,
+                        help="At least 30, at most 72 frames keep the animation under 1 MB at d = 256."),
+                 ui.Choice("preset", "query q", default="ones",
+                           options={"ones": "all ones (every hand starts at 45°)", "random": "random (seeded)"}),
+                 ui.Choice("pairs", "pairs drawn", default="spread",
+                           options={"spread": "16, fast to slow", "all": "all d/2 pairs",
+                                    "ends": "fastest 8 and slowest 8", "stride4": "every 4th pair"}, widget="select",
+                           help="Up to d = 32 every choice draws all pairs. 16 clocks stay readable and quick to "
+                                "redraw; all d/2 clocks show every step from one pair to the next."),
+                 ui.Bool("angles", "angle m·θ_i under each clock", default=False,
+                         help="Up to 32 pairs: a second line under each clock shows its angle, frame by frame. Off, "
+                              "the angle is in the hover of each tip, and every redraw is quicker (32 labels fewer)."),
+             ))
 def part_clock(p: ui.Values) -> None:
-    clock = ui.controls(
-        ui.Int("m_max", "animation ends at position M", default=30, lo=1, hi=8192, widget="number"),
-        ui.Int("frames", "frames", default=31, lo=30, hi=72,
-               help="At least 30, at most 72 frames keep the animation under 1 MB at d = 256."),
-        ui.Choice("preset", "query q", default="ones",
-                  options={"ones": "all ones (every hand starts at 45°)", "random": "random (seeded)"}),
-        ui.Choice("pairs", "pairs drawn", default="spread",
-                  options={"spread": "16, fast to slow", "all": "all d/2 pairs",
-                           "ends": "fastest 8 and slowest 8", "stride4": "every 4th pair"}, widget="select",
-                  help="Up to d = 32 every choice draws all pairs. 16 clocks stay readable and quick to redraw; "
-                       "all d/2 clocks show every step from one pair to the next."),
-        ui.Bool("angles", "angle m·θ_i under each clock", default=False,
-                help="Up to 32 pairs: a second line under each clock shows its angle, frame by frame. Off, the "
-                     "angle is in the hover of each tip, and every redraw is quicker (32 labels fewer)."),
-        where="main", columns=4,
-    )
+    clock = ui.controls(where="main", columns=4)
     step = clock.m_max / (clock.frames - 1)
     if step > 3.0:
         st.info(f"Each frame advances the position by {step:.3g} tokens, so the fastest hands jump by more than "
@@ -359,11 +359,13 @@ def part_relative(p: ui.Values) -> None:
 
 
 @lesson.part("leftright", "6b. Left or right", uses=("base", "c", "d", "seed"),
-             title="6b. Left or right? Like with like")
+             title="6b. Left or right? Like with like",
+             controls=(
+                 ui.Int("lr_max", "largest offset Δ", default=64, lo=8, hi=1000, step=8,
+                        help="Offsets −Δ … Δ; the query sits at Δ and at Δ + c, so every key position is ≥ 0."),
+             ))
 def part_left_right(p: ui.Values) -> None:
-    lr = ui.controls(ui.Int("lr_max", "largest offset Δ", default=64, lo=8, hi=1000, step=8,
-                            help="Offsets −Δ … Δ; the query sits at Δ and at Δ + c, so every key position is ≥ 0."),
-                     where="main", columns=1)
+    lr = ui.controls(where="main", columns=1)
     c = min(p.c, rope.MAX_OFFSET)
     max_offset = min(lr.lr_max, (1 << 18) // (p.d // 2 + 1) // 2 - 1)  # rope.MAX_QK_CELLS positions × pairs
     num = left_right_numbers(p.d, p.base, max_offset, c, p.seed)
@@ -392,11 +394,13 @@ def part_left_right(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 4. layouts
 
-@lesson.part("layouts", "7a. Two layouts", uses=("base", "d", "seed"), title="7a. Two layouts, one rotation")
+@lesson.part("layouts", "7a. Two layouts", uses=("base", "d", "seed"), title="7a. Two layouts, one rotation",
+             controls=(
+                 ui.Int("pd", "channels in the diagram", default=8, lo=2, hi=64, step=2,
+                        help="The pairing pattern is the same for every d; 8 channels show it line by line."),
+             ))
 def part_layouts(p: ui.Values) -> None:
-    lay = ui.controls(ui.Int("pd", "channels in the diagram", default=8, lo=2, hi=64, step=2,
-                             help="The pairing pattern is the same for every d; 8 channels show it line by line."),
-                      where="main", columns=1)
+    lay = ui.controls(where="main", columns=1)
     ui.figure_panel(
         rope_pairing, dict(dim=lay.pd), key="pairing",
         caption="Interleaved RoPE (RoFormer, Meta, GPT-J) rotates neighbouring channels (2i, 2i+1); half-split "
@@ -451,10 +455,12 @@ def part_mixed(p: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 5. decay
 
-@lesson.part("decay", "8. The decay story", uses=("base", "d", "seed"), title="8. The 'long-term decay', honestly")
+@lesson.part("decay", "8. The decay story", uses=("base", "d", "seed"), title="8. The 'long-term decay', honestly",
+             controls=(
+                 ui.Int("max_delta", "largest offset Δ", default=1024, lo=16, hi=8192, step=16),
+             ))
 def part_decay(p: ui.Values) -> None:
-    dec = ui.controls(ui.Int("max_delta", "largest offset Δ", default=1024, lo=16, hi=8192, step=16),
-                      where="main", columns=1)
+    dec = ui.controls(where="main", columns=1)
     ui.figure_panel(
         rope_decay, dict(dim=p.d, base=p.base, max_delta=dec.max_delta, seed=p.seed), key="decay",
         caption="B(Δ) is RoFormer's upper bound on the score's size, not a score, and it is not monotone: it "
@@ -479,15 +485,15 @@ SHARE_VALUES = {"0.125": 0.125, "0.25": 0.25, "1/3": 1 / 3, "0.4": 0.4, "0.5": 0
 
 
 @lesson.part("pairs", "9. Which pairs matter", uses=("base", "d"),
-             title="9. Which pairs matter: partial RoPE, p-RoPE, DeepSeek's decoupled part")
+             title="9. Which pairs matter: partial RoPE, p-RoPE, DeepSeek's decoupled part",
+             controls=(
+                 ui.Choice("scheme", "variant", default="p-rope", options=SCHEMES, widget="radio"),
+                 ui.Choice("share", "share of the head that rotates", default="0.75", options=SHARES, widget="select"),
+                 ui.LogFloat("ctx", "context L (tokens)", default=4096.0, lo=256.0, hi=131072.0,
+                             extra=tuple(float(2**k) for k in range(8, 18))),
+             ))
 def part_pairs(p: ui.Values) -> None:
-    pr = ui.controls(
-        ui.Choice("scheme", "variant", default="p-rope", options=SCHEMES, widget="radio"),
-        ui.Choice("share", "share of the head that rotates", default="0.75", options=SHARES, widget="select"),
-        ui.LogFloat("ctx", "context L (tokens)", default=4096.0, lo=256.0, hi=131072.0,
-                    extra=tuple(float(2**k) for k in range(8, 18))),
-        where="main", columns=3,
-    )
+    pr = ui.controls(where="main", columns=3)
     pairs = max(1, round(p.d * SHARE_VALUES[pr.share] / 2))  # rotated pairs, at least one: the width is even
     fraction = 2 * pairs / p.d
     L = int(pr.ctx)
@@ -526,10 +532,13 @@ def part_pairs(p: ui.Values) -> None:
 # ---------------------------------------------------------------------------- 10. choosing the base
 
 @lesson.part("base", "10. Choosing the base", uses=("base", "d"),
-             title="10. Choosing the base: the slowest pair against the training length")
+             title="10. Choosing the base: the slowest pair against the training length",
+             controls=(
+                 ui.LogFloat("L", "training length L (tokens)", default=4096.0, lo=256.0, hi=131072.0,
+                             extra=tuple(float(2**k) for k in range(8, 18))),
+             ))
 def part_base(p: ui.Values) -> None:
-    bc = ui.controls(ui.LogFloat("L", "training length L (tokens)", default=4096.0, lo=256.0, hi=131072.0,
-                                 extra=tuple(float(2**k) for k in range(8, 18))), where="main", columns=1)
+    bc = ui.controls(where="main", columns=1)
     L = int(bc.L)
     num = base_numbers(p.d, p.base, L)
     ui.numbers({"slowest wavelength (tokens)": f"{num['slowest']:,.0f}", "turns of the slowest pair in L":

@@ -24,7 +24,7 @@ from posviz.figures.scaling import (
 from posviz.rope import inv_freq
 
 lesson = ui.Lesson(
-    "context_extension", "Context extension", icon="📏", order=4,
+    "context_extension", "Context extension", icon="📏", order=4, headline="scaling_wavelengths",
     summary="How PI, NTK-aware, dynamic NTK, YaRN and Llama 3 rewrite RoPE's per-pair frequencies to read past the "
             "training length: which pairs each method touches, which reach angles never seen in training, YaRN's "
             "ramp and temperature, and what real models' config.json files compute.",
@@ -103,13 +103,15 @@ def key_numbers(v: ui.Values) -> None:
 
 
 @lesson.part("pairs", "1. Wavelengths", uses=EVERY_METHOD,
-             title="Wavelengths and frequencies: who finishes a turn inside L?")
+             title="Wavelengths and frequencies: who finishes a turn inside L?",
+             controls=(
+                 ui.Choice("curve", "plot", default="wavelength", widget="radio",
+                           options={"wavelength": "wavelength λ'_i (tokens)",
+                                    "frequency": "frequency θ'_i (rad/token)"}),
+             ))
 def part_wavelengths(v: ui.Values) -> None:
     key_numbers(v)
-    curve = ui.controls(ui.Choice("curve", "plot", default="wavelength", widget="radio",
-                                  options={"wavelength": "wavelength λ'_i (tokens)",
-                                           "frequency": "frequency θ'_i (rad/token)"}),
-                        where="main", columns=1).curve
+    curve = ui.controls(where="main", columns=1).curve
     ui.figure_panel(
         scaling_wavelengths, every_method(v) | {"curve": curve}, key="wavelengths", live={"s": "factor"},
         caption="Read the shaded region first: those slow pairs have wavelengths longer than L, so in training "
@@ -172,12 +174,14 @@ def part_unseen(v: ui.Values) -> None:
 
 
 @lesson.part("yarn", "4. YaRN ramp", uses=("d", "base", "L", *YARN),
-             title="YaRN's ramp: against i and against r = L/λ")
+             title="YaRN's ramp: against i and against r = L/λ",
+             controls=(
+                 ui.Choice("ramp", "YaRN ramp", default="code", widget="radio",
+                           options={"code": "code (linear in i)", "paper": "paper γ(r) (linear in r)"}),
+             ))
 def part_yarn_ramp(v: ui.Values) -> None:
     key_numbers(v)
-    ramp = ui.controls(ui.Choice("ramp", "YaRN ramp", default="code", widget="radio",
-                                 options={"code": "code (linear in i)", "paper": "paper γ(r) (linear in r)"}),
-                       where="main", columns=1).ramp
+    ramp = ui.controls(where="main", columns=1).ramp
     L = int(v.L)
     low, high = sc.yarn_correction_range(v.d, v.base, L, v.beta_fast, v.beta_slow, v.truncate)
     ends = (f"between floor(low) = {low:g} and ceil(high) = {high:g} (truncate on: transformers' default, "
@@ -271,12 +275,14 @@ def dynamic_calls(v: ui.Values) -> str:
         "here all three agree with the chart"
 
 
-@lesson.part("scores", "8. Scores past L", uses=EVERY_METHOD, title="Attention score against distance, past L")
+@lesson.part("scores", "8. Scores past L", uses=EVERY_METHOD, title="Attention score against distance, past L",
+             controls=(
+                 ui.Choice("qk", "query and key", default="ones", widget="radio",
+                           options={"ones": "q = k = all ones", "random": "seeded random q, k"}),
+             ))
 def part_scores(v: ui.Values) -> None:
     key_numbers(v)
-    qk = ui.controls(ui.Choice("qk", "query and key", default="ones", widget="radio",
-                               options={"ones": "q = k = all ones", "random": "seeded random q, k"}),
-                     where="main", columns=1).qk
+    qk = ui.controls(where="main", columns=1).qk
     methods = ",".join(m for m in v.methods if m != "dynamic") or "default"
     target = int(round(v.s * v.L))
     width = (target + 1) / min(ENVELOPE_BINS, target + 1)  # the far panel's bins, as the figure draws them
@@ -361,10 +367,13 @@ def block_kind(rc: sc.RopeConfig) -> str:
     return f"{rc.rope_type}" + (f" ×{factor:g}" if factor else "") + f", b = {rc.base:g}"
 
 
-@lesson.part("models", "9. Real models' configs", title="Real models' config.json")
+@lesson.part("models", "9. Real models' configs", title="Real models' config.json",
+             controls=(
+                 ui.Choice("preset", "model preset", default="Llama 3.1 8B", widget="select",
+                           options={n: n for n in ps.preset_names()}),
+             ))
 def part_models(v: ui.Values) -> None:
-    preset = ui.controls(ui.Choice("preset", "model preset", default="Llama 3.1 8B", widget="select",
-                                   options={n: n for n in ps.preset_names()}), where="main", columns=1).preset
+    preset = ui.controls(where="main", columns=1).preset
     key = f"{lesson.slug}.config_text"
     with st.expander("Paste your own config.json", expanded=bool(st.session_state.get(key))):
         text = st.text_area(
@@ -481,26 +490,60 @@ def model_excess(name: str, Lp: int, method: str, factor: float) -> float:
     return pm.past_L(pm.losses(name, Lp, method, factor, 0, pm.live_n_sequences(Lp)), pm.train_length())
 
 
+def usable(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The shipped models among ``names`` whose weights load, in order. A file that does not gets one warning
+    line (``pm.WeightsError``: the file and how to restore it; a damaged manifest once for all of them), so the
+    part draws the other models and the rest of the lesson is untouched."""
+    ok, problems = [], {}
+    for name in names:
+        try:
+            pm.shared(name)  # verified and loaded once per version of the file, so a rerun costs a stat
+        except pm.WeightsError as err:  # the problem may quote the file's own bytes (a config key): escaped
+            problems[f"{ui.escape_md(f'{err.file} {err.problem}')}; {pm.RESTORE}"] = None
+        else:
+            ok.append(name)
+    for text in problems:
+        st.warning(text, icon="⚠️")
+    return tuple(ok)
+
+
+def trained_at() -> str:
+    """"L = 64" from the training record for the scale's help text; "L" when the record cannot be read, so the
+    lesson still loads (the model parts say what is wrong)."""
+    try:
+        return f"L = {pm.train_length()}"
+    except pm.WeightsError:
+        return "L"
+
+
 @lesson.part("evidence", "10. What a real model does", uses=("methods",),
-             title="What a real model does: RoPE trained at L = 64, read at L' = s·L")
+             title="What a real model does: RoPE trained at L = 64, read at L' = s·L",
+             controls=(
+                 ui.Float("model_s", "scale s = L'/L for the model", default=4.0, lo=1.0, hi=16.0, step=0.25,
+                          help=f"The shipped model was trained at {trained_at()}; L' = s·L up to "
+                               f"{pm.MAX_LENGTH}."),
+                 ui.Bool("finetuned", "add the PI and YaRN models fine-tuned at L' = 4L (drawn at s = 4)",
+                         default=True),
+             ))
 def part_evidence(v: ui.Values) -> None:
-    c = ui.controls(
-        ui.Float("model_s", "scale s = L'/L for the model", default=4.0, lo=1.0, hi=16.0, step=0.25,
-                 help=f"The shipped model was trained at L = {pm.train_length()}; L' = s·L up to {pm.MAX_LENGTH}."),
-        ui.Bool("finetuned", "add the PI and YaRN models fine-tuned at L' = 4L (drawn at s = 4)", default=True),
-        where="main", columns=2,
-    )
+    c = ui.controls(where="main", columns=2)
+    if not usable(("rope",)):
+        return
     L = pm.train_length()
     Lp = int(round(c.model_s * L))
     methods = v.methods or ("default",)
     excess = {m: model_excess("rope", Lp, m, c.model_s) for m in methods}
     tally = "; ".join(f"{sc.METHODS[m].label} +{x:.2f}" for m, x in excess.items())
-    tuned = finetuned_at(c.model_s) if c.finetuned else ()
-    records = pm.manifest()["models"]
-    tuned_text = "; ".join(f"{sc.METHODS[m].label} after {records[f'rope_{m}_ft']['steps']} steps +"
+    loads = usable(tuple(f"rope_{m}_ft" for m in pm.FINETUNED)) if c.finetuned else ()
+    ready = tuple(m for m in pm.FINETUNED if f"rope_{m}_ft" in loads)
+    tuned = finetuned_at(c.model_s, ready)
+    tuned_text = "; ".join(f"{sc.METHODS[m].label} after {pm.record(f'rope_{m}_ft')['steps']} steps +"
                            f"{model_excess(f'rope_{m}_ft', Lp, m, c.model_s):.2f}" for m in tuned)
+    params = dict(methods=",".join(methods), factor=c.model_s, finetuned=c.finetuned)
+    if c.finetuned and ready != pm.FINETUNED:  # a fine-tune's file is damaged (warned above): draw the others
+        params["finetunes"] = ",".join(ready)
     ui.figure_panel(
-        models_extension, dict(methods=",".join(methods), factor=c.model_s, finetuned=c.finetuned),
+        models_extension, params,
         key="evidence",
         caption=f"A 2-layer transformer trained here at L = {L} to continue sequences that repeat with an unknown "
                 f"period (up to half their length), read at L' = {Lp}: every curve is computed now on "
@@ -520,16 +563,22 @@ def part_evidence(v: ui.Values) -> None:
         "where it differs from the 7B models of the papers); the ordering of the methods is the papers'.")
 
 
-@lesson.part("schemes", "11. Schemes past L", title="Position schemes past L: one task, five schemes")
+@lesson.part("schemes", "11. Schemes past L", title="Position schemes past L: one task, five schemes",
+             controls=(
+                 ui.Float("schemes_s", "scale s = L'/L", default=4.0, lo=1.0, hi=16.0, step=0.25),
+             ))
 def part_schemes(v: ui.Values) -> None:
-    c = ui.controls(ui.Float("schemes_s", "scale s = L'/L", default=4.0, lo=1.0, hi=16.0, step=0.25),
-                    where="main", columns=1)
+    c = ui.controls(where="main", columns=1)
+    schemes = usable(pm.SCHEMES)
+    if not schemes:
+        return
     L = pm.train_length()
     Lp = int(round(c.schemes_s * L))
-    at_L = {s: pm.manifest()["models"][s]["metrics"][f"at_L_{L}"]["excess_over_floor"] for s in pm.SCHEMES}
-    past = {s: model_excess(s, Lp, "default", 1.0) for s in pm.SCHEMES}
+    at_L = {s: pm.record(s)["metrics"][f"at_L_{L}"]["excess_over_floor"] for s in schemes}
+    past = {s: model_excess(s, Lp, "default", 1.0) for s in schemes}
+    params = dict(factor=c.schemes_s) | ({} if schemes == pm.SCHEMES else {"schemes": ",".join(schemes)})
     ui.figure_panel(
-        models_schemes, dict(factor=c.schemes_s), key="schemes",
+        models_schemes, params, key="schemes",
         caption="The same model, task and training with each position scheme. Above the floor at L, where they "
                 "were trained (256 sequences, from the training record): "
                 + "; ".join(f"{SCHEME_LABELS[s]} +{x:.2f}" for s, x in at_L.items())

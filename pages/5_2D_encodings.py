@@ -52,7 +52,7 @@ TEXT_TOKENS = ui.Int("ntext", "text tokens shown", default=8, lo=0, hi=64)
 
 
 lesson = ui.Lesson(
-    "2d", "2D encodings", icon="🖼️", order=5,
+    "2d", "2D encodings", icon="🖼️", order=5, headline="patch_channels",
     summary="Sin/cos codes for an H×W grid of image patches (MAE, concat, add), which patches look alike (add mode "
             "gives PE(r, c) = PE(c, r)), MAE's `emb_h` that really encodes the column, bicubic resizing against the "
             "formula; axial and RoPE-Mixed 2-D RoPE whose scores depend only on (dx, dy), and FLUX.1's three axes "
@@ -100,14 +100,16 @@ def still_channels(v: ui.Values) -> tuple[int, float]:
 
 # ---------------------------------------------------------------------------- 1. the patch grid
 
-@lesson.part("grid", "1a · patch grid", uses=(*GRID, "combine"), title="1a. The patch grid")
+@lesson.part("grid", "1a · patch grid", uses=(*GRID, "combine"), title="1a. The patch grid",
+             controls=(
+                 ui.Int("ch", "channel k", default=1, lo=0, hi=LAST_CHANNEL, hi_max=1023),
+             ))
 def part_grid(v: ui.Values) -> None:
     ui.prose(
         "Each channel of the code is a function of **one** coordinate (or, in the add mode, the sum of one "
         "function of each). Drawn over the grid, a channel that follows the column makes vertical stripes and "
         "one that follows the row makes horizontal stripes. Row 0 is at the top, as in the image.")
-    c = ui.controls(ui.Int("ch", "channel k", default=1, lo=0, hi=LAST_CHANNEL, hi_max=1023), where="main",
-                    columns=1)
+    c = ui.controls(where="main", columns=1)
     ui.figure_panel(
         patch_channel, {**grid_of(v), "combine": v.combine, "channel": c.ch},
         key="channel", live="base",
@@ -120,12 +122,14 @@ def part_grid(v: ui.Values) -> None:
     )
 
 
-@lesson.part("multiples", "1b · small multiples", uses=(*GRID, "combine"), title="1b. Sixteen channels at a glance")
+@lesson.part("multiples", "1b · small multiples", uses=(*GRID, "combine"), title="1b. Sixteen channels at a glance",
+             controls=(
+                 ui.Int("first", "first channel of the small multiples", default=0, lo=0, hi=LAST_CHANNEL,
+                        hi_max=1023),
+                 ui.Bool("spread", "spread the 16 small multiples over all D channels", default=True),
+             ))
 def part_multiples(v: ui.Values) -> None:
-    c = ui.controls(ui.Int("first", "first channel of the small multiples", default=0, lo=0, hi=LAST_CHANNEL,
-                           hi_max=1023),
-                    ui.Bool("spread", "spread the 16 small multiples over all D channels", default=True),
-                    where="main", columns=2)
+    c = ui.controls(where="main", columns=2)
     ui.figure_panel(
         patch_channels, {**grid_of(v), "combine": v.combine, "first": c.first, "n_channels": 16, "spread": c.spread},
         key="multiples",
@@ -144,13 +148,16 @@ def part_multiples(v: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 2. similar patches
 
-@lesson.part("similarity", "2 · similar patches", uses=GRID, title="2. Which patches look alike?")
+@lesson.part("similarity", "2 · similar patches", uses=GRID, title="2. Which patches look alike?",
+             controls=(
+                 ui.Int("row", "patch row r", default=2, lo=0, hi=LAST_ROW, hi_max=63),
+                 ui.Int("col", "patch column c", default=9, lo=0, hi=LAST_COL, hi_max=63),
+             ))
 def part_similarity(v: ui.Values) -> None:
     ui.prose("Pick a patch: each map shows the cosine similarity of its code to the code of every patch, for "
                 "the three ways of combining the axes. The white star is your patch; the red circle sits on the "
                 "transposed patch (row and column swapped).")
-    q = ui.controls(ui.Int("row", "patch row r", default=2, lo=0, hi=LAST_ROW, hi_max=63),
-                    ui.Int("col", "patch column c", default=9, lo=0, hi=LAST_COL, hi_max=63), where="main", columns=2)
+    q = ui.controls(where="main", columns=2)
     row, col = q.row, q.col
     ui.figure_panel(
         patch_similarity_modes, {**grid_of(v), "row": row, "col": col}, key="similarity",
@@ -203,16 +210,20 @@ def resize_settings(v: ui.Values, rz: ui.Values) -> dict:
                 combine=v.combine, recompute=rz.recompute)
 
 
-@lesson.part("resize", "4a · resolution change", uses=(*GRID, "combine"), title="4a. Changing the resolution")
+@lesson.part("resize", "4a · resolution change", uses=(*GRID, "combine"), title="4a. Changing the resolution",
+             controls=(
+                 RESIZED_HEIGHT,
+                 RESIZED_WIDTH,
+                 RECOMPUTE,
+                 ui.Int("rch", "channel shown", default=0, lo=0, hi=LAST_CHANNEL, hi_max=1023),
+             ))
 def part_resize(v: ui.Values) -> None:
     ui.prose(
         "A ViT trained on 224-pixel images with 16-pixel patches has a 14 × 14 grid. Fed 320-pixel images it "
         "sees 20 × 20 patches, so the stored position table is resized with bicubic interpolation "
         "(`torch.nn.functional.interpolate(mode=\"bicubic\", align_corners=False)`). For a fixed sin/cos table "
         "we can compare that with the formula itself. The trained grid is the sidebar's H × W.")
-    rz = ui.controls(RESIZED_HEIGHT, RESIZED_WIDTH, RECOMPUTE,
-                     ui.Int("rch", "channel shown", default=0, lo=0, hi=LAST_CHANNEL, hi_max=1023), where="main",
-                     columns=4)
+    rz = ui.controls(where="main", columns=4)
     ui.figure_panel(
         resize_channel, {**resize_settings(v, rz), "channel": rz.rch},
         key="resize",
@@ -225,11 +236,16 @@ def part_resize(v: ui.Values) -> None:
     )
 
 
-@lesson.part("resize_error", "4b · resize error", uses=(*GRID, "combine"), title="4b. Where the resized table errs")
+@lesson.part("resize_error", "4b · resize error", uses=(*GRID, "combine"), title="4b. Where the resized table errs",
+             controls=(
+                 RESIZED_HEIGHT,
+                 RESIZED_WIDTH,
+                 RECOMPUTE,
+             ))
 def part_resize_error(v: ui.Values) -> None:
     ui.prose("The same bicubic resize as in part 4a, from the sidebar's H × W to H' × W', now over every "
                 "patch and every channel at once.")
-    rz = ui.controls(RESIZED_HEIGHT, RESIZED_WIDTH, RECOMPUTE, where="main", columns=3)
+    rz = ui.controls(where="main", columns=3)
     ui.figure_panel(
         resize_error_map, resize_settings(v, rz), key="resize_err",
         caption="What to notice: the error is concentrated on the grid's edges and in the fastest channels (the "
@@ -241,7 +257,22 @@ def part_resize_error(v: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 5. 2-D RoPE
 
-@lesson.part("rope", "5a · 2-D RoPE", uses=("H", "W"), title="5a. RoPE in two dimensions")
+@lesson.part("rope", "5a · 2-D RoPE", uses=("H", "W"), title="5a. RoPE in two dimensions",
+             controls=(
+                 ui.Choice("kind", "2-D RoPE variant", default="axial",
+                           options={"axial": "axial (RoPE-ViT)", "mixed": "mixed (RoPE-Mixed init)"}),
+                 HEAD_DIM,
+                 ROPE_BASE,
+                 ui.Choice("content", "query and key vectors", default="ones",
+                           options={"ones": "q = k = all ones", "random": "random q, k (seeded)"}),
+                 SEED,
+                 ui.Int("head", "head", default=0, lo=0, hi=15),
+                 ui.Int("ra", "query A row", default=3, lo=0, hi=LAST_ROW, hi_max=63),
+                 ui.Int("ca", "query A column", default=3, lo=0, hi=LAST_COL, hi_max=63),
+                 ui.Int("rb", "query B row", default=9, lo=0, hi=LAST_ROW, hi_max=63),
+                 ui.Int("cb", "query B column", default=10, lo=0, hi=LAST_COL, hi_max=63),
+                 ui.Bool("by_offset", "axes as offsets (dx, dy)", default=False),
+             ))
 def part_rope(v: ui.Values) -> None:
     ui.prose(
         "Instead of adding a code, RoPE rotates each (query, key) channel pair by an angle. In 2-D the angle "
@@ -249,24 +280,8 @@ def part_rope(v: ui.Values) -> None:
         "y, base 100. **RoPE-Mixed** lets every pair turn along a direction in the plane: at initialisation each "
         "head draws a random angle φ and its pairs turn along φ and φ + 90° (base 10), then the directions are "
         "trained.")
-    r = ui.controls(
-        ui.Choice("kind", "2-D RoPE variant", default="axial",
-                  options={"axial": "axial (RoPE-ViT)", "mixed": "mixed (RoPE-Mixed init)"}),
-        HEAD_DIM, ROPE_BASE,
-        ui.Choice("content", "query and key vectors", default="ones",
-                  options={"ones": "q = k = all ones", "random": "random q, k (seeded)"}),
-        SEED,
-        ui.Int("head", "head", default=0, lo=0, hi=15),
-        where="main", columns=3,
-    )
-    qq = ui.controls(
-        ui.Int("ra", "query A row", default=3, lo=0, hi=LAST_ROW, hi_max=63),
-        ui.Int("ca", "query A column", default=3, lo=0, hi=LAST_COL, hi_max=63),
-        ui.Int("rb", "query B row", default=9, lo=0, hi=LAST_ROW, hi_max=63),
-        ui.Int("cb", "query B column", default=10, lo=0, hi=LAST_COL, hi_max=63),
-        ui.Bool("by_offset", "axes as offsets (dx, dy)", default=False),
-        where="main", columns=5,
-    )
+    r = ui.controls("kind", HEAD_DIM, ROPE_BASE, "content", SEED, "head", where="main", columns=3)
+    qq = ui.controls("ra", "ca", "rb", "cb", "by_offset", where="main", columns=5)
     qa, qb = (qq.ra, qq.ca), (qq.rb, qq.cb)
     ui.figure_panel(
         rope2d_two_queries, dict(height=v.H, width=v.W, dim=r.hd, kind=r.kind, base=r.rbase, seed=r.seed,
@@ -287,9 +302,14 @@ def part_rope(v: ui.Values) -> None:
         st.markdown("The directions the mixed heads turn along are drawn in part 5b.")
 
 
-@lesson.part("mixed", "5b · RoPE-Mixed directions", title="5b. RoPE-Mixed: a random direction per head")
+@lesson.part("mixed", "5b · RoPE-Mixed directions", title="5b. RoPE-Mixed: a random direction per head",
+             controls=(
+                 HEAD_DIM,
+                 ROPE_BASE,
+                 SEED,
+             ))
 def part_mixed(v: ui.Values) -> None:
-    r = ui.controls(HEAD_DIM, ROPE_BASE, SEED, where="main", columns=3)
+    r = ui.controls(where="main", columns=3)
     ui.prose("At initialisation each RoPE-Mixed head draws a random angle φ; half of its pairs turn along φ and "
              "half along φ + 90°, with the usual geometric ladder of speeds (the paper initialises with base 10; "
              f"the control above is at {r.rbase:g}). Training then moves the directions.")
@@ -304,14 +324,17 @@ def part_mixed(v: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 6. FLUX.1
 
-@lesson.part("flux", "6a · FLUX.1 angles", uses=("H", "W"), title="6a. FLUX.1: three axes, and text at (0, 0, 0)")
+@lesson.part("flux", "6a · FLUX.1 angles", uses=("H", "W"), title="6a. FLUX.1: three axes, and text at (0, 0, 0)",
+             controls=(
+                 TEXT_TOKENS,
+             ))
 def part_flux(v: ui.Values) -> None:
     ui.prose(
         "FLUX.1 gives each token three ids and splits its 128-channel heads into axes of 16, 56 and 56 channels, "
         "each with its own RoPE frequencies (base 10000, normalised by the axis' width). Image patches get ids "
         "(0, row, column). Text tokens are all (0, 0, 0): their rotation angle is zero on every pair, so RoPE "
         "leaves them untouched, and their order comes only from the text encoder.")
-    fx = ui.controls(TEXT_TOKENS, where="main", columns=1)
+    fx = ui.controls(where="main", columns=1)
     ui.figure_panel(
         flux_angles, {"height": v.H, "width": v.W, "n_text": fx.ntext, "patch_rows": 3}, key="flux_angles",
         caption="What to notice: the text rows (above the red line) and patch (0, 0) are all zero, i.e. no "
@@ -323,17 +346,18 @@ def part_flux(v: ui.Values) -> None:
     )
 
 
-@lesson.part("flux_scores", "6b · FLUX.1 scores", uses=("H", "W"), title="6b. FLUX.1: every text token scores the same")
+@lesson.part("flux_scores", "6b · FLUX.1 scores", uses=("H", "W"), title="6b. FLUX.1: every text token scores the same",
+             controls=(
+                 TEXT_TOKENS,
+                 ui.Choice("fq", "query token", default="patch",
+                           options={"patch": "an image patch", "text": "text token 0"}),
+                 ui.Int("fr", "query patch row", default=2, lo=0, hi=LAST_ROW, hi_max=63),
+                 ui.Int("fc", "query patch column", default=3, lo=0, hi=LAST_COL, hi_max=63),
+             ))
 def part_flux_scores(v: ui.Values) -> None:
     ui.prose("With the ids of part 6a, score one query token against every text token and every image patch "
                 "(q = k = all ones).")
-    fx = ui.controls(
-        TEXT_TOKENS,
-        ui.Choice("fq", "query token", default="patch", options={"patch": "an image patch", "text": "text token 0"}),
-        ui.Int("fr", "query patch row", default=2, lo=0, hi=LAST_ROW, hi_max=63),
-        ui.Int("fc", "query patch column", default=3, lo=0, hi=LAST_COL, hi_max=63),
-        where="main", columns=4,
-    )
+    fx = ui.controls(where="main", columns=4)
     ui.figure_panel(
         flux_scores, {"height": v.H, "width": v.W, "n_text": fx.ntext, "query": fx.fq, "row": fx.fr, "col": fx.fc},
         key="flux_scores",

@@ -20,7 +20,7 @@ from posviz.figures.bias import (
 )
 
 lesson = ui.Lesson(
-    "bias", "Distance biases", icon="↔️", order=6,
+    "bias", "Distance biases", icon="↔️", order=6, headline="bias_distance",
     summary="The other big family: a number added to the attention logit that depends on the distance i − j. "
             "ALiBi's head slopes (as BLOOM builds them), T5's buckets, KERPLE's log and power kernels, NoPE (the "
             "causal mask alone, which still gives position away) and seed 002's Gaussian kernel as +log K, on one "
@@ -111,11 +111,13 @@ def part_family(v: ui.Values) -> None:
 
 
 @lesson.part("attention", "2. One query's attention", uses=FAMILY + CONTENT,
-             title="2. What each member does to one query's attention")
+             title="2. What each member does to one query's attention",
+             controls=(
+                 ui.Bool("log_y", "log scale for the weights", default=True),
+                 ui.Float("mass", "share of the weight for 'reach'", default=0.9, lo=0.5, hi=0.99, step=0.01),
+             ))
 def part_attention(v: ui.Values) -> None:
-    opts = ui.controls(ui.Bool("log_y", "log scale for the weights", default=True),
-                       ui.Float("mass", "share of the weight for 'reach'", default=0.9, lo=0.5, hi=0.99, step=0.01),
-                       where="main", columns=2)
+    opts = ui.controls(where="main", columns=2)
     params = {**family(v), "T": v.T, "content_scale": v.content_scale, "d": v.d, "base": v.base}
     r = reaches(params, v.T, opts.mass)
     ui.figure_panel(
@@ -131,11 +133,13 @@ def part_attention(v: ui.Values) -> None:
     )
 
 
-@lesson.part("matrix", "3. The (i, j) pattern", uses=FAMILY, title="3. The bias over every (query, key) pair")
+@lesson.part("matrix", "3. The (i, j) pattern", uses=FAMILY, title="3. The bias over every (query, key) pair",
+             controls=(
+                 ui.Choice("member", "member", default="alibi", options={m: b.LABELS[m] for m in b.BIASES}),
+                 ui.Int("T_map", "positions T", default=48, lo=8, hi=256, step=8),
+             ))
 def part_matrix(v: ui.Values) -> None:
-    own = ui.controls(
-        ui.Choice("member", "member", default="alibi", options={m: b.LABELS[m] for m in b.BIASES}),
-        ui.Int("T_map", "positions T", default=48, lo=8, hi=256, step=8), where="main", columns=2)
+    own = ui.controls(where="main", columns=2)
     T = own.T_map
     val = bias_at(family(v), T - 1)[own.member]
     one = bias_at(family(v), 1)[own.member]
@@ -150,11 +154,13 @@ def part_matrix(v: ui.Values) -> None:
     )
 
 
-@lesson.part("t5", "4. T5's buckets", uses=("num_buckets", "max_distance", "span"), title="4. T5: buckets of distance")
+@lesson.part("t5", "4. T5's buckets", uses=("num_buckets", "max_distance", "span"), title="4. T5: buckets of distance",
+             controls=(
+                 ui.Bool("bidirectional", "bidirectional (encoder)", default=False,
+                         help="The encoder sees keys on both sides and spends half of the buckets on each."),
+             ))
 def part_t5(v: ui.Values) -> None:
-    own = ui.controls(ui.Bool("bidirectional", "bidirectional (encoder)", default=False,
-                              help="The encoder sees keys on both sides and spends half of the buckets on each."),
-                      where="main", columns=1)
+    own = ui.controls(where="main", columns=1)
     bidirectional = own.bidirectional and v.num_buckets >= 4
     if own.bidirectional and not bidirectional:
         st.info("A bidirectional T5 needs at least 4 buckets; showing the causal buckets instead.")
@@ -223,10 +229,12 @@ def part_alibi(v: ui.Values) -> None:
     )
 
 
-@lesson.part("nope", "6. NoPE", uses=("T", "seed"), title="6. NoPE: no position, only the causal mask")
+@lesson.part("nope", "6. NoPE", uses=("T", "seed"), title="6. NoPE: no position, only the causal mask",
+             controls=(
+                 ui.Int("channels", "value channels", default=256, lo=16, hi=1024, step=16),
+             ))
 def part_nope(v: ui.Values) -> None:
-    own = ui.controls(ui.Int("channels", "value channels", default=256, lo=16, hi=1024, step=16),
-                      where="main", columns=1)
+    own = ui.controls(where="main", columns=1)
     sig = b.nope_signals(v.T, own.channels, v.seed)
     last = v.T - 1
     err = float(np.abs(sig["recovered"] - np.arange(v.T)).max())

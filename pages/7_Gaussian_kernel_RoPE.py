@@ -38,7 +38,7 @@ def angle_gap(d: int, base: float, seed: int, a1: float, a2: float, s1: float, s
 
 
 lesson = ui.Lesson(
-    "gaussian_kernel_rope", "Gaussian-kernel RoPE", icon="🔔", order=7,
+    "gaussian_kernel_rope", "Gaussian-kernel RoPE", icon="🔔", order=7, headline="gaussian_attention",
     summary="Seed 002's two-scale kernel K(r) and three ways to apply it — as written (K(m)K(n)), relative "
             '×K(m−n), relative +log K(|m−n|) — on real softmax attention beside plain RoPE, with a shift check '
             'showing only the relative modes depend on m − n alone.',
@@ -116,7 +116,12 @@ def part_kernel(v: ui.Values) -> None:
 
 
 @lesson.part('modes', '2. Three ways to apply it',
-              uses=('T', 'alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'))
+              uses=('T', 'alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
+             controls=(
+                 ui.Bool("all4", "show all four modes side by side", default=False),
+                 ui.Choice("mode", "mode shown beside plain RoPE", default="absolute",
+                           options={m: gk.MODE_LABELS[m] for m in gk.MODES if m != "rope"}),
+             ))
 def part_modes(v: ui.Values) -> None:
     kern = kernel_settings(v)
     qk = qk_settings(v)
@@ -133,8 +138,7 @@ def part_modes(v: ui.Values) -> None:
         "K is clamped at $10^{-30}$ before the log."
     )
     # one attention chart at a time: the four-way view replaces the pair, so a slider move redraws one chart
-    if ui.controls(ui.Bool("all4", "show all four modes side by side", default=False), where="main",
-                   columns=1).all4:
+    if ui.controls("all4", where="main", columns=1).all4:
         ui.figure_panel(
             gaussian_attention_grid, {**qk, **kern}, key="grid",
             caption="The four side by side at the same settings. Read each row as one query: a horizontal band "
@@ -142,11 +146,7 @@ def part_modes(v: ui.Values) -> None:
             code=[gk.attention],
         )
     else:
-        sel = ui.controls(
-            ui.Choice("mode", "mode shown beside plain RoPE", default="absolute",
-                      options={m: gk.MODE_LABELS[m] for m in gk.MODES if m != "rope"}),
-            where="main", columns=1,
-        )
+        sel = ui.controls("mode", where="main", columns=1)
         ui.figure_panel(
             gaussian_attention, {**qk, **kern, "mode": sel.mode}, key="attention",
             caption="What to notice: with random q and k, plain RoPE attention is noise around 1/T everywhere. "
@@ -185,15 +185,15 @@ def part_envelope(v: ui.Values) -> None:
 
 @lesson.part('shift', '3b. The shift check',
               uses=('alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
-              title='3b. The shift check: move both positions, keep the distance')
+              title='3b. The shift check: move both positions, keep the distance',
+             controls=(
+                 ui.Int("m", "query position m", default=3, lo=0, hi=512),
+                 ui.Int("n", "key position n", default=0, lo=0, hi=512),
+                 ui.Int("shift", "shift c (both)", default=37, lo=0, hi=512),
+             ))
 def part_shift(v: ui.Values) -> None:
     kern = kernel_settings(v)
-    sh = ui.controls(
-        ui.Int("m", "query position m", default=3, lo=0, hi=512),
-        ui.Int("n", "key position n", default=0, lo=0, hi=512),
-        ui.Int("shift", "shift c (both)", default=37, lo=0, hi=512),
-        where="main", columns=3,
-    )
+    sh = ui.controls(where="main", columns=3)
     res = shift_numbers(sh.m, sh.n, sh.shift, v.d, v.base, v.seed, kern["alpha1"], kern["alpha2"], v.sigma1,
                         v.sigma2)
     ui.figure_panel(
@@ -219,7 +219,10 @@ def part_shift(v: ui.Values) -> None:
 
 @lesson.part('pitfalls', '4. Pitfalls',
               uses=('alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
-              title='4. Pitfalls in seed 002')
+              title='4. Pitfalls in seed 002',
+             controls=(
+                 ui.Bool("spiral", "show the rotation with and without K", default=False),
+             ))
 def part_pitfalls(v: ui.Values) -> None:
     kern = kernel_settings(v)
     ui.pitfall(
@@ -271,8 +274,7 @@ def part_pitfalls(v: ui.Values) -> None:
     ui.check("K(m)·R_m q has the same angle as R_m q at every position", gap < 1e-9,
              f"largest angle difference {gap:.1e} rad over m = 0..39, while the length shrinks to {shrink:.3g} "
              "of its start by m = 39")
-    if ui.controls(ui.Bool("spiral", "show the rotation with and without K", default=False), where="main",
-                   columns=1).spiral:
+    if ui.controls(where="main", columns=1).spiral:
         ui.figure_panel(
             gaussian_magnitude_only, {"d": v.d, "base": v.base, "seed": v.seed, **kern}, key="magnitude",
             caption="Left: plain RoPE walks around a circle; K(m)·R_m spirals inward along the same rays. Middle: "

@@ -37,7 +37,7 @@ def last_key(v: dict) -> int:
 
 
 lesson = ui.Lesson(
-    "cope", "CoPE", icon="🧮", order=8,
+    "cope", "CoPE", icon="🧮", order=8, headline="cope_gates_positions",
     summary="Contextual Position Encoding: gates decide which tokens count, a key's position is the sum of the gates "
             "between it and the query, fractional positions interpolate between embeddings, and a query can attend "
             "to “the previous sentence” whatever its length.",
@@ -222,16 +222,16 @@ def largest_position(v: dict) -> int:
     return max(1, (v["npos_max"] or n_tokens(v) + 1) - 1)
 
 
-@lesson.part("attention", "4 · attention", uses=(*HEAD, "i", "emb"), title="4. Attention with and without CoPE")
+@lesson.part("attention", "4 · attention", uses=(*HEAD, "i", "emb"), title="4. Attention with and without CoPE",
+             controls=(
+                 ui.Int("target", "position sought p*", default=2, lo=0, hi=largest_position, hi_max=MAX_TOKENS,
+                        help="The query gets a part strength·e[p*]/‖e[p*]‖, so its position logits peak at p*."),
+                 ui.Float("strength", "strength β", default=6.0, lo=0.0, hi=20.0, step=0.5),
+                 ui.Bool("nodiv", "add pos after 1/√d (nodiv, seed 000)", default=False),
+             ))
 def part_attention(v: ui.Values) -> None:
     run = show_text(v)
-    seek = ui.controls(
-        ui.Int("target", "position sought p*", default=2, lo=0, hi=largest_position, hi_max=MAX_TOKENS,
-               help="The query gets a part strength·e[p*]/‖e[p*]‖, so its position logits peak at p*."),
-        ui.Float("strength", "strength β", default=6.0, lo=0.0, hi=20.0, step=0.5),
-        ui.Bool("nodiv", "add pos after 1/√d (nodiv, seed 000)", default=False),
-        where="main", columns=3,
-    )
+    seek = ui.controls(where="main", columns=3)
     query = cope.pick_index(v.i, run.T)
     seeking = cope.cope_run(**head(v), emb=v.emb, target=seek.target, strength=seek.strength, nodiv=seek.nodiv)
     ui.figure_panel(
@@ -359,7 +359,8 @@ EVERY_PART = (part_count, part_positions, part_query, part_interpolation, part_t
               part_pitfalls)
 
 
-@lesson.part("all", "everything on one page", uses=(*HEAD, "i", "emb", "j"), title="The whole lesson")
+@lesson.part("all", "everything on one page", uses=(*HEAD, "i", "emb", "j"), title="The whole lesson",
+             controls=tuple(c for p in lesson.parts.values() if p.draw in EVERY_PART for c in p.controls))
 def part_all(v: ui.Values) -> None:
     show_text(v)
     for part in lesson.parts.values():

@@ -1,25 +1,47 @@
-"""``python -m posviz export``: every registered figure as PNG, SVG, PDF, HTML, CSV, JSON, GIF or MP4.
+"""``posviz export``: every registered figure as PNG, SVG, PDF, HTML, CSV, JSON, GIF or MP4.
 
-    python -m posviz export --list
-    python -m posviz export sinusoidal_heatmap --d_model 64 --base 500 -o pe.png --width 1200 --height 675
-    python -m posviz export rope_clock --dim 16 -o clock.gif -o clock.mp4
+    posviz export --list                      # every figure, its parameters and their defaults
+    posviz export --list 'rope_*'             # only the figures matching a glob (or containing a text)
+    posviz export --names                     # one name per line
+    posviz export rope_clock --help           # that figure's parameters
+    posviz export sinusoidal_heatmap --d_model 64 --base 500 -o pe.png --width 1200 --height 675
+    posviz export rope_clock --dim 16 -o clock.gif -o clock.mp4
 
-Figure parameters come from the builder's signature, so every figure is exportable with no extra code.
-Everything is checked before any rendering: the figure, its parameters (an empty list is refused), each
-output's suffix and path (its directory exists and is writable, it is not a directory, a FIFO or a
-device), and the export budget. Every failure, then or later, prints one line on stderr and exits 2.
+Figure parameters come from the builder's signature, so every figure is exportable with no extra code; one
+named like an export option (``width``, ``scale``...) is given as ``--figure-width``. Everything is checked
+before any rendering: the figure, its parameters (an empty list is refused), each output's suffix, whether this
+installation can make that format (the ``[export]`` extra and a browser), each path (its directory exists and is
+writable, it is not a directory, a FIFO or a device), and the export budget. Every failure, then or later,
+prints one line on stderr and exits 2. Each file is written beside its target and moved over it once complete,
+so a failed export leaves an existing file as it was. An animation reports "frame i of n" on a terminal.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import fnmatch
+import functools
 import os
 import stat
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from posviz import export
 from posviz.figures import FIGURES, FigureSpec, build
+
+FIGURE_PREFIX = "figure_"  # --figure-width: a figure parameter named like an export option
+# how each parameter type is written on the command line: (metavar, what it reads)
+KINDS = {"int": ("INT", "an integer"), "float": ("NUMBER", "a number"), "str": ("TEXT", "text"),
+         "bool": ("BOOL", "true or false"), "tuple[int, ...]": ("INT,...", "integers separated by commas")}
+
+
+def prog_name(argv0: str | None = None) -> str:
+    """How the command was started, for usage lines and hints: "python -m posviz" when run as a module
+    (``sys.argv[0]`` is then posviz/__main__.py), else "posviz" (the console script, wherever it is installed)."""
+    path = Path(sys.argv[0] if argv0 is None else argv0)
+    return "python -m posviz" if (path.name, path.parent.name) == ("__main__.py", "posviz") else "posviz"
 
 
 def _convert(text: str, annotation: str, default: object) -> object:
@@ -41,18 +63,33 @@ def _convert(text: str, annotation: str, default: object) -> object:
     return text
 
 
+def _suggest(word: str, names: list[str] | dict[str, object]) -> str:
+    """" did you mean a or b?" for the names closest to ``word`` (difflib, then names holding it), else ""."""
+    close = difflib.get_close_matches(word, list(names), n=3, cutoff=0.75)
+    close += [n for n in names if word and word.lower() in n.lower() and n not in close][:3 - len(close)]
+    return f"; did you mean {' or '.join(close)}?" if close else ""
+
+
+def _parameter_name(spec: FigureSpec, token: str) -> str:
+    """The parameter of ``spec`` that ``--token`` names (dashes or underscores, or ``--figure-NAME``)."""
+    if not token.startswith("--"):
+        raise ValueError(f"unexpected argument {token!r}; parameters are given as --name value")
+    name = token[2:].replace("-", "_")
+    defaults = spec.defaults()
+    if name not in defaults and name.removeprefix(FIGURE_PREFIX) in defaults:
+        name = name.removeprefix(FIGURE_PREFIX)
+    if name not in defaults:
+        raise ValueError(f"figure {spec.name!r} has no parameter {name!r}{_suggest(name, defaults) or '.'} "
+                         f"It has: {', '.join(defaults)}")
+    return name
+
+
 def parse_figure_params(spec: FigureSpec, tokens: list[str]) -> dict[str, object]:
     """``--name value`` pairs -> typed parameters of ``spec`` (ValueError names the bad one)."""
     defaults, annotations = spec.defaults(), spec.annotations()
     params: dict[str, object] = {}
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if not token.startswith("--"):
-            raise ValueError(f"unexpected argument {token!r}; parameters are given as --name value")
-        name = token[2:].replace("-", "_")
-        if name not in defaults:
-            raise ValueError(f"figure {spec.name!r} has no parameter {name!r}; it has: {', '.join(defaults)}")
+    for i in range(0, len(tokens), 2):
+        name = _parameter_name(spec, tokens[i])
         if i + 1 >= len(tokens):
             raise ValueError(f"parameter {name} needs a value")
         try:
@@ -61,55 +98,101 @@ def parse_figure_params(spec: FigureSpec, tokens: list[str]) -> dict[str, object
             raise ValueError(f"parameter {name}: cannot read {tokens[i + 1]!r} as {annotations[name]}") from None
         if params[name] == ():
             raise ValueError(f"parameter {name}: {tokens[i + 1]!r} selects nothing; give at least one value")
-        i += 2
     return params
 
 
-def list_figures() -> str:
-    """Every figure with its parameters and defaults, one block per figure."""
+def _flag(name: str) -> str:
+    """The option a figure parameter is given with (``--figure-NAME`` if an export option has its name)."""
+    return f"--figure-{name}" if name in _export_option_names() else f"--{name}"
+
+
+def _shown(value: object) -> str:
+    """A default as it would be typed on the command line."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    return str(value) if value != "" else "''"
+
+
+def parameter_lines(spec: FigureSpec) -> list[str]:
+    """One line per parameter of ``spec``: its option, type and default (the figure checks the range, and
+    names it when a value is outside)."""
     lines = []
-    for name in sorted(FIGURES):
-        spec = FIGURES[name]
-        kind = "animated: png svg pdf html csv json gif mp4" if spec.animated else "png svg pdf html csv json"
-        lines.append(f"{name}  ({kind})")
-        if spec.summary:
-            lines.append(f"    {spec.summary}")
-        for pname, default in spec.defaults().items():
-            lines.append(f"    --{pname} {default!r}  [{spec.annotations()[pname]}]")
-    return "\n".join(lines)
+    for name, default in spec.defaults().items():
+        metavar, reads = KINDS.get(spec.annotations()[name], ("VALUE", spec.annotations()[name]))
+        lines.append(f"    {_flag(name) + ' ' + metavar:<28} {reads}, default {_shown(default)}")
+    return lines
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m posviz", description="Export posviz figures.")
-    sub = p.add_subparsers(dest="command", required=True)
-    e = sub.add_parser("export", help="export a figure; the format comes from the output's suffix")
-    e.add_argument("name", nargs="?", help="figure name (see --list)")
-    e.add_argument("--list", action="store_true", help="list every figure with its parameters")
-    e.add_argument("-o", "--output", action="append", default=[], help="output file (repeatable)")
-    e.add_argument("--width", type=int, default=1200)
-    e.add_argument("--height", type=int, default=675)
-    e.add_argument("--scale", type=float, default=1.0)
-    e.add_argument("--theme", default="light", choices=["light", "dark", "blog"])
-    e.add_argument("--transparent", action="store_true")
-    e.add_argument("--presenter", action="store_true", help="bigger fonts, lines and markers")
-    e.add_argument("--fps", type=int, default=12, help="frames per second of GIF/MP4")
+def figure_block(spec: FigureSpec) -> str:
+    """A figure's name, formats, summary and parameters (what --list prints for each, and NAME --help)."""
+    head = f"{spec.name}  ({'animated: ' if spec.animated else ''}{' '.join(export.formats_for(spec.name))})"
+    return "\n".join([head, *([f"    {spec.summary}"] if spec.summary else []), *parameter_lines(spec)])
+
+
+def matching(pattern: str) -> list[str]:
+    """The figure names matching ``pattern``, sorted: a glob if it has ``*?[``, else every name containing it
+    (ignoring case); every name for an empty pattern."""
+    if any(c in pattern for c in "*?["):
+        return sorted(n for n in FIGURES if fnmatch.fnmatchcase(n, pattern))
+    return sorted(n for n in FIGURES if pattern.lower() in n.lower())
+
+
+def list_figures(pattern: str = "") -> str:
+    """Every figure matching ``pattern`` (see ``matching``) with its parameters and defaults, one block each."""
+    return "\n".join(figure_block(FIGURES[name]) for name in matching(pattern))
+
+
+def _export_parser(prog: str) -> argparse.ArgumentParser:
+    """The options of ``posviz export``; figure parameters are left over (parse_known_args) for the figure."""
+    d = export.ExportOptions()
+    size, scale, fps = export.SIZE_RANGE, export.SCALE_RANGE, export.FPS_RANGE
+    # no abbreviations: --p (sinusoidal_shift's p) would otherwise be taken for --presenter
+    p = argparse.ArgumentParser(prog=f"{prog} export", add_help=False, allow_abbrev=False,
+                                usage=f"{prog} export NAME [--PARAMETER VALUE ...] -o FILE [-o FILE ...] [options]\n"
+                                      f"       {prog} export --list [PATTERN] | --names [PATTERN] | NAME --help",
+                                description="Export a posviz figure; each output's suffix chooses its format.")
+    p.add_argument("name", nargs="?", metavar="NAME",
+                   help="figure name (--names lists them; NAME --help shows its parameters)")
+    p.add_argument("-h", "--help", action="store_true", help="show this help (with NAME: and its parameters)")
+    p.add_argument("--list", nargs="?", const="", metavar="PATTERN",
+                   help="list the figures (matching a glob such as 'rope_*', or containing PATTERN) and parameters")
+    p.add_argument("--names", nargs="?", const="", metavar="PATTERN", help="print figure names, one a line")
+    p.add_argument("-o", "--output", action="append", default=[], metavar="FILE",
+                   help="output file, its suffix the format: png svg pdf html csv json gif mp4 (repeatable)")
+    p.add_argument("--width", type=int, default=d.width, metavar="PIXELS",
+                   help=f"image width in pixels before --scale, {size[0]} to {size[1]} (default: {d.width})")
+    p.add_argument("--height", type=int, default=d.height, metavar="PIXELS",
+                   help=f"image height in pixels before --scale, {size[0]} to {size[1]} (default: {d.height})")
+    p.add_argument("--scale", type=float, default=d.scale, metavar="FACTOR",
+                   help=f"pixel density: the PNG is width·scale × height·scale pixels, {scale[0]:g} to "
+                        f"{scale[1]:g} (default: {d.scale:g})")
+    p.add_argument("--theme", default=d.theme, choices=["light", "dark", "blog"], help="(default: %(default)s)")
+    p.add_argument("--transparent", action="store_true", help="transparent background")
+    p.add_argument("--presenter", action="store_true", help="bigger fonts, lines and markers")
+    p.add_argument("--fps", type=int, default=d.fps,
+                   help=f"frames per second of GIF/MP4, {fps[0]} to {fps[1]} (default: {d.fps})")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines while an animation renders")
     return p
+
+
+@functools.cache
+def _export_option_names() -> frozenset[str]:
+    return frozenset(a.dest for a in _export_parser("posviz")._actions) - {"name"}
 
 
 class _UsageError(Exception):
     pass
 
 
-def _fail_parser() -> argparse.ArgumentParser:
-    parser = _parser()
+def _fail_parser(prog: str) -> argparse.ArgumentParser:
+    parser = _export_parser(prog)
 
     def error(message: str) -> None:
         raise _UsageError(message)
 
     parser.error = error  # type: ignore[method-assign]
-    for action in parser._subparsers._group_actions:
-        for sp in action.choices.values():
-            sp.error = error  # type: ignore[method-assign]
     return parser
 
 
@@ -123,9 +206,10 @@ def output_format(out: str, name: str) -> str:
 
 
 def check_output_path(out: str) -> None:
-    """ValueError unless ``out`` can be written as a regular file: an existing writable file, or a new
-    one in an existing writable directory. Directories, FIFOs, devices (/dev/full) and sockets are refused
-    from their mode alone, never opened (opening a FIFO blocks until someone reads it)."""
+    """ValueError unless ``out`` can be written as a regular file: an existing writable file, or a new one, in
+    an existing writable directory (the file is written beside its target, then moved over it). Directories,
+    FIFOs, devices (/dev/full) and sockets are refused from their mode alone, never opened (opening a FIFO
+    blocks until someone reads it)."""
     path = Path(out)
     try:
         mode = path.stat().st_mode
@@ -133,74 +217,138 @@ def check_output_path(out: str) -> None:
         mode = None
     except OSError as err:
         raise ValueError(f"cannot write {out!r}: {err.strerror}") from None
-    if mode is None:
-        parent = path.parent
-        if not parent.is_dir():
-            raise ValueError(f"cannot write {out!r}: directory {str(parent)!r} does not exist")
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise ValueError(f"cannot write {out!r}: directory {str(parent)!r} is not writable")
-    elif stat.S_ISDIR(mode):
+    if mode is not None and stat.S_ISDIR(mode):
         raise ValueError(f"cannot write {out!r}: it is a directory; give a file name")
-    elif not stat.S_ISREG(mode):
+    if mode is not None and not stat.S_ISREG(mode):
         raise ValueError(f"cannot write {out!r}: it is not a regular file (a FIFO, device or socket)")
-    elif not os.access(path, os.W_OK):
+    if mode is not None and not os.access(path, os.W_OK):
         raise ValueError(f"cannot write {out!r}: the file is not writable")
+    parent = Path(os.path.realpath(path)).parent if mode is not None else path.parent
+    if not parent.is_dir():
+        raise ValueError(f"cannot write {out!r}: directory {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write {out!r}: directory {str(parent)!r} is not writable")
 
 
-def write_output(out: str, data: bytes) -> None:
-    """Write ``data`` to ``out``; a partly written new file is removed if the write fails."""
-    existed = os.path.lexists(out)
+class FrameProgress:
+    """Prints "frame i of n" of an animation on one line of ``stream`` (each report overwrites the last), and
+    ends that line when done or abandoned (``close``), so an error message starts on a line of its own."""
+
+    def __init__(self, label: str, stream: TextIO) -> None:
+        self.label, self.stream, self.open = label, stream, False
+
+    def __call__(self, done: int, total: int) -> None:
+        self.stream.write(f"\r{self.label}: frame {done} of {total}")
+        self.stream.flush()
+        self.open = done < total
+        if not self.open:
+            self.stream.write("\n")
+
+    def close(self) -> None:
+        if self.open:
+            self.stream.write("\n")
+            self.open = False
+
+
+def _progress(out: str, quiet: bool) -> FrameProgress | None:
+    """A progress line for ``out`` on stderr, only when stderr is a terminal (logs and pipes stay clean)."""
+    stream = sys.stderr
+    if quiet or stream is None or not stream.isatty():
+        return None
+    return FrameProgress(out, stream)
+
+
+def _write(out: str, fmt: str, args: argparse.Namespace, params: dict[str, object],
+           opts: export.ExportOptions) -> None:
+    """Export to ``out`` (replacing it only once complete), showing progress; ValueError naming ``out`` if
+    the file cannot be written."""
+    progress = _progress(out, args.quiet) if fmt in export.ANIMATION_FORMATS else None
     try:
-        with open(out, "wb") as f:
-            f.write(data)
+        export.export_file(out, args.name, params, fmt, opts, progress=progress)
     except OSError as err:
-        if not existed:
-            Path(out).unlink(missing_ok=True)
         raise ValueError(f"cannot write {out!r}: {err.strerror or err}") from None
+    finally:
+        if progress is not None:
+            progress.close()
 
 
-def run(args: argparse.Namespace, rest: list[str]) -> None:
+def unknown_figure(name: str, prog: str) -> str:
+    """The message for a figure name that is not registered, with the closest names."""
+    return f"unknown figure {name!r}{_suggest(name, FIGURES)} ({prog} export --names lists them)"
+
+
+def run(args: argparse.Namespace, rest: list[str], prog: str = "posviz") -> None:
     """Check everything that can be checked, then render and write each output (ValueError on failure)."""
     if not args.name:
-        raise _UsageError("name a figure (python -m posviz export --list shows them)")
+        raise _UsageError(f"name a figure ({prog} export --names lists them)")
     if args.name not in FIGURES:
-        raise _UsageError(f"unknown figure {args.name!r}; python -m posviz export --list shows the names")
+        raise _UsageError(unknown_figure(args.name, prog))
     if not args.output:
         raise _UsageError("give an output file with -o FILE (its suffix chooses the format)")
     params = parse_figure_params(FIGURES[args.name], rest)
     opts = export.ExportOptions(width=args.width, height=args.height, scale=args.scale, theme=args.theme,
                                 transparent=args.transparent, presenter=args.presenter, fps=args.fps)
     outputs = [(out, output_format(out, args.name)) for out in args.output]
+    lacking = export.unavailable(dict.fromkeys(fmt for _, fmt in outputs))
+    if lacking:
+        raise export.ExportUnavailableError(export.how_to_enable(lacking))
     for out, _ in outputs:
         check_output_path(out)
     n_frames = len(build(args.name, **params).frames)  # the builder validates every parameter
     for _, fmt in outputs:
         export.check_budget(fmt, opts, n_frames)
     for out, fmt in outputs:
-        write_output(out, export.export_figure(args.name, params, fmt, opts))
+        _write(out, fmt, args, params, opts)
         print(f"wrote {out}")
 
 
+def _listing(args: argparse.Namespace) -> str:
+    """What --list or --names prints (ValueError if no figure matches)."""
+    pattern = args.names if args.names is not None else args.list
+    names = [args.name] if args.name in FIGURES and not pattern else matching(pattern or "")
+    if not names:
+        raise ValueError(f"no figure matches {pattern!r}{_suggest(pattern, FIGURES)}")
+    if args.names is not None:
+        return "\n".join(names)
+    return "\n".join(figure_block(FIGURES[name]) for name in names)
+
+
+def _help(parser: argparse.ArgumentParser, name: str | None, prog: str) -> str:
+    """The export help, followed by figure ``name``'s parameters when one is named."""
+    if name is None:
+        return parser.format_help().rstrip()
+    if name not in FIGURES:
+        raise _UsageError(unknown_figure(name, prog))
+    return (f"{parser.format_help().rstrip()}\n\n{figure_block(FIGURES[name])}\n\nThe figure checks each value "
+            "and names the valid range when one is outside it.")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; return the exit code (0 ok, 2 on any error, reported in one line on stderr)."""
+    """Run ``posviz export …`` (``argv`` starts with "export"); return the exit code (0 ok, 2 on any error,
+    reported in one line on stderr)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    prog = prog_name()
     try:
-        args, rest = _fail_parser().parse_known_args(argv)
-        if args.list:
-            print(list_figures())
-            return 0
-        run(args, rest)
-    except (_UsageError, ValueError) as err:
-        _fail(str(err))
-        return 2
+        if argv[:1] != ["export"]:
+            raise _UsageError(f"expected the export command: {prog} export --help")
+        parser = _fail_parser(prog)
+        args, rest = parser.parse_known_args(argv[1:])
+        if args.help:
+            print(_help(parser, args.name, prog))
+        elif args.list is not None or args.names is not None:
+            print(_listing(args))
+        else:
+            run(args, rest, prog)
+    except (_UsageError, ValueError, export.ExportUnavailableError) as err:
+        return _fail(str(err))
     except OSError as err:
         where = f": {err.filename}" if getattr(err, "filename", None) else ""
-        _fail(f"{err.strerror or err}{where}")
-        return 2
+        return _fail(f"{err.strerror or err}{where}")
     except Exception as err:  # the contract: one line and exit 2, whatever went wrong
-        _fail(f"{type(err).__name__}: {err}")
-        return 2
+        return _fail(f"{type(err).__name__}: {err}")
     return 0
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> int:
     print(f"posviz: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2

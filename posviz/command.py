@@ -1,7 +1,10 @@
-"""The ``posviz`` command: ``posviz app`` serves the lessons, ``posviz export …`` is posviz.cli.
+"""The ``posviz`` command: ``posviz app`` serves the lessons, ``posviz lessons`` lists them, ``posviz export …``
+is posviz.cli.
 
     posviz app                          # same as `streamlit run app.py` in the repository, from any directory
     posviz app --server.port 8600       # any further arguments go to `streamlit run`
+    posviz lessons                      # the course: lessons, parts and their controls
+    posviz lessons --json               # the same as JSON (title, page, slug, order; each part's controls)
     posviz export --list                # every figure (see posviz.cli)
     posviz export sinusoidal_heatmap -o pe.svg
 
@@ -14,15 +17,17 @@ apply whatever the working directory is.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 from pathlib import Path
 
 import posviz
 
-USAGE = """usage: posviz {app,export} ...
+USAGE = """usage: posviz {app,lessons,export} ...
 
   posviz app [streamlit run options]   serve the lessons (e.g. --server.port 8600 --server.address 0.0.0.0)
+  posviz lessons [--json]              the course: every lesson, part and control, as an outline or as JSON
   posviz export --list                 list every figure and its parameters
   posviz export NAME [--param value ...] -o FILE [-o FILE ...]
   posviz --version
@@ -60,6 +65,28 @@ def run_app(args: list[str]) -> int:
     return 2  # not reached: execv only returns by raising OSError
 
 
+def list_lessons(args: list[str]) -> int:
+    """Print the course as declared by the pages (``--json``: as JSON); 2 on a usage error."""
+    if args not in ([], ["--json"]):
+        print(f"posviz: error: posviz lessons takes only --json, not {' '.join(args)!r}", file=sys.stderr)
+        return 2
+    if importlib.util.find_spec("streamlit") is None:
+        print('posviz: error: posviz lessons reads the pages, which need Streamlit: pip install "posviz[app]"',
+              file=sys.stderr)
+        return 2
+    import streamlit.logger
+
+    streamlit.logger.set_log_level("error")  # pages read outside a server: their caches' notice is no warning
+    from posviz.ui import course  # the pages' declarations
+
+    found = course.lessons(app_dir() / "pages")
+    if args:
+        print(json.dumps(course.outline(found), indent=2, ensure_ascii=False))
+    else:
+        print(course.outline_text(found))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Dispatch ``posviz app …`` and ``posviz export …``; return the exit code (2 on a usage error)."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -71,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv[0] == "app":
         return run_app(argv[1:])
+    if argv[0] == "lessons":
+        return list_lessons(argv[1:])
     if argv[0] == "export":
         from posviz.cli import main as export_main  # imports plotly and the figures: only when exporting
 

@@ -8,8 +8,11 @@ exports can never swap results (kaleido's sync server answers through one shared
 thread reads first). A budget is checked before any work (``check_budget``: pixels per image and per
 animation), at most ``EXPORT_SLOTS`` exports render at once and the others queue in order
 (``export_status``), and GIF/MP4 frames stream into the encoder as they are rendered, so an
-animation holds a few frames in memory, never all of them. Kaleido finds Debian's ``chromium`` on PATH
-(``BROWSER_PATH`` overrides); nothing here downloads a browser.
+animation holds a few frames in memory, never all of them. ``find_browser`` finds the Chromium or Chrome
+kaleido drives (``BROWSER_PATH``, then PATH, then where macOS and Windows install them); nothing here downloads
+a browser. kaleido, Pillow and imageio-ffmpeg (the ``[export]`` extra) are imported only when a format needs
+them: ``missing_for`` says what a format lacks and ``how_to_enable`` how to get it. ``export_file`` writes
+beside its target and moves the file over it, so a failed export never destroys an existing file.
 """
 
 from __future__ import annotations
@@ -22,21 +25,28 @@ import contextlib
 import csv
 import ctypes
 import heapq
+import importlib
 import io
 import itertools
 import json
 import math
 import os
+import secrets
+import shutil
+import stat
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 import plotly.graph_objects as go
-from PIL import GifImagePlugin, Image
+
+if TYPE_CHECKING:  # Pillow is part of the [export] extra: imported where frames are decoded, never at import
+    from PIL import Image
 
 from posviz._validate import check_choice, check_int
 from posviz.figures import FIGURES, build
@@ -66,6 +76,11 @@ AHEAD = 2  # animation frames in flight in the browser while the previous one is
 PALETTE_SAMPLES = 6  # frames (spread over the animation) whose colours make a GIF's one palette
 
 
+SIZE_RANGE = (100, 4000)  # width and height in pixels, before the scale factor
+SCALE_RANGE = (0.25, 4.0)
+FPS_RANGE = (1, 60)
+
+
 @dataclass(frozen=True)
 class ExportOptions:
     """How to render: pixel size, scale factor, theme and background."""
@@ -79,23 +94,133 @@ class ExportOptions:
     fps: int = 12
 
     def __post_init__(self) -> None:
-        for name, value, lo, hi in (("width", self.width, 100, 4000), ("height", self.height, 100, 4000)):
+        lo, hi = SIZE_RANGE
+        for name, value in (("width", self.width), ("height", self.height)):
             if not isinstance(value, int) or not lo <= value <= hi:
                 raise ValueError(f"{name} must be an integer in [{lo}, {hi}]; got {value!r}")
-        if not 0.25 <= float(self.scale) <= 4:
-            raise ValueError(f"scale must be a number in [0.25, 4]; got {self.scale!r}")
+        if not SCALE_RANGE[0] <= float(self.scale) <= SCALE_RANGE[1]:
+            raise ValueError(f"scale must be a number in [{SCALE_RANGE[0]:g}, {SCALE_RANGE[1]:g}]; got {self.scale!r}")
         if self.theme not in THEMES:
             raise ValueError(f"theme must be one of {', '.join(THEMES)}; got {self.theme!r}")
-        if not 1 <= self.fps <= 60:
-            raise ValueError(f"fps must be an integer in [1, 60]; got {self.fps!r}")
+        if not FPS_RANGE[0] <= self.fps <= FPS_RANGE[1]:
+            raise ValueError(f"fps must be an integer in [{FPS_RANGE[0]}, {FPS_RANGE[1]}]; got {self.fps!r}")
+
+
+# ------------------------------------------------------------------------------ what this install can make
+
+BROWSER = "chromium"  # the need that is a program, not a Python module
+# the Python modules each rendered format imports, and the distribution of the [export] extra that ships each
+FORMAT_NEEDS: dict[str, tuple[str, ...]] = {
+    "png": ("kaleido", BROWSER), "svg": ("kaleido", BROWSER), "pdf": ("kaleido", BROWSER),
+    "gif": ("kaleido", BROWSER, "PIL"), "mp4": ("kaleido", BROWSER, "PIL", "imageio_ffmpeg"),
+}
+DISTRIBUTIONS = {"kaleido": "kaleido", "PIL": "pillow", "imageio_ffmpeg": "imageio-ffmpeg"}
+BROWSER_ENV = "BROWSER_PATH"  # the variable kaleido (through choreographer) itself reads for the browser
+PATH_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+MAC_APPS = ("Google Chrome.app/Contents/MacOS/Google Chrome", "Chromium.app/Contents/MacOS/Chromium")
+WINDOWS_APPS = (r"Google\Chrome\Application\chrome.exe", r"Chromium\Application\chrome.exe")
+WINDOWS_ROOTS = ("PROGRAMFILES", "PROGRAMFILES(X86)", "LOCALAPPDATA")
+
+
+class ExportUnavailableError(RuntimeError):
+    """A format this installation cannot make (a module of the [export] extra, or the browser, is missing)."""
+
+
+def _is_executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def browser_candidates(platform: str | None = None, environ: Mapping[str, str] | None = None) -> list[str]:
+    """The places a Chrome or Chromium is installed on ``platform`` (``sys.platform``: "darwin", "win32",
+    "linux"), outside PATH: /Applications (and ~/Applications) on macOS, Program Files and LOCALAPPDATA on
+    Windows; nothing on Linux, whose packages put the browser on PATH."""
+    platform = sys.platform if platform is None else platform
+    environ = os.environ if environ is None else environ
+    if platform == "darwin":
+        roots = ["/Applications"] + ([environ["HOME"] + "/Applications"] if environ.get("HOME") else [])
+        return [f"{root}/{app}" for root in roots for app in MAC_APPS]
+    if platform == "win32":
+        roots = [environ[name].rstrip("\\") for name in WINDOWS_ROOTS if environ.get(name)]
+        return [f"{root}\\{app}" for root in roots for app in WINDOWS_APPS]
+    return []
+
+
+def find_browser(platform: str | None = None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The browser kaleido will drive, or None: ``BROWSER_PATH`` if set (only that one, as kaleido does; None if
+    it is not an executable file), else the first of PATH_NAMES on PATH, else the platform's usual places
+    (``browser_candidates``)."""
+    environ = os.environ if environ is None else environ
+    chosen = environ.get(BROWSER_ENV)
+    if chosen:
+        return chosen if _is_executable(chosen) else None
+    for name in PATH_NAMES:
+        found = shutil.which(name, path=environ.get("PATH"))
+        if found:
+            return found
+    return next((path for path in browser_candidates(platform, environ) if _is_executable(path)), None)
 
 
 def browser_available() -> bool:
-    """True if a Chromium for kaleido is installed (Debian's ``chromium`` on PATH, or BROWSER_PATH)."""
-    import shutil
+    """True if a Chromium or Chrome for kaleido is installed (see ``find_browser``)."""
+    return find_browser() is not None
 
-    return bool(os.environ.get("BROWSER_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
-                or shutil.which("google-chrome"))
+
+def _importable(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ImportError:  # absent, or blocked (sys.modules[module] is None)
+        return False
+    return True
+
+
+def _lacks(fmt: str, has_browser: bool) -> tuple[str, ...]:
+    return tuple(need for need in FORMAT_NEEDS.get(fmt, ())
+                 if not (has_browser if need == BROWSER else _importable(need)))
+
+
+def missing_for(fmt: str, *, browser: bool = True) -> tuple[str, ...]:
+    """What format ``fmt`` needs that this installation lacks: module names of the [export] extra ("kaleido",
+    "PIL", "imageio_ffmpeg") and, unless ``browser`` is False, BROWSER for the browser; empty when the format
+    can be made (HTML, CSV and JSON need nothing)."""
+    fmt = check_choice("fmt", fmt, FORMATS)
+    return _lacks(fmt, not browser or find_browser() is not None)
+
+
+def unavailable(fmts: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Each format of ``fmts`` that cannot be made here, with what it lacks (``missing_for``); the browser is
+    looked for once."""
+    fmts = [check_choice("fmt", fmt, FORMATS) for fmt in fmts]
+    has_browser = find_browser() is not None
+    lacking = {fmt: _lacks(fmt, has_browser) for fmt in fmts}
+    return {fmt: needs for fmt, needs in lacking.items() if needs}
+
+
+def _joined(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def how_to_enable(lacking: Mapping[str, Iterable[str]]) -> str:
+    """One line saying which formats cannot be made and how to enable them, from ``unavailable(...)``: e.g.
+    'PNG, SVG and PDF need kaleido: pip install "posviz[export]".' A missing browser adds where to get one."""
+    named = {need for why in lacking.values() for need in why}
+    needs = [need for need in FORMAT_NEEDS["mp4"] if need in named]  # mp4 needs all of them, in a fixed order
+    packages = [DISTRIBUTIONS[n] for n in needs if n != BROWSER]
+    names = _joined([fmt.upper() for fmt in lacking])
+    what = packages + (["a Chromium or Chrome browser"] if BROWSER in needs else [])
+    fixes = ['pip install "posviz[export]"'] if packages else []
+    if BROWSER in needs:
+        chosen = os.environ.get(BROWSER_ENV)
+        fixes.append(f"{BROWSER_ENV}={chosen!r} is not an executable file: point it at the browser" if chosen else
+                     f"apt-get install chromium, or install Google Chrome, or set {BROWSER_ENV} to the browser")
+    return f"{names} {'needs' if len(lacking) == 1 else 'need'} {_joined(what)}: {'; '.join(fixes)}."
+
+
+def require(fmt: str, *, browser: bool = True) -> None:
+    """ExportUnavailableError (saying how to enable it) unless format ``fmt`` can be made here (its modules, and
+    unless ``browser`` is False, the browser: see ``missing_for``)."""
+    lacking = missing_for(fmt, browser=browser)
+    if lacking:
+        raise ExportUnavailableError(how_to_enable({fmt: lacking}))
 
 
 # ---------------------------------------------------------------------------------------------- budget
@@ -248,8 +373,14 @@ class _Renderer:
     def _start(self) -> None:
         import kaleido
 
+        path = find_browser()
+        if path is None:
+            raise ExportUnavailableError(how_to_enable(dict.fromkeys(RENDERED, (BROWSER,))))
+
         async def open_browser() -> Any:
-            k = kaleido.Kaleido(n=self.tabs, mathjax=False)  # no figure uses LaTeX; MathJax is a CDN fetch
+            # the browser find_browser chose (kaleido searches fewer places); no figure uses LaTeX, and MathJax
+            # would be a CDN fetch
+            k = kaleido.Kaleido(n=self.tabs, mathjax=False, path=path)
             await k.open()
             return k
 
@@ -288,23 +419,28 @@ class _Renderer:
         if err is not None and not isinstance(err, (KaleidoError, ValueError)):
             self.close(k)
 
-    def close(self, only: Any = None) -> None:
-        """Close the browser (if ``only`` is given, only if it is still the current one)."""
+    def close(self, only: Any = None) -> bool:
+        """Close the browser (if ``only`` is given, only if it is still the current one); whether a browser was
+        shut down and the shutdown completed (rather than ran out its time)."""
         with self._lock:
             if self._loop is None or (only is not None and only is not self._kaleido):
-                return
+                return False
             loop, k = self._loop, self._kaleido
             self._loop = self._kaleido = None
 
         async def shutdown() -> None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(k.close(), 10)
-            loop.stop()
 
         done = asyncio.run_coroutine_threadsafe(shutdown(), loop)
-        if threading.current_thread().name != "posviz-kaleido":  # from the loop itself: never wait on it
-            with contextlib.suppress(Exception):
-                done.result(timeout=15)
+        # the loop stops only once the shutdown's result is handed over: stopping it from inside the coroutine
+        # left the future unresolved, and every exit waited out the timeout below
+        done.add_done_callback(lambda _: loop.call_soon_threadsafe(loop.stop))
+        if threading.current_thread().name == "posviz-kaleido":  # from the loop itself: never wait on it
+            return False
+        with contextlib.suppress(Exception):
+            done.result(timeout=15)
+        return done.done() and not done.cancelled()
 
 
 _RENDERER = _Renderer(tabs=BROWSER_TABS)
@@ -449,33 +585,53 @@ def _merged(base: dict, update: dict) -> dict:
     return out
 
 
+Progress = Callable[[int, int], None]  # (frames rendered so far, frames in all), called as each frame arrives
+
+
+def _counter(total: int, progress: Progress | None) -> Callable[[], None]:
+    """A tick to call once per rendered frame: reports (frames so far, ``total``) to ``progress``, if any."""
+    done = itertools.count(1)
+
+    def tick() -> None:
+        if progress is not None:
+            progress(next(done), total)
+
+    return tick
+
+
 def _png_stream(stills: Iterable[dict], opts: ExportOptions, done: Mapping[int, bytes],
-                deadline: float | None, priority: float) -> Iterator[bytes]:
+                deadline: float | None, priority: float, tick: Callable[[], None]) -> Iterator[bytes]:
     """PNG bytes of each still in order, AHEAD frames rendering in the browser while the caller encodes
-    the previous one; frames already in ``done`` are not rendered again. Past ``deadline`` the stream
-    stops (ExportBusyError), and unfinished renders are cancelled whenever the caller stops early."""
+    the previous one; frames already in ``done`` are not rendered again (nor ticked). Past ``deadline`` the
+    stream stops (ExportBusyError), and unfinished renders are cancelled whenever the caller stops early."""
     pending: collections.deque[concurrent.futures.Future | bytes] = collections.deque()
     try:
         for i, still in enumerate(stills):
             _left(deadline)
             pending.append(done[i] if i in done else _RENDERER.submit(still, "png", opts, priority))
             if len(pending) > AHEAD:
-                yield _result(pending.popleft(), deadline)
+                yield _result(pending.popleft(), deadline, tick)
         while pending:
-            yield _result(pending.popleft(), deadline)
+            yield _result(pending.popleft(), deadline, tick)
     finally:
         for item in pending:
             if isinstance(item, concurrent.futures.Future):
                 item.cancel()
 
 
-def _result(item: concurrent.futures.Future | bytes, deadline: float | None) -> bytes:
-    return item if isinstance(item, bytes) else _wait(item, deadline)
+def _result(item: concurrent.futures.Future | bytes, deadline: float | None, tick: Callable[[], None]) -> bytes:
+    if isinstance(item, bytes):
+        return item
+    png = _wait(item, deadline)
+    tick()
+    return png
 
 
 def _rgb(png: bytes) -> Image.Image:
     """Decode a PNG to a standalone RGB image: the decoded RGBA buffer is freed on return (a numpy
     ``[..., :3]`` view would keep all of it alive)."""
+    from PIL import Image
+
     with Image.open(io.BytesIO(png)) as im:
         return im.convert("RGB")
 
@@ -484,6 +640,8 @@ def _palette(pngs: Iterable[bytes]) -> Image.Image:
     """One 255-colour palette (median cut) for the whole GIF from a few frames spread over it: quantising
     every frame on its own cost ~3 s for 50 frames at 800×800, and one palette keeps colours from
     flickering. Each sample is shrunk to about 0.25 megapixels first, so the sample stays small."""
+    from PIL import Image
+
     parts = []
     for png in pngs:
         im = _rgb(png)
@@ -511,6 +669,8 @@ def _write_gif(out: BinaryIO, frames: Iterable[Image.Image], palette: Image.Imag
     what changed since the previous one (kept, disposal 1 = "leave in place") and written at once, so
     only the previous frame's palette indices stay in memory (GIF89a: graphic control extension, image
     descriptor, LZW data; Pillow encodes each frame)."""
+    from PIL import GifImagePlugin, Image
+
     delay = 10 * int(100 / fps + 0.5)  # GIF delays are in 1/100 s: the nearest one, in ms
     prev = None
     for rgb in frames:
@@ -526,8 +686,9 @@ def _write_gif(out: BinaryIO, frames: Iterable[Image.Image], palette: Image.Imag
     out.write(b";")  # trailer
 
 
-def _write_mp4(frames: Iterable[Image.Image], size: tuple[int, int], fps: int) -> bytes:
-    """Stream RGB frames into ffmpeg's H.264 encoder (imageio-ffmpeg), one frame at a time."""
+def _write_mp4(out: BinaryIO, frames: Iterable[Image.Image], size: tuple[int, int], fps: int) -> None:
+    """Stream RGB frames into ffmpeg's H.264 encoder (imageio-ffmpeg), one frame at a time, then copy the
+    file ffmpeg wrote (it seeks back to finish the file, so it writes a path of its own) into ``out``."""
     import imageio_ffmpeg
 
     with tempfile.TemporaryDirectory(prefix="posviz-") as tmp:
@@ -543,7 +704,7 @@ def _write_mp4(frames: Iterable[Image.Image], size: tuple[int, int], fps: int) -
         finally:
             writer.close()
         with open(path, "rb") as f:
-            return f.read()
+            shutil.copyfileobj(f, out)
 
 
 def _release_memory() -> None:
@@ -554,8 +715,18 @@ def _release_memory() -> None:
 
 
 def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions, *, deadline: float | None = None,
-                    priority: float | None = None) -> bytes:
-    """GIF or MP4 of an animated figure: each frame rendered by the browser and streamed to the encoder.
+                    priority: float | None = None, progress: Progress | None = None) -> bytes:
+    """GIF or MP4 bytes of an animated figure (see ``write_animation``)."""
+    buf = io.BytesIO()
+    write_animation(buf, fig, fmt, opts, deadline=deadline, priority=priority, progress=progress)
+    return buf.getvalue()
+
+
+def write_animation(out: BinaryIO, fig: go.Figure, fmt: str, opts: ExportOptions, *,
+                    deadline: float | None = None, priority: float | None = None,
+                    progress: Progress | None = None) -> None:
+    """Write a GIF or MP4 of an animated figure to ``out``: each frame rendered by the browser and streamed to
+    the encoder, ``progress(i, n)`` called as frame i of n arrives.
 
     Memory holds a few frames: AHEAD in flight, the one being encoded and (GIF) the previous frame's
     palette indices. A GIF's palette comes from PALETTE_SAMPLES frames spread over the animation,
@@ -568,62 +739,116 @@ def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions, *, deadline: 
     n = max(1, len(fig.frames))
     check_budget(fmt, opts, n)
     priority = export_priority(n) if priority is None else priority
+    tick = _counter(n, progress)
     try:
         if fmt == "mp4":
-            frames = (_rgb(png) for png in _png_stream(frame_dicts(fig), opts, {}, deadline, priority))
-            return _write_mp4(frames, raster_size(opts), opts.fps)
+            frames = (_rgb(png) for png in _png_stream(frame_dicts(fig), opts, {}, deadline, priority, tick))
+            _write_mp4(out, frames, raster_size(opts), opts.fps)
+            return
         stills = list(frame_dicts(fig))  # plotly JSON, no pixels: ~0.1 MB a frame for the clock at d = 256
         picks = sorted(set(np.linspace(0, n - 1, min(PALETTE_SAMPLES, n)).round().astype(int).tolist()))
-        done = dict(zip(picks, _png_stream([stills[i] for i in picks], opts, {}, deadline, priority),
+        done = dict(zip(picks, _png_stream([stills[i] for i in picks], opts, {}, deadline, priority, tick),
                         strict=True))
         palette = _palette(done.values())
-        buf = io.BytesIO()
-        _write_gif(buf, (_rgb(png) for png in _png_stream(stills, opts, done, deadline, priority)), palette,
-                   opts.fps)
-        return buf.getvalue()
+        frames = (_rgb(png) for png in _png_stream(stills, opts, done, deadline, priority, tick))
+        _write_gif(out, frames, palette, opts.fps)
     finally:
         _release_memory()
 
 
 def render(fig: go.Figure, fmt: str, opts: ExportOptions | None = None, *, name: str = "",
-           params: Mapping[str, object] | None = None, time_limit: float | None = None) -> bytes:
-    """Bytes of ``fig`` (already styled) in format ``fmt`` (one of FORMATS).
+           params: Mapping[str, object] | None = None, time_limit: float | None = None,
+           progress: Progress | None = None) -> bytes:
+    """Bytes of ``fig`` (already styled) in format ``fmt`` (one of FORMATS); see ``render_into``."""
+    buf = io.BytesIO()
+    render_into(buf, fig, fmt, opts, name=name, params=params, time_limit=time_limit, progress=progress)
+    return buf.getvalue()
 
-    Images and animations check the budget first, then wait for one of the EXPORT_SLOTS render slots
-    (in the order of export_priority, which also orders their frames in the browser). With a
-    ``time_limit`` (seconds, queue included) an export that cannot finish in time stops with
-    ExportBusyError, waiting or rendering; the app passes DOWNLOAD_TIME_LIMIT_S.
+
+def render_into(out: BinaryIO, fig: go.Figure, fmt: str, opts: ExportOptions | None = None, *, name: str = "",
+                params: Mapping[str, object] | None = None, time_limit: float | None = None,
+                progress: Progress | None = None) -> None:
+    """Write ``fig`` (already styled) in format ``fmt`` (one of FORMATS) to ``out``.
+
+    Images and animations need the [export] extra (ExportUnavailableError says how to get it), check the
+    budget, then wait for one of the EXPORT_SLOTS render slots (in the order of export_priority, which also
+    orders their frames in the browser); an animation reports ``progress(i, n)`` per frame. With a
+    ``time_limit`` (seconds, queue included) an export that cannot finish in time stops with ExportBusyError,
+    waiting or rendering; the app passes DOWNLOAD_TIME_LIMIT_S.
     """
     opts = opts or ExportOptions()
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")
-    if fmt == "html":
-        return html_bytes(fig)
-    if fmt == "csv":
-        return csv_bytes(fig)
-    if fmt == "json":
-        return json_bytes(fig, name, params)
+    if fmt not in RENDERED:
+        out.write(html_bytes(fig) if fmt == "html" else csv_bytes(fig) if fmt == "csv" else
+                  json_bytes(fig, name, params))
+        return
     if fmt in ANIMATION_FORMATS and not fig.frames:
         raise ValueError(f"format {fmt} is only for animated figures; {name or 'this figure'} has no frames")
+    require(fmt, browser=False)  # the browser is looked for when it starts (the renderer may be another)
     check_budget(fmt, opts, len(fig.frames))  # before waiting in line: a refused export never queues
     deadline = None if time_limit is None else time.monotonic() + time_limit
     priority = export_priority(len(fig.frames) if fmt in ANIMATION_FORMATS else 1)
     with _SLOTS.hold(time_limit, priority):
         if fmt in IMAGE_FORMATS:
-            return image_bytes(fig, fmt, opts, deadline=deadline, priority=priority)
-        return animation_bytes(fig, fmt, opts, deadline=deadline, priority=priority)
+            out.write(image_bytes(fig, fmt, opts, deadline=deadline, priority=priority))
+        else:
+            write_animation(out, fig, fmt, opts, deadline=deadline, priority=priority, progress=progress)
 
 
-def export_figure(name: str, params: Mapping[str, object], fmt: str,
-                  opts: ExportOptions | None = None, *, time_limit: float | None = None) -> bytes:
-    """Build the registered figure ``name`` with ``params``, style it, and return it as ``fmt`` bytes
-    (see ``render`` for the budget, the render slots and the time limit)."""
-    opts = opts or ExportOptions()
+def _styled(name: str, params: Mapping[str, object], fmt: str, opts: ExportOptions) -> go.Figure:
     fig = build(name, **dict(params))
     style(fig, opts.theme, opts.presenter, opts.transparent)
     if fmt in RENDERED:
         fig.update_layout(width=opts.width, height=opts.height)
-    return render(fig, fmt, opts, name=name, params=params, time_limit=time_limit)
+    return fig
+
+
+def export_figure(name: str, params: Mapping[str, object], fmt: str, opts: ExportOptions | None = None, *,
+                  time_limit: float | None = None, progress: Progress | None = None) -> bytes:
+    """Build the registered figure ``name`` with ``params``, style it, and return it as ``fmt`` bytes
+    (see ``render_into`` for the extra, the budget, the render slots, the time limit and ``progress``)."""
+    opts = opts or ExportOptions()
+    return render(_styled(name, params, fmt, opts), fmt, opts, name=name, params=params, time_limit=time_limit,
+                  progress=progress)
+
+
+def export_file(path: str | os.PathLike[str], name: str, params: Mapping[str, object], fmt: str,
+                opts: ExportOptions | None = None, *, time_limit: float | None = None,
+                progress: Progress | None = None) -> None:
+    """Export the registered figure ``name`` (as ``export_figure``) to the file ``path``, streamed into a
+    temporary file beside it that replaces it only once complete (``atomic_write``): a failed export leaves
+    an existing ``path`` exactly as it was, and no temporary file behind."""
+    opts = opts or ExportOptions()
+    fig = _styled(name, params, fmt, opts)  # a bad parameter fails before any file is created
+    with atomic_write(path) as out:
+        render_into(out, fig, fmt, opts, name=name, params=params, time_limit=time_limit, progress=progress)
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """A new file in ``path``'s folder to write into, moved over ``path`` (``os.replace``, atomic) when the block
+    ends; on any failure it is removed and ``path`` is untouched. A symbolic link's target is the file replaced.
+    The new file gets an existing file's permissions, else the usual ones for a new file (0o666 less umask)."""
+    target = os.path.realpath(path)
+    folder, base = os.path.split(target)
+    while True:
+        temp = os.path.join(folder, f".{base}.{secrets.token_hex(4)}.part")
+        try:  # O_EXCL: a name nobody else holds; the mode passes through the umask as a plain open would
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+            break
+        except FileExistsError:
+            continue
+    try:
+        with os.fdopen(fd, "wb") as out:
+            yield out
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(temp, stat.S_IMODE(os.stat(target).st_mode))
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
 
 
 def formats_for(name: str) -> tuple[str, ...]:

@@ -1,4 +1,10 @@
-"""The command line exports every registered figure in every format it supports, as valid files."""
+"""The command line exports every registered figure as JSON and CSV, and in every other format it supports (PNG,
+SVG, PDF, HTML; GIF and MP4 of an animation) a few figures that stand for the rest, as valid files.
+
+Kaleido draws every figure the same way, so PNG/SVG/PDF/HTML are checked on one figure of each kind (``SHOWN``)
+and GIF/MP4 on one short animation. Every figure's SVG is checked (valid, its size, its theme's colours, no
+placeholder colour, no overlapping or cut-off text) by tests/test_figure_text_layout.py, which renders it anyway.
+"""
 
 from __future__ import annotations
 
@@ -13,18 +19,29 @@ import pytest
 
 from posviz import export
 from posviz.cli import main
-from posviz.figures import FIGURES
-from tests.browser.conftest import ROOT, _need_browser
+from posviz.figures import FIGURES, build
+from testkit.browser import ROOT, need_browser
+
+pytestmark = pytest.mark.render
 
 W, H = 480, 320
+# one figure of each kind kaleido draws, with every format it has (PNG, SVG, PDF, HTML, CSV, JSON; GIF and MP4)
+SHOWN = {
+    "sinusoidal_heatmap": {},  # a heatmap with its colour bar
+    "sinusoidal_waves": {},  # line charts
+    "rope_cos_sin_tables": {},  # four heatmap panels with their titles (annotations)
+    "scaling_yarn_ramp": {},  # line panels with six annotations
+    "cope_gqa_shapes": {},  # a table
+    "rope_qk_turn": {"n_frames": 6, "c_max": 3.0},  # an animation (6 frames: a short GIF and MP4), two panels
+}
 
 
 @pytest.fixture(scope="module", autouse=True)
 def kaleido_ready():
-    _need_browser()
+    need_browser()
 
 
-def check_file(path, fmt: str, name: str) -> None:
+def check_file(path, fmt: str, name: str, params: dict | None = None) -> None:
     data = path.read_bytes()
     if fmt == "png":
         assert data[:8] == b"\x89PNG\r\n\x1a\n"
@@ -33,6 +50,7 @@ def check_file(path, fmt: str, name: str) -> None:
         assert img.std() > 5 and img.mean() > 60, "blank or black image"
     elif fmt == "svg":
         assert data.lstrip().startswith(b"<svg") and b"#000001" not in data
+        assert f'width="{W}"'.encode() in data[:300] and f'height="{H}"'.encode() in data[:300]
     elif fmt == "pdf":
         assert data.startswith(b"%PDF-")
     elif fmt == "html":
@@ -43,25 +61,52 @@ def check_file(path, fmt: str, name: str) -> None:
     elif fmt == "json":
         payload = json.loads(data)
         assert payload["figure"] == name and payload["traces"]
+        assert payload["params"] == (params or {})
     elif fmt == "gif":
+        assert data[:6] in (b"GIF89a", b"GIF87a")
         frames = iio.imread(io.BytesIO(data), extension=".gif", index=None)
-        expected = len(FIGURES[name].builder().frames)
+        expected = len(build(name, **(params or {})).frames)
         assert frames.shape[0] == expected >= 2
+        assert frames.shape[1:3] == (H, W)
         assert not np.array_equal(frames[0], frames[-1]), "the animation does not move"
     elif fmt == "mp4":
-        assert data[4:8] == b"ftyp"
+        assert data[4:8] == b"ftyp" and len(data) > 2000
+        frames = iio.imread(data, extension=".mp4", plugin="FFMPEG", index=None)
+        assert frames.shape[0] == len(build(name, **(params or {})).frames)
+        assert frames.shape[1:3] == (H // 16 * 16, W // 16 * 16)  # H.264: sizes divisible by 16
+    else:
+        raise AssertionError(fmt)
+
+
+def _export(name: str, params: dict, fmts: tuple[str, ...], tmp_path) -> None:
+    """``posviz export name --param value ... -o name.fmt ...``, then every file checked."""
+    args = ["export", name, "--width", str(W), "--height", str(H), "--fps", "4"]
+    for key, value in params.items():
+        args += [f"--{key}", str(value)]
+    for fmt in fmts:
+        args += ["-o", str(tmp_path / f"{name}.{fmt}")]
+    assert main(args) == 0
+    for fmt in fmts:
+        check_file(tmp_path / f"{name}.{fmt}", fmt, name, params)
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
-def test_export_every_figure_in_every_format(name, tmp_path):
-    fmts = export.formats_for(name)
-    outs = [str(tmp_path / f"{name}.{fmt}") for fmt in fmts]
-    args = ["export", name, "--width", str(W), "--height", str(H), "--fps", "10"]
-    for out in outs:
-        args += ["-o", out]
-    assert main(args) == 0
-    for fmt in fmts:
-        check_file(tmp_path / f"{name}.{fmt}", fmt, name)
+def test_every_figure_exports_its_numbers_as_json_and_csv(name, tmp_path):
+    _export(name, {}, ("json", "csv"), tmp_path)
+
+
+def test_the_figures_shown_stand_for_every_kind_of_figure():
+    kinds = {t.type for name in SHOWN for t in build(name, **SHOWN[name]).data}
+    assert {"heatmap", "scatter", "table"} <= kinds
+    assert any(len(build(name).layout.annotations) >= 4 for name in SHOWN)
+    assert any("xaxis2" in build(name).layout for name in SHOWN)
+    assert any(FIGURES[name].animated for name in SHOWN)
+
+
+@pytest.mark.parametrize("name", sorted(SHOWN))
+def test_a_figure_of_each_kind_exports_in_every_format(name, tmp_path):
+    """Every format of the figure in one command; for the animation, GIF and MP4 too: every frame, and it moves."""
+    _export(name, SHOWN[name], export.formats_for(name), tmp_path)
 
 
 def test_list_names_every_figure_with_defaults(capsys):
@@ -70,7 +115,7 @@ def test_list_names_every_figure_with_defaults(capsys):
     for name, spec in FIGURES.items():
         assert name in out
         for pname in spec.defaults():
-            assert f"--{pname} " in out
+            assert f"--{pname} " in out or f"--figure-{pname} " in out  # --figure-width: --width is the image's
 
 
 @pytest.mark.parametrize("argv", [
@@ -99,7 +144,7 @@ def test_bad_input_is_one_line_on_stderr_and_exit_2(argv, tmp_path):
 def no_render(monkeypatch):
     """Record every export the CLI starts (none may start when a check fails)."""
     calls = []
-    monkeypatch.setattr(export, "export_figure", lambda *a, **k: calls.append(a) or b"")
+    monkeypatch.setattr(export, "export_file", lambda *a, **k: calls.append(a))
     return calls
 
 
@@ -191,24 +236,6 @@ def test_any_error_during_export_is_one_line_and_exit_2(tmp_path, capsys, monkey
     def bomb(*args, **kwargs):
         raise Image.DecompressionBombError("Image size (256000000 pixels) exceeds limit\nof 178956970 pixels")
 
-    monkeypatch.setattr(export, "export_figure", bomb)
+    monkeypatch.setattr(export, "export_file", bomb)
     err = one_line_exit_2(["export", "sinusoidal_waves", "-o", str(tmp_path / "w.png")], capsys)
     assert "DecompressionBombError" in err and not list(tmp_path.iterdir())
-
-
-def test_a_failed_write_names_the_file_and_leaves_nothing(tmp_path, capsys, monkeypatch):
-    import io
-
-    monkeypatch.setattr(export, "export_figure", lambda *a, **k: b"x" * 10)
-    target = tmp_path / "w.csv"
-
-    class Full(io.FileIO):  # the file is created, then the disk is full (what /dev/full does to a write)
-        def write(self, data):
-            raise OSError(28, "No space left on device")
-
-    real_open = open
-    monkeypatch.setattr("builtins.open", lambda f, m="r", *a, **k: Full(f, "wb") if str(f) == str(target)
-                        else real_open(f, m, *a, **k))
-    err = one_line_exit_2(["export", "sinusoidal_waves", "-o", str(target)], capsys)
-    assert "No space left on device" in err and str(target) in err and "None" not in err
-    assert not target.exists()  # the partly written file was removed

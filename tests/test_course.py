@@ -11,7 +11,7 @@ import pytest
 from posviz import ui
 from posviz.ui import course
 from posviz.ui.params import Choice, Float, Int, parse_or_default
-from tests.apptest_utils import ROOT, assert_clean, chart_specs, run_page
+from testkit.apptest import ROOT, assert_clean, chart_specs, run_page
 
 LESSONS = ui.lessons(ROOT / "pages")
 
@@ -34,6 +34,7 @@ def test_lessons_are_in_course_order_and_slugs_are_unique():
         < titles.index("2D encodings") < titles.index("CoPE")
 
 
+@pytest.mark.app
 def test_home_page_lists_every_lesson_in_order():
     at = run_page("app.py")
     assert_clean(at)
@@ -124,6 +125,7 @@ def test_reading_an_unused_control_in_a_part_says_which_declaration_to_fix():
         _ = values.base
 
 
+@pytest.mark.app
 def test_home_in_presenter_mode_folds_its_intro_under_its_own_name():
     at = run_page("app.py", query={"present": "1"})
     assert_clean(at)
@@ -144,6 +146,7 @@ def _screen_data(at) -> dict:
     return found[0] if found else {}
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(("asked", "used", "size"), [(None, 1.5, 21), (1.25, 1.25, 18), (1.0, 1.0, 14), (1, 1.0, 14),
                                                      (7.0, 1.5, 21), ("x", 1.5, 21)])
 def test_presenter_mode_draws_figures_at_the_scale_the_window_fits(asked, used, size):
@@ -159,6 +162,7 @@ def test_presenter_mode_draws_figures_at_the_scale_the_window_fits(asked, used, 
     assert _screen_data(at) == {"chart": 820, "steps": 4, "max": 1.5, "used": used}
 
 
+@pytest.mark.app
 def test_without_presenter_mode_there_is_no_screen_component():
     at = run_page("pages/2_Sinusoidal.py")
     assert _screen_data(at) == {}
@@ -183,6 +187,7 @@ def _main_order(at) -> list[str]:
     return order
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(("query", "order", "chooser", "offset_in"),
                          [({}, ["numbers", "numbers", "chart"], "radio", "main"),
                           ({"present": "1"}, ["chart", "numbers", "numbers"], "selectbox", "sidebar")])
@@ -202,6 +207,7 @@ def test_presenter_mode_puts_the_figure_first(query, order, chooser, offset_in):
     assert [s.key for s in rest.slider if s.key == "rope.lr_max"] == []
 
 
+@pytest.mark.app
 def test_presenter_mode_keeps_numbers_of_a_part_without_a_figure():
     """Numbers held for a figure that never comes are still drawn, at the end of the part."""
     from streamlit.testing.v1 import AppTest
@@ -223,3 +229,61 @@ def test_presenter_mode_keeps_numbers_of_a_part_without_a_figure():
     assert_clean(at)
     assert _main_order(at) == ["numbers"]
     assert any("**42**" in str(m.value) for m in at.markdown)
+
+
+def test_a_part_declares_its_own_controls_and_their_bounds_are_checked():
+    lesson = _lesson(controls=(Int("d", "d", default=4, lo=2, hi=8),))
+    lesson.part("a", "A", controls=(Int("m", "m", default=0, lo=0, hi="d", hi_max=8),))(lambda v: None)
+    assert [c.name for c in lesson.parts["a"].controls] == ["m"]
+    with pytest.raises(ValueError, match="bounded by 'x'"):
+        lesson.part("b", "B", controls=(Int("m2", "m", default=0, lo=0, hi="x", hi_max=8),))
+    with pytest.raises(ValueError, match="'d' is taken"):
+        lesson.part("c", "C", controls=(Int("d", "d", default=4, lo=2, hi=8),))
+    with pytest.raises(ValueError, match="declared differently"):
+        lesson.part("e", "E", controls=(Int("m", "m", default=1, lo=0, hi=8),))
+    lesson.part("f", "F", controls=(Int("m", "m", default=0, lo=0, hi="d", hi_max=8),))  # the same control: one URL key
+    with pytest.raises(ValueError, match="does not declare in controls="):
+        lesson.parts["a"].control("zz")
+
+
+def test_the_outline_lists_every_lesson_part_and_control_as_declared():
+    from posviz import command
+
+    out = course.outline(LESSONS)
+    assert [ls["slug"] for ls in out["lessons"]] == [ls.slug for ls in LESSONS]
+    for data, ls in zip(out["lessons"], LESSONS):
+        assert data["page"] == f"pages/{ls.script.name}" and data["order"] == ls.order and data["title"] == ls.title
+        assert [c["name"] for c in data["controls"]] == list(ls.control_names)
+        assert [p["key"] for p in data["parts"]] == list(ls.parts)
+        for pdata, part in zip(data["parts"], ls.parts.values()):
+            assert [c["name"] for c in pdata["controls"]] == [c.name for c in part.controls]
+            assert pdata["uses"] == list(part.uses)
+    sinusoidal = next(ls for ls in out["lessons"] if ls["slug"] == "sinusoidal")
+    assert sinusoidal["controls"][1] == {"name": "d", "kind": "int", "label": "model dimension d_model",
+                                         "help": "Even: the dimensions come in (sin, cos) pairs.", "default": 128,
+                                         "lo": 4, "hi": 1024, "step": 2}
+    waves = next(p for p in sinusoidal["parts"] if p["key"] == "waves")
+    dim_a = waves["controls"][0]
+    assert dim_a["hi"] == {"computed_from_other_controls": True} and dim_a["hi_max"] == 1023
+    text = course.outline_text(LESSONS)
+    assert all(f"[part={key}]" in text for ls in LESSONS for key in ls.parts)
+    assert command.main(["lessons", "--bogus"]) == 2
+
+
+def test_posviz_lessons_json_is_the_outline(capsys):
+    from posviz import command
+
+    assert command.main(["lessons", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads(json.dumps(course.outline(LESSONS)))
+    assert sum(len(p["controls"]) for ls in printed["lessons"] for p in (ls, *ls["parts"])) >= 150
+
+
+def test_each_lesson_names_a_registered_headline_figure_that_the_readme_gallery_shows():
+    from posviz.figures import FIGURES
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for ls in LESSONS:
+        assert ls.headline in FIGURES, (ls.slug, ls.headline)
+        assert f"(docs/gallery/{ls.script.stem.lower()}.png)" in readme, ls.slug
+        assert (ROOT / "docs" / "gallery" / f"{ls.script.stem.lower()}.png").is_file()

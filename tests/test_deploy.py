@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import sys
 import tomllib
 import urllib.request
 from collections.abc import Iterator
@@ -17,12 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.stream_client import Session, sticky_cookie
+from deploy.serve_class import Classroom, free_ports, nginx_conf
+from testkit.stream_client import Session, sticky_cookie
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "deploy"))
-
-from serve_class import Classroom, free_ports, nginx_conf  # noqa: E402
+pytestmark = pytest.mark.package  # the classroom deploy: nginx in front of app processes
 
 
 @pytest.fixture(scope="module")

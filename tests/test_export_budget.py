@@ -192,9 +192,12 @@ def test_gif_streams_and_decodes_to_every_frame_exactly(fake):
     assert durations == [130]
 
 
+@pytest.mark.render  # ffmpeg (imageio-ffmpeg) encodes the MP4
 def test_mp4_streams_every_frame(fake):
     n, opts = 20, export.ExportOptions(width=170, height=130, fps=10)  # MP4 renders at 160×128 (÷16)
-    mp4 = export.render(_moving_square(n), "mp4", opts)
+    seen: list[tuple[int, int]] = []
+    mp4 = export.render(_moving_square(n), "mp4", opts, progress=lambda *a: seen.append(a))
+    assert seen == [(i, n) for i in range(1, n + 1)]  # each frame reported once, as it arrives
     frames = iio.imread(mp4, extension=".mp4", plugin="FFMPEG", index=None)
     assert frames.shape[:3] == (n, 128, 160)
     red = np.all(np.abs(frames.astype(int) - COLOURS[1]) < 60, axis=-1)  # (n, H, W) lossy H.264

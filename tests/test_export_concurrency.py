@@ -20,13 +20,13 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 
 from posviz import export
 from posviz.theme import style
-from tests.apptest_utils import ROOT, run_page
-from tests.browser.conftest import _need_browser
+from testkit.apptest import ROOT, run_page
+from testkit.browser import need_browser
 
 
 @pytest.fixture(scope="module", autouse=True)
 def kaleido_ready():
-    _need_browser()
+    need_browser()
 
 
 def _tagged(i: int, frames: int = 0) -> go.Figure:
@@ -65,6 +65,7 @@ def check(data: bytes, fmt: str, size: tuple[int, int], title: str | None, n_fra
         raise AssertionError(fmt)
 
 
+@pytest.mark.render
 def test_threads_rendering_different_figures_get_their_own(monkeypatch):
     jobs = [("svg", 0), ("png", 1), ("pdf", 2), ("svg", 3), ("png", 4), ("gif", 5)]
     errors: list[str] = []
@@ -89,6 +90,7 @@ def test_threads_rendering_different_figures_get_their_own(monkeypatch):
     assert not errors, errors
 
 
+@pytest.mark.render
 def test_an_svg_holds_exactly_its_own_figure():
     # the crossing the issue saw, reduced: every thread renders its own title; no result holds another's
     results: dict[int, list[bytes]] = {}
@@ -109,21 +111,6 @@ def test_an_svg_holds_exactly_its_own_figure():
 
 
 # --------------------------------------------------------------------------- two sessions of the app
-
-@pytest.fixture
-def deferred(monkeypatch):
-    """file id of every download button drawn -> the MediaFileManager that will run its callable."""
-    managers: dict[str, MediaFileManager] = {}
-    real = MediaFileManager.add_deferred
-
-    def add(self, *args, **kwargs):
-        file_id = real(self, *args, **kwargs)
-        managers[file_id] = self
-        return file_id
-
-    monkeypatch.setattr(MediaFileManager, "add_deferred", add)
-    return managers
-
 
 def _page(title: str) -> str:
     """The page script of a lesson, whatever its number (pages/<n>_<title>.py)."""
@@ -153,6 +140,7 @@ def _fetch(manager: MediaFileManager, file_id: str) -> bytes:
     return manager._storage.get_file(url.rsplit("/", 1)[1]).content
 
 
+@pytest.mark.render
 def test_two_app_sessions_exporting_at_once_get_their_own_files(deferred):
     clock = _session("RoPE", "custom", 360, 240, "dark")
     waves = _session("Sinusoidal", "custom", 420, 300, "light")
@@ -223,3 +211,27 @@ def test_the_app_shows_the_queue_and_does_not_offer_what_is_over_budget():
     assert not offered & {"GIF", "MP4"}  # 31 frames × 16 MP: over 260 MP
     assert "GIF not offered" in captions and "cap of 260 megapixels per animation" in captions
     assert export.export_status() == (0, 0)
+
+
+@pytest.mark.render
+def test_the_browser_shuts_down_when_asked_instead_of_running_out_its_time():
+    """Closing the exporter (at exit, or after a crash) completes: a CLI export exits as soon as its file is written
+    and a server stops in seconds. The loop was stopped from inside the shutdown, so its result never arrived and
+    every exit waited out the 15 s timeout; close() now reports whether the shutdown completed."""
+    renderer = export._Renderer(tabs=1)
+    png = renderer.submit(style(go.Figure(go.Scatter(y=[0, 1])), "light"), "png",
+                          export.ExportOptions(width=200, height=100)).result(timeout=120)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    loop = renderer._loop
+    assert renderer.close() is True  # the shutdown completed, it did not time out
+    assert _stops(loop)
+    assert renderer.close() is False  # nothing left to close
+
+
+def _stops(loop) -> bool:
+    """Whether ``loop`` stops within 5 s (its stop is posted right after the shutdown's result is handed over)."""
+    for _ in range(100):
+        if not loop.is_running():
+            return True
+        threading.Event().wait(0.05)
+    return False

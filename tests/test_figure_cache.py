@@ -7,12 +7,16 @@ import asyncio
 import inspect
 import urllib.parse
 
+import pytest
+
 from posviz.figures.rope import rope_angle_heatmap
 from posviz.theme import style
 from posviz.ui import panel
-from tests.apptest_utils import chart_specs, run_page
-from tests.browser.conftest import start_server
-from tests.stream_client import Run, Session
+from testkit.apptest import chart_specs, run_page
+from testkit.browser import start_server
+from testkit.stream_client import Run, Session
+
+pytestmark = pytest.mark.app  # sessions of a real server and AppTest runs of a page
 
 PAGE = "pages/2_Sinusoidal.py"
 

@@ -11,7 +11,7 @@ from posviz.figures import build
 from posviz.theme import style
 from posviz.ui import live
 from posviz.ui.params import Choice, Float, Int, LogFloat
-from tests.apptest_utils import chart_specs, live_payload, page_paths, run_page
+from testkit.apptest import chart_specs, live_payload, page_paths, run_page
 
 BASE = LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e6)
 SIGMA2 = Float("sigma2", "σ2", default=20.0, lo=1.0, hi=500.0, step=1.0)
@@ -135,6 +135,7 @@ LIVE_PAGES = {"Sinusoidal": ({}, {"n": "4096", "d": "1024"}),
               "2D_encodings": ({}, {"H": "64", "W": "64", "D": "1024"})}
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("page", list(LIVE_PAGES))
 def test_a_live_figure_and_its_states_fit_the_payload_caps(page):
     """≤ 500 KB per figure at defaults (two live sliders share what the exact figure leaves), ≤ 2 MB at the
@@ -145,6 +146,7 @@ def test_a_live_figure_and_its_states_fit_the_payload_caps(page):
     assert live_payload(run_page(path, largest)) <= 2_000_000
 
 
+@pytest.mark.app
 def test_a_release_draws_the_exact_figure_kept_from_the_states_without_building_it(monkeypatch):
     """The states of RoPE's clock are built from the exact figure at every base the slider offers; a release at
     another base draws that figure as it was kept (no build), and it is the exact figure at the released base."""

@@ -246,10 +246,10 @@ def test_merge_into_replaces_only_the_retrained_records(tmp_path):
     def run_dir(name, models, revision):
         d = tmp_path / name
         d.mkdir()
-        recs = {m: {"train_cpu_seconds": 1.0, "marker": name} for m in models}
         for m in models:
             (d / f"{m}.pt").write_bytes(name.encode())
-        (d / "manifest.json").write_text(json.dumps({"recipe": {"steps": 3}, "models": recs,
+        recs = {m: {"train_cpu_seconds": 1.0, "marker": name, **pm.fingerprint(d / f"{m}.pt")} for m in models}
+        (d / "manifest.json").write_text(json.dumps({"train_length": 64, "recipe": {"steps": 3}, "models": recs,
                                                      "git_revision": revision, "total_seconds": 5.0}))
         return d
 
@@ -259,9 +259,10 @@ def test_merge_into_replaces_only_the_retrained_records(tmp_path):
     assert list(merged["models"]) == ["nope", "sinusoidal", "rope"]
     assert merged["models"]["sinusoidal"]["marker"] == "new" and merged["models"]["nope"]["marker"] == "old"
     assert (dst / "sinusoidal.pt").read_bytes() == b"new" and (dst / "rope.pt").read_bytes() == b"old"
+    assert merged["models"]["sinusoidal"]["sha256"] == pm.fingerprint(dst / "sinusoidal.pt")["sha256"]
     assert merged["merged"][-1] == {"models": ["sinusoidal"], "git_revision": "b" * 40, "total_seconds": 5.0}
     other = run_dir("other", ["alibi"], "c" * 40)
-    (other / "manifest.json").write_text(json.dumps({"recipe": {"steps": 4}, "models": {}, "git_revision": "c",
-                                                     "total_seconds": 1.0}))
+    (other / "manifest.json").write_text(json.dumps({"train_length": 64, "recipe": {"steps": 4}, "models": {},
+                                                     "git_revision": "c", "total_seconds": 1.0}))
     with pytest.raises(ValueError, match="recipes differ"):
         merge_into(other, dst)

@@ -74,6 +74,16 @@ def test_finetuned_curves_appear_only_at_their_factor():
     assert len(_curves(at2)) == 1
 
 
+@pytest.mark.parametrize("finetunes, drawn", [("linear", ["linear"]), ("yarn", ["yarn"]), ("", []),
+                                               ("yarn,linear", ["linear", "yarn"])])
+def test_finetunes_chooses_which_finetuned_curves_are_drawn(finetunes, drawn):
+    """The page leaves out a fine-tune whose weights are damaged, and draws the other."""
+    fig = build("models_extension", methods="default", factor=4.0, finetuned=True, finetunes=finetunes,
+                n_sequences=1)
+    dashed = [c.name for c in _curves(fig) if "fine-tuned" in c.name]
+    assert [n.split(", fine-tuned")[0] for n in dashed] == [METHODS[m].label for m in drawn]
+
+
 def test_schemes_figure_has_one_curve_per_scheme_with_recomputed_numbers():
     fig = build("models_schemes", factor=2.0, n_sequences=2)
     curves = _curves(fig)
@@ -91,7 +101,8 @@ def test_schemes_figure_has_one_curve_per_scheme_with_recomputed_numbers():
     ("models_extension", dict(factor=0.5), "factor"), ("models_extension", dict(factor=17.0), "factor"),
     ("models_extension", dict(methods="pi"), "methods"), ("models_extension", dict(n_sequences=-1), "n_sequences"),
     ("models_schemes", dict(schemes="rope,t5"), "schemes"), ("models_schemes", dict(schemes=""), "schemes"),
-    ("models_schemes", dict(bin_width=1000), "bin_width"),
+    ("models_schemes", dict(bin_width=1000), "bin_width"), ("models_extension", dict(finetunes="ntk"), "finetunes"),
+    ("models_extension", dict(finetunes=3), "finetunes"),
 ])
 def test_bad_parameters_name_themselves(name, kwargs, param):
     with pytest.raises(ValueError, match=param):

@@ -1,5 +1,6 @@
 """AppTest of the Context extension parts that run the shipped models ("What a real model does" and the
-scheme comparison): the chart holds posviz.models' curves and the caption quotes the same numbers."""
+scheme comparison): the chart holds posviz.models' curves and the caption quotes the same numbers; a damaged
+weights file or manifest is one warning line naming it and how to restore it, and the rest still draws."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 import posviz.models as pm
 from posviz.figures.models import binned
 from posviz.scaling import METHODS
-from tests.apptest_utils import assert_clean, chart_specs, run_page, warnings_text
+from testkit.apptest import assert_clean, chart_specs, run_page, warnings_text
+
+pytestmark = pytest.mark.app
 
 PAGE = "pages/4_Context_extension.py"
 
@@ -76,3 +79,70 @@ def test_schemes_part_quotes_the_training_record_and_the_live_curves():
         assert f"+{rec:.2f}" in text
         live = pm.past_L(pm.evaluate(pm.load(s), 2 * L, n_sequences=pm.live_n_sequences(2 * L)), L)
         assert re.search(rf"\+{live:.2f}", text.split("Past L")[1])
+
+
+@pytest.fixture
+def damaged(tmp_path, monkeypatch):
+    """A copy of the shipped weights that the page reads instead; the test damages it."""
+    import shutil
+
+    folder = tmp_path / "weights"
+    shutil.copytree(pm.WEIGHTS, folder)
+    monkeypatch.setattr(pm, "WEIGHTS", folder)
+    return folder
+
+
+def _flip_byte(path):
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def _one_restore_line(at, file) -> str:
+    """The page's only warning: one line naming ``file`` and how to restore it, none of torch's text."""
+    (warning,) = [str(w.value) for w in at.warning]
+    plain = re.sub(r"\\(.)", r"\1", warning)  # the page escapes markdown in it
+    assert "\n" not in plain and plain.startswith(str(file)), plain
+    assert "reinstall posviz" in plain and "python -m posviz.models train" in plain, plain
+    assert "weights_only" not in plain and "Traceback" not in plain and "Error" not in plain, plain
+    return plain
+
+
+def test_schemes_part_warns_of_a_damaged_file_and_draws_the_other_schemes(damaged):
+    _flip_byte(damaged / "alibi.pt")
+    at = run_page(PAGE, {"part": "schemes", "schemes_s": "2"})
+    assert_clean(at)
+    assert "sha256" in _one_restore_line(at, damaged / "alibi.pt")
+    names = [t["name"] for t in chart_specs(at)[0]["data"] if not t["name"].startswith("Bayes")]
+    assert [n.split(":")[0] for n in names] == ["NoPE", "learned absolute", "sinusoidal", "RoPE"]
+    text = captions(at)
+    assert "ALiBi" not in text and "RoPE +" in text
+
+
+def test_evidence_part_warns_of_a_damaged_finetune_and_draws_the_rest(damaged):
+    path = damaged / "rope_yarn_ft.pt"
+    path.write_bytes(path.read_bytes()[:1000])
+    at = run_page(PAGE, {"part": "evidence", "model_s": "4", "methods": "default,yarn"})
+    assert_clean(at)
+    assert "truncated" in _one_restore_line(at, path)
+    names = [t["name"] for t in chart_specs(at)[0]["data"]]
+    assert [n.split(":")[0].split(",")[0] for n in names if not n.startswith("Bayes")] == \
+        [METHODS["default"].label, METHODS["yarn"].label, METHODS["linear"].label]
+    assert "fine-tuned" in names[-1] and "Dashed, fine-tuned at L' with the method in place: PI" in captions(at)
+
+
+@pytest.mark.parametrize("part", ["evidence", "schemes"])
+def test_a_garbage_manifest_is_one_warning_and_the_lesson_still_loads(damaged, part):
+    (damaged / "manifest.json").write_bytes(b"\x00\xff garbage")
+    at = run_page(PAGE, {"part": part})
+    assert_clean(at)
+    assert "not valid JSON" in _one_restore_line(at, damaged / "manifest.json")
+    assert chart_specs(at) == []
+    assert at.header[0].value.startswith({"evidence": "What a real model does", "schemes": "Position schemes"}[part])
+
+
+def test_the_other_parts_draw_without_the_manifest(damaged):
+    (damaged / "manifest.json").unlink()
+    at = run_page(PAGE, {"part": "pairs"})
+    assert_clean(at)
+    assert warnings_text(at) == "" and len(chart_specs(at)) == 1

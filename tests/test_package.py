@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import _free_port, _need_browser
-from tests.stream_client import Session
+from testkit.browser import _free_port, need_browser
+from testkit.stream_client import Session
 
 pytestmark = pytest.mark.package
 
@@ -146,7 +146,7 @@ def test_public_api_and_export_from_the_wheel(venv: Path, outside: Path, env: di
     bad = subprocess.run([posviz, "export", "no_such_figure", "-o", "x.svg"], cwd=outside, env=env,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "no_such_figure" in bad.stderr
-    _need_browser()  # kaleido draws with Debian's chromium
+    need_browser()  # kaleido draws with Debian's chromium
     _run([posviz, "export", "sinusoidal_heatmap", "--d_model", "32", "-o", "x.svg"], cwd=outside, env=env)
     svg = (outside / "x.svg").read_text()
     assert svg.startswith("<svg") and 'width="1200" height="675"' in svg[:400]

@@ -1,4 +1,6 @@
-"""AppTest tests of the 2D encodings page: defaults, extremes, hostile URLs, pitfall toggles."""
+"""AppTest tests of the 2D encodings page: what every part shows, the largest and smallest settings, bounds set by
+other controls, lesson-specific fallbacks, pitfall toggles (every part clean at its declared extremes and with hostile
+URLs, each control named: tests/test_pages_all.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ import pytest
 
 from posviz import rope2d as r2
 from posviz.rope import inv_freq
-from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, numbers, run_page, warnings_text
+from testkit.apptest import GARBAGE, assert_clean, chart_specs, numbers, page_at, run_page, warnings_text
+
+pytestmark = pytest.mark.app
 
 PAGE = "pages/5_2D_encodings.py"
 SLUG = "2d"
@@ -53,7 +57,7 @@ def by_title(specs: list[dict], words: str) -> dict:
 
 
 def test_defaults_open_the_patch_grid():
-    at = run_page(PAGE)
+    at = page_at(PAGE)
     assert_clean(at)
     assert not warnings_text(at)
     specs = chart_specs(at)
@@ -63,14 +67,14 @@ def test_defaults_open_the_patch_grid():
     omega = 10000.0 ** (-1 / 16)  # MAE: channel 1 is sin(column · b^(-1/16)), D/4 = 16 sines of the column
     np.testing.assert_allclose(img[5], np.sin(np.arange(14) * omega), atol=1e-6)
     assert "whatever the base" not in at.caption[0].value  # the default channel moves when the base is dragged
-    at = run_page(PAGE, query={"ch": "0"})
+    at = page_at(PAGE, ch="0")
     assert "channel 0 is sin of the column, with a wavelength of 6.28 patches whatever the base" in at.caption[0].value
     assert not at.main.toggle  # the pitfalls are a part of their own
 
 
 @pytest.mark.parametrize("part", list(PART_PARAMS))
 def test_every_part_draws_one_chart(part):
-    at = run_page(PAGE, query={"part": part})
+    at = page_at(PAGE, part=part)
     assert_clean(at)
     assert not warnings_text(at)
     (spec,) = chart_specs(at)
@@ -80,24 +84,24 @@ def test_every_part_draws_one_chart(part):
 
 
 def test_pitfalls_are_a_part_of_their_own():
-    at = run_page(PAGE, query={"part": "pitfalls"})
+    at = page_at(PAGE, part="pitfalls")
     assert_clean(at)
     assert not chart_specs(at) and len(at.main.toggle) == 3  # each pitfall's wrong/right on demand
 
 
 def test_part_choice_lists_every_part_and_old_links_open_the_first_half():
-    at = run_page(PAGE)
+    at = page_at(PAGE)
     assert at.radio(key=f"{SLUG}.part").options == [
         "1a · patch grid", "1b · small multiples", "2 · similar patches", "3 · MAE's halves",
         "4a · resolution change", "4b · resize error", "5a · 2-D RoPE", "5b · RoPE-Mixed directions",
         "6a · FLUX.1 angles", "6b · FLUX.1 scores", "7 · pitfalls"]
     # parts split in two kept their key for the first half: links shared before the split open it
     for part, words in (("grid", "ch 1"), ("resize", "grid used at"), ("flux", "FLUX.1 RoPE angles")):
-        assert words in chart_specs(run_page(PAGE, query={"part": part}))[0]["layout"]["title"]["text"]
+        assert words in chart_specs(page_at(PAGE, part=part))[0]["layout"]["title"]["text"]
 
 
 def test_small_multiples_part():
-    at = run_page(PAGE, query={"part": "multiples"})
+    at = page_at(PAGE, part="multiples")
     assert_clean(at)
     (multiples,) = chart_specs(at)
     assert len(multiples["data"]) == 1  # one mosaic heatmap
@@ -122,7 +126,7 @@ def test_paired_parts_share_their_controls():
 
 
 def test_similarity_part_shows_the_collision_with_numbers():
-    at = run_page(PAGE, query={"part": "similarity"})
+    at = page_at(PAGE, part="similarity")
     assert_clean(at)
     sim = by_title(chart_specs(at), "Which patches look like")
     heat = [t for t in sim["data"] if t["type"] == "heatmap"]
@@ -136,7 +140,7 @@ def test_similarity_part_shows_the_collision_with_numbers():
 
 
 def test_mae_part_numbers():
-    at = run_page(PAGE, query={"part": "mae"})
+    at = page_at(PAGE, part="mae")
     assert_clean(at)
     metrics = {k: float(v) for k, v in numbers(at).items()}
     assert metrics["emb_h (1st half), down a column"] == 0.0
@@ -145,7 +149,7 @@ def test_mae_part_numbers():
 
 
 def test_rope_part_offset_check_holds():
-    at = run_page(PAGE, query={"part": "rope"})
+    at = page_at(PAGE, part="rope")
     assert_clean(at)
     rope = by_title(chart_specs(at), "axial RoPE")
     assert "gap" in rope["layout"]["title"]["text"]
@@ -154,7 +158,7 @@ def test_rope_part_offset_check_holds():
 
 @pytest.mark.parametrize("part", list(PART_PARAMS))
 def test_largest_settings(part):
-    at = run_page(PAGE, query={**LARGEST, "part": part})
+    at = page_at(PAGE, **LARGEST, part=part)
     assert_clean(at)
     assert not warnings_text(at)
     specs = chart_specs(at)
@@ -173,7 +177,7 @@ def test_largest_settings(part):
 
 @pytest.mark.parametrize("part", list(PART_PARAMS))
 def test_smallest_settings(part):
-    at = run_page(PAGE, query={**SMALLEST, "part": part})
+    at = page_at(PAGE, **SMALLEST, part=part)
     assert_clean(at)
     assert not warnings_text(at)
     if part == "grid":
@@ -181,13 +185,13 @@ def test_smallest_settings(part):
 
 
 def test_bounds_set_by_the_grid_show_on_the_sliders():
-    at = run_page(PAGE, query=dict(D="16", ch="40", H="5"))
+    at = page_at(PAGE, D="16", ch="40", H="5")
     assert_clean(at)
     assert at.slider(key=f"{SLUG}.ch").max == 15 and at.slider(key=f"{SLUG}.ch").value == 15
     assert "ch 15" in by_title(chart_specs(at), "ch 15")["layout"]["title"]["text"]
-    at = run_page(PAGE, query=dict(part="similarity", H="5", row="9"))
+    at = page_at(PAGE, part="similarity", H="5", row="9")
     assert at.slider(key=f"{SLUG}.row").max == 4 and "row 4" in chart_specs(at)[0]["layout"]["title"]["text"]
-    at = run_page(PAGE, query=dict(part="rope", H="5", ra="20"))
+    at = page_at(PAGE, part="rope", H="5", ra="20")
     assert at.slider(key=f"{SLUG}.ra").max == 4 and at.slider(key=f"{SLUG}.ra").value == 4
 
 
@@ -195,10 +199,10 @@ def test_channel_captions_follow_the_layout():
     """MAE's halves are [sines | cosines]: channel D/4 is a cosine as fast as channel 0 (not a slow channel)."""
     info = r2.sincos_2d_channel_info(64, 10000.0, "mae")
     assert info["omega"][16] == info["omega"][0] and info["fn"][16] == "cos"
-    at = run_page(PAGE, query=dict(ch="16"))
+    at = page_at(PAGE, ch="16")
     caption = at.caption[0].value
     assert "channel 16 is cos of the column, with a wavelength of 6.28 patches" in caption
-    at = run_page(PAGE, query=dict(ch="16", combine="concat"))  # concat: [row | column], interleaved sin, cos
+    at = page_at(PAGE, ch="16", combine="concat")  # concat: [row | column], interleaved sin, cos
     info = r2.sincos_2d_channel_info(64, 10000.0, "concat")
     assert (info["axis"][16], info["fn"][16]) == ("row", "sin")
     wave = 2 * np.pi / info["omega"][16]
@@ -206,18 +210,18 @@ def test_channel_captions_follow_the_layout():
 
 
 def test_small_multiples_count_the_nearly_constant_channels():
-    at = run_page(PAGE, query={"part": "multiples"})
+    at = page_at(PAGE, part="multiples")
     info = r2.sincos_2d_channel_info(64, 10000.0, "mae")
     still = int((info["omega"] * 13 < 0.25).sum())
     assert f"{still} of the 64 channels" in at.caption[0].value and still >= 32
-    at = run_page(PAGE, query={"part": "multiples", "base": "100"})
+    at = page_at(PAGE, part="multiples", base="100")
     fewer = int((r2.sincos_2d_channel_info(64, 100.0, "mae")["omega"] * 13 < 0.25).sum())
     assert f"{fewer} of the 64 channels" in at.caption[0].value and fewer < still
 
 
 @pytest.mark.parametrize("combine", ["concat", "add"])
 def test_combine_modes(combine):
-    at = run_page(PAGE, query=dict(combine=combine, ch="1"))
+    at = page_at(PAGE, combine=combine, ch="1")
     assert_clean(at)
     assert any(f"\\mathrm{{{combine}:}}" in el.value for el in at.latex)  # the formula follows the mode
     ch = by_title(chart_specs(at), "ch 1")
@@ -229,8 +233,7 @@ def test_combine_modes(combine):
 
 
 def test_mixed_rope_and_offsets():
-    at = run_page(PAGE, query=dict(part="rope", kind="mixed", rbase="10", by_offset="1", content="random",
-                                   seed="3"))
+    at = page_at(PAGE, part="rope", kind="mixed", rbase="10", by_offset="1", content="random", seed="3")
     assert_clean(at)
     specs = chart_specs(at)
     rope = by_title(specs, "RoPE-Mixed init")
@@ -242,7 +245,7 @@ def test_mixed_rope_and_offsets():
 
 
 def test_mixed_directions_part():
-    at = run_page(PAGE, query=dict(part="mixed", rbase="10", seed="3"))
+    at = page_at(PAGE, part="mixed", rbase="10", seed="3")
     assert_clean(at)
     (dirs,) = chart_specs(at)
     assert len(dirs["data"]) == 4 and any("perpendicular" in c.value for c in at.caption)
@@ -269,28 +272,31 @@ def test_pitfall_toggles_show_wrong_and_right():
     assert "different rotations** fails" in texts
 
 
-SOME_GARBAGE = ["abc", "nan", "1e309", "", "<script>alert(1)</script>"]
-GARBAGE_CASES = ([("rope", bad) for bad in GARBAGE] +  # the part with the most controls gets every value
-                 [(part, bad) for part in PART_PARAMS if part != "rope" for bad in SOME_GARBAGE])
+def test_garbage_in_every_parameter_warns_and_the_defaults_are_drawn():
+    """One run per part with every control garbage, each a different class (round robin over the parts, so every
+    class reaches every part's run): each control named, the part's chart at its defaults, no markup echoed. The grid's
+    run has a garbage part as well: it opens the grid. (A hostile run of every part, each control named:
+    tests/test_pages_all.py; every class of value for every control kind: tests/test_ui_params.py.)"""
+    turn = 0
+    for part in PART_PARAMS:
+        params = [p for p in SIDEBAR if p != "part"] + PART_PARAMS[part]
+        query = {name: GARBAGE[(turn + k) % len(GARBAGE)] for k, name in enumerate(params)}
+        turn += len(params)
+        if part == "grid":
+            query["part"] = "<script>alert(1)</script>"
+        at = page_at(PAGE, **query, **({} if part == "grid" else {"part": part}))
+        assert_clean(at)
+        warn = warnings_text(at)
+        for name in query:
+            assert f"`{name}`" in warn, (part, name, query[name])
+        (spec,) = chart_specs(at)
+        assert TITLES[part] in spec["layout"]["title"]["text"]  # the defaults are drawn
+        assert "<script>" not in " ".join(m.value for m in at.markdown)
 
 
-@pytest.mark.parametrize(("part", "bad"), GARBAGE_CASES)
-def test_garbage_in_every_parameter_warns_and_falls_back(part, bad):
-    params = [p for p in SIDEBAR if p != "part"] + PART_PARAMS[part]
-    at = run_page(PAGE, query={**dict.fromkeys(params, bad), "part": part})
-    assert_clean(at)
-    warn = warnings_text(at)
-    for name in params:
-        if name in ("by_offset", "spread") and bad.strip().lower() in ("1", "0"):
-            continue
-        assert f"`{name}`" in warn, (name, bad)
-    assert TITLES[part] in chart_specs(at)[0]["layout"]["title"]["text"]  # the defaults are drawn
-    assert "<script>" not in " ".join(m.value for m in at.markdown)
-
-
-@pytest.mark.parametrize("bad", ["abc", "<script>alert(1)</script>", ""])
+@pytest.mark.parametrize("bad", ["abc", ""])
 def test_garbage_part_falls_back_to_the_grid(bad):
-    at = run_page(PAGE, query={"part": bad})
+    at = page_at(PAGE, part=bad)
     assert_clean(at)
     assert "`part`" in warnings_text(at)
     assert len(chart_specs(at)) == 1 and TITLES["grid"] in chart_specs(at)[0]["layout"]["title"]["text"]

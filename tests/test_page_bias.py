@@ -1,5 +1,6 @@
 """AppTest of pages/6_Distance_biases.py: every part at its defaults and at chosen settings (charts and captions
-against posviz.bias), bounds that depend on other controls, hostile URLs, the links to other lessons."""
+against posviz.bias), bounds that depend on other controls, values each control refuses, the links to other lessons
+(every part clean at its declared extremes and with hostile URLs, each control named: tests/test_pages_all.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from streamlit.testing.v1 import AppTest
 
 from posviz import bias as b
 from posviz import ui
-from tests.apptest_utils import ROOT, assert_clean, chart_specs, run_page, warnings_text
+from testkit.apptest import ROOT, assert_clean, chart_specs, page_at, run_page, warnings_text
 from tests.test_gaussian_figures import values
+
+pytestmark = pytest.mark.app
 
 PAGE = "pages/6_Distance_biases.py"
 PARTS = {"family": "1. One family: a penalty per distance", "attention": "2. What each member does to one query's "
@@ -24,7 +27,15 @@ PARTS = {"family": "1. One family: a penalty per distance", "attention": "2. Wha
 
 
 def run_part(part: str, **query: str) -> AppTest:
+    """A fresh run of ``part``, clean (for tests that then set widgets)."""
     at = run_page(PAGE, query={**query, "part": part})
+    assert_clean(at)
+    return at
+
+
+def part_at(part: str, **query: str) -> AppTest:
+    """The shared run of ``part``, clean (for tests that only read it)."""
+    at = page_at(PAGE, **query, part=part)
     assert_clean(at)
     return at
 
@@ -41,7 +52,7 @@ def trace(at: AppTest, group: str) -> dict:
 
 
 def test_defaults_open_the_family_part():
-    at = run_page(PAGE)
+    at = page_at(PAGE)
     assert_clean(at)
     assert warnings_text(at) == ""
     assert [h.value for h in at.header] == [PARTS["family"]]
@@ -56,7 +67,7 @@ def test_defaults_open_the_family_part():
 
 @pytest.mark.parametrize("part", list(PARTS))
 def test_every_part_draws_one_chart_under_its_heading(part):
-    at = run_part(part)
+    at = part_at(part)
     assert warnings_text(at) == ""
     assert [h.value for h in at.header] == [PARTS[part]]
     assert len(chart_specs(at)) == 1
@@ -67,7 +78,7 @@ def test_every_part_draws_one_chart_under_its_heading(part):
 
 def test_attention_part_at_chosen_settings():
     q = dict(n_heads="12", head="9", T="64", content_scale="0.5", seed="7", log_r1="2", mass="0.8")
-    at = run_part("attention", **q)
+    at = part_at("attention", **q)
     fam = b.Family(n_heads=12, head=9, content_scale=0.5, seed=7, log_r1=2.0)
     text = caption(at)
     for member in b.MEMBERS:
@@ -80,7 +91,7 @@ def test_attention_part_at_chosen_settings():
 
 
 def test_matrix_part_shows_the_chosen_member_and_its_mask():
-    at = run_part("matrix", member="kerple_power", T_map="24", pow_r1="1.5", pow_r2="1")
+    at = part_at("matrix", member="kerple_power", T_map="24", pow_r1="1.5", pow_r2="1")
     bias, mask = chart_specs(at)[0]["data"]
     z = values(bias["z"]).reshape(24, 24)
     low = np.tril(np.ones((24, 24), bool))
@@ -91,38 +102,38 @@ def test_matrix_part_shows_the_chosen_member_and_its_mask():
 
 
 def test_the_seed_control_seeds_the_t5_table_too():
-    at = run_part("matrix", member="t5", t5_shape="seeded", T_map="16", seed="4")
+    at = part_at("matrix", member="t5", t5_shape="seeded", T_map="16", seed="4")
     z = values(chart_specs(at)[0]["data"][0]["z"]).reshape(16, 16)
     low = np.tril(np.ones((16, 16), bool))
     np.testing.assert_allclose(z[low], b.bias_matrix("t5", 16, b.Family(t5_shape="seeded", seed=4))[low], rtol=1e-6)
-    at = run_part("family", t5_shape="seeded", seed="4")
+    at = part_at("family", t5_shape="seeded", seed="4")
     np.testing.assert_allclose(values(trace(at, "t5")["y"]),
                                b.distance_bias("t5", np.arange(129), b.Family(t5_shape="seeded", seed=4)), rtol=1e-6)
 
 
 def test_t5_part_numbers_and_a_bidirectional_request_with_too_few_buckets():
-    at = run_part("t5", num_buckets="16", max_distance="40", span="64", bidirectional="1")
+    at = part_at("t5", num_buckets="16", max_distance="40", span="64", bidirectional="1")
     y = values(chart_specs(at)[0]["data"][0]["y"])
     np.testing.assert_array_equal(y, b.t5_bucket(np.arange(-64, 65), True, 16, 40))
     text = caption(at)
     assert "below max_exact = 4" in text and "last bucket of its side (7 and 15)" in text
     assert f"Here {np.unique(y).size} of the 16 buckets" in text
-    at = run_part("t5", num_buckets="2", bidirectional="1")
+    at = part_at("t5", num_buckets="2", bidirectional="1")
     assert "needs at least 4 buckets" in at.info[0].value
     np.testing.assert_array_equal(values(chart_specs(at)[0]["data"][0]["y"]),
                                   b.t5_bucket(np.arange(-128, 129), False, 2, 128))
 
 
 def test_dependent_bounds_are_clamped_not_rejected():
-    at = run_part("alibi", n_heads="4", head="30")
+    at = part_at("alibi", n_heads="4", head="30")
     assert warnings_text(at) == ""
     assert "Head 3 (m = 0.003906)" in caption(at)
-    at = run_part("t5", num_buckets="64", max_distance="20")  # max_distance >= num_buckets
+    at = part_at("t5", num_buckets="64", max_distance="20")  # max_distance >= num_buckets
     assert "to max_distance = 64" in caption(at)
 
 
 def test_alibi_part_for_a_head_count_that_is_not_a_power_of_two():
-    at = run_part("alibi", n_heads="12", head="8")
+    at = part_at("alibi", n_heads="12", head="8")
     text = caption(at)
     assert "12 is not a power of two: the first 8 heads take the 8-head slopes and the other 4" in text
     assert "Head 8 (m = 0.7071)" in text and f"every ln 2 / m = {math.log(2) / 2**-0.5:.3g} tokens" in text
@@ -142,14 +153,14 @@ def test_alibi_pitfall_shows_both_forms_and_their_checks():
 
 
 def test_nope_part_numbers():
-    at = run_part("nope", T="200", channels="64", seed="3")
+    at = part_at("nope", T="200", channels="64", seed="3")
     sig = b.nope_signals(200, 64, 3)
     assert f"{1 / 200:.4g} at i = 199" in caption(at)
     assert f"({sig['variance'][-1]:.4g} measured at i = 199" in caption(at)
 
 
 def test_gaussian_part_links_to_the_gaussian_lesson_and_compares_three_members():
-    at = run_part("gaussian")
+    at = part_at("gaussian")
     assert [t["legendgroup"] for t in chart_specs(at)[0]["data"]] == ["nope", "gaussian_log", "gaussian_mul"]
     sidebar = {w.label for w in at.sidebar.slider} | {w.label for w in at.sidebar.number_input}
     assert "Gaussian global width σ2 (tokens)" in sidebar and "ALiBi heads H" not in sidebar  # only what it uses
@@ -160,7 +171,7 @@ def test_gaussian_part_links_to_the_gaussian_lesson_and_compares_three_members()
 
 
 def test_rotation_part_numbers_and_link():
-    at = run_part("rotation", d="32", seed="2", span="64")
+    at = part_at("rotation", d="32", seed="2", span="64")
     prof = b.rope_profile(64, 32, 10000.0, 2)
     text = caption(at)
     assert f"between {prof['seeded'].min():.3g} and {prof['seeded'].max():.3g}" in text
@@ -183,21 +194,21 @@ def test_the_lesson_declares_itself():
     assert f"| [{lesson.icon} Distance biases](pages/{Path(PAGE).name}) | {lesson.summary} |" in readme
 
 
-@pytest.mark.parametrize(("query", "name"), [
-    ({"part": "matrix", "member": "rope"}, "member"),
-    ({"part": "matrix", "member": "<script>alert(1)</script>"}, "member"),
-    ({"t5_shape": "t5"}, "t5_shape"),
-    ({"pow_r2": "2.5"}, "pow_r2"),
-    ({"n_heads": "0"}, "n_heads"),
-    ({"n_heads": "1e309"}, "n_heads"),
-    ({"sigma1": "nan"}, "sigma1"),
-    ({"part": "attention", "mass": "1"}, "mass"),
-    ({"part": "nope", "channels": "-inf"}, "channels"),
-    ({"part": "<b>x</b>"}, "part"),
-])
-def test_hostile_values_warn_and_fall_back(query, name):
-    at = run_page(PAGE, query)
+HOSTILE_RUNS = [  # (query, the controls whose warnings it must show): values each control refuses, a few per run
+    ({"part": "<b>x</b>", "t5_shape": "t5", "pow_r2": "2.5", "n_heads": "0", "sigma1": "nan"},  # opens part 1
+     ["part", "t5_shape", "pow_r2", "n_heads", "sigma1"]),
+    ({"part": "matrix", "member": "rope", "n_heads": "1e309"}, ["member", "n_heads"]),  # rope is no bias member
+    ({"part": "matrix", "member": "<script>alert(1)</script>"}, ["member"]),
+    ({"part": "attention", "mass": "1"}, ["mass"]),
+    ({"part": "nope", "channels": "-inf"}, ["channels"]),
+]
+
+
+@pytest.mark.parametrize(("query", "names"), HOSTILE_RUNS)
+def test_hostile_values_warn_and_fall_back(query, names):
+    at = page_at(PAGE, **query)
     assert_clean(at)
-    assert f"`{name}`" in warnings_text(at)
+    for name in names:
+        assert f"`{name}`" in warnings_text(at), name
     assert len(chart_specs(at)) == 1
     assert "<script>" not in str([m.value for m in at.markdown])

@@ -1,4 +1,6 @@
-"""AppTest of pages/4_Context_extension.py: every part, extremes, garbage URLs, presets, the paste box."""
+"""AppTest of pages/4_Context_extension.py: what every part shows, chosen extremes, lesson-specific fallbacks, the
+presets, the paste box, pitfall toggles (every part clean at its declared extremes and with hostile URLs, each control
+named: tests/test_pages_all.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import pytest
 
 from posviz import presets
 from posviz import scaling as sc
-from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, numbers, run_page, warnings_text
+from testkit.apptest import GARBAGE, assert_clean, chart_specs, garbage_query, numbers, page_at, run_page, warnings_text
 from tests.test_cope_figures import arr
 
 PAGE = "pages/4_Context_extension.py"
@@ -45,6 +47,13 @@ EXTREME_LO = {"d": "8", "base": "10", "s": "1", "L": "256", "beta_fast": "1", "b
               "methods": "yarn"}
 KEY = "context_extension"
 
+pytestmark = pytest.mark.app
+
+
+def part_at(part: str, **query: str):
+    """The shared run of ``part`` (a bare link for the first part): for tests that only read it."""
+    return page_at(PAGE, **query) if part == "pairs" and not query else page_at(PAGE, **query, part=part)
+
 
 def _texts(at) -> str:
     return "\n".join(str(t.value) for t in at.text)
@@ -52,7 +61,7 @@ def _texts(at) -> str:
 
 @pytest.mark.parametrize("part", PARTS)
 def test_defaults_every_part(part):
-    at = run_page(PAGE, {"part": part})
+    at = part_at(part)
     assert_clean(at)
     assert not warnings_text(at)
     specs = chart_specs(at)
@@ -77,7 +86,7 @@ SIDEBAR_REACHES = {  # d = 64, s = 16 in the sidebar: what each curve part shows
 
 @pytest.mark.parametrize("part", CURVES)
 def test_sidebar_settings_apply_to_every_curve_part(part):
-    at = run_page(PAGE, {"part": part, "d": "64", "s": "16"})
+    at = part_at(part, d="64", s="16")
     assert_clean(at)
     spec = chart_specs(at)[0]
     assert SIDEBAR_REACHES[part](spec), spec["layout"]["title"]["text"]
@@ -86,7 +95,7 @@ def test_sidebar_settings_apply_to_every_curve_part(part):
 
 
 def test_default_wavelength_chart_data():
-    at = run_page(PAGE)
+    at = page_at(PAGE)
     assert_clean(at)
     wl = chart_specs(at)[0]
     names = [t["name"] for t in wl["data"] if t.get("showlegend", True) is not False]
@@ -98,14 +107,14 @@ def test_default_wavelength_chart_data():
 @pytest.mark.parametrize("extreme", [EXTREME_HI, EXTREME_LO])
 @pytest.mark.parametrize("part", CURVES)
 def test_controls_at_extremes(extreme, part):
-    at = run_page(PAGE, {**extreme, "part": part})
+    at = part_at(part, **extreme)
     assert_clean(at)
     assert "invalid value" not in warnings_text(at)
     assert len(chart_specs(at)) == CHARTS[part]
 
 
 def test_extreme_sizes_reach_the_chart():
-    at = run_page(PAGE, {**EXTREME_HI, "part": "pairs"})
+    at = part_at("pairs", **EXTREME_HI)
     wl = chart_specs(at)[0]
     assert wl["layout"]["title"]["text"].startswith("Per-pair wavelengths, d = 256, b = 1e+07, s = 128")
     assert numbers(at)["L' = s·L"] == "16,777,216"
@@ -125,7 +134,7 @@ def test_llama3_band_order_cannot_be_inverted_and_the_slider_shows_its_bound():
 
 @pytest.mark.parametrize("part", PARTS)
 def test_sidebar_shows_only_the_controls_the_part_reads(part):
-    at = run_page(PAGE, {"part": part})
+    at = part_at(part)
     assert_clean(at)
     shown = sorted(w.key.removeprefix(f"{KEY}.") for kind in ("slider", "select_slider", "multiselect", "toggle",
                                                               "number_input") for w in at.sidebar.get(kind)
@@ -137,24 +146,20 @@ SIDEBAR = ["d", "base", "s", "L", "beta_fast", "beta_slow", "truncate", "mscale"
            "low_freq_factor", "high_freq_factor", "methods", "part"]
 
 
-@pytest.mark.parametrize("junk", ["abc", "nan", "inf", "-1", "1e309", "", "<script>alert(1)</script>"])
-def test_garbage_in_every_query_parameter(junk):
-    at = run_page(PAGE, dict.fromkeys(SIDEBAR, junk))
+def test_garbage_in_every_query_parameter():
+    """Every control and the part garbage at once, each a different class: the warning's wording, and the default
+    view of the default part. (Each part's own controls named on a real page: tests/test_pages_all.py's hostile runs;
+    every class of value for every control kind: tests/test_ui_params.py.)"""
+    query = garbage_query(SIDEBAR)
+    at = page_at(PAGE, **query)
     assert_clean(at)
     warn = warnings_text(at)
     for name in SIDEBAR:
-        assert f"URL parameter `{name}` had an invalid value" in warn, (name, junk)
+        assert f"URL parameter `{name}` had an invalid value" in warn, (name, query[name])
     assert "<script>" not in warn
     (spec,) = chart_specs(at)  # every control fell back: the default view, the default part
     assert spec["layout"]["title"]["text"].startswith("Per-pair wavelengths, d = 128, b = 10000, s = 8")
-
-
-def test_garbage_list_from_utils_on_part_specific_controls():
-    for name, part in (("curve", "pairs"), ("ramp", "yarn"), ("qk", "scores"), ("preset", "models")):
-        for junk in GARBAGE:
-            at = run_page(PAGE, {"part": part, name: junk})
-            assert_clean(at)
-            assert f"`{name}`" in warnings_text(at)
+    assert set(query.values()) == set(GARBAGE)  # every class in this one run
 
 
 def test_slider_move_changes_the_chart():
@@ -169,7 +174,7 @@ def test_slider_move_changes_the_chart():
 
 @pytest.mark.parametrize("name", presets.preset_names())
 def test_every_preset(name):
-    at = run_page(PAGE, {"part": "models", "preset": name})
+    at = part_at("models", preset=name)
     assert_clean(at)
     spec = chart_specs(at)[0]
     assert spec["layout"]["title"]["text"].startswith(name)
@@ -205,7 +210,7 @@ def test_paste_a_real_config():
     assert read["rotary dim d"] == "128" and read["factor"] == "8.0" and read["low_freq_factor"] == "1.0"
 
 
-@pytest.mark.parametrize("text,reason", [
+BAD_PASTES = [  # (text, words of the reason shown)
     ('{"rope_theta": 10000,', "not valid JSON"),
     ('{"head_dim": 64, "rope_scaling": {"type": "yarn", "factor": 4}}', "original_max_position_embeddings"),
     ('{"head_dim": "sixty-four"}', "head_dim"),
@@ -215,47 +220,50 @@ def test_paste_a_real_config():
     ("[" * 5000 + "]" * 5000, "nested"),
     ('{"pad": "' + "x" * 1_000_000 + '"}', "limit"),
     ("[1, 2, 3]", "JSON object"),
-])
-def test_paste_bad_configs_get_a_precise_plain_text_message(text, reason):
-    at = _paste(text)
-    assert_clean(at)
-    assert "could not be read" in warnings_text(at)
-    shown = _texts(at)
-    assert reason in shown
-    assert "<script>" not in warnings_text(at)
-    # nothing else is shown for it: before, the Llama 3.1 8B preset was drawn instead without a word
-    assert not chart_specs(at) and not at.dataframe
+    (json.dumps({"head_dim": 64, "max_position_embeddings": 8192, "rope_scaling": {  # reads, cannot compute
+        "type": "longrope", "short_factor": [1.0] * 32, "long_factor": [2.0] * 32,
+        "original_max_position_embeddings": 1}}), "original_max_position_embeddings"),
+]
 
 
-@pytest.mark.parametrize("key", ["floor_ceil", "mscale", "linear", "inverted", "beta_fast_zero", "llama3"])
-def test_pitfall_toggles_show_wrong_beside_right(key):
+def test_paste_bad_configs_get_a_precise_plain_text_message():
+    """Each bad config pasted into the box in turn (one page, the box's text replaced each time)."""
+    at = run_page(PAGE, {"part": "models"})
+    for text, reason in BAD_PASTES:
+        at.text_area(key=f"{KEY}.config_text").set_value(text).run()
+        assert_clean(at)
+        assert "could not be read" in warnings_text(at), reason
+        shown = _texts(at)
+        assert reason in shown
+        assert "<script>" not in warnings_text(at)
+        # nothing else is shown for it: before, the Llama 3.1 8B preset was drawn instead without a word
+        assert not chart_specs(at) and not at.dataframe
+
+
+def test_pitfall_toggles_show_wrong_beside_right():
+    """Each toggle in turn (the previous one switched off in the same run): the wrong chart, then the right one."""
     at = run_page(PAGE, {"part": "pitfalls"})
-    at.toggle(key=f"{KEY}.pitfall.{key}").set_value(True).run()
-    assert_clean(at)
-    specs = chart_specs(at)
-    assert len(specs) == 2
-    wrong, right = (s["layout"]["title"]["text"] for s in specs)
-    assert wrong.startswith("✗") and right.startswith("✓")
+    previous = None
+    for key in ("floor_ceil", "mscale", "linear", "inverted", "beta_fast_zero", "llama3"):
+        if previous:
+            at.toggle(key=f"{KEY}.pitfall.{previous}").set_value(False)
+        at.toggle(key=f"{KEY}.pitfall.{key}").set_value(True).run()
+        previous = key
+        assert_clean(at)
+        specs = chart_specs(at)
+        assert len(specs) == 2, key
+        wrong, right = (s["layout"]["title"]["text"] for s in specs)
+        assert wrong.startswith("✗") and right.startswith("✓"), key
 
 
 def test_pitfalls_page_check_holds():
-    at = run_page(PAGE, {"part": "pitfalls", "d": "96", "s": "16", "L": "2048"})
+    at = part_at("pitfalls", d="96", s="16", L="2048")
     assert_clean(at)
     assert any("Llama 3 = YaRN paper ramp" in m.value and "holds" in m.value for m in at.markdown)
 
 
-def test_paste_that_reads_but_cannot_compute_is_caught():
-    text = json.dumps({"head_dim": 64, "max_position_embeddings": 8192, "rope_scaling": {
-        "type": "longrope", "short_factor": [1.0] * 32, "long_factor": [2.0] * 32,
-        "original_max_position_embeddings": 1}})
-    at = _paste(text)
-    assert_clean(at)
-    assert "could not be read" in warnings_text(at)
-    assert "original_max_position_embeddings" in _texts(at)
-
-
 def test_deepseek_preset_shows_its_softmax_multiplier():
-    at = run_page(PAGE, {"part": "models", "preset": "DeepSeek-V2"})
+    at = part_at("models", preset="DeepSeek-V2")
     assert_clean(at)
     metrics = numbers(at)
     assert metrics["cos/sin × A"] == "1.0000" and metrics["softmax scale × (DeepSeek)"] == "1.5896"
@@ -280,7 +288,7 @@ def _caption(at, start: str) -> str:
 
 @pytest.mark.parametrize("query", [{}, {"beta_slow": "0.25"}, {"d": "64", "s": "32", "methods": "default,ntk,yarn"}])
 def test_unseen_caption_counts_the_crosses_the_figure_draws(query):
-    at = run_page(PAGE, {"part": "unseen", **query})
+    at = part_at("unseen", **query)
     assert_clean(at)
     spec = chart_specs(at)[0]
     caption = _caption(at, "The grey dashed line")
@@ -295,14 +303,14 @@ def test_unseen_caption_counts_the_crosses_the_figure_draws(query):
 
 
 def test_unseen_pi_line_lies_on_the_training_line():
-    spec = chart_specs(run_page(PAGE, {"part": "unseen"}))[0]
+    spec = chart_specs(part_at("unseen"))[0]
     by_name = {t["name"]: arr(t["y"]) for t in spec["data"]}
     np.testing.assert_allclose(by_name["PI / linear: L'·θ'_i"], by_name["training: L·θ_i"], rtol=1e-6)
 
 
 @pytest.mark.parametrize("truncate", ["1", "0"])
 def test_yarn_ramp_caption_says_where_the_code_ramps(truncate):
-    at = run_page(PAGE, {"part": "yarn", "truncate": truncate})
+    at = part_at("yarn", truncate=truncate)
     assert_clean(at)
     caption = _caption(at, "The code ramps")
     low, high = sc.yarn_correction_range(128, 10000.0, 4096, 32.0, 1.0, truncate == "1")
@@ -318,7 +326,7 @@ def test_yarn_ramp_caption_says_where_the_code_ramps(truncate):
 
 
 def test_gpt_oss_preset_reads_truncate_false():
-    at = run_page(PAGE, {"part": "models", "preset": "gpt-oss 20B"})
+    at = part_at("models", preset="gpt-oss 20B")
     assert_clean(at)
     frame = at.dataframe[0].value
     assert dict(zip(frame["key"], frame["value"], strict=True))["truncate"] == "False"
@@ -326,7 +334,7 @@ def test_gpt_oss_preset_reads_truncate_false():
 
 @pytest.mark.parametrize("name", ["Llama 3.2 1B", "Llama 3.1 8B", "DeepSeek-V3", "Qwen2.5 7B Instruct + YaRN x4"])
 def test_models_target_length_is_config_target_length(name):
-    at = run_page(PAGE, {"part": "models", "preset": name})
+    at = part_at("models", preset=name)
     assert_clean(at)
     read = sc.read_rope_config(presets.get_preset(name).config)
     target = sc.config_target_length(read)
@@ -337,7 +345,7 @@ def test_models_target_length_is_config_target_length(name):
 
 
 def test_dynamic_part_shows_what_transformers_keeps():
-    at = run_page(PAGE, {"part": "dynamic"})
+    at = part_at("dynamic")
     assert_clean(at)
     caption = _caption(at, "Press Play")
     assert "as if it were computed afresh" in caption and "longest length seen so far" in caption
@@ -353,7 +361,7 @@ def test_dynamic_part_shows_what_transformers_keeps():
 
 @pytest.mark.parametrize("query,binned", [({}, True), ({"s": "1", "L": "256"}, False)])
 def test_scores_caption_says_how_the_far_view_is_drawn(query, binned):
-    at = run_page(PAGE, {"part": "scores", **query})
+    at = part_at("scores", **query)
     assert_clean(at)
     caption = _caption(at, "Left, every token")
     far = chart_specs(at)[0]["layout"]["annotations"]
@@ -366,16 +374,16 @@ def test_scores_caption_says_how_the_far_view_is_drawn(query, binned):
 
 
 def test_temperature_and_entropy_captions_follow_the_factor():
-    at = run_page(PAGE, {"part": "temperature", "s": "16"})
+    at = part_at("temperature", s="16")
     assert f"({sc.get_mscale(16.0):.4f} at s = 16)" in _caption(at, "YaRN multiplies")
-    cooler = run_page(PAGE, {"part": "entropy", "mscale": "0.5", "mscale_all_dim": "1"})
+    cooler = part_at("entropy", mscale="0.5", mscale_all_dim="1")
     assert_clean(cooler)
     A = sc.yarn_attention_factor(8.0, 0.5, 1.0)
     assert A < 1 and f"logits × A² = {A * A:.3f}) is below 1" in _caption(cooler, "Longer contexts")
 
 
 def test_pitfall_numbers_are_computed():
-    at = run_page(PAGE, {"part": "pitfalls"})
+    at = part_at("pitfalls")
     text = "\n".join(m.value for m in at.markdown)
     low, high = sc.seed000_yarn_bounds(64, 10000.0, 2048)
     assert f"{low:.3f} and {high:.3f} instead of 8 and 21" in text

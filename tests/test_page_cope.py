@@ -1,4 +1,6 @@
-"""AppTest of the CoPE page: defaults, examples, extremes, garbage URLs, hostile text, pitfalls, speed."""
+"""AppTest of the CoPE page: what every part shows, examples, chosen extremes, bounds set by other controls, hostile
+text, lesson-specific fallbacks, pitfalls, reruns (every part clean at its declared extremes and with hostile URLs,
+each control named: tests/test_pages_all.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,20 @@ import numpy as np
 import pytest
 
 from posviz import cope
-from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, number_items, numbers, run_page, warnings_text
+from testkit.apptest import (
+    GARBAGE,
+    assert_clean,
+    chart_specs,
+    garbage_query,
+    number_items,
+    numbers,
+    page_at,
+    run_page,
+    warnings_text,
+)
 from tests.test_cope_figures import arr
+
+pytestmark = pytest.mark.app
 
 PAGE = "pages/8_CoPE.py"
 SCALE = 4.0  # the page's default gate scale: soft enough that positions are fractional (the interpolation shows)
@@ -50,7 +64,7 @@ PART_CHARTS["all"] = [t for titles in PART_CHARTS.values() for t in titles]
 
 @pytest.mark.parametrize("part", list(PART_CHARTS))
 def test_each_part_of_the_lesson(part):
-    at = run_page(PAGE, {"part": part})
+    at = page_at(PAGE, part=part)
     assert_clean(at)
     titles = [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
     assert len(titles) == len(PART_CHARTS[part])
@@ -60,7 +74,7 @@ def test_each_part_of_the_lesson(part):
 
 
 def test_interpolation_numbers_match_the_math():
-    at = run_page(PAGE, {"part": "interp", "rule": "constant", "scale": "0", "i": "2", "j": "0"})
+    at = page_at(PAGE, part="interp", rule="constant", scale="0", i="2", j="0")
     assert_clean(at)
     metrics = numbers(at)
     assert metrics["p_ij"] == "1.500" and metrics["w"] == "0.500"
@@ -70,14 +84,14 @@ def test_interpolation_numbers_match_the_math():
 
 
 def test_attention_numbers_show_the_effect():
-    at = run_page(PAGE, {"part": "attention"})
+    at = page_at(PAGE, part="attention")
     assert_clean(at)
     values = [float(v) for _, v in number_items(at)]
     assert len(values) == 2 and values[1] > values[0] + 0.2
 
 
 def test_defaults():
-    at = run_page(PAGE)
+    at = page_at(PAGE)
     assert_clean(at)
     specs = chart_specs(at)
     assert len(specs) == 1
@@ -92,7 +106,7 @@ def test_defaults():
 
 
 def test_positions_part_at_defaults():
-    at = run_page(PAGE, {"part": "positions"})
+    at = page_at(PAGE, part="positions")
     assert_clean(at)
     heat = chart(at, "Which tokens count")
     L = cope.cope_run(scale=SCALE)
@@ -118,11 +132,11 @@ def test_first_sidebar_slider_redraws_the_default_part():
 
 def test_key_j_is_shared_by_the_interpolation_and_table_parts():
     query = {"rule": "constant", "scale": "0", "i": "2", "j": "0"}  # p_20 = 1.5: columns 1 and 2 mix
-    table = run_page(PAGE, {**query, "part": "table"})
+    table = page_at(PAGE, **query, part="table")
     assert_clean(table)
     spec = chart(table, "Embedding table e")
     assert sorted(s["x0"] + 0.5 for s in spec["layout"]["shapes"]) == [1, 2]
-    every = run_page(PAGE, {**query, "part": "all"})  # both parts on one page: one j control, drawn once
+    every = page_at(PAGE, **query, part="all")  # both parts on one page: one j control, drawn once
     assert_clean(every)
     assert len([s for s in every.slider if s.key == "cope.j"]) == 1
     assert sorted(s["x0"] + 0.5 for s in chart(every, "Embedding table e")["layout"]["shapes"]) == [1, 2]
@@ -131,7 +145,7 @@ def test_key_j_is_shared_by_the_interpolation_and_table_parts():
 
 @pytest.mark.parametrize("example", ["sentences", "list", "code"])
 def test_examples(example):
-    at = run_page(PAGE, {"example": example})
+    at = page_at(PAGE, example=example)
     assert_clean(at)
     assert texts(at)[0] == cope.EXAMPLES[example]
     labels = chart(at, "Tokens")["data"][0]["text"]
@@ -139,7 +153,7 @@ def test_examples(example):
 
 
 def test_hostile_text_from_the_url_is_shown_as_text():
-    at = run_page(PAGE, {"text": HOSTILE})
+    at = page_at(PAGE, text=HOSTILE)
     assert_clean(at)
     assert HOSTILE in texts(at)
     assert "<b>" not in markdown_blob(at) and "<script" not in markdown_blob(at)
@@ -161,21 +175,21 @@ def test_hostile_text_typed_into_the_box():
 
 
 def test_empty_text_falls_back_to_the_example_and_says_so():
-    at = run_page(PAGE, {"text": "   "})
+    at = page_at(PAGE, text="   ")
     assert_clean(at)
     assert any("empty" in i.value for i in at.info)
     assert chart(at, "Tokens")["data"][0]["text"][0] == "CoPE"
 
 
 def test_long_text_is_capped_and_said():
-    at = run_page(PAGE, {"text": "count " * 150})
+    at = page_at(PAGE, text="count " * 150)
     assert_clean(at)
     assert any(f"first {cope.MAX_TOKENS} tokens" in i.value for i in at.info)
     assert len(chart(at, "Tokens")["data"][0]["text"]) == cope.MAX_TOKENS
 
 
 def test_count_everything_is_relative_position():
-    at = run_page(PAGE, {"part": "positions", "rule": "all", "scale": "40"})
+    at = page_at(PAGE, part="positions", rule="all", scale="40")
     assert_clean(at)
     assert any("relative position" in m.value and "holds" in m.value for m in at.markdown)
     p = arr(chart(at, "Which tokens count")["data"][1]["z"])
@@ -184,7 +198,7 @@ def test_count_everything_is_relative_position():
 
 
 def test_clamp_is_visible():
-    at = run_page(PAGE, {"part": "positions", "rule": "all", "scale": "40", "npos_max": "3"})
+    at = page_at(PAGE, part="positions", rule="all", scale="40", npos_max="3")
     assert_clean(at)
     heat = chart(at, "Which tokens count")
     assert len(arr(heat["data"][3]["x"])) > 0
@@ -193,7 +207,7 @@ def test_clamp_is_visible():
 
 
 def test_query_index_is_bounded_by_the_text_and_the_slider_shows_it():
-    at = run_page(PAGE, {"part": "query", "i": "63"})
+    at = page_at(PAGE, part="query", i="63")
     assert_clean(at)
     T = cope.cope_run(scale=SCALE).T
     query = at.sidebar.slider(key="cope.i")
@@ -203,17 +217,17 @@ def test_query_index_is_bounded_by_the_text_and_the_slider_shows_it():
 
 
 def test_key_j_is_bounded_by_the_query_under_the_causal_mask():
-    at = run_page(PAGE, {"part": "interp", "i": "5", "j": "20"})
+    at = page_at(PAGE, part="interp", i="5", j="20")
     assert_clean(at)
     assert at.sidebar.slider(key="cope.j").max == 5 and numbers(at)["p_ij"] == \
         f"{cope.cope_run(scale=SCALE).positions[5, 5]:.3f}"
-    at = run_page(PAGE, {"part": "interp", "i": "5", "j": "20", "causal": "0"})
+    at = page_at(PAGE, part="interp", i="5", j="20", causal="0")
     assert at.sidebar.slider(key="cope.j").max == cope.cope_run(scale=SCALE).T - 1
     assert at.sidebar.slider(key="cope.j").value == 20
 
 
 def test_target_is_bounded_by_the_table():
-    at = run_page(PAGE, {"part": "attention", "npos_max": "3", "target": "9"})
+    at = page_at(PAGE, part="attention", npos_max="3", target="9")
     assert_clean(at)
     target = at.slider(key="cope.target")
     assert target.max == 2 and target.value == 2
@@ -221,7 +235,7 @@ def test_target_is_bounded_by_the_table():
 
 
 def test_interpolation_default_shows_a_fractional_position():
-    at = run_page(PAGE, {"part": "interp"})
+    at = page_at(PAGE, part="interp")
     assert_clean(at)
     w = float(numbers(at)["w"])
     assert 0.2 < w < 0.8, w  # a point visibly between two embeddings, not 0.001 away from one
@@ -230,7 +244,7 @@ def test_interpolation_default_shows_a_fractional_position():
 
 
 def test_attention_caption_names_the_keys_the_numbers_count():
-    at = run_page(PAGE, {"part": "attention"})
+    at = page_at(PAGE, part="attention")
     assert_clean(at)
     caption = next(c.value for c in at.caption if c.value.startswith("The toy head"))
     run = cope.cope_run(scale=SCALE)
@@ -249,14 +263,14 @@ def test_gate_scale_help_is_what_float64_gives():
     sigma = lambda z: float(cope.cope_gates(np.array([[z]]), causal=False)[0, 0])  # noqa: E731
     assert sigma(37.0) == 1.0 and sigma(36.5) < 1.0
     assert f"{sigma(-37.0):.1e}".replace("-", "−") == "8.5e−17" and sigma(-40.0) > 0
-    at = run_page(PAGE)
+    at = page_at(PAGE)
     help_text = at.sidebar.slider(key="cope.scale").help
     assert "From a = 37 on" in help_text and "8.5e−17 at a = 37" in help_text and "never exactly 0" in help_text
 
 
 @pytest.mark.parametrize("part", [p for p in PART_CHARTS if p != "all"])
 def test_sidebar_shows_only_the_controls_the_part_reads(part):
-    at = run_page(PAGE, {"part": part})
+    at = page_at(PAGE, part=part)
     assert_clean(at)
     shown = {w.key.removeprefix("cope.") for kind in ("slider", "selectbox", "text_area", "toggle", "radio")
              for w in at.sidebar.get(kind) if str(w.key).startswith("cope.") and not str(w.key).startswith("cope._")}
@@ -275,7 +289,7 @@ def test_every_control_at_an_extreme(high):
     hi = {"part": "all", "example": "code", "text": "x" * 1000, "rule": "constant", "scale": "40", "bias": "10",
           "causal": "1", "npos_max": "65", "seed": "999", "d_head": "64", "i": "63", "j": "63",
           "emb": "sinusoidal", "target": "64", "strength": "20", "nodiv": "1"}
-    at = run_page(PAGE, hi if high else lo)
+    at = page_at(PAGE, **(hi if high else lo))
     assert_clean(at)
     assert not warnings_text(at)
     assert len(chart_specs(at)) == (6 if high else 1)
@@ -284,61 +298,69 @@ def test_every_control_at_an_extreme(high):
 def test_last_option_of_every_control_is_the_largest_text():
     """Every control at its last option (what the --largest benchmark opens): your own text, 64 tokens, and the
     last query i = 63 is a real token, so moving it redraws the chips."""
-    last = list(run_page(PAGE).session_state["_posviz_ctx"].params["example"].options)[-1]
+    last = list(page_at(PAGE).session_state["_posviz_ctx"].params["example"].options)[-1]
     assert last == "typed"
-    at = run_page(PAGE, {"example": last, "text": "x " * 500, "i": "63"})
+    at = page_at(PAGE, example=last, text="x " * 500, i="63")
     assert_clean(at)
     labels = chart(at, "Tokens")["data"][0]["text"]
     assert len(labels) == cope.MAX_TOKENS == 64 and "query i = 63" in chart(at, "Tokens")["layout"]["title"]["text"]
     assert not any("clamped" in c.value for c in at.caption)
 
 
-@pytest.mark.parametrize("name", PARAMS)
-def test_garbage_in_every_parameter_warns_and_falls_back(name):
-    query = {"part": "all", name: "x" * 1001 if name == "text" else GARBAGE[0]}
-    at = run_page(PAGE, query)
+def test_garbage_in_every_parameter_warns_and_falls_back():
+    """Every control garbage at once on the whole lesson, each a different class (the text longer than the box
+    takes): each named, the six charts still drawn, no markup in the markdown or the captions. (Each part's hostile
+    run, each control named: tests/test_pages_all.py; every class for every control kind: tests/test_ui_params.py.)"""
+    names = [n for n in PARAMS if n not in ("part", "text")]
+    query = garbage_query(names)
+    assert set(query.values()) == set(GARBAGE)  # every class in this one run
+    at = page_at(PAGE, **query, text="x" * 1001, part="all")
     assert_clean(at)
-    assert f"`{name}`" in warnings_text(at)
-    assert len(chart_specs(at)) == (1 if name == "part" else 6)  # a bad part falls back to the first one
-
-
-@pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e309", "", "<script>alert(1)</script>"])
-def test_garbage_values(value):
-    names = ("scale", "npos_max", "d_head", "emb", "causal", "strength", "j")
-    at = run_page(PAGE, {**dict.fromkeys(names, value), "part": "all"})
-    assert_clean(at)
-    for name in names:
-        assert f"`{name}`" in warnings_text(at)
+    for name in [*names, "text"]:
+        assert f"`{name}`" in warnings_text(at), (name, query.get(name))
+    assert len(chart_specs(at)) == 6
     assert "<script" not in markdown_blob(at)
 
 
-@pytest.mark.parametrize("key", ["leak", "table_size", "bounds", "gqa", "nodiv"])
-def test_pitfall_toggles_show_wrong_and_right(key):
-    at = run_page(PAGE, {"part": "pitfalls"})
-    at.toggle(key=f"cope.pitfall.{key}").set_value(True).run()
+def test_a_garbage_part_falls_back_to_the_first_part():
+    at = page_at(PAGE, part=GARBAGE[0])
     assert_clean(at)
-    specs = chart_specs(at)
-    assert len(specs) == 2
-    wrong, right = specs
-    if key == "leak":
-        assert np.triu(arr(wrong["data"][0]["z"]), 1).max() > 0
-        assert np.triu(arr(right["data"][0]["z"]), 1).max() == 0
-    elif key == "table_size":
-        assert "1 clamped" in wrong["layout"]["title"]["text"]
-        assert "0 clamped" in right["layout"]["title"]["text"]
-    elif key == "bounds":
-        T = cope.cope_run(scale=SCALE).T
-        assert wrong["layout"]["title"]["text"].startswith(f"{T} of {T}")
-        assert right["layout"]["title"]["text"].startswith(f"0 of {T}")
-    elif key == "gqa":
-        assert wrong["data"][0]["cells"]["values"][1][-1].startswith("RuntimeError")
-        assert right["data"][0]["cells"]["values"][1][-1] == "(1, 8, 4, 4)"
-    else:
-        assert "nodiv" in wrong["data"][1]["name"] and "nodiv" not in right["data"][1]["name"]
+    assert "`part`" in warnings_text(at)
+    assert len(chart_specs(at)) == 1
+
+
+def test_pitfall_toggles_show_wrong_and_right():
+    """Each toggle in turn on one page (the previous one switched off in the same run): its wrong and right chart."""
+    at = run_page(PAGE, {"part": "pitfalls"})
+    previous = None
+    for key in ("leak", "table_size", "bounds", "gqa", "nodiv"):
+        if previous:
+            at.toggle(key=f"cope.pitfall.{previous}").set_value(False)
+        at.toggle(key=f"cope.pitfall.{key}").set_value(True).run()
+        previous = key
+        assert_clean(at)
+        specs = chart_specs(at)
+        assert len(specs) == 2, key
+        wrong, right = specs
+        if key == "leak":
+            assert np.triu(arr(wrong["data"][0]["z"]), 1).max() > 0
+            assert np.triu(arr(right["data"][0]["z"]), 1).max() == 0
+        elif key == "table_size":
+            assert "1 clamped" in wrong["layout"]["title"]["text"]
+            assert "0 clamped" in right["layout"]["title"]["text"]
+        elif key == "bounds":
+            T = cope.cope_run(scale=SCALE).T
+            assert wrong["layout"]["title"]["text"].startswith(f"{T} of {T}")
+            assert right["layout"]["title"]["text"].startswith(f"0 of {T}")
+        elif key == "gqa":
+            assert wrong["data"][0]["cells"]["values"][1][-1].startswith("RuntimeError")
+            assert right["data"][0]["cells"]["values"][1][-1] == "(1, 8, 4, 4)"
+        else:
+            assert "nodiv" in wrong["data"][1]["name"] and "nodiv" not in right["data"][1]["name"]
 
 
 def test_leak_toggle_on_the_main_control():
-    at = run_page(PAGE, {"part": "positions", "causal": "0"})
+    at = page_at(PAGE, part="positions", causal="0")
     assert_clean(at)
     p = arr(chart(at, "Which tokens count")["data"][1]["z"])
     assert np.triu(p, 1).max() > 0

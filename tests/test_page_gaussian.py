@@ -1,4 +1,6 @@
-"""AppTest of pages/7_Gaussian_kernel_RoPE.py: every part, extremes, hostile URLs, pitfall toggles, speed."""
+"""AppTest of pages/7_Gaussian_kernel_RoPE.py: what every part shows, chosen extremes, the fallbacks the lesson
+explains, pitfall toggles, reruns (every part clean at its declared extremes and with hostile URLs, each control
+named: tests/test_pages_all.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +9,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from posviz import gaussian as gk
-from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, numbers, run_page, warnings_text
+from testkit.apptest import GARBAGE, assert_clean, chart_specs, numbers, page_at, run_page, warnings_text
 from tests.test_gaussian_figures import values
+
+pytestmark = pytest.mark.app
 
 PAGE = "pages/7_Gaussian_kernel_RoPE.py"
 SLUG = "gaussian_kernel_rope"
@@ -23,7 +27,13 @@ TITLES = {"kernel": "Multi-scale Gaussian kernel", "modes": "Attention after sof
 
 
 def run_part(part: str, query: dict[str, str] | None = None) -> AppTest:
+    """A fresh run of ``part`` (for tests that then set widgets)."""
     return run_page(PAGE, query={**(query or {}), "part": part})
+
+
+def part_at(part: str, query: dict[str, str] | None = None) -> AppTest:
+    """The shared run of ``part`` (for tests that only read it)."""
+    return page_at(PAGE, **{**(query or {}), "part": part})
 
 
 def titles(at: AppTest) -> list[str]:
@@ -36,7 +46,7 @@ def checks(at: AppTest) -> list[str]:
 
 
 def test_a_link_without_part_opens_the_kernel_only():
-    at = run_page(PAGE)
+    at = page_at(PAGE)
     assert_clean(at)
     assert warnings_text(at) == ""
     radio = at.radio(key=f"{SLUG}.part")
@@ -53,7 +63,7 @@ def test_a_link_without_part_opens_the_kernel_only():
 def test_every_part_draws_one_chart_and_its_checks():
     got, marks, headers = [], [], []
     for part in PARTS:
-        at = run_part(part)
+        at = part_at(part)
         assert_clean(at)
         assert warnings_text(at) == "", part
         part_titles = titles(at)
@@ -87,7 +97,7 @@ def test_every_part_draws_one_chart_and_its_checks():
      "mode": "absolute", "m": "0", "n": "512", "shift": "512"},
 ])
 def test_extremes(query):
-    runs = {part: run_part(part, query) for part in PARTS}
+    runs = {part: part_at(part, query) for part in PARTS}
     for part, at in runs.items():
         assert_clean(at)
         assert "invalid value" not in warnings_text(at), part
@@ -107,8 +117,8 @@ def test_extremes(query):
 
 
 def test_presenter_mode_and_the_optional_views():
-    modes = run_part("modes", {"present": "1", "all4": "1", "mode": "relative_mul"})
-    pitfalls = run_part("pitfalls", {"present": "1", "spiral": "1"})
+    modes = part_at("modes", {"present": "1", "all4": "1", "mode": "relative_mul"})
+    pitfalls = part_at("pitfalls", {"present": "1", "spiral": "1"})
     specs = []
     for at in (modes, pitfalls):
         assert_clean(at)
@@ -132,29 +142,37 @@ def test_rerun_at_largest_settings_redraws(part):
         assert values(after["data"][2]["y"])[0] == pytest.approx(0.8)
 
 
-@pytest.mark.parametrize("bad", GARBAGE)
-def test_garbage_in_every_query_parameter(bad):
+def test_garbage_falls_back_to_each_controls_default_and_says_which():
+    """Every control's warning quotes the default the page falls back to: one run per part with every control
+    garbage, each a different class (round robin over the parts, so every class is used). The kernel's run has a
+    garbage part as well: it opens the kernel. (A hostile run of every part, each control named:
+    tests/test_pages_all.py; every class of value for every control kind: tests/test_ui_params.py.)"""
+    turn = 0
     for part, own in OWN.items():
-        query = {**SIDEBAR, **own}
-        at = run_part(part, dict.fromkeys(query, bad))
+        defaults = {**SIDEBAR, **own}
+        query = {name: GARBAGE[(turn + k) % len(GARBAGE)] for k, name in enumerate(defaults)}
+        turn += len(defaults)
+        if part == "kernel":  # a garbage part: the kernel
+            defaults["part"] = "kernel"
+            query["part"] = GARBAGE[turn % len(GARBAGE)]
+        at = page_at(PAGE, **query, **({} if part == "kernel" else {"part": part}))
         assert_clean(at)
         text = warnings_text(at)
-        for name, default in query.items():
-            assert f"`{name}` had an invalid value" in text, (part, name, text)
+        for name, default in defaults.items():
+            assert f"`{name}` had an invalid value" in text, (part, name, query[name], text)
             assert f"using the default ({default})" in text
         assert "<script>" not in text
         assert len(chart_specs(at)) == (part != "pitfalls")
+        if part == "kernel":
+            assert titles(at)[0].startswith(TITLES["kernel"])
         if part == "shift":
             assert float(numbers(at)["K(m)K(n) at (40, 37)"]) == pytest.approx(0.0022, abs=1e-4)
-    at = run_page(PAGE, query={"part": bad, "T": "64"})  # a garbage part: the kernel, with the rest of the link
-    assert_clean(at)
-    assert "`part` had an invalid value" in warnings_text(at) and "using the default (kernel)" in warnings_text(at)
-    assert titles(at)[0].startswith(TITLES["kernel"])
+    assert turn >= len(GARBAGE)
 
 
 @pytest.mark.parametrize("query", [{"alpha1": "0", "alpha2": "0"}, {"alpha1": "0.0", "alpha2": "0.00"}])
 def test_both_alphas_zero_warns_and_falls_back(query):
-    at = run_page(PAGE, query=query)
+    at = page_at(PAGE, **query)
     assert_clean(at)
     text = warnings_text(at)
     assert "α1 and α2 are both 0" in text and "α1 = 0.7 and α2 = 0.3" in text
@@ -162,19 +180,19 @@ def test_both_alphas_zero_warns_and_falls_back(query):
     kernel = specs[0]["data"][2]
     r = values(specs[0]["data"][0]["x"])
     np.testing.assert_allclose(values(kernel["y"]), gk.gaussian_kernel(r), rtol=1e-5, atol=1e-7)
-    at = run_part("shift", query)  # every part uses the fallback kernel
+    at = part_at("shift", query)  # every part uses the fallback kernel
     assert "α1 and α2 are both 0" in warnings_text(at)
     assert float(numbers(at)["K(m)K(n) at (3, 0)"]) == pytest.approx(0.8813, abs=1e-4)
 
 
 def test_sigma_order_note_and_url_roundtrip():
-    at = run_part("modes", {"sigma1": "40", "sigma2": "10", "mode": "relative_log"})
+    at = part_at("modes", {"sigma1": "40", "sigma2": "10", "mode": "relative_log"})
     assert_clean(at)
     assert any("roles swap" in i.value for i in at.info)
     assert at.query_params["sigma1"] == ["40"] or at.query_params["sigma1"] == "40"
     attn = chart_specs(at)[0]
     assert attn["data"][1]["name"] == "(c) +log K(|m−n|)"
-    assert not any("roles swap" in i.value for i in run_part("modes").info)
+    assert not any("roles swap" in i.value for i in part_at("modes").info)
 
 
 def test_pitfall_toggles_show_wrong_and_right():
@@ -212,7 +230,7 @@ def test_four_way_view_replaces_the_pair():
 
 
 def test_spiral_on_request():
-    at = run_part("pitfalls", {"spiral": "1", "d": "16"})
+    at = part_at("pitfalls", {"spiral": "1", "d": "16"})
     assert_clean(at)
     spec = chart_specs(at)[-1]
     assert spec["layout"]["title"]["text"].startswith("Pair 2: the kernel shrinks the length")

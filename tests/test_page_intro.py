@@ -1,4 +1,6 @@
-"""AppTest of the "From integers to sinusoids" page: every part, extremes, garbage URLs, hostile text."""
+"""AppTest of the "From integers to sinusoids" page: what each part shows, its checks and numbers, the values the
+controls reach, lesson-specific fallbacks and hostile text. Every part clean at its defaults, with every control at
+its extremes and with hostile URL values is tests/test_pages_all.py's."""
 
 from __future__ import annotations
 
@@ -10,16 +12,20 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from posviz import intro, ui
-from tests.apptest_utils import (
+from testkit.apptest import (
     GARBAGE,
     ROOT,
     assert_clean,
     chart_specs,
+    garbage_query,
     numbers,
+    page_at,
     page_module,
     run_page,
     warnings_text,
 )
+
+pytestmark = pytest.mark.app
 
 PAGE = "pages/1_From_integers_to_sinusoids.py"
 SLUG = "intro"
@@ -34,7 +40,13 @@ HOSTILE = "<script>alert(1)</script> **bold** [link](javascript:alert(2)) <img s
 
 
 def run_part(part: str, query: dict[str, str] | None = None) -> AppTest:
+    """A fresh run of ``part`` (for tests that then set widgets)."""
     return run_page(PAGE, query={**(query or {}), "part": part})
+
+
+def part_at(part: str, query: dict[str, str] | None = None) -> AppTest:
+    """The shared run of ``part`` (for tests that only read it)."""
+    return page_at(PAGE, **{**(query or {}), "part": part})
 
 
 def _checks(at: AppTest) -> list[str]:
@@ -65,7 +77,7 @@ def _heatmap_rows(spec: dict, trace: int = 0) -> list[str]:
 
 
 def test_a_link_without_part_opens_part_one_only():
-    at = run_page(PAGE)
+    at = page_at(PAGE)
     assert_clean(at)
     radio = at.radio(key=f"{SLUG}.part")
     assert radio.value == "blind" and radio.options == [
@@ -87,7 +99,7 @@ def test_a_link_without_part_opens_part_one_only():
 def test_every_part_draws_one_chart_and_its_checks():
     titles, checks, headers = [], {}, []
     for part in PARTS:
-        at = run_part(part)
+        at = part_at(part)
         assert_clean(at)
         assert not warnings_text(at) and not _infos(at), part
         got = _titles(at)
@@ -188,7 +200,7 @@ def _number_table(at: AppTest) -> dict[str, np.ndarray]:
 
 
 def test_dog_numbers_table_shows_identical_rows_without_positions():
-    table = _number_table(run_page(PAGE))
+    table = _number_table(page_at(PAGE))
     assert list(table) == ["channel", "slot 1, no positions", "slot 4, no positions", "slot 1, with PE",
                            "slot 4, with PE"]
     np.testing.assert_array_equal(table["channel"], np.arange(6))
@@ -196,7 +208,7 @@ def test_dog_numbers_table_shows_identical_rows_without_positions():
     assert np.abs(table["slot 1, with PE"] - table["slot 4, with PE"]).max() > 1e-3
     demo = intro.attention_demo()
     np.testing.assert_allclose(table["slot 1, no positions"], demo.out[1, :6], atol=5e-7)
-    table = _number_table(run_page(PAGE, query={"d": "4", "text": "a b a"}))  # d = 4: only 4 channels
+    table = _number_table(page_at(PAGE, d="4", text="a b a"))  # d = 4: only 4 channels
     np.testing.assert_array_equal(table["channel"], np.arange(4))
     np.testing.assert_allclose(table["slot 0, no positions"], intro.attention_demo("a b a", 4).out[0, :4], atol=5e-7)
 
@@ -208,10 +220,13 @@ def test_dog_numbers_table_shows_identical_rows_without_positions():
      "bits": "12", "j": "11"},
 ])
 def test_every_control_at_its_extremes(query):
+    """Two mixes of extreme values (not the declared all-min and all-max of tests/test_pages_all.py): every part runs
+    without any warning (no figure falls back either), and what the values do to the figures and the checks.
+    pos = 999 with N2 = 2 is clamped by the shorter length, without a warning."""
     d, n_bits, n_pos = int(query["d"]), int(query["bits"]), int(query["P"])
     runs = {}
     for part in PARTS:
-        at = run_part(part, query)
+        at = part_at(part, query)
         assert_clean(at)
         assert not warnings_text(at), part
         runs[part] = at
@@ -264,36 +279,44 @@ def test_extreme_rerun_is_fast_and_small(part, sliders):
         assert len(_heatmap_rows(chart_specs(at)[0])) == intro.MAX_TOKENS
 
 
-@pytest.mark.parametrize("value", GARBAGE)
-def test_garbage_in_every_query_parameter_warns_and_falls_back(value):
+def test_garbage_falls_back_to_each_controls_default_and_says_which():
+    """Every control's warning quotes the default the page falls back to (every control named, for every hostile
+    class: tests/test_pages_all.py and tests/test_ui_params.py); the sentence too long for the box falls back to
+    the example. One run per part with controls of its own, each control a different bad value."""
+    turn = 0
     for part, own in OWN.items():
-        at = run_part(part, dict.fromkeys({**SIDEBAR, **own}, value))
+        names = [*SIDEBAR, *own]
+        query = garbage_query(names, turn)
+        turn += len(names)
+        if part == "blind":
+            query["text"] = "dog " * 100  # longer than the box takes
+        at = part_at(part, query)
         assert_clean(at)
         warnings = warnings_text(at)
         for name, default in {**SIDEBAR, **own}.items():
-            assert f"`{name}`" in warnings, (part, name, value)
+            assert f"`{name}`" in warnings, (part, name, query[name])
             assert f"using the default ({default})" in warnings
         assert "<script>" not in warnings.replace("`", "")
         assert len(chart_specs(at)) == 1
-    # a garbage part falls back to part 1, with the rest of the link still applied
-    at = run_page(PAGE, query={"part": value, "d": "8"})
+        if part == "blind":
+            assert "`text`" in warnings and "the example text" in warnings
+            assert _heatmap_rows(chart_specs(at)[0])[1] == "1: dog"
+    assert turn >= len(GARBAGE)  # every class of bad value went to some control
+
+
+@pytest.mark.parametrize("value", ["", "<script>alert(1)</script>"])
+def test_a_garbage_part_opens_part_one_with_the_rest_of_the_link(value):
+    at = page_at(PAGE, part=value, d="8")
     assert_clean(at)
     assert "`part`" in warnings_text(at) and "using the default (blind)" in warnings_text(at)
     assert "d = 8" in _titles(at)[0]
     assert "0: the   1: dog   2: chased   3: another   4: dog" in [t.value for t in at.text]
 
 
-def test_too_long_text_in_the_url_falls_back_to_the_example():
-    at = run_page(PAGE, query={"text": "dog " * 100})
-    assert_clean(at)
-    assert "`text`" in warnings_text(at) and "the example text" in warnings_text(at)
-    assert _heatmap_rows(chart_specs(at)[0])[1] == "1: dog"
-
-
 def test_hostile_text_is_shown_only_as_plain_text():
     words = intro.tokenize(HOSTILE)
     for part in ("blind", "shuffle"):
-        at = run_part(part, {"text": HOSTILE})
+        at = part_at(part, {"text": HOSTILE})
         assert_clean(at)
         assert not warnings_text(at)
         for m in at.markdown:
@@ -316,14 +339,14 @@ def test_hostile_text_is_shown_only_as_plain_text():
     ("every word here is unique", "No word occurs twice"),
 ])
 def test_sentences_without_words_or_repeats_explain_themselves(text, message):
-    at = run_page(PAGE, query={"text": text})
+    at = page_at(PAGE, text=text)
     assert_clean(at)
     assert message in _infos(at)
     if message == "no words":
         assert _heatmap_rows(chart_specs(at)[0])[1] == "1: dog"
         # the other parts that read the sentence say so too; the binary parts do not read it
-        assert message in _infos(run_part("integers", {"text": text}))
-        assert not _infos(run_part("binary", {"text": text}))
+        assert message in _infos(part_at("integers", {"text": text}))
+        assert not _infos(part_at("binary", {"text": text}))
     else:
         assert "np.allclose" not in "\n".join(_checks(at))
 
@@ -342,7 +365,7 @@ def test_moving_the_embedding_slider_redraws_with_the_new_width():
 def test_links_open_a_part_of_another_lesson_by_its_declaration():
     links = []
     for part in ("sinusoids", "properties"):
-        at = run_part(part)
+        at = part_at(part)
         assert_clean(at)
         links += re.findall(r"\]\((/[^)]+)\)", "\n".join(m.value for m in at.markdown))
     assert links[0] == "/Sinusoidal?part=shift"
@@ -373,7 +396,7 @@ def test_properties_table_is_complete_and_links_real_lessons():
 
 
 def test_five_properties_table_has_a_verdict_in_words_for_every_scheme():
-    at = run_part("properties")
+    at = part_at("properties")
     rows = at.table[0].value
     assert len(rows) == 5
     cells = [str(v) for v in rows.drop(columns="property").to_numpy().ravel()]

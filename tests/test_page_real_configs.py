@@ -2,10 +2,12 @@
 box (part 9) shows no error, and what it shows equals transformers 5.23's rotary module built from the same
 text: the per-pair wavelengths drawn for every RoPE block, the cos/sin factor, the target length, the layers of
 each block, the NoPE layers, M-RoPE's split and the rotary dims. A config that cannot be read shows the key and
-the reason, and nothing of any other model."""
+the reason, and nothing of any other model. Each config is pasted once and its page shared by the tests that read
+it."""
 
 from __future__ import annotations
 
+import functools
 import json
 import warnings
 
@@ -13,9 +15,11 @@ import numpy as np
 import pytest
 
 from posviz import scaling as sc
-from tests.apptest_utils import assert_clean, chart_specs, numbers, run_page, warnings_text
+from testkit.apptest import assert_clean, chart_specs, frozen, numbers, run_page, warnings_text
 from tests.test_cope_figures import arr
 from tests.test_scaling_math import REAL, ROTARY
+
+pytestmark = pytest.mark.app
 
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("torch")
@@ -51,10 +55,18 @@ def hf_blocks(rot) -> dict[str, tuple[np.ndarray, float]]:
     return per or {"all": (rot.inv_freq.double().numpy(), float(rot.attention_scaling))}
 
 
+@functools.cache
 def paste(text: str, preset: str = "Llama 3.1 8B"):
+    """The page after ``text`` is pasted into the box, pasted once per text and shared by the tests that read it
+    (several tests check different things about the same config)."""
     at = run_page(PAGE, {"part": "models", "preset": preset})
     at.text_area(key=BOX).set_value(text).run()
-    return at
+    return frozen(at)
+
+
+def pasted(name: str):
+    """The page after the config ``name`` is pasted as published (indented JSON)."""
+    return paste(json.dumps(CONFIGS[name], indent=2))
 
 
 def shown_text(at) -> str:
@@ -70,7 +82,7 @@ def shown_text(at) -> str:
 def test_pasted_real_config_shows_transformers_numbers(name):
     config = CONFIGS[name]
     text, rot = hf_rotary(config)
-    at = paste(json.dumps(config, indent=2))
+    at = pasted(name)
     assert_clean(at)
     assert not warnings_text(at)
     spec = chart_specs(at)[0]
@@ -108,7 +120,7 @@ def _runs(layers: list[int]) -> str:
 @pytest.mark.parametrize("name", [n for n in CONFIGS if "Gemma" in n])
 def test_gemma3_shows_which_layers_use_which_block(name):
     text, rot = hf_rotary(CONFIGS[name])
-    at = paste(json.dumps(CONFIGS[name]))
+    at = pasted(name)
     shown = shown_text(at)
     n = text.num_hidden_layers
     for layer_type in LAYER_TYPES:
@@ -124,13 +136,13 @@ def test_nope_layers_are_named(name):
     text, _ = hf_rotary(CONFIGS[name])
     nope = [i for i, f in enumerate(text.no_rope_layers) if f == 0]
     assert nope  # Llama 4 derives them from no_rope_layer_interval, SmolLM3 lists them
-    at = paste(json.dumps(CONFIGS[name]))
+    at = pasted(name)
     assert_clean(at)
     assert f"**No rotation (NoPE)** in {len(nope)} of {text.num_hidden_layers} layers ({_runs(nope)})" in shown_text(at)
 
 
 def test_configs_without_nope_layers_do_not_claim_any():
-    at = paste(json.dumps(CONFIGS["Qwen3 8B"]))
+    at = pasted("Qwen3 8B")
     assert_clean(at)
     assert "NoPE" not in shown_text(at)
 
@@ -140,7 +152,7 @@ def test_mrope_split_is_said_and_drawn(name):
     text, rot = hf_rotary(CONFIGS[name])
     section = text.rope_parameters["mrope_section"]
     inv = rot.inv_freq.double().numpy()
-    at = paste(json.dumps(CONFIGS[name]))
+    at = pasted(name)
     assert_clean(at)
     shown = shown_text(at)
     ends = np.cumsum([0, *section])
@@ -157,7 +169,7 @@ def test_mrope_split_is_said_and_drawn(name):
 def test_rotary_dims_are_said(name, rotating, head):
     text, rot = hf_rotary(CONFIGS[name])
     assert rot.inv_freq.numel() * 2 == rotating
-    at = paste(json.dumps(CONFIGS[name]))
+    at = pasted(name)
     shown = shown_text(at)
     whole = "all" if rotating == head else f"{rotating} of"
     assert f"Every head rotates {whole} its {head} channels (d = {rotating}, {rotating // 2} pairs" in shown

@@ -1,4 +1,6 @@
-"""AppTest of the RoPE page: every part at defaults, controls at their extremes, pitfall toggles, hostile URLs."""
+"""AppTest of the RoPE page: what every part shows at its defaults and at chosen settings, the smallest and largest
+settings, pitfall toggles, lesson-specific fallbacks (every part clean at its declared extremes and with hostile
+URLs, each control named: tests/test_pages_all.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,19 @@ import pytest
 
 from posviz import rope
 from posviz.figures import rope as rf
-from tests.apptest_utils import GARBAGE, assert_clean, chart_specs, number_items, numbers, run_page, warnings_text
+from testkit.apptest import (
+    GARBAGE,
+    assert_clean,
+    chart_specs,
+    garbage_query,
+    number_items,
+    numbers,
+    page_at,
+    run_page,
+    warnings_text,
+)
+
+pytestmark = pytest.mark.app
 
 PAGE = "pages/3_RoPE.py"
 GLOBAL = ["d", "base", "n", "layout", "seed", "m", "kpos", "c", "pair", "part"]
@@ -39,13 +53,18 @@ def title(spec: dict) -> str:
 
 
 
+def part_at(part: str, **query: str):
+    """The shared run of ``part`` (a bare link for the first part): for tests that only read it."""
+    return page_at(PAGE, **query) if part == "add" and not query else page_at(PAGE, **query, part=part)
+
+
 def checks(at) -> list[str]:
     return [md.value for md in at.markdown if md.value.startswith(("✅", "❌"))]
 
 
 @pytest.mark.parametrize("part,words", sorted(PARTS.items()))
 def test_every_part_at_defaults_draws_one_chart(part, words):
-    at = run_page(PAGE, query={"part": part} if part != "add" else None)
+    at = part_at(part)
     assert_clean(at)
     assert warnings_text(at) == ""
     specs = chart_specs(at)
@@ -55,17 +74,17 @@ def test_every_part_at_defaults_draws_one_chart(part, words):
 
 
 def test_every_part_is_offered_in_a_newcomers_order_and_old_links_open_their_part():
-    at = run_page(PAGE)
+    at = part_at("add")
     assert at.radio(key="rope.part").options == LABELS
     assert title(chart_specs(at)[0]).startswith(PARTS["add"])  # a bare link starts at the question
     # every key a link could carry before this lesson was rebuilt opens the part it opened then
     for part, words in (("clock", "Clock hands"), ("tables", "Angle m·θ_i"), ("relative", "Score q_m·k_n"),
                         ("layouts", "Pairs in both"), ("leftright", "Left or right")):
-        assert title(chart_specs(run_page(PAGE, query={"part": part}))[0]).startswith(words)
+        assert title(chart_specs(part_at(part))[0]).startswith(words)
 
 
 def test_clock_defaults():
-    at = run_page(PAGE, query={"part": "clock"})
+    at = part_at("clock")
     clock = chart_specs(at)[0]
     assert len(clock["frames"]) == 31  # positions 0, 1, ..., 30: one token per frame
     # d = 64 -> 32 pairs, of which 16 are drawn by default, pair 0 (fastest) to pair 31 (slowest)
@@ -81,7 +100,7 @@ def test_clock_defaults():
 
 
 def test_clock_angle_labels_on_request():
-    at = run_page(PAGE, query={"angles": "1", "part": "clock"})
+    at = part_at("clock", angles="1")
     assert_clean(at)
     clock = chart_specs(at)[0]
     angle_line = clock["data"][5]
@@ -93,7 +112,7 @@ def test_clock_angle_labels_on_request():
 
 
 def test_relative_part_numbers_and_grid():
-    at = run_page(PAGE, query={"part": "relative"})
+    at = part_at("relative")
     (grid_spec,) = chart_specs(at)
     grid = arr(grid_spec["data"][0]["z"])
     assert grid.shape == (256, 256)
@@ -108,12 +127,12 @@ def test_relative_part_numbers_and_grid():
     assert marks == ["the diagonal m − n = 3", f"(m, n) = (5, 2): score {rope.score(q, k, 5, 2):.4f}",
                      f"(m + c, n + c) = (9, 6): score {rope.score(q, k, 9, 6):.4f}"]
     assert f"both score {rope.score(q, k, 5, 2):.4f}" in at.caption[0].value
-    far = run_page(PAGE, query={"part": "relative", "n": "8"})
+    far = part_at("relative", n="8")
     assert "beyond the N positions shown" in far.caption[0].value
 
 
 def test_left_right_part_compares_like_with_like():
-    at = run_page(PAGE, query={"part": "leftright"})
+    at = part_at("leftright")
     assert_clean(at)
     (spec,) = chart_specs(at)
     cur = rope.left_right_curves(64, 10000.0, 64, 4, 0)
@@ -129,7 +148,7 @@ def test_left_right_part_compares_like_with_like():
 
 
 def test_layouts_part_check_and_pairing():
-    at = run_page(PAGE, query={"part": "layouts"})  # the diagram opens at 8 channels whatever d is
+    at = part_at("layouts")  # the diagram opens at 8 channels whatever d is
     assert_clean(at)
     pairing = chart_specs(at)[0]
     perm = arr(pairing["data"][0]["x"]).reshape(-1, 3)
@@ -141,7 +160,7 @@ def test_smallest_settings():
     query = dict(d="2", base="10", n="8", m_max="1", frames="30", m="0", kpos="0", c="0", max_delta="16",
                  layout="half", preset="random", pairs="ends", seed="9999")
     for part in PARTS:
-        at = run_page(PAGE, query={**query, "part": part})
+        at = part_at(part, **query)
         assert_clean(at)
         assert warnings_text(at) == ""
         specs = chart_specs(at)
@@ -203,29 +222,36 @@ def test_part_switch():
     assert b[0] == pytest.approx(16.5)  # B(0) = (d/2 + 1)/2 at d = 64
 
 
-@pytest.mark.parametrize("part,toggle,wrong_word", [("mixed", "mixed", "mixed"), ("pitfalls", "swap", "swapped"),
-                                                     ("pitfalls", "freq", "claim")])
-def test_pitfall_toggles_show_wrong_and_right(part, toggle, wrong_word):
-    at = run_page(PAGE, query={"part": part})
-    before = len(chart_specs(at))
-    at.toggle(key=f"rope.pitfall.{toggle}").set_value(True).run()
-    assert_clean(at)
-    specs = chart_specs(at)
-    assert len(specs) == before + 2
-    joined = " ".join(title(s) + " ".join(str(t.get("name")) for t in s["data"]) for s in specs)
-    assert wrong_word in joined
-    if toggle == "mixed":
-        wrong = next(s for s in specs if "mixed" in title(s))
-        assert np.ptp(np.diagonal(arr(wrong["data"][0]["z"]), -3)) > 0.1
-        m = [v for k, v in number_items(at) if k.startswith("‖R_m q‖/")]
-        assert len(m) == 2 and m[0] != m[1]
-        drift = [float(v) for k, v in number_items(at) if k.startswith("largest |‖R_m q‖/‖q‖ − 1|, m < 256")]
-        assert len(drift) == 2 and drift[0] > 1e-3 and drift[1] < 1e-12  # wrong side drifts, right side not
-    if toggle == "swap":
-        swapped = next(arr(s["data"][0]["z"]) for s in specs if "swapped" in title(s))
-        right = next(arr(s["data"][0]["z"]) for s in specs
-                     if title(s).startswith("Score") and "swapped" not in title(s))
-        np.testing.assert_allclose(right.T, swapped, atol=1e-4)
+def test_pitfall_toggles_show_wrong_and_right():
+    """Each toggle adds its wrong and right charts; the pitfalls part's toggles are tried one after the other on one
+    page (the previous one switched off in the same run)."""
+    for part, toggles in (("mixed", [("mixed", "mixed")]), ("pitfalls", [("swap", "swapped"), ("freq", "claim")])):
+        at = run_page(PAGE, query={"part": part})
+        before = len(chart_specs(at))
+        previous = None
+        for toggle, wrong_word in toggles:
+            if previous:
+                at.toggle(key=f"rope.pitfall.{previous}").set_value(False)
+            at.toggle(key=f"rope.pitfall.{toggle}").set_value(True).run()
+            previous = toggle
+            assert_clean(at)
+            specs = chart_specs(at)
+            assert len(specs) == before + 2, toggle
+            joined = " ".join(title(s) + " ".join(str(t.get("name")) for t in s["data"]) for s in specs)
+            assert wrong_word in joined
+            if toggle == "mixed":
+                wrong = next(s for s in specs if "mixed" in title(s))
+                assert np.ptp(np.diagonal(arr(wrong["data"][0]["z"]), -3)) > 0.1
+                m = [v for k, v in number_items(at) if k.startswith("‖R_m q‖/")]
+                assert len(m) == 2 and m[0] != m[1]
+                drift = [float(v) for k, v in number_items(at)
+                         if k.startswith("largest |‖R_m q‖/‖q‖ − 1|, m < 256")]
+                assert len(drift) == 2 and drift[0] > 1e-3 and drift[1] < 1e-12  # wrong side drifts, right side not
+            if toggle == "swap":
+                swapped = next(arr(s["data"][0]["z"]) for s in specs if "swapped" in title(s))
+                right = next(arr(s["data"][0]["z"]) for s in specs
+                             if title(s).startswith("Score") and "swapped" not in title(s))
+                np.testing.assert_allclose(right.T, swapped, atol=1e-4)
 
 
 def test_float32_pitfall_numbers():
@@ -236,27 +262,28 @@ def test_float32_pitfall_numbers():
     assert float(m["m = 10⁵"]) > 1e-3 > float(m["error at m = 10³"])
 
 
-@pytest.mark.parametrize("garbage", GARBAGE)
-def test_garbage_in_every_query_parameter(garbage):
-    at = run_page(PAGE, query=dict.fromkeys(GLOBAL + CLOCK, garbage))
+def test_garbage_everywhere_opens_the_first_part_at_the_defaults():
+    """Every control and the part garbage at once (each a different class of bad value): the lesson's own controls
+    are named, and the first part is drawn at d = 64. (Each part's run with hostile values, every control named, is
+    tests/test_pages_all.py's; every class of value, tests/test_ui_params.py's.)"""
+    query = garbage_query(GLOBAL + CLOCK)  # the clock's controls too, which the first part does not read
+    at = page_at(PAGE, **query)
     assert_clean(at)
     text = warnings_text(at)
-    for name in GLOBAL:  # the clock's own controls are read on the clock part only (below)
-        assert f"`{name}`" in text, (name, text)
-    clock = run_page(PAGE, query={**dict.fromkeys(CLOCK, garbage), "part": "clock"})
-    assert_clean(clock)
-    assert all(f"`{name}`" in warnings_text(clock) for name in CLOCK), warnings_text(clock)
+    for name in GLOBAL:
+        assert f"`{name}`" in text, (name, query[name], text)
     assert "default" in text
     specs = chart_specs(at)
     assert len(specs) == 1 and title(specs[0]).startswith(PARTS["add"])  # the first part, at d = 64
     assert "d = 64" in title(specs[0])
     rendered = " ".join(md.value for md in at.markdown)
     assert "<script>" not in rendered
+    assert set(query.values()) == set(GARBAGE)  # every class in this one run
 
 
-@pytest.mark.parametrize("garbage", ["abc", "nan", "1e309", "<script>alert(1)</script>", "-1", "15"])
+@pytest.mark.parametrize("garbage", ["-1", "15"])  # below its range (the other classes: tests/test_pages_all.py)
 def test_garbage_in_decay_control(garbage):
-    at = run_page(PAGE, query={"part": "decay", "max_delta": garbage})
+    at = page_at(PAGE, part="decay", max_delta=garbage)
     assert_clean(at)
     assert "`max_delta`" in warnings_text(at) and "1024" in warnings_text(at)
     assert len(arr(chart_specs(at)[0]["data"][0]["y"])) == 1025
@@ -265,7 +292,7 @@ def test_garbage_in_decay_control(garbage):
 # ---------------------------------------------------------------------------- the parts from first principles
 
 def test_add_part_terms_sum_back_and_the_caption_reads_the_numbers():
-    at = run_page(PAGE, query={"part": "add"})
+    at = part_at("add")
     assert checks(at) and all(c.startswith("✅") for c in checks(at))
     assert "The four terms add up to the full score" in checks(at)[0]
     terms = rope.additive_score_terms(64, 64, 10000.0, 0, "same", "random")
@@ -277,7 +304,7 @@ def test_add_part_terms_sum_back_and_the_caption_reads_the_numbers():
     assert "content·position: a function of the key's position n alone (absolute)" in caption
     assert "position·position: changes with m and n, not with m − n alone" in caption
     assert f"RMS {rope.off_offset_residual(terms['full']):.3g}" in caption
-    ident = run_page(PAGE, query={"part": "add", "weights": "identity", "tokens": "random", "add_T": "256"})
+    ident = part_at("add", weights="identity", tokens="random", add_T="256")
     assert_clean(ident)
     assert "position·position: a function of m − n alone (relative)" in ident.caption[0].value
     assert checks(ident)[0].startswith("✅")
@@ -286,7 +313,7 @@ def test_add_part_terms_sum_back_and_the_caption_reads_the_numbers():
 @pytest.mark.parametrize("query", [{}, dict(d="256", m="8192", kpos="0", c="8192", pair="127", base="1e+07"),
                                    dict(d="2", m="0", kpos="0", c="0")])
 def test_derive_part_every_step_checks_out(query):
-    at = run_page(PAGE, query={"part": "derive", **query})
+    at = part_at("derive", **query)
     assert_clean(at)
     assert warnings_text(at) == ""
     assert len(checks(at)) == 3 and all(c.startswith("✅") for c in checks(at))
@@ -299,7 +326,7 @@ def test_derive_part_every_step_checks_out(query):
 
 
 def test_together_part_quotes_the_numbers_the_animation_keeps():
-    at = run_page(PAGE, query={"part": "together", "pair": "3", "c_max": "40", "qk_frames": "13"})
+    at = part_at("together", pair="3", c_max="40", qk_frames="13")
     assert_clean(at)
     (spec,) = chart_specs(at)
     assert len(spec["frames"]) == 13
@@ -316,7 +343,7 @@ def test_together_part_quotes_the_numbers_the_animation_keeps():
 @pytest.mark.parametrize("scheme,share,d", [("full", "1", "64"), ("partial", "0.25", "64"), ("p-rope", "0.75", "64"),
                                             ("decoupled", "1/3", "192"), ("partial", "0.125", "2")])
 def test_pairs_part_counts_match_the_math(scheme, share, d):
-    at = run_page(PAGE, query={"part": "pairs", "scheme": scheme, "share": share, "d": d})
+    at = part_at("pairs", scheme=scheme, share=share, d=d)
     assert_clean(at)
     assert warnings_text(at) == ""
     dim = int(d)
@@ -331,7 +358,7 @@ def test_pairs_part_counts_match_the_math(scheme, share, d):
 
 
 def test_base_part_numbers_and_link_to_context_extension():
-    at = run_page(PAGE, query={"part": "base", "d": "128", "base": "500000", "L": "8192"})
+    at = part_at("base", d="128", base="500000", L="8192")
     assert_clean(at)
     m = numbers(at)
     lam = rope.wavelengths(128, 500000.0)
@@ -340,16 +367,21 @@ def test_base_part_numbers_and_link_to_context_extension():
     assert m["b* (slowest λ = L)"] == f"{rope.base_for_wavelength(128, 8192):,.0f}"
     link = next(md.value for md in at.markdown if "Context extension" in md.value)
     assert "/Context_extension?d=128&base=500000&L=8192&part=pairs" in link
-    small = run_page(PAGE, query={"part": "base", "d": "4"})
+    small = part_at("base", d="4")
     assert not [md.value for md in small.markdown if "Context extension" in md.value]  # its d starts at 8
 
 
-@pytest.mark.parametrize("garbage", ["abc", "nan", "1e309", "<script>alert(1)</script>", "-1"])
-def test_garbage_in_the_new_parts_controls(garbage):
+def test_garbage_in_the_new_parts_controls():
+    """Each part's own controls garbage (round robin over the classes, "-1" among them): named, and the part still
+    draws its one chart."""
+    values = ["abc", "nan", "1e309", "<script>alert(1)</script>", "-1"]
+    turn = 0
     for part, names in (("add", ["add_T", "tokens", "weights"]), ("together", ["c_max", "qk_frames", "pair"]),
                         ("pairs", ["scheme", "share", "ctx"]), ("base", ["L"]), ("leftright", ["lr_max"]),
                         ("layouts", ["pd"])):
-        at = run_page(PAGE, query={"part": part, **dict.fromkeys(names, garbage)})
+        query = {name: values[(turn + k) % len(values)] for k, name in enumerate(names)}
+        turn += len(names)
+        at = part_at(part, **query)
         assert_clean(at)
         text = warnings_text(at)
         for name in names:

@@ -1,4 +1,5 @@
-"""AppTest of the Sinusoidal lesson: what a learner sees in each part, and the numbers its captions quote."""
+"""AppTest of the Sinusoidal lesson: what a learner sees in each part, and the numbers its captions quote (every part
+clean at its defaults, at its extremes and with hostile URLs: tests/test_pages_all.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import numpy as np
 import pytest
 
 from posviz import sinusoidal as sn
-from tests.apptest_utils import assert_clean, chart_specs, run_page, warnings_text
+from testkit.apptest import assert_clean, chart_specs, page_at, warnings_text
+
+pytestmark = pytest.mark.app
 
 PAGE = "pages/2_Sinusoidal.py"
 PARTS = ["table", "waves", "similarity", "shift", "pitfalls"]
@@ -20,7 +23,7 @@ def captions(at) -> str:
 
 @pytest.mark.parametrize("part", PARTS)
 def test_each_part_draws_its_heading_and_figures_and_only_its_controls(part):
-    at = run_page(PAGE, {"part": part})
+    at = page_at(PAGE, part=part)
     assert_clean(at)
     assert len(at.header) == 1 and at.header[0].value.startswith(str(PARTS.index(part) + 1))
     assert chart_specs(at)
@@ -34,7 +37,7 @@ def test_each_part_draws_its_heading_and_figures_and_only_its_controls(part):
 
 def test_the_wavelength_caption_quotes_the_last_pair_not_two_pi_b():
     for d, base in ((128, 10000.0), (16, 500.0)):
-        at = run_page(PAGE, {"part": "waves", "d": str(d), "base": f"{base:g}"})
+        at = page_at(PAGE, part="waves", d=str(d), base=f"{base:g}")
         lam = sn.wavelengths(d, base)
         text = captions(at)
         assert f"{lam[-1]:,.0f} tokens (pair {d // 2 - 1}, the last)" in text
@@ -43,7 +46,7 @@ def test_the_wavelength_caption_quotes_the_last_pair_not_two_pi_b():
 
 
 def test_the_dimension_sliders_are_bounded_by_d_model():
-    at = run_page(PAGE, {"part": "waves", "d": "8", "dim_b": "21"})
+    at = page_at(PAGE, part="waves", d="8", dim_b="21")
     assert_clean(at)
     sliders = {s.label: s for s in at.main.slider}
     assert sliders["second dimension j"].max == 7 and sliders["second dimension j"].value == 7
@@ -52,7 +55,7 @@ def test_the_dimension_sliders_are_bounded_by_d_model():
 
 
 def test_the_shift_caption_quotes_the_turn_of_the_chosen_pair_and_the_check_holds():
-    at = run_page(PAGE, {"part": "shift", "pair": "3", "k": "7"})
+    at = page_at(PAGE, part="shift", pair="3", k="7")
     assert_clean(at)
     omega = sn.frequencies(128, 10000.0)[3]
     assert f"turns pair 3 by k·ω = 7 × {omega:.4g} = {math.degrees(7 * omega):.1f}°" in captions(at)
@@ -61,14 +64,14 @@ def test_the_shift_caption_quotes_the_turn_of_the_chosen_pair_and_the_check_hold
 
 def test_the_default_shift_turns_by_less_than_a_right_angle():
     """Part 4 opens on a visible arc, not a 286° loop that hides the start under the end."""
-    at = run_page(PAGE, {"part": "shift"})
+    at = page_at(PAGE, part="shift")
     omega = sn.frequencies(128, 10000.0)[10]
     assert 20 < math.degrees(5 * omega) < 90
     assert "pair 10" in captions(at)
 
 
 def test_the_left_right_caption_compares_like_with_like():
-    at = run_page(PAGE, {"part": "similarity"})
+    at = page_at(PAGE, part="similarity")
     text = captions(at)
     assert "cannot tell left from right" not in text
     assert "for any query and key" in text
@@ -77,7 +80,7 @@ def test_the_left_right_caption_compares_like_with_like():
 
 
 def test_the_exponent_pitfall_quotes_both_last_wavelengths():
-    at = run_page(PAGE, {"part": "pitfalls", "d": "64"})
+    at = page_at(PAGE, part="pitfalls", d="64")
     right = sn.wavelengths(64, 10000.0)[-1]
     wrong = 2 * math.pi * 10000.0 ** (2 * 62 / 64)
     assert f"the last one {right:,.0f} tokens" in captions(at)
@@ -85,7 +88,7 @@ def test_the_exponent_pitfall_quotes_both_last_wavelengths():
 
 
 def test_a_bad_url_value_warns_and_the_view_falls_back():
-    at = run_page(PAGE, {"d": "3", "base": "nan"})
+    at = page_at(PAGE, d="3", base="nan")
     assert_clean(at)
     text = warnings_text(at)
     assert "`d`" in text and "`base`" in text

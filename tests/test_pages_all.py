@@ -1,7 +1,10 @@
-"""Every page of the app under AppTest: defaults, all controls at their extremes, hostile URLs.
+"""Every page and every part of every lesson under AppTest: defaults, every control at its extremes, hostile URLs.
 
-Controls are discovered from the page itself (the page context records every ``ui.controls`` call), so a
-control added to any page is covered here without editing this file.
+The matrix is built from the course's declarations alone (``posviz lessons --json``: each lesson's controls and
+each part's own), so a lesson, part or control added anywhere is covered here without editing this file, and
+nothing runs a page to find out what is on it. Hostile values are checked class by class at the parse level
+(tests/test_ui_params.py, hypothesis over arbitrary text for every control kind); here one run per part gives
+every control a different hostile class, so each control's warn-and-fall-back path runs on a real page.
 """
 
 from __future__ import annotations
@@ -10,43 +13,26 @@ import tracemalloc
 
 import pytest
 
-from posviz.ui.params import Bool, Choice, Float, Int, LogFloat, Multi, Param, Text
-from tests.apptest_utils import assert_clean, chart_specs, page_paths, run_page, warnings_text
+from posviz.ui.params import parse_or_default
+from testkit.apptest import (
+    HOSTILE,
+    assert_clean,
+    chart_specs,
+    course,
+    extreme_query,
+    hostile_query,
+    page_paths,
+    part_cases,
+    part_controls,
+    run_page,
+    warnings_text,
+)
+
+pytestmark = pytest.mark.app
 
 PAGES = page_paths()
-HOSTILE = ["abc", "nan", "-inf", "1e309", "", "99999999999999999999999", "<script>alert(1)</script>"]
-
-
-def page_params(path: str, query: dict[str, str] | None = None) -> dict[str, Param]:
-    """The controls a page draws (for ``query``), read from the page context after a clean run."""
-    at = run_page(path, query)
-    assert_clean(at)
-    try:
-        return dict(at.session_state["_posviz_ctx"].params)
-    except KeyError:  # a page that draws no posviz controls
-        return {}
-
-
-def parts(path: str) -> list[dict[str, str]]:
-    """One query per lesson part (pages drawn one part at a time have a Choice named "part")."""
-    param = page_params(path).get("part")
-    return [{"part": v} for v in param.options] if isinstance(param, Choice) else [{}]
-
-
-def extreme(param: Param, high: bool) -> str | None:
-    if isinstance(param, (Int, Float)):
-        return param.to_url(param.hi if high else param.lo)
-    if isinstance(param, LogFloat):
-        return param.to_url(param.options[-1] if high else param.options[0])
-    if isinstance(param, Choice):
-        return list(param.options)[-1 if high else 0]
-    if isinstance(param, Multi):
-        return ",".join(param.options) if high else list(param.options)[0]
-    if isinstance(param, Bool):
-        return "1" if high else "0"
-    if isinstance(param, Text):
-        return ("x " * (param.max_chars // 2))[: param.max_chars] if high else ""
-    return None
+CASES = part_cases()
+IDS = [f"{lesson.slug}-{part.key}" for lesson, part in CASES]
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -54,41 +40,60 @@ def test_page_runs_clean_at_defaults(path):
     at = run_page(path)
     assert_clean(at)
     assert at.title, "every page has a title"
-    if path != "app.py" and page_params(path):
+    assert not warnings_text(at), "a page at its defaults warns about nothing"
+    if path != "app.py":
         assert chart_specs(at), "a lesson page draws at least one chart"
 
 
 @pytest.mark.parametrize("high", [False, True], ids=["all-min", "all-max"])
-@pytest.mark.parametrize("path", PAGES)
-def test_page_runs_clean_with_every_control_at_an_extreme(path, high):
-    for part in parts(path):
-        params = page_params(path, part)
-        query = {name: v for name, p in params.items() if (v := extreme(p, high)) is not None and name != "part"}
-        tracemalloc.start()
-        at = run_page(path, {**query, **part})
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        assert_clean(at)
-        assert peak < 256 * 2**20, f"{part}: peak Python/numpy allocation {peak / 2**20:.0f} MB"
-        bad = [n for n in params if f"`{n}`" in warnings_text(at)]
-        assert not bad, f"valid extreme values rejected for {bad} in {part}"
+@pytest.mark.parametrize(("lesson", "part"), CASES, ids=IDS)
+def test_part_runs_clean_with_every_control_at_an_extreme(lesson, part, high):
+    tracemalloc.start()
+    at = run_page(f"pages/{lesson.script.name}", extreme_query(lesson, part, high))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert_clean(at)
+    assert peak < 256 * 2**20, f"peak Python/numpy allocation {peak / 2**20:.0f} MB"
+    assert at.header[0].value == (part.title or part.label), "the part asked for is the part drawn"
+    text = warnings_text(at)
+    refused = [n for n in part_controls(lesson, part) if f"`{n}`" in text]
+    assert not refused, f"valid extreme values refused for {refused}"
+    # nor does a figure fall back to its defaults (the panel's warning for a builder that failed names no control);
+    # a lesson's own note on a combination it cannot draw (both Gaussian weights 0) is part of the lesson
+    assert "Showing the figure at its default settings" not in text, text
 
 
-@pytest.mark.parametrize("raw", HOSTILE)
-@pytest.mark.parametrize("path", PAGES)
-def test_hostile_query_values_warn_and_fall_back(path, raw):
-    for part in parts(path):
-        params = page_params(path, part)
-        hostile = dict.fromkeys(params, raw)
-        at = run_page(path, {**hostile, **part} if part and raw != "" else hostile)
-        assert_clean(at)
-        text = warnings_text(at)
-        for name, param in params.items():
-            if isinstance(param, Text) or (name == "part" and part):
-                continue  # any short text is a valid sentence (shown as plain text); the part was valid
-            if raw == "" and isinstance(param, Multi):
-                continue
-            if raw == "" and part and name != "part":
-                continue  # with part="" the default part is drawn: checked in that part's own run
-            assert f"`{name}`" in text, f"no warning for {name}={raw!r} in {part}"
-        assert "<script>" not in str([m.value for m in at.markdown])
+@pytest.mark.parametrize(("lesson", "part"), CASES, ids=IDS)
+def test_hostile_query_values_warn_and_fall_back(lesson, part):
+    turn = CASES.index((lesson, part))
+    query = hostile_query(lesson, part, turn)
+    at = run_page(f"pages/{lesson.script.name}", query)
+    assert_clean(at)
+    assert at.header[0].value == (part.title or part.label), "a hostile value elsewhere keeps the part asked for"
+    text = warnings_text(at)
+    silent = [f"{name}={raw!r}" for name, raw in query.items() if name != "part" and f"`{name}`" not in text]
+    assert not silent, f"no warning naming {silent}"
+    assert "<script>" not in str([m.value for m in at.markdown])
+
+
+@pytest.mark.parametrize("lesson", course(), ids=lambda ls: ls.slug)
+def test_an_unknown_part_warns_and_opens_the_first(lesson):
+    raw = HOSTILE[[ls.slug for ls in course()].index(lesson.slug) % len(HOSTILE)]
+    at = run_page(f"pages/{lesson.script.name}", {"part": raw})
+    assert_clean(at)
+    assert "`part`" in warnings_text(at)
+    first = next(iter(lesson.parts.values()))
+    assert at.header[0].value == (first.title or first.label)
+
+
+def test_the_matrix_covers_every_declared_control_and_refuses_each_hostile_value():
+    """The round robin gives every declared control a value its own parser refuses, in some part's run."""
+    covered: dict[str, set[str]] = {}
+    for turn, (lesson, part) in enumerate(CASES):
+        for name, raw in hostile_query(lesson, part, turn).items():
+            if name != "part":
+                param = part_controls(lesson, part)[name]
+                assert parse_or_default(param, raw)[1] is not None, (lesson.slug, name, raw)
+                covered.setdefault(f"{lesson.slug}.{name}", set()).add(raw)
+    declared = {f"{ls.slug}.{c.name}" for ls in course() for p in (ls, *ls.parts.values()) for c in p.controls}
+    assert declared == set(covered)

@@ -488,25 +488,3 @@ def test_base_choice_marks_the_base_and_b_star():
 def test_new_figures_name_a_bad_parameter(name, params, word):
     with pytest.raises(ValueError, match=word):
         build(name, **params)
-
-
-def test_cli_exports_the_qk_animation_as_gif_and_mp4(tmp_path):
-    """`python -m posviz export rope_qk_turn ... -o x.gif -o x.mp4`: every frame in the GIF, and the hands move."""
-    import subprocess
-    import sys
-
-    import imageio.v3 as iio
-
-    from tests.browser.conftest import ROOT, _need_browser
-
-    _need_browser()
-    gif, mp4 = tmp_path / "qk.gif", tmp_path / "qk.mp4"
-    cmd = [sys.executable, "-m", "posviz", "export", "rope_qk_turn", "--n_frames", "6", "--c_max", "3",
-           "--width", "480", "--height", "320", "--fps", "4", "-o", str(gif), "-o", str(mp4)]
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    frames = iio.imread(gif.read_bytes(), extension=".gif", index=None)
-    assert frames.shape[:3] == (6, 320, 480)
-    assert not np.array_equal(frames[0], frames[-1])  # the hands turned
-    data = mp4.read_bytes()
-    assert data[4:8] == b"ftyp" and len(data) > 2000

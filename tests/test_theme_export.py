@@ -1,8 +1,11 @@
-"""Themes and exports: right colours (never Streamlit's placeholders), right sizes, valid files."""
+"""Themes and exports: right colours (never Streamlit's placeholders), right sizes, valid files.
+
+Every figure's SVG (size, theme colours, no placeholder colour) is checked by tests/test_figure_text_layout.py;
+PDF, SVG, GIF and MP4 files through the command line by tests/test_cli.py.
+"""
 
 from __future__ import annotations
 
-import io
 import json
 
 import imageio.v3 as iio
@@ -13,7 +16,9 @@ import pytest
 from posviz import export
 from posviz.figures import FIGURES, build
 from posviz.theme import PRESENTER_SCALE, style
-from tests.browser.conftest import _need_browser
+from testkit.browser import need_browser
+
+pytestmark = pytest.mark.render
 
 
 def test_style_ignores_streamlit_default_template():
@@ -97,7 +102,7 @@ def test_unknown_format_and_bad_options_raise():
 
 @pytest.fixture(scope="module")
 def kaleido_ready():
-    _need_browser()
+    need_browser()
 
 
 def _not_blank_not_black(png: bytes) -> np.ndarray:
@@ -118,14 +123,6 @@ def test_png_has_requested_size_and_colours(kaleido_ready):
     assert indigo.sum() > 500
 
 
-def test_svg_and_pdf_are_valid(kaleido_ready):
-    svg = export.export_figure("sinusoidal_heatmap", {"n_positions": 16, "d_model": 8}, "svg")
-    assert svg.lstrip().startswith(b"<svg") and b"#000001" not in svg
-    assert b'width="1200"' in svg and b'height="675"' in svg
-    pdf = export.export_figure("sinusoidal_waves", {}, "pdf")
-    assert pdf.startswith(b"%PDF-")
-
-
 def test_dark_and_transparent_exports(kaleido_ready):
     dark = export.export_figure("sinusoidal_waves", {}, "png", export.ExportOptions(theme="dark", width=400,
                                                                                     height=300))
@@ -134,21 +131,6 @@ def test_dark_and_transparent_exports(kaleido_ready):
     clear = export.export_figure("sinusoidal_waves", {}, "png", export.ExportOptions(transparent=True, width=400,
                                                                                      height=300))
     assert iio.imread(clear, extension=".png")[5, 5, 3] == 0  # alpha 0 in a corner
-
-
-def test_gif_and_mp4_of_an_animated_figure(kaleido_ready):
-    fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 0], mode="markers"),
-                    frames=[go.Frame(data=[go.Scatter(x=[0, 1], y=[i, -i])], name=str(i)) for i in range(5)])
-    fig.update_layout(yaxis_range=[-5, 5])
-    style(fig, "light")
-    opts = export.ExportOptions(width=320, height=240, fps=5)
-    gif = export.render(fig, "gif", opts)
-    assert gif[:6] in (b"GIF89a", b"GIF87a")
-    frames = iio.imread(io.BytesIO(gif), extension=".gif", index=None)
-    assert frames.shape[0] == 5 and frames.shape[1:3] == (240, 320)
-    assert not np.array_equal(frames[0], frames[4])  # the marker moved
-    mp4 = export.render(fig, "mp4", opts)
-    assert mp4[4:8] == b"ftyp"
 
 
 def test_every_registered_figure_builds_at_defaults_under_budget():

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posviz.ui.params import Bool, Choice, Float, Int, LogFloat, Multi, Text, log_grid, parse_or_default
+from testkit.apptest import course
 
 HOSTILE = ["abc", "nan", "NaN", "inf", "-inf", "1e309", "", "  ", "99999999999999999999999", "-1",
            "<script>alert(1)</script>", "**bold**", "1.5.5", "0x10", "1_000", "\x00", "5" * 3000]
@@ -117,3 +118,43 @@ lesson.run()
         assert freeze_long_lived_heap() is False  # frozen at the end of the lesson that imported it
     finally:
         sys.modules.pop("_posviz_lazy_module", None)
+
+
+DECLARED = [c for ls in course() for p in (ls, *ls.parts.values()) for c in p.controls]
+
+
+def _in_declared_range(param, value) -> bool:
+    if isinstance(param, (Int, Float)):
+        lo = param.lo if isinstance(param.lo, (int, float)) else -float("inf")
+        return lo <= value <= param.static_hi()
+    if isinstance(param, LogFloat):
+        return value in param.options
+    if isinstance(param, Choice):
+        return value in param.options
+    if isinstance(param, Multi):
+        return bool(value) and set(value) <= set(param.options)
+    if isinstance(param, Bool):
+        return isinstance(value, bool)
+    return isinstance(value, str) and len(value) <= param.max_chars
+
+
+@pytest.mark.parametrize("raw", HOSTILE)
+def test_every_declared_control_refuses_each_hostile_class_or_keeps_it_as_valid(raw):
+    """Each hostile class against every control the course declares (156 of them): refused with a warning that
+    names the control and falls back to its default, or (free text, a "-1" some range allows) a valid value."""
+    for param in DECLARED:
+        value, warning = parse_or_default(param, raw)
+        if warning is None:
+            assert _in_declared_range(param, value), (param.name, raw, value)
+        else:
+            assert value == param.default and f"`{param.name}`" in warning, (param.name, raw)
+            echoed = warning.replace(param.valid_text(), "").replace(param.to_url(param.default), "")
+            assert raw.strip() == "" or raw not in echoed, (param.name, raw)  # never echoed into markdown
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.text(max_size=60))
+def test_every_declared_control_parses_any_text_into_its_range_or_falls_back(raw):
+    for param in DECLARED:
+        value, warning = parse_or_default(param, raw)
+        assert _in_declared_range(param, value) if warning is None else value == param.default

@@ -280,7 +280,7 @@ def bias_alibi_bloom(*, masked: bool = False, T: int = 40, query: int = 20, n_he
                      line=dict(color="#9aa0b4", dash="dot"))],
         annotations=[dict(text=f"query i = {query}", x=query, xref="x", y=1, yref="y domain", yanchor="bottom",
                           showarrow=False)],
-        title=dict(text=f"ALiBi head {fam.head} (m = {slope:.4g}) for the query at i = {query}: "
+        title=dict(text=f"ALiBi head {fam.head} (m = {slope:.4g}), query at i = {query}:<br>"
                         + ("the two differ by m·i = " + f"{slope * query:.4g} on every visible key" if masked
                            else "without the mask, m·j is largest on the LAST key")),
         xaxis=dict(title=dict(text="key position j")), yaxis=dict(title=dict(text="bias added to the logit (nats)")),

@@ -98,6 +98,8 @@ def config_blocks(*, preset: str = "Llama 3.1 8B", config_json: str = "") -> go.
         xaxis=dict(domain=[0.0, 0.45], anchor="y", title=dict(text="pair index i")),
         yaxis=dict(axis, anchor="x"),
         xaxis2=dict(domain=[0.55, 1.0], anchor="y2", title=dict(text="pair index i")),
-        yaxis2=dict(type="log", anchor="x2", title=dict(text="per-pair scale θ_i/θ'_i")),
+        # 1, 2, 5 per decade: plotly's default labels every integer of a short log range (1..9), which collide
+        # once presenter mode enlarges them
+        yaxis2=dict(type="log", anchor="x2", dtick="D2", title=dict(text="per-pair scale θ_i/θ'_i")),
     )
     return go.Figure(traces, layout=layout)

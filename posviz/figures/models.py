@@ -66,27 +66,42 @@ def _curve(f: Panels, losses: np.ndarray, width: int, name: str, color: str, das
           hovertemplate=f"{name}<br>position %{{x:.0f}}<br>%{{y:.3f}} nats<extra></extra>")
 
 
-def finetuned_at(factor: float) -> tuple[str, ...]:
-    """The fine-tuned methods whose fine-tune factor is ``factor`` (their curves are drawn only there)."""
+def finetuned_at(factor: float, methods: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The fine-tuned methods (of ``methods``, default every one; in ``FINETUNED``'s order) whose fine-tune
+    factor is ``factor`` (their curves are drawn only there); a missing or incomplete record of one of them is
+    ``posviz.models.WeightsError``."""
     import posviz.models as pm
 
-    models = pm.manifest()["models"]
-    return tuple(m for m in pm.FINETUNED if abs(models[f"rope_{m}_ft"]["factor"] - factor) < 1e-9)
+    return tuple(m for m in pm.FINETUNED if (methods is None or m in methods)   # drawn in one order, any asked
+                 and abs(pm.record(f"rope_{m}_ft")["factor"] - factor) < 1e-9)
+
+
+def _finetunes(finetunes: str) -> tuple[str, ...]:
+    """The fine-tuned methods named in ``finetunes`` ("linear,yarn"; "" for none); ValueError names it."""
+    import posviz.models as pm
+
+    chosen = [m.strip() for m in finetunes.split(",") if m.strip()] if isinstance(finetunes, str) else [None]
+    if any(m not in pm.FINETUNED for m in chosen):
+        raise ValueError(f"finetunes must be a comma-separated list of {', '.join(pm.FINETUNED)} (or empty); "
+                         f"got {finetunes!r}")
+    return tuple(dict.fromkeys(chosen))
 
 
 @figure("models_extension")
 def models_extension(*, methods: str = "default,linear,ntk,yarn", factor: float = 4.0, finetuned: bool = False,
-                     n_sequences: int = 0, bin_width: int = 0, seed: int = 0) -> go.Figure:
+                     finetunes: str = "linear,yarn", n_sequences: int = 0, bin_width: int = 0,
+                     seed: int = 0) -> go.Figure:
     """Loss per position of the shipped RoPE model read at L' = s·L, one curve per scaling method applied at
     inference (with its attention factor), the Bayes floor, and L and L' marked; ``finetuned`` adds the
-    PI and YaRN models fine-tuned at L' (their own curves at their own factor, shown only when s matches).
-    Legends give each curve's mean loss above the floor past L."""
+    models fine-tuned at L' named in ``finetunes`` (PI, YaRN: their own curves at their own factor, shown
+    only when s matches). Legends give each curve's mean loss above the floor past L."""
     import posviz.models as pm
 
     L = pm.train_length()
     factor = check_float("factor", factor, 1.0, pm.MAX_LENGTH / L)
     Lp = int(round(factor * L))
     keys = sc.parse_methods(methods)
+    tuned = _finetunes(finetunes)
     n = pm.live_n_sequences(Lp) if not n_sequences else check_int("n_sequences", n_sequences, 1, 4096)
     width = _bins(Lp, bin_width)
     f = Panels()
@@ -94,8 +109,8 @@ def models_extension(*, methods: str = "default,linear,ntk,yarn", factor: float 
     for m in keys:
         losses = pm.losses("rope", Lp, m, factor, seed, n)
         _curve(f, losses, width, f"{sc.METHODS[m].label}: +{pm.past_L(losses, L):.2f} past L", METHOD_COLORS[m])
-    for m in finetuned_at(factor) if finetuned else ():
-        rec = pm.manifest()["models"][f"rope_{m}_ft"]
+    for m in finetuned_at(factor, tuned) if finetuned else ():
+        rec = pm.record(f"rope_{m}_ft")
         losses = pm.losses(f"rope_{m}_ft", Lp, m, factor, seed, n)
         label = FINETUNE_LABEL.format(method=sc.METHODS[m].label, steps=rec["steps"], length=rec["length"])
         _curve(f, losses, width, f"{label}: +{pm.past_L(losses, L):.2f}", METHOD_COLORS[m], "dash")

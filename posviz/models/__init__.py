@@ -7,13 +7,16 @@ the mean loss per position; for the RoPE models any scaling method of ``posviz.s
 inference (``method``, ``factor``), with its attention factor. docs/MODELS.md records the training run.
 
 torch is imported on first use of ``load``/``evaluate`` only: ``SCHEMES``, ``train_length`` and the task
-helpers are cheap.
+helpers are cheap. The manifest records the sha256 of every weights file; a file that is missing, damaged or
+not posviz's raises ``WeightsError``, whose one-line message names it and how to restore it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from functools import cache, lru_cache
+import re
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,17 +36,135 @@ NAMES = SCHEMES + tuple(f"rope_{m}_ft" for m in FINETUNED)   # every shipped mod
 MAX_FACTOR = 64.0
 MAX_SCORE_CELLS = 1 << 22                    # n_sequences · length² (attention scores per head and layer)
 MAX_TOKENS = 1 << 15                         # n_sequences · length (q and k stacked: 2·32768·64 values)
-WEIGHTS = Path(__file__).with_name("weights")
+WEIGHTS = Path(__file__).with_name("weights")   # read at every call, so a test may point it at a copy
+RESTORE = "restore it: reinstall posviz, or rebuild the weights with `python -m posviz.models train`"
+SHA256 = re.compile(r"[0-9a-f]{64}")
 
 __all__ = ["SCHEMES", "METHODS", "FINETUNED", "MAX_LENGTH", "load", "load_finetuned", "train_length",
            "manifest", "evaluate", "default_n_sequences", "live_n_sequences", "excess", "bayes_floor",
-           "period_range", "sample_batch", "rope_inv_freq", "NAMES", "shared", "losses", "past_L"]
+           "period_range", "sample_batch", "rope_inv_freq", "NAMES", "shared", "losses", "past_L",
+           "WeightsError", "fingerprint", "read_manifest", "record"]
 
 
-@cache
+class WeightsError(ValueError):
+    """A weights file or the manifest that cannot be used (missing, empty, damaged, not posviz's). ``file`` is
+    its path and ``problem`` what is wrong; the message is one line that also says how to restore it, and
+    never carries torch's own advice (such as turning ``weights_only`` off)."""
+
+    def __init__(self, file: Path | str, problem: str) -> None:
+        self.file = str(file)
+        self.problem = problem
+        super().__init__(f"{self.file} {problem}; {RESTORE}")
+
+
+def fingerprint(path: Path) -> dict[str, object]:
+    """What the manifest records of a weights file to verify it on load: its sha256 and size in bytes."""
+    data = Path(path).read_bytes()
+    return {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """(size, mtime in ns) of ``path``, None if it is missing: the caches below key on it, so a file that is
+    replaced (restored, or damaged while the app runs) is verified again."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
 def manifest() -> dict:
-    """The training record shipped with the weights (weights/manifest.json)."""
-    return json.loads((WEIGHTS / "manifest.json").read_text())
+    """The training record shipped with the weights (weights/manifest.json), read once per version of the
+    file; ``WeightsError`` if it is missing or is not a posviz training record."""
+    path = WEIGHTS / "manifest.json"
+    return _manifest(str(path), _stamp(path))
+
+
+@lru_cache(maxsize=8)
+def _manifest(path: str, stamp: tuple[int, int] | None) -> dict:
+    """``read_manifest`` once per version of the file (``stamp``): a page rerun does not parse it again."""
+    if stamp is None:
+        raise WeightsError(path, "is missing")
+    return read_manifest(Path(path))
+
+
+def read_manifest(path: Path) -> dict:
+    """A training record read from ``path`` (a fresh dict), checked to be one: ``WeightsError`` if the file is
+    missing, unreadable, not JSON or lacks ``train_length``, the recipe or the per-model records (each model's
+    own record is checked by ``record``)."""
+    try:
+        data = json.loads(Path(path).read_bytes())
+    except FileNotFoundError:
+        raise WeightsError(path, "is missing") from None
+    except OSError as err:
+        raise WeightsError(path, f"cannot be read ({err.strerror})") from None
+    except ValueError:  # JSON and UTF-8 decoding errors both are
+        raise WeightsError(path, "is not valid JSON (damaged)") from None
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, dict) or not all(isinstance(r, dict) for r in models.values()) \
+            or type(data.get("train_length")) is not int or not isinstance(data.get("recipe"), dict):
+        raise WeightsError(path, "is not a posviz training record (no train_length, recipe or models)")
+    return data
+
+
+def record(name: str) -> dict:
+    """The manifest's record of shipped model ``name`` (a file stem of ``NAMES``), checked to hold everything
+    posviz reads from it (scheme, steps, length, metrics at L, the file's sha256 and size; a fine-tune's method
+    and factor); ``WeightsError`` naming the manifest otherwise."""
+    name = check_choice("name", name, NAMES)
+    man = manifest()
+    rec = man["models"].get(name)
+    if rec is None:
+        raise WeightsError(WEIGHTS / "manifest.json", f"has no record of {name}.pt")
+    bad = _bad_field(rec, man["train_length"])
+    if bad:
+        raise WeightsError(WEIGHTS / "manifest.json", f"has no valid {bad!r} in its record of {name}.pt")
+    return rec
+
+
+RECORD = {"scheme": str, "steps": int, "length": int, "metrics": dict, "sha256": str, "bytes": int}
+FINETUNE_RECORD = {"method": str, "factor": (int, float)}
+
+
+def _bad_field(rec: dict, L: int) -> str | None:
+    """The first field of a model's record that is missing or of the wrong kind, None if there is none."""
+    for key, kind in (RECORD | (FINETUNE_RECORD if rec.get("finetuned") else {})).items():
+        if not isinstance(rec.get(key), kind) or isinstance(rec.get(key), bool):
+            return key
+    if not SHA256.fullmatch(rec["sha256"]):
+        return "sha256"
+    at_L = rec["metrics"].get(f"at_L_{L}")
+    if not isinstance(at_L, dict) or not all(isinstance(at_L.get(k), (int, float)) and not isinstance(at_L[k], bool)
+                                             for k in ("mean_loss", "excess_over_floor")):
+        return f"metrics.at_L_{L}"
+    return None
+
+
+def _verified(name: str) -> tuple[Path, dict]:
+    """The path of weights file ``<name>.pt`` and its manifest record, once the file's size and sha256 match
+    the record's; ``WeightsError`` naming the file otherwise."""
+    rec = record(name)
+    path = WEIGHTS / f"{name}.pt"
+    stamp = _stamp(path)
+    if stamp is None:
+        raise WeightsError(path, "is missing")
+    if stamp[0] == 0:
+        raise WeightsError(path, "is empty")
+    if stamp[0] != rec["bytes"]:
+        raise WeightsError(path, f"is {stamp[0]:,} bytes where the manifest records {rec['bytes']:,} (truncated "
+                                 f"or replaced)")
+    if _digest(str(path), stamp) != rec["sha256"]:
+        raise WeightsError(path, "does not match the sha256 the manifest records for it (damaged)")
+    return path, rec
+
+
+@lru_cache(maxsize=64)
+def _digest(path: str, stamp: tuple[int, int]) -> str:
+    """sha256 of a file, once per version of it (``stamp``): a page rerun does not hash again."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as err:
+        raise WeightsError(path, f"cannot be read ({err.strerror})") from None
 
 
 def train_length() -> int:
@@ -52,42 +173,60 @@ def train_length() -> int:
 
 
 def load(scheme: str) -> torch.nn.Module:
-    """The shipped model of position scheme ``scheme`` (one of ``SCHEMES``), in eval mode on the CPU."""
+    """The shipped model of position scheme ``scheme`` (one of ``SCHEMES``), in eval mode on the CPU; a
+    ``WeightsError`` names its file if that is missing, damaged (sha256) or holds anything but that model."""
     scheme = check_choice("scheme", scheme, SCHEMES)
-    return _load_file(f"{scheme}.pt")
+    return _load_file(scheme)
 
 
 def load_finetuned(method: str) -> torch.nn.Module:
     """The RoPE model fine-tuned at L' with scaling ``method`` ("linear" = PI, "yarn"); its ``meta`` holds
-    the method, factor and steps. Evaluate it with that method and factor."""
+    the method, factor and steps. Evaluate it with that method and factor. ``WeightsError`` as for ``load``."""
     method = check_choice("method", method, FINETUNED)
-    return _load_file(f"rope_{method}_ft.pt")
+    return _load_file(f"rope_{method}_ft")
 
 
 def _load_file(name: str) -> torch.nn.Module:
+    """A fresh model from ``WEIGHTS/<name>.pt``, its bytes verified against the manifest first."""
     from posviz.models.net import load_file
 
-    return load_file(str(WEIGHTS / name))
+    path, rec = _verified(name)
+    return load_file(str(path), rec["scheme"])
 
 
-@cache
 def shared(name: str) -> torch.nn.Module:
-    """A shipped model by file stem (``NAMES``), loaded once per process; evaluation never changes it."""
+    """A shipped model by file stem (``NAMES``), loaded once per version of its file and of the manifest;
+    evaluation never changes it. ``WeightsError`` if its file cannot be used (remembered too, so a page rerun
+    neither hashes nor unpickles a damaged file again)."""
     name = check_choice("name", name, NAMES)
-    return load_finetuned(name[5:-3]) if name.endswith("_ft") else load(name)
+    man, path = WEIGHTS / "manifest.json", WEIGHTS / f"{name}.pt"
+    model = _shared(str(WEIGHTS), name, _stamp(man), _stamp(path))
+    if isinstance(model, tuple):
+        raise WeightsError(*model)  # a fresh exception each time: a re-raised one would grow its traceback
+    return model
+
+
+@lru_cache(maxsize=32)
+def _shared(folder: str, name: str, *stamps: tuple[int, int] | None) -> torch.nn.Module | tuple[str, str]:
+    """The model, or the (file, problem) of its ``WeightsError``; ``folder`` and ``stamps`` only key the cache."""
+    try:
+        return load_finetuned(name[5:-3]) if name.endswith("_ft") else load(name)
+    except WeightsError as err:
+        return err.file, err.problem
 
 
 def losses(name: str, length: int, method: str = "default", factor: float = 1.0, seed: int = 0,
            n_sequences: int | None = None) -> np.ndarray:
     """``evaluate(shared(name), ...)``, remembered for the 256 latest arguments (read-only array), so a
     figure and the caption beside it pay for one forward pass."""
-    name = check_choice("name", name, NAMES)
-    return _losses(name, length, method, factor, seed, n_sequences)
+    return _losses(shared(name), length, method, factor, seed, n_sequences)
 
 
 @lru_cache(maxsize=256)
-def _losses(name: str, length: int, method: str, factor: float, seed: int, n_sequences: int | None) -> np.ndarray:
-    out = evaluate(shared(name), length, method, factor, seed, n_sequences)
+def _losses(model: torch.nn.Module, length: int, method: str, factor: float, seed: int,
+            n_sequences: int | None) -> np.ndarray:
+    """Keyed by the model object itself, so a restored or replaced file never serves the old file's curves."""
+    out = evaluate(model, length, method, factor, seed, n_sequences)
     out.flags.writeable = False
     return out
 

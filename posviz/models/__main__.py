@@ -1,20 +1,31 @@
-"""``python -m posviz.models train | report | figures``: train the shipped models, print the run, export its figures."""
+"""``python -m posviz.models train | merge | report | figures``: train the shipped models, print the run, export
+its figures. A missing or damaged weights file or manifest is reported in one line (exit 1), never a traceback."""
 
 import argparse
 import sys
 from pathlib import Path
 
-from posviz.models import WEIGHTS
+import posviz.models as pm
+from posviz.models import WeightsError
 
 EXPORTS = {"models_extension": dict(factor=4.0, finetuned=True, methods="default,linear,ntk,yarn,llama3"),
            "models_schemes": dict(factor=4.0)}
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; 0 on success, 1 with one line on stderr when the weights or the manifest are unusable."""
+    try:
+        return _command(argv)
+    except WeightsError as err:
+        print(f"python -m posviz.models: error: {err}", file=sys.stderr)
+        return 1
+
+
+def _command(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="python -m posviz.models", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     t = sub.add_parser("train", help="train every scheme at L and the PI/YaRN fine-tunes; write weights")
-    t.add_argument("--out", type=Path, default=WEIGHTS, help="output folder (default: the shipped weights)")
+    t.add_argument("--out", type=Path, default=pm.WEIGHTS, help="output folder (default: the shipped weights)")
     t.add_argument("--steps", type=int, default=None, help="training steps per scheme")
     t.add_argument("--finetune-steps", type=int, default=None, help="fine-tune steps (0: no fine-tunes)")
     t.add_argument("--seed", type=int, default=0)
@@ -23,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--schemes", default=None, help="comma-separated subset of the schemes")
     m = sub.add_parser("merge", help="copy a retrained subset (weights + records) into the shipped run")
     m.add_argument("src", type=Path, help="the --out folder of the subset's run")
-    m.add_argument("--into", type=Path, default=WEIGHTS)
+    m.add_argument("--into", type=Path, default=pm.WEIGHTS)
     sub.add_parser("report", help="print the markdown tables of the shipped run (quoted in docs/MODELS.md)")
     f = sub.add_parser("figures", help="export the evidence figures (PNG) for the docs and the README")
     f.add_argument("--out", type=Path, default=Path("docs"), help="folder (default: docs)")
@@ -32,7 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "merge":
         from posviz.models.train import merge_into
 
-        merged = merge_into(args.src, args.into)
+        try:
+            merged = merge_into(args.src, args.into)
+        except (ValueError, OSError) as err:  # recipes that differ, a file missing from the subset's run
+            print(f"python -m posviz.models: error: {err}", file=sys.stderr)
+            return 1
         print(f"merged into {args.into}/manifest.json: {', '.join(merged['merged'][-1]['models'])}")
         return 0
     if args.command == "figures":
@@ -48,7 +63,13 @@ def main(argv: list[str] | None = None) -> int:
         from posviz.models import manifest
         from posviz.models.train import past_L_table, report_table
 
-        print(report_table(manifest()) + "\n\n" + past_L_table())
+        try:
+            table = report_table(manifest())
+        except WeightsError:
+            raise
+        except (KeyError, TypeError, ValueError):  # valid JSON whose records lack what the table reads
+            raise WeightsError(pm.WEIGHTS / "manifest.json", "is not a complete training record") from None
+        print(table + "\n\n" + past_L_table())
         return 0
 
     from dataclasses import replace

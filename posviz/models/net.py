@@ -18,7 +18,7 @@ The schemes differ only in what they add, and they reuse posviz's math:
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import torch
@@ -26,7 +26,7 @@ from torch import nn
 from torch.nn import functional
 
 from posviz.bias import alibi_bias
-from posviz.models import SCHEMES
+from posviz.models import SCHEMES, WeightsError
 from posviz.models.task import VOCAB
 from posviz.rope import apply_rope
 from posviz.rope import inv_freq as rope_inv_freq
@@ -34,6 +34,7 @@ from posviz.sinusoidal import sinusoidal_table
 
 INIT_STD = 0.02
 SINUSOIDAL_SCALE = INIT_STD * math.sqrt(2.0)   # sin/cos entries have RMS 1/√2
+CONFIG_MAX = 1 << 16   # config numbers above this are damage (a model of 65,536 layers is not one of ours)
 
 
 @dataclass(frozen=True)
@@ -140,10 +141,90 @@ def save(model: TinyLM, path: str, meta: dict | None = None) -> None:
     torch.save({"config": asdict(model.config), "meta": dict(meta or {}), "state_dict": state}, path)
 
 
-def load_file(path: str) -> TinyLM:
-    """A model from ``save``'s file, in eval mode on the CPU (``weights_only=True``: no code is unpickled)."""
-    blob = torch.load(path, map_location="cpu", weights_only=True)
-    model = TinyLM(NetConfig(**blob["config"]))
-    model.load_state_dict(blob["state_dict"])
-    model.meta = dict(blob.get("meta", {}))
+def load_file(path: str, scheme: str | None = None) -> TinyLM:
+    """A model from ``save``'s file, in eval mode on the CPU (``weights_only=True``: no code is unpickled).
+
+    Anything but such a file of a ``scheme`` model (any scheme if None) raises ``WeightsError`` naming
+    ``path``: unreadable bytes, an unknown or missing config key, a tensor missing, extra or of the wrong
+    shape, NaN or infinite weights. The checksum is the caller's (``posviz.models`` verifies the manifest's).
+    """
+    blob = _read(path)
+    config = _config(path, blob.get("config"), scheme)
+    with torch.device("meta"):  # the shapes the config asks for, allocated nowhere: the file's tensors bound them
+        expected = TinyLM(config).state_dict()
+    state = blob.get("state_dict")
+    _check_state(path, expected, state)
+    model = TinyLM(config)
+    model.load_state_dict(state)
+    meta = blob.get("meta", {})
+    model.meta = dict(meta) if isinstance(meta, dict) else {}
     return model.eval()
+
+
+def _read(path: str) -> dict:
+    """``torch.load``'s dict of ``save``'s file; its own errors (EOFError, the unpickler's advice to turn
+    ``weights_only`` off, which would run code from the file) become one ``WeightsError`` line."""
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise WeightsError(path, "is missing") from None
+    except Exception:  # whatever the bytes make torch raise (EOFError, UnpicklingError, ...), the file is unusable
+        raise WeightsError(path, "is not a weights file torch can read (damaged or truncated)") from None
+    if not isinstance(blob, dict):
+        raise WeightsError(path, f"holds a {type(blob).__name__}, not posviz's config, meta and state_dict")
+    return blob
+
+
+def _config(path: str, config: object, scheme: str | None) -> NetConfig:
+    """The file's ``NetConfig``, checked key by key and value by value."""
+    if not isinstance(config, dict):
+        raise WeightsError(path, "has no model config")
+    types = {f.name: f.type for f in fields(NetConfig)}
+    unknown = sorted(set(config) - set(types), key=str)
+    if unknown:
+        raise WeightsError(path, f"has an unknown config key {str(unknown[0])[:40]!r}")
+    if "scheme" not in config:
+        raise WeightsError(path, "has no 'scheme' in its config")
+    for key, value in config.items():
+        if not _valid(types[key], value):
+            raise WeightsError(path, f"has an invalid config value for {key!r}")
+    c = NetConfig(**config)
+    if c.scheme not in SCHEMES or (scheme is not None and c.scheme != scheme):
+        expected = "a posviz scheme" if scheme is None else repr(scheme)
+        raise WeightsError(path, f"holds a {c.scheme[:40]!r} model where {expected} was expected")
+    if c.d_model % (2 * c.n_heads):
+        raise WeightsError(path, f"has d_model {c.d_model} that {c.n_heads} heads of even size cannot split")
+    return c
+
+
+def _valid(kind: str, value: object) -> bool:
+    """Whether ``value`` fits a ``NetConfig`` field of type ``kind``: a string, an integer in 1..CONFIG_MAX, or
+    a positive finite float (bools are ints to Python, never to us)."""
+    if isinstance(value, bool):
+        return False
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "int":
+        return isinstance(value, int) and 0 < value <= CONFIG_MAX
+    return isinstance(value, (int, float)) and math.isfinite(value) and value > 0
+
+
+def _check_state(path: str, expected: dict[str, torch.Tensor], state: object) -> None:
+    """Every tensor the model needs, of its shape, finite, and nothing else."""
+    if not isinstance(state, dict):
+        raise WeightsError(path, "has no state_dict")
+    missing = [k for k in expected if k not in state]
+    if missing:
+        raise WeightsError(path, f"lacks tensor {missing[0]!r}")
+    extra = [k for k in state if k not in expected]
+    if extra:
+        raise WeightsError(path, f"has an unknown tensor {str(extra[0])[:60]!r}")
+    for key, want in expected.items():
+        got = state[key]
+        if not isinstance(got, torch.Tensor) or not got.is_floating_point():
+            raise WeightsError(path, f"has tensor {key!r} that is not floating point")
+        if got.shape != want.shape:
+            raise WeightsError(path, f"has tensor {key!r} of shape {tuple(got.shape)} where the model needs "
+                                     f"{tuple(want.shape)}")
+        if not torch.isfinite(got).all():
+            raise WeightsError(path, f"has NaN or infinite values in tensor {key!r}")

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch.nn import functional
 
-from posviz.models import SCHEMES, excess, rope_inv_freq
+from posviz.models import SCHEMES, WeightsError, excess, fingerprint, read_manifest, rope_inv_freq
 from posviz.models.net import NetConfig, TinyLM
 from posviz.models.task import sample_batch
 
@@ -116,7 +116,8 @@ def evaluation(model: TinyLM, recipe: Recipe, method: str = "default", factor: f
 
 def _train_one(out_dir: Path, recipe: Recipe, threads: int, scheme: str, method: str | None = None) -> dict:
     """Train one model (a scheme at L, or with ``method`` the RoPE fine-tune at L' from ``rope.pt``), save it
-    to ``out_dir`` and return its manifest record. Runs in a worker process."""
+    to ``out_dir`` and return its manifest record, with the file's sha256 and size that every load verifies.
+    Runs in a worker process."""
     from posviz.models.net import load_file, save
 
     setup_torch(threads)
@@ -130,7 +131,7 @@ def _train_one(out_dir: Path, recipe: Recipe, threads: int, scheme: str, method:
         factor = 1.0
     else:
         name = f"rope_{method}_ft"
-        model = load_file(str(out_dir / "rope.pt"))
+        model = load_file(str(out_dir / "rope.pt"), "rope")
         Lp = int(round(recipe.finetune_factor * L))
         factor = recipe.finetune_factor
         log = train_steps(model, recipe.finetune_steps, Lp, recipe.finetune_batch, recipe.finetune_lr,
@@ -144,7 +145,7 @@ def _train_one(out_dir: Path, recipe: Recipe, threads: int, scheme: str, method:
     save(model, str(out_dir / f"{name}.pt"), meta)
     return {name: {**meta, "train_seconds": round(seconds, 1), "train_cpu_seconds": round(cpu, 1),
                    "final_train_loss": round(log[-1][1], 5), "loss_log": [[s, round(x, 4)] for s, x in log],
-                   "metrics": metrics}}
+                   "metrics": metrics, **fingerprint(out_dir / f"{name}.pt")}}
 
 
 def run(out_dir: Path, recipe: Recipe, threads: int = 1, schemes: tuple[str, ...] = SCHEMES,
@@ -276,13 +277,18 @@ def past_L_table() -> str:
 def merge_into(src: Path, dst: Path) -> dict:
     """Copy the models of the run in ``src`` (weights and manifest records) into the run in ``dst``, which
     keeps its other models: how a subset retrained with ``--schemes`` joins the shipped set. The recipes
-    must agree; each record keeps its own ``git_revision``."""
+    must agree; each record keeps its own ``git_revision``. A copied file must match the sha256 its run
+    recorded (``WeightsError`` otherwise, before anything is copied)."""
     import json
     import shutil
 
-    new, old = (json.loads((d / "manifest.json").read_text()) for d in (src, dst))
+    new, old = (read_manifest(d / "manifest.json") for d in (src, dst))
     if new["recipe"] != old["recipe"]:
         raise ValueError(f"the recipes differ: {src} was trained with {new['recipe']}, {dst} with {old['recipe']}")
+    for name, record in new["models"].items():
+        if fingerprint(src / f"{name}.pt") != {k: record.get(k) for k in ("sha256", "bytes")}:
+            raise WeightsError(src / f"{name}.pt", f"does not match the sha256 and size {src}/manifest.json "
+                                                   f"records for it (damaged)")
     for name in new["models"]:
         shutil.copyfile(src / f"{name}.pt", dst / f"{name}.pt")
     old["models"] = {k: {**old["models"], **new["models"]}[k]

@@ -3,11 +3,18 @@
     lesson = ui.Lesson("rope", "RoPE", icon="🌀", order=3, summary="...", intro="...",
                        controls=(ui.Int("d", "head dim d", default=64, lo=2, hi=256, step=2), ...))
 
-    @lesson.part("clock", "1. Clock hands", uses=("d",), aliases=("old_key",))
+    @lesson.part("clock", "1. Clock hands", uses=("d",), aliases=("old_key",),
+                 controls=(ui.Int("m", "position m", default=3, lo=0, hi=64),))
     def clock(v: ui.Values) -> None:
-        ui.figure_panel(rope_clock, dict(dim=v.d), caption="...", key="clock")
+        own = ui.controls(where="main")          # draws the part's declared controls here: own.m
+        ui.figure_panel(rope_clock, dict(dim=v.d, m=own.m), caption="...", key="clock")
 
     lesson.run()
+
+Every control is declared, the lesson's and each part's own, so the whole course (lessons, parts, controls with
+their kind, default and range) is known without running a page: :func:`outline` gives it as data (``posviz
+lessons --json``), and the tests, the gallery and the docs read it. A part decides only *where* its controls
+are drawn (``ui.controls``).
 
 The slug names the lesson's widget keys (a title can change without breaking anything); the page's address
 is its file name in ``pages/`` without the number prefix. The home page's lesson map, the README's table and
@@ -36,7 +43,8 @@ _DISCOVERY_LOCK = threading.Lock()
 @dataclass(frozen=True)
 class Part:
     """One step of a lesson: its URL key, the label of its step, the function that draws it, the lesson
-    controls it uses (the sidebar shows only those), and old URL keys that still open it."""
+    controls it uses (the sidebar shows only those), old URL keys that still open it, and its own controls
+    (drawn where the part calls ``ui.controls``)."""
 
     key: str
     label: str
@@ -44,6 +52,16 @@ class Part:
     uses: tuple[str, ...]
     aliases: tuple[str, ...] = ()
     title: str | None = None
+    controls: tuple[Param, ...] = ()
+
+    def control(self, name: str) -> Param:
+        """The part's own control called ``name`` (ValueError naming the declared ones otherwise)."""
+        for control in self.controls:
+            if control.name == name:
+                return control
+        declared = ", ".join(c.name for c in self.controls) or "none"
+        raise ValueError(f"part {self.key!r} draws control {name!r}, which it does not declare in controls= "
+                         f"(declared: {declared})")
 
 
 @dataclass
@@ -57,6 +75,7 @@ class Lesson:
     summary: str
     intro: str = ""
     controls: tuple[Param, ...] = ()
+    headline: str = ""  # the registered figure that stands for the lesson (the README gallery)
     script: Path = field(default_factory=lambda: Path(sys._getframe(2).f_code.co_filename).resolve())
     parts: dict[str, Part] = field(default_factory=dict)
 
@@ -79,22 +98,44 @@ class Lesson:
         return re.sub(r"^\d+_", "", self.script.stem)
 
     def part(self, key: str, label: str, *, uses: Iterable[str] = (), aliases: Iterable[str] = (),
-             title: str | None = None) -> Callable[[Callable[..., None]], Callable[..., None]]:
+             title: str | None = None, controls: Iterable[Param] = ()) -> Callable[[Callable[..., None]],
+                                                                                Callable[..., None]]:
         """Declare a part (decorator). ``uses``: the lesson controls it reads; ``title``: its heading
-        (default: ``label``)."""
-        uses, aliases = tuple(uses), tuple(aliases)
+        (default: ``label``); ``controls``: its own controls (a bound may name a lesson control or an earlier
+        one of these)."""
+        uses, aliases, controls = tuple(uses), tuple(aliases), tuple(controls)
         unknown = [u for u in uses if u not in self.control_names]
         if unknown:
             raise ValueError(f"part {key!r} uses {unknown[0]!r}, which lesson {self.slug!r} does not declare")
         taken = {k for p in self.parts.values() for k in (p.key, *p.aliases)}
         if taken & {key, *aliases}:
             raise ValueError(f"part key or alias {sorted(taken & {key, *aliases})[0]!r} used twice")
+        self._check_part_controls(key, controls)
 
         def register(draw: Callable[..., None]) -> Callable[..., None]:
-            self.parts[key] = Part(key, label, draw, uses, aliases, title)
+            self.parts[key] = Part(key, label, draw, uses, aliases, title, controls)
             return draw
 
         return register
+
+    def _check_part_controls(self, key: str, controls: tuple[Param, ...]) -> None:
+        """A part's own controls: bounded by a lesson control or an earlier one of the part; a name the lesson
+        uses for its own controls is refused, and two parts naming the same control must declare it alike
+        (it is one URL parameter)."""
+        known = list(self.control_names)
+        others = {c.name: c for p in self.parts.values() for c in p.controls}
+        for control in controls:
+            unknown = [n for n in control.depends_on() if n not in known]
+            if unknown:
+                raise ValueError(f"part {key!r}: control {control.name!r} is bounded by {unknown[0]!r}, which is "
+                                 "neither a lesson control nor an earlier control of the part")
+            if control.name in self.control_names or control.name in ("part", "present"):
+                raise ValueError(f"part {key!r}: control name {control.name!r} is taken by the lesson or the kit")
+            if control.name in others and others[control.name] != control:
+                raise ValueError(f"part {key!r}: control {control.name!r} is declared differently by another part")
+            if control.name in known:
+                raise ValueError(f"part {key!r}: control {control.name!r} declared twice")
+            known.append(control.name)
 
     @property
     def control_names(self) -> tuple[str, ...]:
@@ -172,6 +213,36 @@ def values_for(lesson: Lesson, raw: Mapping[str, Any]) -> dict[str, Any]:
     for control in lesson.controls:
         out[control.name] = control.resolve(out).clamp(raw.get(control.name, control.default))
     return out
+
+
+def outline(items: Iterable[Lesson]) -> dict[str, Any]:
+    """The course as plain data (``posviz lessons --json``): each lesson's title, slug, page, address and order,
+    its controls, and each part's key, title, the lesson controls it uses and its own controls."""
+    def part_outline(part: Part) -> dict[str, Any]:
+        return {"key": part.key, "label": part.label, "title": part.title or part.label, "aliases": list(part.aliases),
+                "uses": list(part.uses), "controls": [c.outline() for c in part.controls]}
+
+    return {"lessons": [
+        {"title": ls.title, "slug": ls.slug, "icon": ls.icon, "order": ls.order, "page": f"pages/{ls.script.name}",
+         "url_path": ls.url_path, "summary": ls.summary, "headline": ls.headline,
+         "controls": [c.outline() for c in ls.controls],
+         "parts": [part_outline(p) for p in ls.parts.values()]}
+        for ls in items]}
+
+
+def outline_text(items: Iterable[Lesson]) -> str:
+    """The course as a readable outline (``posviz lessons``): lessons, their parts, every control by name."""
+    def names(controls: Iterable[Param]) -> str:
+        return ", ".join(c.name for c in controls) or "none"
+
+    lines = []
+    for ls in items:
+        lines += [f"{ls.order}. {ls.title}  (/{ls.url_path}, {ls.script.name})",
+                  f"   lesson controls: {names(ls.controls)}"]
+        for part in ls.parts.values():
+            own = f"; own: {names(part.controls)}" if part.controls else ""
+            lines.append(f"   - {part.label}  [part={part.key}]  uses: {', '.join(part.uses) or 'none'}{own}")
+    return "\n".join(lines)
 
 
 def write_readme() -> Path:

@@ -43,6 +43,7 @@ class PageContext:
     figure_presenter: float = 0.0  # presenter mode's font scale for figures (fits the window); 0: not presenting
     params: dict[str, Param] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)
+    part: Part | None = None  # the part being drawn: ``controls`` draws only the controls it declares
     share_slot: Any = None
     sidebar_controls: Any = None
     sidebar_used: bool = False
@@ -135,6 +136,7 @@ def _lesson_fragment(lesson: Lesson) -> None:
     ctx = _begin_controls()
     part = _choose_part(lesson)
     values = _lesson_values(lesson, part)
+    ctx.part = part
     st.header(part.title or part.label)
     part.draw(_PartValues(values, part))
     release_held(ctx)  # a part without a figure: its numbers at its end
@@ -148,6 +150,7 @@ def _begin_controls() -> PageContext:
     ctx = context()
     ctx.params = {PRESENT.name: PRESENT}  # reserved name; its toggle is drawn with the tools
     ctx.values = {}
+    ctx.part = None
     ctx.after_part = []
     ctx.held = [] if ctx.presenter else None
     _sync_url(PRESENT, ctx.presenter)
@@ -287,14 +290,16 @@ def _draw(declared: Param, resolved: Param, key: str, slot: Any) -> Any:
     return value
 
 
-def controls(*params: Param, where: Any = "sidebar", columns: int = 3) -> Values:
-    """Draw URL-bound widgets for ``params`` (a part's own controls) and return their values by name.
+def controls(*names: str | Param, where: Any = "sidebar", columns: int = 3) -> Values:
+    """Draw URL-bound widgets for the part's own controls and return their values by name.
 
-    ``where``: "sidebar", "main" (laid out in ``columns`` columns; the sidebar in presenter mode, so that the
-    part's figure comes first) or a Streamlit container. A bound given as
-    another control's name may name a lesson control or an earlier one of this call.
+    The part declares them (``@lesson.part(..., controls=...)``); this only says where they go: ``names`` picks
+    some (by name or as the declared ``Param``), none means every declared control not drawn yet. ``where``:
+    "sidebar", "main" (laid out in ``columns`` columns; the sidebar in presenter mode, so that the part's figure
+    comes first) or a Streamlit container.
     """
     ctx = context()
+    params = _declared(ctx, names)
     if where == "main" and ctx.presenter:  # with the other controls: the part's figure comes first
         where = "sidebar"
     sidebar = ctx.sidebar_controls if ctx.sidebar_controls is not None else st.sidebar
@@ -306,6 +311,22 @@ def controls(*params: Param, where: Any = "sidebar", columns: int = 3) -> Values
         resolved = param.resolve({**ctx.values, **values})
         values[param.name] = _draw(param, resolved, _key(ctx.slug, param.name), slot)
     return values
+
+
+def _declared(ctx: PageContext, names: tuple[str | Param, ...]) -> list[Param]:
+    """The current part's declared controls named by ``names`` (all not yet drawn if none); a control that is
+    not declared, or is declared differently, is a ValueError."""
+    if ctx.part is None:
+        raise ValueError("ui.controls draws a part's declared controls: call it inside a lesson part")
+    if not names:
+        return [c for c in ctx.part.controls if c.name not in ctx.params]
+    found = []
+    for name in names:
+        declared = ctx.part.control(name if isinstance(name, str) else name.name)
+        if isinstance(name, Param) and name != declared:
+            raise ValueError(f"part {ctx.part.key!r}: control {name.name!r} differs from its declaration")
+        found.append(declared)
+    return found
 
 
 def _slots(container: Any, n: int, columns: int) -> Iterator[Any]:

@@ -318,15 +318,58 @@ def _extras(name: str, params: dict[str, object], code: tuple[Callable, ...], ke
         _export_buttons(name, params, key)
 
 
+class ExportProgress:
+    """Frames rendered so far by a session's animation downloads, by download button. Written by the download's
+    worker thread (which may not draw anything: Streamlit ignores drawing there) and read by the export pane's
+    periodic fragment, which draws a progress bar for each. Kept in the session's state, so it ends with it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._jobs: dict[str, tuple[object, int, int]] = {}  # button key -> (run token, frames done, frames)
+
+    def report(self, job: str, token: object, done: int, total: int) -> None:
+        with self._lock:
+            self._jobs[job] = (token, done, total)
+
+    def finish(self, job: str, token: object) -> None:
+        """Forget ``job`` unless a later press of the same button has taken it over."""
+        with self._lock:
+            if self._jobs.get(job, (token,))[0] is token:
+                self._jobs.pop(job, None)
+
+    def running(self, prefix: str) -> list[tuple[str, int, int]]:
+        """(button key, frames done, frames) of every job whose key starts with ``prefix``."""
+        with self._lock:
+            return [(job, done, total) for job, (_, done, total) in self._jobs.items() if job.startswith(prefix)]
+
+
+_PROGRESS_KEY = "_export.progress"
+
+
+def _export_progress() -> ExportProgress:
+    """This session's ExportProgress (made on first use)."""
+    tracker = st.session_state.get(_PROGRESS_KEY)
+    if not isinstance(tracker, ExportProgress):
+        tracker = st.session_state[_PROGRESS_KEY] = ExportProgress()
+    return tracker
+
+
+def _offered_formats(name: str) -> tuple[str, ...]:
+    """The formats of ``name`` this installation can make; the others are named in one caption with how to
+    enable them (the [export] extra, a browser), rather than drawn as buttons that would fail."""
+    fmts = export.formats_for(name)
+    lacking = export.unavailable(fmts)
+    if lacking:
+        camera = " The camera icon on the chart still saves an SVG from your browser." if "svg" in lacking else ""
+        st.caption(escape_md(export.how_to_enable(lacking)) + camera)
+    return tuple(f for f in fmts if f not in lacking)
+
+
 def _export_buttons(name: str, params: dict[str, object], key: str) -> None:
     opts = export_settings()
     st.caption(f"{opts.width}×{opts.height} px ×{opts.scale:g}, {opts.theme} theme"
                + (", transparent" if opts.transparent else "") + " (change in the sidebar's Export settings)")
-    fmts = export.formats_for(name)
-    if not export.browser_available():
-        st.caption("PNG, SVG, PDF, GIF and MP4 need Chromium on the server (`apt-get install chromium`); "
-                   "the camera icon on the chart still saves an SVG from your browser.")
-        fmts = tuple(f for f in fmts if f not in export.RENDERED)
+    fmts = _offered_formats(name)
     ctx = context()
     n_frames = len(_figure(name, _freeze(params), ctx.theme, ctx.figure_presenter).frames)  # cached: no rebuild
     refused = {}
@@ -335,32 +378,52 @@ def _export_buttons(name: str, params: dict[str, object], key: str) -> None:
             export.check_budget(fmt, opts, n_frames)
         except ValueError as err:
             refused[fmt] = str(err)
+    tracker = _export_progress()
     cols = st.columns(4)
     for i, fmt in enumerate(f for f in fmts if f not in refused):
+        job = f"{key}.dl.{fmt}"
         cols[i % 4].download_button(
-            FORMAT_LABELS[fmt], data=_deferred(name, params, fmt, opts), file_name=f"{name}.{fmt}",
-            mime=export.MIME[fmt], key=f"{key}.dl.{fmt}", on_click="ignore")
+            FORMAT_LABELS[fmt], data=_deferred(name, params, fmt, opts, tracker, job), file_name=f"{name}.{fmt}",
+            mime=export.MIME[fmt], key=job, on_click="ignore")
     for fmt, why in refused.items():
         st.caption(f"{FORMAT_LABELS[fmt]} not offered: {why}.")
     if any(f in export.RENDERED for f in fmts):
-
-        @st.fragment(run_every=5)  # a tiny rerun of this line alone, only while the export pane is open
-        def queue() -> None:  # live: while a download waits or renders, nothing else on the page says so
-            running, waiting = export.export_status()
-            if running + waiting:
-                st.caption(f"Exports on this server now: {running} rendering, {waiting} waiting in line (at most "
-                           f"{export.EXPORT_SLOTS} render at once; a waiting download starts by itself). If a "
-                           "download says it failed, the server stayed busy: press it again in a minute.")
-
-        queue()
+        _export_status(tracker, f"{key}.dl.")
     st.markdown("**Copy as code**")
     st.code(code_snippet(name, params), language="python")
 
 
-def _deferred(name: str, params: dict[str, object], fmt: str, opts: export.ExportOptions) -> Callable[[], Any]:
+@st.fragment(run_every=2)  # a tiny rerun of these lines alone, only while the export pane is open
+def _export_status(tracker: ExportProgress, prefix: str) -> None:
+    """While a download of this pane renders its frames, a progress bar per download; while any export waits or
+    renders on the server, a line saying so (the download itself says nothing until its file arrives)."""
+    for job, done, total in tracker.running(prefix):
+        label = FORMAT_LABELS.get(job.rsplit(".", 1)[-1], "Export")
+        st.progress(done / total, text=f"{label}: frame {done} of {total} rendered")
+    running, waiting = export.export_status()
+    if running + waiting:
+        st.caption(f"Exports on this server now: {running} rendering, {waiting} waiting in line (at most "
+                   f"{export.EXPORT_SLOTS} render at once; a waiting download starts by itself). If a "
+                   "download says it failed, the server stayed busy: press it again in a minute.")
+
+
+def _deferred(name: str, params: dict[str, object], fmt: str, opts: export.ExportOptions,
+              tracker: ExportProgress | None = None, job: str = "") -> Callable[[], Any]:
     """The download's callable, run by Streamlit in a worker thread when the button is pressed: the export
-    waits its turn for a render slot and stops once Streamlit would no longer deliver it."""
+    waits its turn for a render slot and stops once Streamlit would no longer deliver it. An animation reports
+    each rendered frame to ``tracker`` under ``job`` (its button's key)."""
     def make() -> bytes:
-        return export.export_figure(name, params, fmt, opts, time_limit=export.DOWNLOAD_TIME_LIMIT_S)
+        token = object()  # this press: a second press of the same button takes the job over
+
+        def report(done: int, total: int) -> None:
+            if tracker is not None:
+                tracker.report(job, token, done, total)
+
+        try:
+            return export.export_figure(name, params, fmt, opts, time_limit=export.DOWNLOAD_TIME_LIMIT_S,
+                                        progress=report)
+        finally:
+            if tracker is not None:
+                tracker.finish(job, token)
 
     return make

@@ -84,6 +84,19 @@ class Param:
         """``value`` moved into this (resolved) control's range."""
         return value
 
+    @property
+    def kind(self) -> str:
+        """The control's kind as the course outline names it: int, float, log_float, choice, multi, bool, text."""
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
+
+    def outline(self) -> dict[str, Any]:
+        """What the control is, as plain data: name, kind, label, help, default and its valid values."""
+        return {"name": self.name, "kind": self.kind, "label": self.label, "help": self.help,
+                "default": self.default, **self._valid_values()}
+
+    def _valid_values(self) -> dict[str, Any]:
+        return {}
+
 
 @dataclass(frozen=True)
 class _Ranged(Param):
@@ -122,6 +135,15 @@ class _Ranged(Param):
 
     def clamp(self, value: Any) -> Any:
         return min(max(value, self.lo), self.hi)
+
+    def _valid_values(self) -> dict[str, Any]:
+        def bound(b: Any) -> Any:
+            if isinstance(b, (int, float)):
+                return b
+            return {"control": b} if isinstance(b, str) else {"computed_from_other_controls": True}
+
+        at_most = {} if isinstance(self.hi, (int, float)) else {"hi_max": self.hi_max}
+        return {"lo": bound(self.lo), "hi": bound(self.hi), **at_most, "step": self.step}
 
 
 @dataclass(frozen=True)
@@ -220,6 +242,9 @@ class LogFloat(Param):
     def valid_text(self) -> str:
         return f"a number from {_fmt(self.lo)} to {_fmt(self.hi)}"
 
+    def _valid_values(self) -> dict[str, Any]:
+        return {"lo": self.lo, "hi": self.hi, "options": list(self.options)}
+
     def render(self, st: Any, key: str) -> None:
         st.select_slider(self.label, options=list(self.options), key=key, help=self.help, format_func=_short)
 
@@ -247,6 +272,9 @@ class Choice(Param):
     def valid_text(self) -> str:
         return "one of " + ", ".join(self.options)
 
+    def _valid_values(self) -> dict[str, Any]:
+        return {"options": dict(self.options)}
+
     def render(self, st: Any, key: str) -> None:
         opts = list(self.options)
         fmt = self.options.__getitem__
@@ -271,6 +299,9 @@ class Multi(Param):
 
     def valid_text(self) -> str:
         return "a comma-separated list of " + ", ".join(self.options)
+
+    def _valid_values(self) -> dict[str, Any]:
+        return {"options": dict(self.options)}
 
     def to_widget(self, value: Sequence[str]) -> list[str]:
         return list(value)
@@ -321,6 +352,9 @@ class Text(Param):
 
     def valid_text(self) -> str:
         return f"text of at most {self.max_chars} characters"
+
+    def _valid_values(self) -> dict[str, Any]:
+        return {"max_chars": self.max_chars}
 
     def from_widget(self, value: str) -> str:
         return _CONTROL.sub("", value or "")[: self.max_chars]

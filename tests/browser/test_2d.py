@@ -1,4 +1,5 @@
-"""Browser tests of the 2D encodings page against a real streamlit server."""
+"""Browser tests of the 2D encodings page against a real streamlit server: what its charts draw (every lesson's
+load, shared link and bad-link fallback: test_every_lesson.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import math
 
 import pytest
 
-from tests.browser.conftest import (
+from testkit.browser import (
     chart_count,
     chart_traces,
     click_and_wait,
@@ -30,17 +31,7 @@ def test_page_loads_and_draws_the_patch_grid(page, app_url):
     assert chart_count(page) == 1  # one chart per part: a slider move redraws one chart
 
 
-def test_part_switch_and_similarity(page, app_url):
-    open_page(page, app_url, PAGE)
-    click_and_wait(page, page.get_by_text("2 · similar patches"))
-    assert "part=similarity" in page.url
-    sim = [t for t in chart_traces(page, 0) if t["type"] == "heatmap"]
-    assert len(sim) == 3 and sim[1]["z"][9][2] == pytest.approx(1.0, abs=1e-6)  # add: (2, 9) ~ (9, 2)
-    assert sim[2]["z"][9][2] < 0.99  # MAE keeps them apart
-    assert error_elements(page) == []
-
-
-def test_slider_move_redraws_the_grid_charts(page, app_url):
+def test_slider_moves_redraw_the_grid_charts_and_a_part_switch_shows_similarity(page, app_url):
     open_page(page, app_url, PAGE)
     move_slider(page, "grid width W (patches)", -2)  # 14 -> 12
     assert "W=12" in page.url
@@ -52,6 +43,13 @@ def test_slider_move_redraws_the_grid_charts(page, app_url):
     assert len(mosaic) == 1 and len(mosaic[0]["z"][0]) == 4 * 12 + 3 * 2  # 4 tiles of W = 12 + 3 gutters
     move_slider(page, "grid width W (patches)", 2)  # 12 -> 14: the small multiples follow
     assert len(chart_traces(page, 0)[0]["z"][0]) == 4 * 14 + 3 * 2
+    assert error_elements(page) == []
+    assert "W=" not in page.url  # back at the default grid
+    click_and_wait(page, page.get_by_text("2 · similar patches", exact=True))  # the radio, not the Next button
+    assert "part=similarity" in page.url
+    sim = [t for t in chart_traces(page, 0) if t["type"] == "heatmap"]
+    assert len(sim) == 3 and sim[1]["z"][9][2] == pytest.approx(1.0, abs=1e-6)  # add: (2, 9) ~ (9, 2)
+    assert sim[2]["z"][9][2] < 0.99  # MAE keeps them apart
     assert error_elements(page) == []
 
 

@@ -1,4 +1,5 @@
-"""Browser tests of the Distance biases page against a real streamlit server."""
+"""Browser tests of the Distance biases page against a real streamlit server: what its charts draw (every lesson's
+load, shared link and bad-link fallback: test_every_lesson.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 import pytest
 
 from posviz import bias as b
-from tests.browser.conftest import chart_traces, click_and_wait, error_elements, move_slider, open_page
+from testkit.browser import chart_traces, click_and_wait, error_elements, move_slider, open_page
 
 pytestmark = pytest.mark.browser
 PAGE = "Distance_biases"
@@ -18,7 +19,7 @@ def by_name(traces: list[dict], start: str) -> dict:
     return hits[0]
 
 
-def test_page_loads_and_a_slider_redraws_the_family(page, app_url):
+def test_a_slider_redraws_the_family_and_a_part_switch_shows_one_softmax_each(page, app_url):
     open_page(page, app_url, PAGE)
     assert error_elements(page) == []
     assert page.locator(".js-plotly-plot").count() == 1
@@ -31,9 +32,7 @@ def test_page_loads_and_a_slider_redraws_the_family(page, app_url):
     np.testing.assert_allclose(kerple["y"], -1.1 * np.log1p(np.arange(129)), rtol=1e-5, atol=1e-6)
     assert "log_r1=1.1" in page.url
 
-
-def test_part_switch_and_attention_on_one_softmax(page, app_url):
-    open_page(page, app_url, PAGE)
+    # part 2 (ALiBi's row and each member's sum do not depend on KERPLE's r1)
     click_and_wait(page, page.get_by_text("2. One query's attention", exact=True))
     assert "part=attention" in page.url and page.locator(".js-plotly-plot").count() == 1
     traces = chart_traces(page, 0)

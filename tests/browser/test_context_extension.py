@@ -1,4 +1,5 @@
-"""Browser tests of the Context extension page against a real streamlit server."""
+"""Browser tests of the Context extension page against a real streamlit server: what its charts draw (every
+lesson's load, shared link and bad-link fallback: test_every_lesson.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import math
 
 import pytest
 
-from tests.browser.conftest import (
+from testkit.browser import (
     chart_count,
     chart_traces,
     click_and_wait,
@@ -19,9 +20,8 @@ pytestmark = pytest.mark.browser
 NAME = "Context_extension"
 
 
-def test_page_loads_with_exact_wavelengths(page, app_url):
+def test_exact_wavelengths_and_a_slider_move_redraws_them(page, app_url):
     open_page(page, app_url, NAME)
-    assert error_elements(page) == []
     traces = chart_traces(page, 0)
     rope = next(t for t in traces if t["name"] == "RoPE (no scaling)")
     assert len(rope["y"]) == 64  # d = 128 -> 64 pairs
@@ -29,11 +29,7 @@ def test_page_loads_with_exact_wavelengths(page, app_url):
     assert rope["y"][-1] == pytest.approx(2 * math.pi * 10000 ** (126 / 128), rel=1e-5)
     pi = next(t for t in traces if t["name"] == "PI / linear")
     assert pi["y"][0] == pytest.approx(8 * 2 * math.pi, rel=1e-6)
-
-
-def test_slider_move_redraws_the_chart(page, app_url):
-    open_page(page, app_url, NAME)
-    before = chart_traces(page, 0)[0]["y"]
+    before = traces[0]["y"]
     move_slider(page, "rotary dim d", -1)  # one step of 2: 128 -> 126
     after = chart_traces(page, 0)[0]["y"]
     assert len(before) == 64 and len(after) == 63
@@ -70,8 +66,10 @@ def test_shared_link_restores_a_preset_view(page, app_url):
     assert error_elements(page) == []
 
 
-def test_pasted_garbage_gets_a_plain_message(page, app_url):
+def test_config_part_shows_no_lesson_sliders_takes_garbage_plainly_and_next_goes_on(page, app_url):
     open_page(page, app_url, NAME, part="models")
+    sidebar = page.locator("[data-testid=stSidebar]")
+    assert sidebar.get_by_role("slider").count() == 0  # the config part reads none of the 12 controls
     page.get_by_text("Paste your own config.json").click()  # the box folds away until it is needed
     box = page.get_by_role("textbox", name="config.json (optional; it overrides the preset)")
     box.fill('{"head_dim": 64, "rope_scaling": {"type": "<img src=x onerror=alert(1)>"}}')
@@ -81,12 +79,6 @@ def test_pasted_garbage_gets_a_plain_message(page, app_url):
     assert page.locator("img[src=x]").count() == 0
     shown = page.locator("[data-testid=stText]").all_inner_texts()
     assert any("rope_type must be one of" in t and "<img" in t for t in shown), shown
-
-
-def test_config_part_shows_no_lesson_sliders_and_next_goes_on(page, app_url):
-    open_page(page, app_url, NAME, part="models")
-    sidebar = page.locator("[data-testid=stSidebar]")
-    assert sidebar.get_by_role("slider").count() == 0  # the config part reads none of the 12 controls
     open_page(page, app_url, NAME, part="dynamic", d=64)
     assert sidebar.get_by_role("slider", name="rotary dim d").count() == 1  # dynamic NTK reads d, b, s, L only
     assert sidebar.get_by_role("slider", name="YaRN beta_fast (β)").count() == 0

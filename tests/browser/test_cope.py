@@ -1,4 +1,5 @@
-"""Browser tests of the CoPE page against a real streamlit server."""
+"""Browser tests of the CoPE page against a real streamlit server: what its charts draw (every lesson's load,
+shared link and bad-link fallback: test_every_lesson.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 import pytest
 
 from posviz import cope
-from tests.browser.conftest import (
+from testkit.browser import (
     chart_count,
     chart_traces,
     click_and_wait,
@@ -30,22 +31,10 @@ def chip_positions(page) -> list[str]:
     return page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0]._fullData[1].text")
 
 
-def test_page_loads_with_tokens_and_positions(page, app_url):
+def test_the_chips_and_the_first_sidebar_slider_redraws_them(page, app_url):
     open_page(page, app_url, "CoPE")
-    assert error_elements(page) == []
     assert chart_count(page) == 1  # one part, one chart
     assert chip_labels(page)[:3] == ["CoPE", "count", "##s"]
-    L = cope.cope_run(scale=SCALE)
-    open_page(page, app_url, "CoPE", part="positions")
-    assert chart_count(page) == 1
-    heat = chart_traces(page, 0)
-    assert [t["type"] for t in heat[:3]] == ["heatmap"] * 3
-    p = heat[1]["z"]
-    assert len(p) == L.T and p[-1][0] == pytest.approx(L.positions[-1, 0], abs=1e-4)
-
-
-def test_first_sidebar_slider_redraws_the_chips(page, app_url):
-    open_page(page, app_url, "CoPE")
     first = page.get_by_role("slider").first  # what the slider-to-chart benchmark presses
     assert first.evaluate("e => e.closest('[data-testid=stSlider]').innerText").startswith("query i")
     T = cope.cope_run(scale=SCALE).T
@@ -55,13 +44,18 @@ def test_first_sidebar_slider_redraws_the_chips(page, app_url):
     assert error_elements(page) == []
 
 
-def test_slider_move_redraws_positions(page, app_url):
+def test_positions_and_a_slider_move_redraws_them(page, app_url):
     open_page(page, app_url, "CoPE", part="positions")
-    before = chart_traces(page, 0)[1]["z"]
+    assert chart_count(page) == 1
+    heat = chart_traces(page, 0)
+    assert [t["type"] for t in heat[:3]] == ["heatmap"] * 3
+    before = heat[1]["z"]
+    L = cope.cope_run(scale=SCALE)
+    assert len(before) == L.T and before[-1][0] == pytest.approx(L.positions[-1, 0], abs=1e-4)
     move_slider(page, "npos_max P (0 = T + 1)", 3)  # 0 -> 3: positions clamp at 2
     after = chart_traces(page, 0)[1]["z"]
     top = lambda z: max(v for row in z for v in row if v is not None)  # noqa: E731
-    assert top(before) == pytest.approx(cope.cope_run(scale=SCALE).positions.max(), abs=1e-3)
+    assert top(before) == pytest.approx(L.positions.max(), abs=1e-3)
     table_size = int(re.search(r"npos_max=(\d+)", page.url).group(1))  # the slider's new P, in the address
     assert table_size >= 2 and top(after) == pytest.approx(table_size - 1)  # positions clamp at P − 1
     assert error_elements(page) == []

@@ -1,10 +1,11 @@
-"""Browser tests of the Gaussian-kernel RoPE page against a real streamlit server."""
+"""Browser tests of the Gaussian-kernel RoPE page against a real streamlit server (that its share box holds this
+page's own address, which st.context.url trims: test_every_lesson.py, like every lesson's load and links)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import chart_traces, click_and_wait, error_elements, move_slider, open_page
+from testkit.browser import chart_traces, click_and_wait, error_elements, move_slider, open_page
 
 pytestmark = pytest.mark.browser
 PAGE = "Gaussian_kernel_RoPE"
@@ -45,9 +46,3 @@ def test_shared_link_and_both_zero_alphas(page, app_url):
     click_and_wait(page, page.get_by_text("1. The kernel", exact=True))
     assert chart_traces(page, 0)[2]["y"][0] == pytest.approx(1.0)  # fell back to 0.7 + 0.3
 
-
-def test_share_box_holds_this_pages_address(page, app_url):
-    # st.context.url trims a page name the address ends with ("RoPE"): the share box must not inherit that
-    open_page(page, app_url, PAGE, alpha1="0.75")
-    link = page.locator("[data-testid=stSidebar] [data-testid=stCode]").first.inner_text().strip()
-    assert link == f"{app_url}/{PAGE}?alpha1=0.75"

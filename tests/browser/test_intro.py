@@ -1,10 +1,11 @@
-"""Browser tests of the "From integers to sinusoids" page against a real streamlit server."""
+"""Browser tests of the "From integers to sinusoids" page against a real streamlit server: what its charts draw
+(every lesson's load, shared link and bad-link fallback: test_every_lesson.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import chart_traces, click_and_wait, error_elements, move_slider, open_page
+from testkit.browser import chart_traces, click_and_wait, error_elements, move_slider, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -24,9 +25,8 @@ def _choose_part(page, label: str, charts: int = 1) -> None:
     page.wait_for_function(DRAWN, arg=charts)
 
 
-def test_page_loads_with_identical_dog_rows_and_no_error(page, app_url):
+def test_identical_dog_rows_and_slider_and_text_changes_redraw_the_charts(page, app_url):
     _open(page, app_url)
-    assert error_elements(page) == []
     assert page.locator(".js-plotly-plot").count() == 1  # part 1 only
     left, right, difference = chart_traces(page, 0)[:3]  # without PE, with PE, and their difference strip
     assert left["type"] == right["type"] == "heatmap"
@@ -35,16 +35,7 @@ def test_page_loads_with_identical_dog_rows_and_no_error(page, app_url):
     assert left["z"][1] == left["z"][4]  # the two dogs, drawn from the same numbers
     assert right["z"][1] != right["z"][4]
     assert difference["type"] == "heatmap" and max(abs(v) for row in difference["z"] for v in row) > 1e-3
-    _choose_part(page, "4. Binary")
-    assert "part=binary" in page.url
-    bits = chart_traces(page, 0)[0]["z"]
-    assert [int(b) for b in bits[0][:8]] == [0, 1, 0, 1, 0, 1, 0, 1]  # LSB flips every token
-    assert error_elements(page) == []
-
-
-def test_slider_and_text_changes_redraw_the_charts(page, app_url):
-    _open(page, app_url)
-    before = chart_traces(page, 0)[0]
+    before = left
     move_slider(page, "embedding size d", 1)  # 16 -> 18
     page.wait_for_function(DRAWN, arg=1)
     after = chart_traces(page, 0)[0]
@@ -63,6 +54,11 @@ def test_slider_and_text_changes_redraw_the_charts(page, app_url):
     shuffled = chart_traces(page, 0)[0]
     assert len(shuffled["z"]) == 5 and len(shuffled["z"][0]) == 18
     assert {label.split(": ")[1] for label in shuffled["y"]} == {"a", "cat", "saw"}
+    assert error_elements(page) == []
+    _choose_part(page, "4. Binary")  # P and bits at their defaults
+    assert "part=binary" in page.url
+    bits = chart_traces(page, 0)[0]["z"]
+    assert [int(b) for b in bits[0][:8]] == [0, 1, 0, 1, 0, 1, 0, 1]  # LSB flips every token
     assert error_elements(page) == []
 
 

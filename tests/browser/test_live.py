@@ -8,7 +8,8 @@ import urllib.parse
 import numpy as np
 import pytest
 
-from tests.browser.conftest import DRAWING, DRAWING_OF, IDLE, ON_SCREEN, REACTS, STILLS_READY, live_drag, open_page
+from testkit.browser import DRAWING, DRAWING_OF, IDLE, ON_SCREEN, REACTS, STILLS_READY, live_drag, open_page
+from testkit.live_cases import CASES
 
 pytestmark = pytest.mark.browser
 
@@ -26,25 +27,6 @@ STATUS_ON_SCREEN = "() => { " + ON_SCREEN + """
 SLIDER_AT = "() => document.querySelector('.posviz-live-chart')._fullLayout.sliders[0].active"
 EXACT = "() => document.querySelector('.posviz-live-chart').dataset.shown === 'exact'"
 
-# page, query, widget key, URL name, px per move, the caption text the released value must produce
-CASES = {
-    "sinusoidal heatmap, base": ("Sinusoidal", {}, "sinusoidal.base", "base", -5, None),
-    "sinusoidal waves, base": ("Sinusoidal", {"part": "waves"}, "sinusoidal.base", "base", -5,
-                               lambda b: f"2π·b = {2 * np.pi * b:,.0f}"),
-    "gaussian kernel, σ1": ("Gaussian_kernel_RoPE", {}, "gaussian_kernel_rope.sigma1", "sigma1", 6, None),
-    "gaussian kernel, σ2": ("Gaussian_kernel_RoPE", {}, "gaussian_kernel_rope.sigma2", "sigma2", 6,
-                            lambda s: f"at σ2 = {s:g} tokens"),
-    "2D channel map, base": ("2D_encodings", {}, "2d.base", "base", -6, None),
-    "RoPE clock, base": ("RoPE", {"part": "clock"}, "rope.base", "base", -5, None),
-    "context wavelengths, s": ("Context_extension", {}, "context_extension.s", "s", 5, None),
-    "context per-pair scale, s": ("Context_extension", {"part": "ratio"}, "context_extension.s", "s", 5,
-                                  lambda s: f"s = {s:g} means fully interpolated"),
-    "YaRN ramp, beta_fast": ("Context_extension", {"part": "yarn"}, "context_extension.beta_fast", "beta_fast", 5,
-                             None),
-    "YaRN ramp, beta_slow": ("Context_extension", {"part": "yarn"}, "context_extension.beta_slow", "beta_slow", 5,
-                             None),
-    "CoPE gates, a": ("CoPE", {}, "cope.scale", "scale", -3, None),  # towards soft gates: above a ≈ 7 they are 0 or 1
-}
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -156,7 +138,7 @@ def test_a_drag_that_ends_where_it_started_shows_the_exact_figure_again(page, ap
     release at the old value starts no run. The chart must not stay on a (thinned) state."""
     open_page(page, app_url, "Gaussian_kernel_RoPE", sigma1="50")
     page.wait_for_function(EXACT)
-    started = page.posviz_started  # script runs the server has begun (tests/browser/conftest.py count_runs)
+    started = page.posviz_started  # script runs the server has begun (testkit.browser.count_runs)
     drag = live_drag(page, "gaussian_kernel_rope.sigma1", 6, moves=12)
     page.wait_for_timeout(500)
     assert page.posviz_started == started and drag["runs_during_drag"] == 0  # no run at all, even after release

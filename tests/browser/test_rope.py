@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tests.browser.conftest import chart_count, chart_traces, error_elements, move_slider, open_page
+from testkit.browser import chart_count, chart_traces, error_elements, move_slider, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -31,7 +31,7 @@ def test_page_loads_and_play_animates_without_rerun(page, app_url):
     assert len(start) == 32  # d = 64 -> 32 clock hands
     assert angle_labels(page) == ["m·θ=0 rad"] * 32  # the label template is filled in the browser
     page.evaluate(MARK)
-    started = page.posviz_started  # script runs the server has begun (tests/browser/conftest.py count_runs)
+    started = page.posviz_started  # script runs the server has begun (testkit.browser.count_runs)
     clock = page.locator(".js-plotly-plot").first
     clock.locator("g.updatemenu-button", has_text="Play").first.click(force=True)
     page.wait_for_function(
@@ -92,7 +92,7 @@ def test_q_and_k_animation_plays_in_the_browser_and_keeps_the_score(page, app_ur
          " return [f[1].x[1], f[1].y[1], f[2].x[1], f[2].y[1], f[7].text[0]]; }"
     qx, qy, kx, ky, status = page.evaluate(js)
     page.evaluate(MARK)
-    started = page.posviz_started  # script runs the server has begun (tests/browser/conftest.py count_runs)
+    started = page.posviz_started  # script runs the server has begun (testkit.browser.count_runs)
     chart = page.locator(".js-plotly-plot").first
     chart.locator("g.updatemenu-button", has_text="Play").first.click(force=True)
     page.wait_for_function(

@@ -1,40 +1,48 @@
-"""Browser tests of the Sinusoidal page against a real streamlit server."""
+"""Browser tests of the Sinusoidal page against a real streamlit server: what its heatmap draws (every lesson's
+load, shared link and bad-link fallback: test_every_lesson.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import (
+from testkit.browser import (
     chart_traces,
     error_elements,
     move_slider,
     open_export,
     open_page,
+    share_box_link,
     wait_idle,
 )
 
 pytestmark = pytest.mark.browser
 
 
-def test_page_loads_without_errors(page, app_url):
+def test_slider_moves_redraw_the_heatmap_and_the_share_box_link_restores_them(page, browser, app_url):
     open_page(page, app_url, "Sinusoidal")
-    assert error_elements(page) == []
-    traces = chart_traces(page, 0)
-    assert traces[0]["type"] == "heatmap"
-    z = traces[0]["z"]
-    assert len(z) == 100 and len(z[0]) == 128  # P × d_model at defaults
-
-
-def test_slider_move_redraws_heatmap(page, app_url):
-    open_page(page, app_url, "Sinusoidal")
-    before = chart_traces(page, 0)[0]["z"]
+    heatmap = chart_traces(page, 0)[0]
+    assert heatmap["type"] == "heatmap"
+    before = heatmap["z"]
+    assert len(before) == 100 and len(before[0]) == 128  # P × d_model at defaults
     move_slider(page, "model dimension d_model", -2)  # 128 -> 124
     after = chart_traces(page, 0)[0]["z"]
     assert len(after[0]) == 124 != len(before[0])
     assert "d=124" in page.url
+    move_slider(page, "model dimension d_model", -2)  # 124 -> 120
+    link = share_box_link(page)
+    assert "d=120" in link
+    other = browser.new_page()
+    try:
+        other.goto(link)
+        wait_idle(other)
+        assert len(chart_traces(other, 0)[0]["z"][0]) == 120
+        slider_text = other.locator("[data-testid=stSlider]").nth(1).inner_text()
+        assert "120" in slider_text, slider_text
+    finally:
+        other.close()
 
 
-def test_shared_link_restores_view(page, app_url):
+def test_a_concat_link_draws_the_exact_table_at_base_100(page, app_url):
     open_page(page, app_url, "Sinusoidal", d=64, n=40, layout="concat", base=100)
     z = chart_traces(page, 0)[0]["z"]
     assert (len(z), len(z[0])) == (40, 64)
@@ -44,15 +52,6 @@ def test_shared_link_restores_view(page, app_url):
     assert page.evaluate("() => document.querySelector('.posviz-live-chart').dataset.shown") == "exact"
     wait_idle(page)
     assert error_elements(page) == []
-
-
-def test_bad_url_value_warns_and_falls_back(page, app_url):
-    open_page(page, app_url, "Sinusoidal", d="<b>x</b>", base="nan")
-    text = page.locator("[data-testid=stAlertContentWarning]").all_inner_texts()
-    assert any("`d`" in t or "d had" in t or "parameter d" in t for t in text), text
-    assert page.locator("b:text('x')").count() == 0
-    z = chart_traces(page, 0)[0]["z"]
-    assert len(z[0]) == 128
 
 
 def test_download_png_and_svg_from_the_app(page, app_url, tmp_path):
@@ -77,18 +76,3 @@ def test_download_png_and_svg_from_the_app(page, app_url, tmp_path):
     assert text.lstrip().startswith("<svg") and "#000001" not in text
     assert info.value.suggested_filename == "sinusoidal_heatmap.svg"
 
-
-def test_share_box_link_restores_the_view(page, browser, app_url):
-    open_page(page, app_url, "Sinusoidal")
-    move_slider(page, "model dimension d_model", -4)  # 128 -> 120
-    link = page.locator("[data-testid=stSidebar] [data-testid=stCode]").first.inner_text().strip()
-    assert "d=120" in link
-    other = browser.new_page()
-    try:
-        other.goto(link)
-        wait_idle(other)
-        assert len(chart_traces(other, 0)[0]["z"][0]) == 120
-        slider_text = other.locator("[data-testid=stSlider]").nth(1).inner_text()
-        assert "120" in slider_text, slider_text
-    finally:
-        other.close()

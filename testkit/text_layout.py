@@ -7,7 +7,7 @@ buttons, slider labels, text traces) with its box in the chart's pixel coordinat
 rotations: a -90° tick label is a tall box); ``problems`` reports pairs of texts that overlap and texts
 that reach past the chart's box.
 
-    from tests.text_layout import chart_problems
+    from testkit.text_layout import chart_problems
     for index, issues in chart_problems(page).items():   # every chart on a live page
         assert not issues, (index, issues)
 

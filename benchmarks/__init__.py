@@ -1,0 +1,1 @@
+"""Speed and size measurements of posviz, run from the repository root as modules: python -m benchmarks.NAME."""

@@ -1,0 +1,1 @@
+"""The classroom deploy: several app processes behind nginx (serve_class.py)."""

@@ -1,0 +1,48 @@
+"""What every test shares: the app server of the browser tests (one for the whole run), and the test tiers.
+
+Tiers (markers, declared in pyproject.toml): ``app`` (Streamlit AppTest runs of the pages), ``render`` (kaleido
+exports), ``browser`` (a real server and Debian's chromium), ``package`` (a wheel in a fresh virtual
+environment, the nginx deploy). A test carries its tier as a marker (a module's ``pytestmark``); every test
+without one of them is marked ``quick`` here, so ``pytest -m quick`` is the suite a contributor runs first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from testkit.browser import served
+
+TIERS = ("app", "render", "browser", "package")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if not any(item.get_closest_marker(tier) for tier in TIERS):
+            item.add_marker(pytest.mark.quick)
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """A real streamlit server running app.py, shared by the whole test session."""
+    with served() as url:
+        yield url
+
+
+@pytest.fixture
+def deferred(monkeypatch: pytest.MonkeyPatch) -> dict:
+    """The file id of every download button a page draws -> the MediaFileManager that will run its callable (so
+    a test can run an export as the click would)."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    managers: dict[str, MediaFileManager] = {}
+    real = MediaFileManager.add_deferred
+
+    def add(self: MediaFileManager, *args: object, **kwargs: object) -> str:
+        file_id = real(self, *args, **kwargs)
+        managers[file_id] = self
+        return file_id
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", add)
+    return managers

@@ -5,6 +5,12 @@ A page declares a ``Lesson`` (slug, title, controls) and its parts (``@lesson.pa
 ``say`` and, for a part's own controls, ``controls``. See docs/CONTRIBUTING.md for a worked example.
 """
 
+# pandas whole before any page draws: plotly's array checks read pandas from sys.modules without importing it,
+# so on a freshly started server a session drawing while another session's thread was still importing pandas met
+# a half-initialized module ("partially initialized module 'pandas' has no attribute 'Series'"). Every page
+# imports posviz.ui first, and another thread importing it waits until this import has finished.
+import pandas  # noqa: F401  (first, before anything that may draw)
+
 import posviz._speed  # noqa: F401  (sets the server's speed switches before any page math runs)
 from posviz.ui.callouts import check, escape_md, numbers, pitfall, prose, say
 from posviz.ui.course import Lesson, Part, find, href, lessons

@@ -3,6 +3,7 @@ is posviz.cli.
 
     posviz app                          # same as `streamlit run app.py` in the repository, from any directory
     posviz app --server.port 8600       # any further arguments go to `streamlit run`
+    posviz app --public-url http://192.168.1.20:8501 --server.address 0.0.0.0   # the address share links give
     posviz lessons                      # the course: lessons, parts and their controls
     posviz lessons --json               # the same as JSON (title, page, slug, order; each part's controls)
     posviz export --list                # every figure (see posviz.cli)
@@ -20,13 +21,16 @@ import importlib.util
 import json
 import os
 import sys
+import urllib.parse
 from pathlib import Path
 
 import posviz
 
 USAGE = """usage: posviz {app,lessons,export} ...
 
-  posviz app [streamlit run options]   serve the lessons (e.g. --server.port 8600 --server.address 0.0.0.0)
+  posviz app [--public-url URL] [streamlit run options]
+                                       serve the lessons (e.g. --server.port 8600 --server.address 0.0.0.0);
+                                       URL: the address students open, for share links and QR codes
   posviz lessons [--json]              the course: every lesson, part and control, as an outline or as JSON
   posviz export --list                 list every figure and its parameters
   posviz export NAME [--param value ...] -o FILE [-o FILE ...]
@@ -56,6 +60,11 @@ def run_app(args: list[str]) -> int:
         print('posviz: error: posviz app needs Streamlit: pip install "posviz[app]"', file=sys.stderr)
         return 2
     try:
+        args = _take_public_url(args)
+    except ValueError as err:
+        print(f"posviz: error: {err}", file=sys.stderr)
+        return 2
+    try:
         script = app_dir() / "app.py"
     except FileNotFoundError as err:
         print(f"posviz: error: {err}", file=sys.stderr)
@@ -63,6 +72,29 @@ def run_app(args: list[str]) -> int:
     sys.stdout.flush()
     os.execv(sys.executable, [sys.executable, "-m", "streamlit", "run", str(script), *args])
     return 2  # not reached: execv only returns by raising OSError
+
+
+PUBLIC_URL_ENV = "POSVIZ_PUBLIC_URL"  # the address students open (share links, QR codes), from --public-url
+
+
+def _take_public_url(args: list[str]) -> list[str]:
+    """Remove ``--public-url URL`` (or ``--public-url=URL``) from ``args`` and hand URL to the app in the
+    environment (the share link and QR code of every page use it); ValueError for a URL that is not http(s)."""
+    rest, url = [], None
+    items = iter(args)
+    for arg in items:
+        if arg == "--public-url":
+            url = next(items, "")
+        elif arg.startswith("--public-url="):
+            url = arg.split("=", 1)[1]
+        else:
+            rest.append(arg)
+    if url is not None:
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+            raise ValueError(f"--public-url must be an address like http://192.168.1.20:8501, got {url!r}")
+        os.environ[PUBLIC_URL_ENV] = url
+    return rest
 
 
 def list_lessons(args: list[str]) -> int:

@@ -10,7 +10,9 @@ hold exactly the non-default values.
 from __future__ import annotations
 
 import io
+import ipaddress
 import json
+import os
 import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from posviz._speed import freeze_long_lived_heap
+from posviz.command import PUBLIC_URL_ENV
 from posviz.theme import PRESENTER_SCALE
 from posviz.ui.params import Bool, Choice, Param, parse_or_default
 
@@ -379,28 +382,66 @@ def _reset(slug: str) -> None:
 
 
 def share_query(ctx: PageContext | None = None) -> str:
-    """The query string (without '?') that restores every non-default control of the page."""
+    """The query string (without '?') that restores every non-default control of the page, for a student: without
+    presenter mode, which is the lecturer's."""
     ctx = ctx or context()
-    pairs = [(name, st.query_params[name]) for name in ctx.params if name in st.query_params]
+    pairs = [(name, st.query_params[name]) for name in ctx.params if name in st.query_params and name != PRESENT.name]
     return urllib.parse.urlencode(pairs)
 
 
 def _page_address() -> str:
-    """This page's address without the query string.
+    """This page's address without the query string, as a student should open it.
 
-    ``st.context.url`` trims whichever page name the browser's address ends with before appending the
-    current page's: on ".../Gaussian_kernel_RoPE" it trims "RoPE" and returns
-    ".../Gaussian_kernel_/Gaussian_kernel_RoPE". Its last path segment is still the current page, so the
-    address is rebuilt from the host, the server's base path and that segment.
+    The server's public address when it was given one (``posviz app --public-url`` or Streamlit's
+    ``browser.serverAddress``), else the address of the lecturer's browser. ``st.context.url`` trims whichever
+    page name the browser's address ends with before appending the current page's: on
+    ".../Gaussian_kernel_RoPE" it trims "RoPE" and returns ".../Gaussian_kernel_/Gaussian_kernel_RoPE". Its last
+    path segment is still the current page, so the address is rebuilt from the host, the server's base path and
+    that segment.
     """
     url = (st.context.url or "").split("?")[0]
-    parts = urllib.parse.urlsplit(url)
-    if not parts.netloc:
-        return url
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    return student_address(url, base, _public_root())
+
+
+def _public_root() -> str | None:
+    """The root address the server was told to give students, if any."""
+    public = os.environ.get(PUBLIC_URL_ENV, "").strip()
+    if public:
+        return public
+    from streamlit import config
+
+    if config.is_manually_set("browser.serverAddress"):
+        port = st.get_option("browser.serverPort") or st.get_option("server.port")
+        base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+        return f"http://{st.get_option('browser.serverAddress')}:{port}" + (f"/{base}" if base else "")
+    return None
+
+
+def student_address(browser_url: str, base_path: str, public: str | None = None) -> str:
+    """The address of the page the browser shows at ``browser_url`` (Streamlit's ``st.context.url``, query
+    removed), under the server's ``public`` root when it has one (``http://host:port[/path]``), else on the
+    browser's host with Streamlit's ``base_path`` (server.baseUrlPath)."""
+    parts = urllib.parse.urlsplit(browser_url)
+    if not parts.netloc:
+        return browser_url
     path = parts.path.strip("/")
-    page = path.rsplit("/", 1)[-1] if path and path != base else ""
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + "/".join(filter(None, (base, page))), "", ""))
+    page = path.rsplit("/", 1)[-1] if path and path != base_path else ""
+    if public:  # the root students open, base path included (a proxy may serve the app under its own)
+        return public.rstrip("/") + (f"/{page}" if page else "")
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + "/".join(filter(None, (base_path, page))),
+                                    "", ""))
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` names this machine only (localhost, 127.0.0.0/8, ::1): no phone in the room can open it."""
+    host = urllib.parse.urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def share_link(ctx: PageContext | None = None) -> str:
@@ -424,7 +465,13 @@ def _draw_share_link(ctx: PageContext) -> None:
 
 @st.dialog("Open this view on your device", width="large")
 def _qr_dialog(link: str) -> None:
-    st.image(qr_png(link), width=520)
+    if is_loopback(link):
+        st.warning("This link points at this computer only (localhost): phones in the room cannot open it. Start "
+                   "the app with `posviz app --public-url http://ADDRESS:8501` (ADDRESS: this computer's address "
+                   "on the room's network, and `--server.address 0.0.0.0` to let the room in), or serve the class "
+                   "as docs/DEPLOY.md shows.", icon="⚠️")
+    _, middle, _ = st.columns(3)  # the middle third: centred, and the link below still on a 1280×800 screen
+    middle.image(qr_png(link), width="stretch")
     st.code(link, language=None, wrap_lines=True)
 
 

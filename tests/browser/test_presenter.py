@@ -78,8 +78,13 @@ def test_the_share_link_shows_as_a_qr_code_of_the_current_view(page, app_url):
     page.get_by_role("button", name="Show as QR code").click()
     dialog = page.get_by_role("dialog")
     dialog.wait_for()
-    link = dialog.locator("code").inner_text()
-    assert "/Sinusoidal?" in link and "d=64" in link and "part=waves" in link
+    link = dialog.locator("[data-testid=stCode] code").inner_text()
+    assert "/Sinusoidal?" in link and "d=64" in link and "part=waves" in link and "present" not in link
     image = dialog.locator("img").first
     image.wait_for()
-    assert image.bounding_box()["width"] >= 300  # large enough to scan from a seat
+    box, frame = image.bounding_box(), dialog.bounding_box()
+    assert box["width"] >= 300  # large enough to scan from a seat
+    assert abs((box["x"] + box["width"] / 2) - (frame["x"] + frame["width"] / 2)) < 0.05 * frame["width"]  # centred
+    # the test server listens on 127.0.0.1: the dialog says phones cannot open that, and how to give the room one
+    warning = dialog.locator("[data-testid=stAlertContentWarning]").inner_text()
+    assert "localhost" in warning and "--public-url" in warning

@@ -95,7 +95,7 @@ def start_page(slug: str, title: str, *, icon: str, intro: str) -> PageContext:
     ctx.theme = "dark" if getattr(st.context.theme, "type", None) == "dark" else "light"
     ctx.presenter = bool(_value(PRESENT, PRESENT, _key("_global", "present"), st.sidebar))
     if ctx.presenter:
-        ctx.figure_presenter = _figure_scale()
+        ctx.figure_presenter = _figure_scale(slug)
         _presenter_css()
     st.title(title)
     if intro and ctx.presenter:
@@ -113,13 +113,18 @@ CHART_WIDTH = 820  # px: the width a chart gets in a 1280 px window, which figur
 SCALE_STEPS = (1.0, 1.25, PRESENTER_SCALE)
 
 
-def _figure_scale() -> float:
+def _figure_scale(slug: str) -> float:
     """Presenter mode's font scale for figures: ×1.5 (PRESENTER_SCALE) where the window gives a chart at least
-    1.5 × CHART_WIDTH px, stepping down to ×1 in a narrower one (screen.js measures it; ×1.5 until it has)."""
+    1.5 × CHART_WIDTH px, stepping down to ×1 in a narrower one (screen.js measures it; ×1.5 until it has).
+    screen.js also takes the step keys (PageDown/PageUp, as a clicker sends them, and Shift + arrows) before a
+    focused slider can, and presses the part's Next / Previous button."""
     asked = (st.session_state.get(_SCREEN_KEY) or {}).get("scale")
     used = float(asked) if asked in SCALE_STEPS else PRESENTER_SCALE
     steps = round(1 / (SCALE_STEPS[1] - SCALE_STEPS[0]))  # scales per unit: 4 for steps of 0.25
-    _SCREEN(data=json.dumps({"chart": CHART_WIDTH, "steps": steps, "max": PRESENTER_SCALE, "used": used}),
+    buttons = {side: ".st-key-" + _key(slug, f"part.{side}").replace(".", "-") + " button"
+               for side in ("next", "previous")}
+    _SCREEN(data=json.dumps({"chart": CHART_WIDTH, "steps": steps, "max": PRESENTER_SCALE, "used": used,
+                             **buttons}),
             key=_SCREEN_KEY, default={"scale": None}, on_scale_change=lambda: None)
     return used
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from testkit.browser import CHART, click_and_wait, open_page, wait_idle
+from testkit.browser import CHART, click_and_wait, move_slider, open_page, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -88,3 +88,28 @@ def test_the_share_link_shows_as_a_qr_code_of_the_current_view(page, app_url):
     # the test server listens on 127.0.0.1: the dialog says phones cannot open that, and how to give the room one
     warning = dialog.locator("[data-testid=stAlertContentWarning]").inner_text()
     assert "localhost" in warning and "--public-url" in warning
+
+
+def test_step_keys_change_the_part_even_right_after_a_slider_move_and_never_move_the_slider(page, app_url):
+    """A dragged slider keeps the focus: Shift + → used to move it (d 64 -> 90) instead of changing the part.
+    PageDown / PageUp (a clicker) and Shift + arrows now step the parts whatever has the focus."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_page(page, app_url, "RoPE", present=1, part="tables")
+    move_slider(page, "head dim d", 2)  # the slider has the focus now, and the address holds its value
+    slider = page.get_by_role("slider", name="head dim d").first
+    value, query = slider.input_value(), _controls_in(page.url)
+    assert "d" in query
+    for key, part in (("Shift+ArrowRight", "cossin"), ("PageDown", "relative"), ("PageUp", "cossin"),
+                      ("Shift+ArrowLeft", "tables")):
+        page.keyboard.press(key)
+        page.wait_for_function(f"() => location.search.includes('part={part}')")
+        wait_idle(page)
+        assert page.get_by_role("slider", name="head dim d").first.input_value() == value, key
+        assert _controls_in(page.url) == query, key
+
+
+def _controls_in(url: str) -> dict[str, str]:
+    """The address's parameters other than the part."""
+    import urllib.parse
+
+    return {k: v for k, v in urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query) if k != "part"}

@@ -124,13 +124,15 @@ _MARK = {"yes": "✅", "no": "❌", "partly": "⚠️"}
 
 lesson = ui.Lesson(
     "intro", "From integers to sinusoids", icon="🔢", order=1, headline="intro_binary_vs_sinusoid",
-    summary="Why attention needs positions: one seeded self-attention layer gives the two copies of a repeated "
-            "word identical outputs until sinusoidal PE is added, and shuffling the words just moves the outputs. "
+    summary="Why attention needs positions: one seeded bidirectional self-attention layer gives the two copies of a "
+            "repeated word identical outputs until sinusoidal PE is added (a causal mask alone tells them apart), "
+            "and shuffling the words just moves the outputs. "
             "Then integer, p/N and binary codes each fail (swamping, length dependence, jumps), sines and cosines "
             "arrive as smooth binary, and five schemes are compared on the five properties of a good encoding.",
-    intro="Self-attention on its own cannot tell the first word of a sentence from the last. This lesson shows that "
-          "with a real (tiny) attention layer, then tries the obvious fixes one by one, integers, fractions, "
-          "binary, until we arrive at the sines and cosines of the original Transformer.",
+    intro="Bidirectional self-attention (every word attends to every word, as in an encoder) cannot tell the first "
+          "word of a sentence from the last on its own; a decoder's causal mask gives some of the order away. This "
+          "lesson shows both with a real (tiny) attention layer, then tries the obvious fixes one by one, integers, "
+          "fractions, binary, until we arrive at the sines and cosines of the original Transformer.",
     controls=(
         ui.Text("text", "sentence (words only; punctuation is ignored)", default=intro.DEFAULT_TEXT,
                 max_chars=200, help=f"Edit it: any words, up to {intro.MAX_TOKENS} are used."),
@@ -146,8 +148,16 @@ lesson = ui.Lesson(
 
 
 @ui.cached
-def attention_run(text: str, d: int, seed: int, positions: str, shuffle: int = 0) -> intro.AttentionDemo:
-    return intro.attention_demo(text, d, seed, positions, shuffle)
+def attention_run(text: str, d: int, seed: int, positions: str, shuffle: int = 0,
+                  causal: bool = False) -> intro.AttentionDemo:
+    return intro.attention_demo(text, d, seed, positions, shuffle, causal=causal)
+
+
+def part_link(slug: str, part: str) -> str:
+    """A markdown link to a part of another lesson, its text read from that lesson's declarations."""
+    address = ui.href(slug, part=part)  # a ValueError naming the lesson's parts if ``part`` is not one of them
+    lesson = ui.find(slug)
+    return f"[{lesson.title}, part {lesson.parts[part].label}]({address})"
 
 
 @ui.cached
@@ -212,27 +222,27 @@ def part_blind(v: ui.Values) -> None:
         "Take a sentence in which one word appears twice. Each word becomes a vector (a row of a small, "
         "seeded embedding table: the same word always gets the same row). One self-attention layer then mixes "
         "the rows: every output is a weighted average of value vectors, with weights from query·key scores. "
-        "Nothing in that recipe looks at **where** a row sits, so two copies of the same word must come out "
-        "identical, even though in the sentence they are different things."
+        "In a **bidirectional** layer (no mask: every word attends to every word, as in BERT's encoder) nothing "
+        "in that recipe looks at **where** a row sits, so two copies of the same word must come out identical, "
+        "even though in the sentence they are different things. A **causal** layer (GPT's decoder) masks the "
+        "words after each query: the two copies then average different sets of words, and the mask alone gives "
+        "some position away."
     )
     text = used_sentence(v.text)
     plain = attention_run(text, v.d, v.seed, "none")
     with_pe = attention_run(text, v.d, v.seed, "sinusoidal")
+    causal = attention_run(text, v.d, v.seed, "none", causal=True)
     st.markdown("**The tokens the layer sees** (slot: word, lower-cased; edit the sentence in the sidebar):")
     ui.say("   ".join(f"{t}: {w}" for t, w in enumerate(plain.tokens)))
 
     pair = intro.repeated_pair(plain.tokens)
-    gaps = (intro.row_gap(plain.out, *pair), intro.row_gap(with_pe.out, *pair)) if pair else None
-    differ = (f", by up to {gaps[1]:.3g} in one channel (the colour scale spans "
-              f"±{float(abs(with_pe.out).max()):.2g}; the table below gives the numbers)") if gaps else ""
+    gaps = tuple(intro.row_gap(demo.out, *pair) for demo in (plain, with_pe, causal)) if pair else None
     ui.figure_panel(
         intro_attention, dict(text=text, d_model=v.d, seed=v.seed), key="attention",
-        caption="What to notice: on the left, the outlined rows (the two copies of the repeated word) are the "
-                "same colours channel for channel. On the right the only change is that each slot's "
-                f"sinusoidal code was added to its embedding before the layer, and the two rows now differ{differ}. "
-                "The strip underneath draws that difference on its own colour scale.",
-        latex=r"\mathrm{Attn}(X) = \mathrm{softmax}\!\Big(\tfrac{(XW_q)(XW_k)^\top}{\sqrt d}\Big)\,XW_v,"
-              r"\qquad X = \text{embeddings}\ \ (+\ PE)",
+        caption=blind_caption(gaps, max(float(abs(demo.out).max()) for demo in (plain, with_pe, causal))),
+        latex=r"\mathrm{Attn}(X) = \mathrm{softmax}\!\Big(\tfrac{(XW_q)(XW_k)^\top}{\sqrt d} + M\Big)\,XW_v,"
+              r"\quad X = \text{embeddings}\ (+\ PE),\quad M_{ij} = \begin{cases}0 & \text{no mask, or } j \le i"
+              r"\\ -\infty & \text{causal and } j > i\end{cases}",
         code=[intro.attention_demo, intro.self_attention, intro.token_embeddings, sn.sinusoidal_table],
     )
     if pair is None:
@@ -240,14 +250,36 @@ def part_blind(v: ui.Values) -> None:
                 "to see two identical outputs.")
         return
     i, j = pair
-    gap, gap_pe = gaps
+    gap, gap_pe, gap_causal = gaps
     st.markdown(f"**The two outputs of the repeated word** (slots {i} and {j}), first 6 of {v.d} channels:")
     number_table({f"slot {i}, no positions": plain.out[i, :6], f"slot {j}, no positions": plain.out[j, :6],
-                  f"slot {i}, with PE": with_pe.out[i, :6], f"slot {j}, with PE": with_pe.out[j, :6]})
+                  f"slot {i}, with PE": with_pe.out[i, :6], f"slot {j}, with PE": with_pe.out[j, :6],
+                  f"slot {i}, causal": causal.out[i, :6], f"slot {j}, causal": causal.out[j, :6]})
     ui.check(f"Without positions, np.allclose(output[{i}], output[{j}])", gap <= 1e-12,
              f"max |difference| over {v.d} channels = {gap:.1e}")
     ui.check(f"With sinusoidal PE, output[{i}] and output[{j}] differ", gap_pe > 1e-6,
              f"max |difference| = {gap_pe:.3g}")
+    ui.check(f"With a causal mask and no positions, output[{i}] and output[{j}] differ", gap_causal > 1e-6,
+             f"max |difference| = {gap_causal:.3g}")
+    ui.prose(f"Causal language models trained with no position encoding at all (NoPE) read positions off the "
+             f"mask: {part_link('bias', 'nope')}.")
+
+
+def blind_caption(gaps: tuple[float, float, float] | None, scale: float) -> str:
+    """Part 1's caption, with the gaps between the repeated word's two output rows when there is one."""
+    if gaps is None:
+        return ("What to notice: on the left the layer with no mask and no positions; in the middle the same layer "
+                "after each slot's sinusoidal code was added to its embedding; on the right no positions but a causal "
+                "mask. No word occurs twice in this sentence, so there are no two copies to compare.")
+    _, gap_pe, gap_causal = gaps
+    text = ("What to notice: on the left (no mask, no positions) the outlined rows, the two copies of the repeated "
+            "word, are the same colours channel for channel. In the middle the only change is that each slot's "
+            "sinusoidal code was added to its embedding before the layer")
+    than = "more" if gap_causal > gap_pe else "less"
+    return (text + f": the two rows now differ, by up to {gap_pe:.3g} in one channel (the colour scale spans "
+            f"±{scale:.2g}; the table below gives the numbers). On the right the layer has no positions but a "
+            f"causal mask: the rows differ by up to {gap_causal:.3g}, {than} than PE made them differ. The strip "
+            "underneath draws the no-mask difference, without and with PE, on its own colour scale.")
 
 
 @lesson.part("shuffle", "1b. Shuffle the words", uses=("text", "d", "seed"),
@@ -256,9 +288,10 @@ def part_blind(v: ui.Values) -> None:
              ))
 def part_shuffle(v: ui.Values) -> None:
     ui.prose(
-        "A stronger statement: reorder the words and the outputs are reordered the same way, each word's output "
-        "unchanged (attention is *permutation-equivariant*). With positions added by slot, a word that moves "
-        "gets a new code and a new output."
+        "A stronger statement about the bidirectional layer: reorder the words and the outputs are reordered "
+        "the same way, each word's output unchanged (it is *permutation-equivariant*: for a permutation matrix "
+        "Π, attn(Π·x) = Π·attn(x)). With positions added by slot, a word that moves gets a new code and a new "
+        "output."
     )
     sh = ui.controls(where="main")
     text = used_sentence(v.text)
@@ -270,7 +303,7 @@ def part_shuffle(v: ui.Values) -> None:
         caption="What to notice: in the top row, each row on the right (labelled with the slot it came from) is a "
                 "row of the left panel moved to a new place, colours unchanged. In the bottom row, with "
                 "sinusoidal PE by slot, the moved words get different outputs.",
-        latex=r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)\ \text{ for every permutation matrix } P",
+        latex=r"\mathrm{Attn}(\Pi X) = \Pi\,\mathrm{Attn}(X)\ \text{ for every permutation matrix } \Pi",
         code=[intro.shuffle_order, intro.equivariance_gap],
     )
     if list(shuffled.order) == list(range(len(shuffled.order))):
@@ -281,7 +314,7 @@ def part_shuffle(v: ui.Values) -> None:
     ui.check("Without positions, attn(shuffled words) = shuffled attn(words)", eq_gap <= 1e-12,
              f"max |difference| = {eq_gap:.1e}")
     ui.check("With sinusoidal PE, shuffling changes the outputs themselves", eq_gap_pe > 1e-6,
-             f"max |attn(P·x + PE) − P·attn(x + PE)| = {eq_gap_pe:.3g}")
+             f"max |attn(Π·x + PE) − Π·attn(x + PE)| = {eq_gap_pe:.3g}")
 
 
 @lesson.part("integers", "2. Integers", uses=("text", "d", "seed"), title="2. First try: add the integer position",
@@ -364,30 +397,44 @@ def part_binary(v: ui.Values) -> None:
 def part_jumps(v: ui.Values) -> None:
     ui.prose(
         "Follow the code as p grows. Two neighbouring bits, drawn as a point in the plane, sit on one corner of "
-        "a square for a while and then jump, sometimes diagonally. Over the whole code, one step forward "
-        "changes a single bit at one position and every bit at the next power of two. Training prefers codes "
-        "that move smoothly and predictably."
+        "a square for a while and then jump, sometimes diagonally. Over the whole code, one step forward, "
+        "p → p + 1, clears the run of 1s at the bottom of p and sets the bit above it: it flips one bit when p "
+        "is even, m + 1 bits when p + 1 is an odd multiple of 2^m (m < n), and so all n bits only when p + 1 is "
+        "a multiple of 2^(n−1) (the top bit turns on, or the code wraps around). Training prefers codes that "
+        "move smoothly and predictably."
     )
     traj_n = min(v.P, 128)
     traj_bit = min(v.j, v.bits - 2)
     if traj_n < v.P or traj_bit != v.j:
         st.info(f"This figure shows the first {traj_n} positions and bits ({traj_bit}, {traj_bit + 1}) "
                 f"(at most 128 positions, and bit j + 1 must exist among the {v.bits} bits).")
+    flips = intro.flipped_bits(traj_n, v.bits)
     ui.figure_panel(
         intro_trajectory, dict(n_positions=traj_n, bit=traj_bit, n_bits=v.bits, d_model=v.d), key="trajectory",
         caption="What to notice: the binary point visits four corners in blocks (labels list the positions on "
                 "each corner); the sinusoid pair with the same period (cos across, sin up) glides "
                 "counter-clockwise round a circle in equal steps. "
                 "Right: one-token step lengths over the whole code jump around for binary and are flat for "
-                "Vaswani's sinusoids.",
+                f"Vaswani's sinusoids. A binary step's length is √(bits flipped); {flip_words(flips, v.bits)}",
         latex=r"\lVert PE(p+1) - PE(p)\rVert^2 = \sum_i \big(2 - 2\cos\omega_i\big)\ \text{ for every } p",
-        code=[intro.step_lengths, intro.sinusoid_pair],
+        code=[intro.step_lengths, intro.sinusoid_pair, intro.flipped_bits],
     )
     nums = binary_numbers(v.P, v.bits, v.d)
     if nums["steps_sin"] is not None:
         sb, ss = nums["steps_binary"], nums["steps_sin"]
         ui.check(f"Sinusoidal (d = {v.d}): every one-token step has the same length", float(ss.max() - ss.min()) < 1e-9,
                  f"steps from {ss.min():.6f} to {ss.max():.6f}; binary steps from {sb.min():.3g} to {sb.max():.3g}")
+
+
+def flip_words(flips: np.ndarray, n_bits: int) -> str:
+    """How many bits the figure's one-token steps flip, counted on its own codes, as a sentence."""
+    if flips.size == 0:
+        return "with a single position there is no step."
+    counts = [(int(k), int(np.count_nonzero(flips == k))) for k in np.unique(flips)]
+    told = ", ".join(f"{c} flip{'s' * (c == 1)} {k} bit{'s' * (k > 1)}" for k, c in counts)
+    top = int(np.argmax(flips))
+    return (f"of the {flips.size} steps shown, {told}; the first of the biggest, {top} → {top + 1}, flips "
+            f"{int(flips[top])} of the {n_bits} bits.")
 
 
 @lesson.part("sinusoids", "5. Sinusoids", uses=("P", "bits", "j", "d"), title="5. Sinusoids: binary, made smooth")

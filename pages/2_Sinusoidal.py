@@ -106,20 +106,25 @@ def part_shift(v: ui.Values) -> None:
     ui.figure_panel(
         sinusoidal_shift, {"d_model": v.d, "base": v.base, "p": shift.p, "k": shift.k, "pair": shift.pair},
         key="shift",
-        caption=f"Each (sin, cos) pair lives on the unit circle (drawn with cos across and sin up, so it turns "
-                f"counter-clockwise like the RoPE clock). Going from p to p + k turns pair {shift.pair} by "
-                f"k·ω = {shift.k} × {omega:.4g} = {np.degrees(shift.k * omega):.1f}°, and the matrix M_k that does "
-                "it contains only k, never p: the same linear map works from every start.",
-        latex=r"\begin{pmatrix}\sin((p+k)\omega)\\ \cos((p+k)\omega)\end{pmatrix} = "
-              r"\underbrace{\begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega"
-              r"\end{pmatrix}}_{M_k}\begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix}",
+        caption=f"Each pair of dimensions, read as the point (cos pω, sin pω), lives on the unit circle (cos "
+                f"across, sin up, so it turns counter-clockwise like the RoPE clock). Going from p to p + k turns "
+                f"pair {shift.pair} by k·ω = {shift.k} × {omega:.4g} = {np.degrees(shift.k * omega):.1f}°, and the "
+                "matrix M_k that does it contains only k, never p: the same linear map works from every start.",
+        latex=r"\begin{pmatrix}\cos((p+k)\omega)\\ \sin((p+k)\omega)\end{pmatrix} = "
+              r"\underbrace{\begin{pmatrix}\cos k\omega & -\sin k\omega\\ \sin k\omega & \cos k\omega"
+              r"\end{pmatrix}}_{M_k}\begin{pmatrix}\cos p\omega\\ \sin p\omega\end{pmatrix}",
         code=[sn.shift_matrix],
     )
-    pe = sn.sinusoidal_table(shift.p + shift.k + 1, v.d, v.base)
-    mapped = sn.shift_matrix(shift.k, v.d, v.base) @ pe[shift.p]
-    err = float(np.abs(mapped - pe[shift.p + shift.k]).max())
-    ui.check("M_k · PE(p) = PE(p + k) over all d_model dimensions", err < 1e-9,
+    err = shift_error(v.d, v.base, shift.p, shift.k)
+    ui.check("M_k · PE(p) = PE(p + k) over all d_model dimensions, each pair as (cos, sin)", err < 1e-9,
              f"max |difference| = {err:.1e} at p = {shift.p}, k = {shift.k}")
+
+
+def shift_error(d: int, base: float, p: int, k: int) -> float:
+    """max |M_k·PE(p) − PE(p + k)| with every pair in the formula's order (cos, sin) and M_k in that order."""
+    pe = sn.sinusoidal_table(p + k + 1, d, base)[:, np.arange(d) ^ 1]  # (p + k + 1, d): (cos, sin) per pair
+    mapped = sn.shift_matrix(k, d, base, order="cos_sin") @ pe[p]
+    return float(np.abs(mapped - pe[p + k]).max())
 
 
 def shapes(seed001: bool) -> None:

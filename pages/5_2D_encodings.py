@@ -180,10 +180,12 @@ def part_similarity(v: ui.Values) -> None:
 def part_mae(v: ui.Values) -> None:
     ui.prose(
         "MAE's `get_2d_sincos_pos_embed` builds the grid with `meshgrid(grid_w, grid_h)`, so its first "
-        "coordinate is the **column**; the half it encodes is then stored in a variable called `emb_h`. Kaiming He "
-        "confirmed the names are swapped (facebookresearch/mae issue 18) and kept the code so checkpoints stay "
-        "valid. The chart moves one patch along a row and one patch down a column and shows which channels "
-        "respond.")
+        "coordinate is the **column**; the half it encodes is then stored in a variable called `emb_h`. Asked "
+        "about it [on the MAE repository](https://github.com/facebookresearch/mae/issues/18), Kaiming He "
+        "replied that the naming of `emb_h` and `emb_w` looks \"not ideal (need to verify)\" and that renaming "
+        "the two variables would give exactly the same table, while swapping the grid coordinates instead would "
+        "change it and break the released checkpoints. The chart moves one patch along a row and one patch down "
+        "a column and shows which channels respond.")
     ui.figure_panel(
         mae_axis_response, {**grid_of(v), "combine": "mae"}, key="mae",
         caption="What to notice: moving along a row (column index +1) changes only the first half, the one the "
@@ -204,6 +206,11 @@ def part_mae(v: ui.Values) -> None:
 
 # ---------------------------------------------------------------------------- 4. resolution change
 
+@ui.cached
+def timm_gap(h: int, w: int, nh: int, nw: int, d: int, base: float, combine: str) -> float:
+    return rope2d.antialias_gap(h, w, nh, nw, d, base, combine)
+
+
 def resize_settings(v: ui.Values, rz: ui.Values) -> dict:
     """The resize figures' parameters: the sidebar's grid is the trained one, H' × W' the one used."""
     return dict(old_height=v.H, old_width=v.W, new_height=rz.nh, new_width=rz.nw, d_model=v.D, base=v.base,
@@ -220,10 +227,15 @@ def resize_settings(v: ui.Values, rz: ui.Values) -> dict:
 def part_resize(v: ui.Values) -> None:
     ui.prose(
         "A ViT trained on 224-pixel images with 16-pixel patches has a 14 × 14 grid. Fed 320-pixel images it "
-        "sees 20 × 20 patches, so the stored position table is resized with bicubic interpolation "
-        "(`torch.nn.functional.interpolate(mode=\"bicubic\", align_corners=False)`). For a fixed sin/cos table "
-        "we can compare that with the formula itself. The trained grid is the sidebar's H × W.")
+        "sees 20 × 20 patches, so the stored position table is resized with bicubic interpolation, as DeiT does "
+        "to fine-tune at a higher resolution (`torch.nn.functional.interpolate(mode=\"bicubic\", "
+        "align_corners=False)`, no antialias). For a fixed sin/cos table we can compare that with the formula "
+        "itself. The trained grid is the sidebar's H × W.")
     rz = ui.controls(where="main", columns=4)
+    timm = timm_gap(v.H, v.W, rz.nh, rz.nw, v.D, v.base, v.combine)
+    ui.prose("timm's `resample_abs_pos_embed` resizes with `antialias=True` by default, a different bicubic "
+             f"kernel: from {v.H} × {v.W} to {rz.nh} × {rz.nw} its table differs from this one by up to "
+             f"{timm:.3g} (the largest difference over every patch and channel).")
     ui.figure_panel(
         resize_channel, {**resize_settings(v, rz), "channel": rz.rch},
         key="resize",
@@ -232,7 +244,7 @@ def part_resize(v: ui.Values) -> None:
                 "'Integer grid' instead shows that the resized table is a stretched copy, not the code of the "
                 "new positions.",
         latex=r"\text{new patch } j \mapsto \text{old coordinate } (j + \tfrac12)\,\tfrac{H}{H'} - \tfrac12",
-        code=[rope2d.resize_sincos_2d],
+        code=[rope2d.resize_sincos_2d, rope2d.antialias_gap],
     )
 
 

@@ -7,7 +7,7 @@ import streamlit as st
 
 from posviz import bias as b
 from posviz import gaussian as gk
-from posviz import rope, ui
+from posviz import intro, rope, ui
 from posviz.figures.bias import (
     bias_alibi_bloom,
     bias_alibi_slopes,
@@ -30,9 +30,13 @@ lesson = ui.Lesson(
           "lets attention reach, and what RoPE's rotation does instead.",
     controls=(
         ui.Int("n_heads", "ALiBi heads H", default=8, lo=1, hi=64,
-               help="Slopes 2^(−8h/H) for a power of two H; other H interleave the next power's slopes."),
+               help="Slopes 2^(−8(h+1)/H) for heads h = 0..H − 1 when H is a power of two; otherwise the first P "
+                    "heads (P the largest power of two below H) take the P-head slopes and the others every other "
+                    "slope of the 2P-head sequence."),
         ui.Int("head", "ALiBi head h", default=0, lo=0, hi=lambda v: v["n_heads"] - 1, hi_max=63, widget="number",
-               help="Head 0 has the steepest slope."),  # a number box: with H = 1 its range is the single value 0
+               help="Heads are numbered from 0. The steepest slope is head 0's when H is a power of two; otherwise "
+                    "it is head P's, the first of the added slopes (P the largest power of two below H)."),
+        # a number box: with H = 1 its range is the single value 0
         ui.Int("num_buckets", "T5 buckets", default=32, lo=2, hi=128,
                help="Causal (decoder) buckets: the first half are exact distances, the rest logarithmic."),
         ui.Int("max_distance", "T5 max_distance (tokens)", default=128, lo="num_buckets", hi=4096,
@@ -86,6 +90,13 @@ def bias_at(params: dict, distance: float) -> dict[str, float]:
 
 def fmt_bias(x: float) -> str:
     return f"{x:.3g}".replace("-", "−")
+
+
+def part_link(slug: str, part: str) -> str:
+    """A markdown link to a part of another lesson, its text read from that lesson's declarations."""
+    address = ui.href(slug, part=part)  # a ValueError naming the lesson's parts if ``part`` is not one of them
+    lesson = ui.find(slug)
+    return f"[{lesson.title}, part {lesson.parts[part].label}]({address})"
 
 
 @lesson.part("family", "1. One family", uses=FAMILY + ("span",), title="1. One family: a penalty per distance")
@@ -166,16 +177,16 @@ def part_t5(v: ui.Values) -> None:
         st.info("A bidirectional T5 needs at least 4 buckets; showing the causal buckets instead.")
     n = v.num_buckets // 2 if bidirectional else v.num_buckets  # buckets of one side
     exact = n // 2
-    rp = np.arange(-v.span, v.span + 1)
+    delta = np.arange(-v.span, v.span + 1)  # Δ = i − j, as on the chart
     last = f"{n - 1} and {2 * n - 1}" if bidirectional else f"{n - 1}"
-    used = np.unique(b.t5_bucket(rp, bidirectional, v.num_buckets, v.max_distance)).size
+    used = np.unique(b.t5_bucket(-delta, bidirectional, v.num_buckets, v.max_distance)).size
     ui.figure_panel(
         bias_t5_buckets, dict(num_buckets=v.num_buckets, max_distance=v.max_distance, bidirectional=bidirectional,
                               span=v.span), key="t5",
         caption=f"Distances below max_exact = {exact} get a bucket each; from {exact} to max_distance = "
                 f"{v.max_distance} the remaining {n - exact} buckets widen logarithmically; everything further shares "
                 f"the last bucket of its side ({last}). Here {used} of the {v.num_buckets} buckets occur for "
-                f"|j − i| ≤ {v.span}. T5 learns one number per bucket (and per head), so its bias is a staircase "
+                f"|i − j| ≤ {v.span}. T5 learns one number per bucket (and per head), so its bias is a staircase "
                 "(part 1).",
         latex=r"\text{bucket}(\Delta) = \begin{cases}\Delta & \Delta < n/2\\ \min\Big(n-1,\ \frac n2 + \Big\lfloor"
               r"\frac{\log(2\Delta/n)}{\log(2\,\text{max\_distance}/n)}\cdot\frac n2\Big\rfloor\Big) & \text{else}"
@@ -202,11 +213,14 @@ def part_alibi(v: ui.Values) -> None:
     extra = ("" if p == v.n_heads else
              f" {v.n_heads} is not a power of two: the first {p} heads take the {p}-head slopes and the other "
              f"{v.n_heads - p} take every other slope of the {2 * p}-head sequence, as BLOOM does.")
+    steep = b.alibi_steepest_head(v.n_heads)
+    steepest = (f" The steepest is head {steep} (m = {slopes[steep]:.4g})"
+                + ("." if steep == 0 else f", the first of the added slopes, steeper than head 0's {slopes[0]:.4g}."))
     ui.figure_panel(
         bias_alibi_slopes, dict(n_heads=v.n_heads), key="slopes",
-        caption=f"{first}{extra} Head {v.head} (m = {mh:.4g}) halves a key's weight, against an equally similar "
-                f"key at Δ = 0, every ln 2 / m = {math.log(2) / mh:.3g} tokens.",
-        latex=r"m_h = 2^{-8h/H},\ h = 1..H\quad (H = 2^k)",
+        caption=f"{first}{extra}{steepest} Head {v.head} (m = {mh:.4g}) halves a key's weight, against an equally "
+                f"similar key at Δ = 0, every ln 2 / m = {math.log(2) / mh:.3g} tokens.",
+        latex=r"m_h = 2^{-8(h+1)/H},\ h = 0..H-1\quad (H = 2^k)",
         code=[b.alibi_slopes],
     )
     gap = {causal: forms_gap(v.n_heads, causal) for causal in (True, False)}
@@ -229,6 +243,16 @@ def part_alibi(v: ui.Values) -> None:
     )
 
 
+@ui.cached
+def intro_gaps() -> tuple[float, float]:
+    """How far apart the first lesson's two copies of its repeated word come out: causal mask and no position,
+    then bidirectional with sinusoidal PE (``posviz.intro`` on its example sentence)."""
+    pair = intro.repeated_pair(intro.attention_demo().tokens)
+    causal = intro.attention_demo(causal=True).out
+    with_pe = intro.attention_demo(positions="sinusoidal").out
+    return intro.row_gap(causal, *pair), intro.row_gap(with_pe, *pair)
+
+
 @lesson.part("nope", "6. NoPE", uses=("T", "seed"), title="6. NoPE: no position, only the causal mask",
              controls=(
                  ui.Int("channels", "value channels", default=256, lo=16, hi=1024, step=16),
@@ -249,6 +273,11 @@ def part_nope(v: ui.Values) -> None:
         latex=r"o_i = \frac{1}{i+1}\sum_{j \le i} v_j,\qquad v_j = [j = 0] \ \Rightarrow\ o_i = \frac{1}{i+1}",
         code=[b.nope_signals],
     )
+    causal, with_pe = intro_gaps()
+    ui.prose("The first lesson starts from the layer without the mask: a bidirectional layer with no position gives "
+             "the two copies of a repeated word identical outputs, while under the causal mask the same layer "
+             f"tells them apart (in its example sentence by up to {causal:.2g}, against {with_pe:.2g} for the "
+             f"bidirectional layer given sinusoidal PE): {part_link('intro', 'blind')}.")
 
 
 @lesson.part("gaussian", "7. Seed 002's kernel", uses=KERNEL + CONTENT,
@@ -297,7 +326,7 @@ def part_rotation(v: ui.Values) -> None:
               r"\quad\text{vs}\quad q^\top k + b(i-j)",
         code=[b.rope_profile, rope.relative_scores, rope.mean_random_score],
     )
-    ui.prose(f"More on RoPE's distance profile: [the RoPE lesson, part 5]({ui.href('rope', part='decay')}).")
+    ui.prose(f"More on RoPE's distance profile: {part_link('rope', 'decay')}.")
 
 
 lesson.run()

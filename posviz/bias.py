@@ -101,14 +101,25 @@ def alibi_base_heads(n_heads: int) -> int:
 def alibi_slopes(n_heads: int) -> np.ndarray:
     """ALiBi head slopes as BLOOM builds them (Press et al. 2022, §3; transformers ``_get_alibi_slopes``).
 
-    With P the largest power of two <= H: ``m_h = 2^(−8h/P)`` for h = 1..P, then, when H > P, the odd
-    members ``2^(−8k/(2P))``, k = 1, 3, 5, ..., of the 2P-head sequence for the remaining H − P heads.
-    For H a power of two the slopes are geometric with ratio ``2^(−8/H)``. Shape (H,), float64.
+    Heads are numbered h = 0..H − 1. With P the largest power of two <= H: ``m_h = 2^(−8(h+1)/P)`` for
+    h = 0..P − 1 (the paper's 2^(−8/P), 2^(−16/P), ..., 2^(−8)), then, when H > P, the odd members
+    ``2^(−8k/(2P))``, k = 1, 3, 5, ..., of the 2P-head sequence for heads P..H − 1. For H a power of two
+    the slopes are geometric with ratio ``2^(−8/H)``. Shape (H,), float64.
     """
     p = alibi_base_heads(n_heads)
     slopes = 2.0 ** (-8.0 * np.arange(1, p + 1) / p)  # (P,)
     extra = 2.0 ** (-8.0 * np.arange(1, 2 * (int(n_heads) - p), 2) / (2 * p))  # (H − P,)
     return np.concatenate([slopes, extra])
+
+
+def alibi_steepest_head(n_heads: int) -> int:
+    """The head with the largest slope: head 0 (``m_0 = 2^(−8/H)``) when H is a power of two, else head P.
+
+    Head P, the first of the interleaved slopes, has ``m_P = 2^(−4/P)`` (k = 1 of the 2P-head sequence),
+    steeper than head 0's ``2^(−8/P)``; P is the largest power of two <= H (``alibi_slopes``).
+    """
+    p = alibi_base_heads(n_heads)
+    return 0 if p == n_heads else p
 
 
 def alibi_bias(n_heads: int, T: int) -> np.ndarray:

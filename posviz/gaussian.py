@@ -258,10 +258,17 @@ def _self_logits(T: int, d: int, base: float, seed: int) -> np.ndarray:
 
 
 def mean_by_distance(matrix: np.ndarray) -> np.ndarray:
-    """Mean of a square (T, T) matrix over each distance |m − n| = 0..T-1, shape (T,)."""
-    a = _as_real_array("matrix", matrix)
+    """Mean of a square (T, T) matrix over each distance r = |m − n| = 0..T−1, shape (T,).
+
+    ``out[r] = Σ_{|m−n|=r} A[m, n] / #{(m, n): |m−n| = r}`` (the attention profile of seed 002's kernel
+    lesson). T is at most MAX_T, the side of every attention matrix this module builds.
+    """
+    shape = getattr(matrix, "shape", None)
+    if isinstance(shape, tuple) and len(shape) == 2 and max(shape) > MAX_T:  # before copying a huge array
+        raise ValueError(f"matrix must be square (T, T) with 1 <= T <= {MAX_T}; got shape {shape}")
+    a = check_array("matrix", matrix, max_size=MAX_T * MAX_T, lo=-MAX_ABS, hi=MAX_ABS)
     if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
-        raise ValueError(f"matrix must be square (T, T); got shape {a.shape}")
+        raise ValueError(f"matrix must be square (T, T) with 1 <= T <= {MAX_T}; got shape {a.shape}")
     T = a.shape[0]
     dist = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :]).ravel()  # (T*T,)
     return np.bincount(dist, weights=a.ravel(), minlength=T) / np.bincount(dist, minlength=T)

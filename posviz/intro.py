@@ -4,8 +4,9 @@ After seed 004 (C. Fleetwood, "You could have designed state of the art position
 runs on small seeded numpy arrays, no download and no torch:
 
 * a word tokenizer and a seeded embedding table (each word's row depends only on the word and the seed);
-* one self-attention layer without positions, ``softmax(Q Kᵀ/√d) V`` with seeded ``W_q, W_k, W_v``
-  (no causal mask, so it is permutation-equivariant: ``attn(P x) = P attn(x)``);
+* one self-attention layer without positions, ``softmax(Q Kᵀ/√d) V`` with seeded ``W_q, W_k, W_v``:
+  bidirectional by default (no mask, so it is permutation-equivariant: ``attn(Π x) = Π attn(x)`` for a
+  permutation matrix Π), or causal (query i sees keys j <= i, which already depends on where a row sits);
 * the candidate position codes: integer ``p``, normalised ``p/N``, binary bits, their smooth cousins,
   and Vaswani's sinusoids (``posviz.sinusoidal.sinusoidal_table``);
 * two measurements behind the "five properties": step lengths ``‖code(p+1) − code(p)‖`` and how well
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from posviz._validate import check_array, check_choice, check_float, check_int
+from posviz._validate import check_array, check_bool, check_choice, check_float, check_int
 from posviz.sinusoidal import frequencies, sinusoidal_table
 
 DEFAULT_TEXT = "The dog chased another dog"
@@ -35,6 +36,11 @@ MAX_SHUFFLE = 1000       # shuffle seeds
 MAX_SEED = 10_000        # weight / embedding seeds
 MAX_OFFSET = 200_000     # offsets scanned by offset_distances (the "length limit" pitfall)
 MAX_ABS_INPUT = 1e6      # largest |x| accepted by self_attention (keeps scores finite)
+MAX_ATTENTION_TOKENS = 1024  # rows of self_attention's x: the (T, T) weights stay at 8 MB
+MAX_ATTENTION_DIM = 512      # d of self_attention / attention_weights_qkv: W_q, W_k, W_v take 6 MB
+MAX_CODE_VALUES = 1 << 20    # values (rows × columns) of one codes / values array: 8 MB of float64
+MAX_CODE_COLUMNS = 4096      # columns of one codes / values array (measured_flip_periods loops over them)
+MAX_FIT_COLUMNS = 128        # columns linear_shift_residual fits by least squares (cost N·d²)
 EMBED_STD = 0.5          # spread of the seeded embedding entries, "values near 0"
 
 POSITION_SCHEMES = ("none", "sinusoidal")
@@ -109,34 +115,59 @@ def repeated_sentence(text: str, n_positions: int, d_model: int = 16, seed: int 
 
 
 def attention_weights_qkv(d_model: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Seeded projections ``W_q, W_k, W_v``, each (d_model, d_model) with entries ~ N(0, 1/d_model)."""
-    d_model = check_int("d_model", d_model, 1, 4096)
+    """Seeded projections ``W_q, W_k, W_v``, each (d_model, d_model) with entries ~ N(0, 1/d_model).
+
+    The variance 1/d keeps ``x W`` at the scale of x (Vaswani et al. 2017, §3.2). d_model is at most
+    MAX_ATTENTION_DIM (the three matrices then take 6 MB).
+    """
+    d_model = check_int("d_model", d_model, 1, MAX_ATTENTION_DIM)
     seed = check_int("seed", seed, 0, MAX_SEED)
     rng = np.random.default_rng([seed, 0x5A77])
     w = rng.normal(0.0, 1.0 / np.sqrt(d_model), (3, d_model, d_model))
     return w[0], w[1], w[2]
 
 
-def self_attention(x: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """One single-head self-attention layer without positions and without a mask.
+def _check_size_first(name: str, value: object, cap: int) -> None:
+    """Refuse an array argument with more than ``cap`` values before it is copied (ValueError naming it)."""
+    size = getattr(value, "size", None)
+    if isinstance(size, (int, np.integer)) and size > cap:
+        raise ValueError(f"{name} must hold at most {cap:,} values; got {int(size):,}")
 
-    ``Q, K, V = x W_q, x W_k, x W_v``; ``A = softmax(Q Kᵀ / √d)`` row-wise; returns ``(A V, A)`` with
-    shapes (T, d) and (T, T) (Vaswani et al. 2017, §3.2.1). Nothing in it looks at a row's index, so
-    permuting the rows of x permutes the rows of the output the same way, and equal rows of x give equal
-    rows of output: each distinct row is computed once (a BLAS product can round a row differently by
-    where it sits in the matrix, by one unit in the last place, and the lesson shows the gap as exactly 0).
+
+def _softmax_rows(scores: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of (R, T) scores, −inf entries (masked keys) giving weight exactly 0."""
+    scores = scores - scores.max(axis=1, keepdims=True)
+    a = np.exp(scores)
+    return a / a.sum(axis=1, keepdims=True)
+
+
+def self_attention(x: np.ndarray, seed: int = 0, causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """One single-head self-attention layer without positions: ``A = softmax(Q Kᵀ/√d + M)``, output ``A V``.
+
+    ``Q, K, V = x W_q, x W_k, x W_v`` (Vaswani et al. 2017, §3.2.1); returns ``(A V, A)`` with shapes (T, d)
+    and (T, T). Bidirectional (``causal=False``): M = 0, nothing looks at a row's index, so permuting the rows
+    of x permutes the output rows the same way and equal rows of x give equal output rows: each distinct row
+    is computed once (a BLAS product can round a row differently by where it sits, and the lesson shows the
+    gap as exactly 0). Causal (the decoder's mask, §3.2.3): ``M_ij = −∞`` for j > i, so query i averages
+    only the values of keys 0..i and two equal rows at different places get different outputs.
+    x is (T, d) with T <= MAX_ATTENTION_TOKENS and d <= MAX_ATTENTION_DIM.
     """
+    _check_size_first("x", x, MAX_ATTENTION_TOKENS * MAX_ATTENTION_DIM)
     arr = check_array("x", x, ndim=2, lo=-MAX_ABS_INPUT, hi=MAX_ABS_INPUT)
-    check_int("x.shape[0]", arr.shape[0], 1, 4096)
-    check_int("x.shape[1]", arr.shape[1], 1, 4096)
+    check_int("x.shape[0] (tokens)", arr.shape[0], 1, MAX_ATTENTION_TOKENS)
+    check_int("x.shape[1] (d)", arr.shape[1], 1, MAX_ATTENTION_DIM)
+    causal = check_bool("causal", causal)
     w_q, w_k, w_v = attention_weights_qkv(arr.shape[1], seed)
+    scale = np.sqrt(arr.shape[1])
+    if causal:
+        scores = (arr @ w_q) @ (arr @ w_k).T / scale  # (T, T)
+        scores[np.triu_indices(arr.shape[0], 1)] = -np.inf  # key j after query i
+        a = _softmax_rows(scores)
+        return a @ (arr @ w_v), a  # (T, d), (T, T)
     rows, slot = np.unique(arr, axis=0, return_inverse=True)  # (U, d) distinct rows; slot: (T,) row of each
     slot = slot.reshape(-1)
     q, k, v = rows @ w_q, (rows @ w_k)[slot], (rows @ w_v)[slot]  # (U, d), (T, d), (T, d)
-    scores = q @ k.T / np.sqrt(arr.shape[1])  # (U, T)
-    scores -= scores.max(axis=1, keepdims=True)
-    a = np.exp(scores)
-    a /= a.sum(axis=1, keepdims=True)
+    a = _softmax_rows(q @ k.T / scale)  # (U, T)
     return (a @ v)[slot], a[slot]  # (T, d), (T, T)
 
 
@@ -173,13 +204,15 @@ class AttentionDemo:
 
 
 def attention_demo(text: str = DEFAULT_TEXT, d_model: int = 16, seed: int = 0, positions: str = "none",
-                   shuffle: int = 0, base: float = 10000.0) -> AttentionDemo:
+                   shuffle: int = 0, base: float = 10000.0, causal: bool = False) -> AttentionDemo:
     """Tokenize, (shuffle,) embed, optionally add sinusoidal PE by slot, and run ``self_attention``.
 
     With ``positions="sinusoidal"`` the slot t (0-based, after shuffling) gets ``sinusoidal_table(T, d)[t]``
-    added to its embedding (Vaswani §3.5; reference/formulas.md §2), so d_model must be even.
+    added to its embedding (Vaswani §3.5; reference/formulas.md §2), so d_model must be even. ``causal``
+    applies the decoder's mask ``j <= i`` (``self_attention``); the default is the bidirectional layer.
     """
     positions = check_choice("positions", positions, POSITION_SCHEMES)
+    causal = check_bool("causal", causal)
     if positions == "sinusoidal":
         d_model = check_int("d_model", d_model, 2, MAX_DIM, even=True)
     words = tokenize(text)
@@ -188,7 +221,7 @@ def attention_demo(text: str = DEFAULT_TEXT, d_model: int = 16, seed: int = 0, p
     x = token_embeddings(tokens, d_model, seed)  # (T, d)
     if positions == "sinusoidal":
         x = x + sinusoidal_table(len(tokens), d_model, check_float("base", base, 1.0, 1e12, lo_open=True))
-    out, a = self_attention(x, seed)
+    out, a = self_attention(x, seed, causal)
     return AttentionDemo(tokens, order, x, out, a)
 
 
@@ -202,7 +235,8 @@ def row_gap(values: np.ndarray, i: int, j: int) -> float:
 
 def equivariance_gap(text: str = DEFAULT_TEXT, d_model: int = 16, seed: int = 0, positions: str = "none",
                      shuffle: int = 1, base: float = 10000.0) -> float:
-    """``max |attn(P·x) − P·attn(x)|`` for the shuffle ``P``: 0 without positions, > 0 once PE is added."""
+    """``max |attn(Π·x) − Π·attn(x)|`` for the shuffle permutation Π of the bidirectional layer: 0 without
+    positions (permutation equivariance), > 0 once PE is added by slot."""
     plain = attention_demo(text, d_model, seed, positions, 0, base)
     shuffled = attention_demo(text, d_model, seed, positions, shuffle, base)
     return float(np.abs(shuffled.out - plain.out[shuffled.order]).max())
@@ -280,8 +314,23 @@ def measured_flip_periods(codes: np.ndarray) -> np.ndarray:
 
 
 def distinct_codes(codes: np.ndarray) -> int:
-    """How many different rows (codes) ``codes`` holds: equal to N when every position is unique."""
+    """How many different rows (codes) ``codes`` holds: equal to N when every position is unique.
+
+    ``codes`` is (N, d) with N >= 2 and N·d <= MAX_CODE_VALUES (the sort behind ``np.unique`` copies it).
+    """
     return int(np.unique(_as_codes(codes), axis=0).shape[0])
+
+
+def flipped_bits(n_positions: int, n_bits: int) -> np.ndarray:
+    """How many of the n bits change from p to p + 1, for p = 0 .. N−2, shape (N−1,), int64.
+
+    Counted on ``binary_encoding``: ``Σ_j |b_j(p+1) − b_j(p)|``. Adding 1 clears the run of 1s at the bottom
+    of p and sets the bit above it, so the count is ``min(n, 1 + ν₂(p+1))`` with ν₂(m) the number of
+    trailing zero bits of m: one bit for every even p, all n bits only where p + 1 is a multiple of
+    2^(n−1) (the top bit turns on, or the code wraps at 2^n).
+    """
+    bits = binary_encoding(n_positions, n_bits)  # (N, n)
+    return np.count_nonzero(np.diff(bits, axis=0), axis=1).astype(np.int64)  # (N−1,)
 
 
 def flip_period(bit: int) -> int:
@@ -310,9 +359,12 @@ def position_codes(scheme: str, n_positions: int, d_model: int = 16, base: float
 
 
 def _as_codes(codes: np.ndarray, name: str = "codes", min_rows: int = 2) -> np.ndarray:
-    arr = check_array(name, codes, ndim=2, lo=-1e12, hi=1e12)
-    check_int(f"{name}.shape[0]", arr.shape[0], min_rows, 1 << 16)
-    check_int(f"{name}.shape[1]", arr.shape[1], 1, 4096)
+    """``codes`` as a finite (N, d) float64 array with N >= min_rows, d <= MAX_CODE_COLUMNS and
+    N·d <= MAX_CODE_VALUES (8 MB)."""
+    _check_size_first(name, codes, MAX_CODE_VALUES)
+    arr = check_array(name, codes, ndim=2, max_size=MAX_CODE_VALUES, lo=-1e12, hi=1e12)
+    check_int(f"{name}.shape[0]", arr.shape[0], min_rows, MAX_CODE_VALUES)
+    check_int(f"{name}.shape[1]", arr.shape[1], 1, MAX_CODE_COLUMNS)
     return arr
 
 
@@ -336,9 +388,11 @@ def linear_shift_residual(codes: np.ndarray, k: int = 1) -> float:
     Fits ``code(p+k) ≈ code(p)·M + c`` by least squares over p = 0 .. N−1−k and returns the RMS residual
     divided by the RMS spread of the targets (so 0 means an exact fixed map, ~1 means no fit at all).
     For sinusoids M is the rotation M_k of reference/formulas.md §2; for binary codes the carries
-    make every fixed map miss.
+    make every fixed map miss. codes is (N, d) with d <= MAX_FIT_COLUMNS and N·d <= MAX_CODE_VALUES
+    (the fit costs O(N·d²)).
     """
     arr = _as_codes(codes)
+    check_int("codes.shape[1] (columns fitted)", arr.shape[1], 1, MAX_FIT_COLUMNS)
     k = check_int("k", k, 1, arr.shape[0] - 1)
     src, dst = arr[:-k], arr[k:]  # (N-k, d) each
     design = np.hstack([src, np.ones((len(src), 1))])  # (N-k, d+1): the affine column

@@ -114,9 +114,9 @@ def sincos_2d_channel_info(d_model: int, base: float = 10000.0,
 
     Returns ``{"axis": (d,) of "row" | "column" | "row+column", "fn": (d,) of "sin" | "cos",
     "omega": (d,) radians per patch}``. MAE's first half follows the COLUMN although its code names it
-    ``emb_h`` (facebookresearch/mae issue 18); the "concat" mode puts the row first. In "concat" and "mae"
-    each axis gets d/2 channels with ``w_k = base**(-4k/d)``, so in MAE's [sin | cos] halves channel d/4 of
-    a half turns as fast as channel 0.
+    ``emb_h`` (https://github.com/facebookresearch/mae/issues/18); the "concat" mode puts the row first. In
+    "concat" and "mae" each axis gets d/2 channels with ``w_k = base**(-4k/d)``, so in MAE's [sin | cos]
+    halves channel d/4 of a half turns as fast as channel 0.
     """
     combine = check_choice("combine", combine, COMBINE_2D)
     d_model = check_int("d_model", d_model, 4, MAX_D, multiple_of=4 if combine != "add" else 2)
@@ -218,7 +218,7 @@ def axis_response(height: int, width: int, d_model: int, base: float = 10000.0,
     changes); row 1: RMS of ``PE(r+1, c) − PE(r, c)``. A direction with no step (width or height 1) gives
     zeros. Since ``PE(r, c) = A[r] + B[c]``, a step along a row is ``B[c+1] − B[c]`` on every row, so the
     RMS over the grid is the RMS over the W − 1 steps. In MAE's layout only the first half responds to
-    moving along a row (mae issue 18).
+    moving along a row, the half MAE's code calls ``emb_h``.
     """
     height, width, d_model, combine = _check_sincos(height, width, d_model, combine)
     A, B = _grid_parts(height, width, d_model, _check_base(base), combine)
@@ -229,12 +229,18 @@ def axis_response(height: int, width: int, d_model: int, base: float = 10000.0,
     return np.stack([rms(np.diff(B, axis=0)), rms(np.diff(A, axis=0))])  # (2, d)
 
 
-def _bicubic_1d(part: np.ndarray, size: int) -> np.ndarray:
-    """Resize an (n, d) table along n with torch's bicubic (align_corners=False) as an (n×1) image."""
+def _bicubic_1d(part: np.ndarray, size: int, antialias: bool = False) -> np.ndarray:
+    """Resize an (n, d) table along n with torch's bicubic (align_corners=False) as an (n×1) image.
+
+    With ``antialias`` the image is two identical columns wide: torch 2.13's antialiased kernel returns wrong
+    values for a one-column image (tested against the full-table resize).
+    """
     import torch
 
-    img = torch.from_numpy(np.ascontiguousarray(part.T))[None, :, :, None]  # (1, d, n, 1)
-    out = torch.nn.functional.interpolate(img, size=(size, 1), mode="bicubic", align_corners=False)
+    width = 2 if antialias else 1
+    img = torch.from_numpy(np.ascontiguousarray(part.T))[None, :, :, None].expand(-1, -1, -1, width)  # (1, d, n, w)
+    out = torch.nn.functional.interpolate(img.contiguous(), size=(size, width), mode="bicubic", align_corners=False,
+                                          antialias=antialias)
     return out[0, :, :, 0].numpy().T  # (size, d)
 
 
@@ -273,7 +279,10 @@ def resize_sincos_2d(old_height: int, old_width: int, new_height: int, new_width
     """A grid trained at old_height×old_width used at new_height×new_width: (interpolated, recomputed).
 
     Interpolated: the trained table resized with ``torch.nn.functional.interpolate(mode="bicubic",
-    align_corners=False)`` as ViTs do (DeiT/timm ``resample_abs_pos_embed``). Recomputed: the formula
+    align_corners=False)``, no antialias, as DeiT resizes its position table to fine-tune at a higher
+    resolution. timm's ``resample_abs_pos_embed`` defaults to ``antialias=True``, a different kernel whose
+    table differs from this one (:func:`antialias_gap`: up to 0.052 for 14×14 → 20×20 and 0.173 for
+    14×14 → 7×7 at d = 64, b = 10⁴, MAE's layout). Recomputed: the formula
     evaluated either at the same fractional coordinates the resize samples, ``(j + 0.5)·old/new − 0.5``
     (``recompute="scaled"``: isolates the interpolation error), or at the new integer grid
     (``"integer"``: ``sinusoidal_2d(new_h, new_w)``, what a fixed sin/cos model can simply do). Both
@@ -282,6 +291,29 @@ def resize_sincos_2d(old_height: int, old_width: int, new_height: int, new_width
     Ai, Bi, Ae, Be = resize_parts(old_height, old_width, new_height, new_width, d_model, base, combine,
                                   recompute)
     return Ai[:, None, :] + Bi[None, :, :], Ae[:, None, :] + Be[None, :, :]  # (H', W', d) each
+
+
+def antialias_gap(old_height: int, old_width: int, new_height: int, new_width: int, d_model: int,
+                  base: float = 10000.0, combine: str = "mae") -> float:
+    """Largest |entry| of ``timm − DeiT``: the bicubic resize with ``antialias=True`` (timm's default in
+    ``resample_abs_pos_embed``) against the one without (DeiT, :func:`resize_sincos_2d`), over every patch and
+    channel of the H'×W'×d table.
+
+    Both resizes are separable with 1-D weights that sum to 1, so ``timm − DeiT = a[i] + b[j]`` with a, b the
+    differences of the row and column parts, and the largest |a[i] + b[j]| of a channel is
+    ``max(max a + max b, −(min a + min b))``: no (H', W', d) array is built.
+    """
+    old_height = check_int("old_height", old_height, 1, MAX_GRID)
+    old_width = check_int("old_width", old_width, 1, MAX_GRID)
+    old_height, old_width, d_model, combine = _check_sincos(old_height, old_width, d_model, combine)
+    new_height = check_int("new_height", new_height, 1, MAX_GRID)
+    new_width = check_int("new_width", new_width, 1, MAX_GRID)
+    _check_sincos(new_height, new_width, d_model, combine)
+    A, B = _grid_parts(old_height, old_width, d_model, _check_base(base), combine)  # (H, d), (W, d)
+    a = _bicubic_1d(A, new_height, antialias=True) - _bicubic_1d(A, new_height)  # (H', d)
+    b = _bicubic_1d(B, new_width, antialias=True) - _bicubic_1d(B, new_width)  # (W', d)
+    worst = np.maximum(a.max(0) + b.max(0), -(a.min(0) + b.min(0)))  # (d,)
+    return float(worst.max())
 
 
 def resize_channel_maps(old_height: int, old_width: int, new_height: int, new_width: int, d_model: int,

@@ -13,6 +13,7 @@ from posviz.rope import inv_freq
 
 LAYOUTS_1D = ("interleaved", "concat")
 COMBINE_2D = ("concat", "add", "mae")
+PAIR_ORDERS = ("sin_cos", "cos_sin")  # a (sin, cos) pair as the table stores it, or as the point (cos, sin)
 MAX_POSITIONS = 1 << 20
 MAX_DIM = 4096
 MAX_CELLS = 1 << 22        # positions × d_model of one table: 32 MB, ~85 MB peak with sin/cos/angles
@@ -52,15 +53,20 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0,
     return np.stack([sin, cos], axis=2).reshape(n_positions, -1)  # (P, d/2, 2) -> (P, d)
 
 
-def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """The block-diagonal (d_model, d_model) map with ``PE(p + k) = M_k PE(p)`` for the interleaved table.
+def shift_matrix(k: float, d_model: int, base: float = 10000.0, order: str = "sin_cos") -> np.ndarray:
+    """The block-diagonal (d_model, d_model) map with ``PE(p + k) = M_k PE(p)``, independent of p, orthogonal.
 
-    Per (sin, cos) pair: ``M_k(w) = [[cos kw, sin kw], [-sin kw, cos kw]]``, independent of p and
-    orthogonal (seed 004; reference/formulas.md §2).
+    ``order="sin_cos"``: pair i as the interleaved table stores it, (sin pw_i, cos pw_i), and
+    ``M_k = [[cos kw, sin kw], [−sin kw, cos kw]]`` per pair. ``order="cos_sin"``: each pair read as the point
+    (cos pw_i, sin pw_i), and ``M_k = [[cos kw, −sin kw], [sin kw, cos kw]]``, the counter-clockwise rotation
+    by kw. The two are one map written in two bases (seed 004; reference/formulas.md §2).
     """
     k = check_float("k", k, -1e7, 1e7)
+    order = check_choice("order", order, PAIR_ORDERS)
     w = frequencies(d_model, base)
     c, s = np.cos(k * w), np.sin(k * w)
+    if order == "cos_sin":
+        s = -s  # the same rotation with the pair's two coordinates swapped
     m = np.zeros((d_model, d_model))
     idx = np.arange(0, d_model, 2)
     m[idx, idx], m[idx, idx + 1] = c, s
@@ -113,10 +119,13 @@ def sinusoidal_2d(height: int, width: int, d_model: int, base: float = 10000.0,
 def similarity(rows: np.ndarray, cols: np.ndarray, d_model: int, base: float = 10000.0) -> np.ndarray:
     """``PE(p)·PE(q)`` for p in ``rows``, q in ``cols``, shape (len(rows), len(cols)).
 
-    ``PE(p)·PE(q) = Σ_i cos((p−q)·w_i)``. Positions may be fractional (|p| <= 1e9). When they are all
-    integers within 2^20 of each other, one dot product per distinct offset is tabulated (a 4096×4096 view
-    costs O(P·d) cosines instead of O(P²·d)); otherwise the two sin/cos tables are multiplied,
-    ``[cos p·w | sin p·w]·[cos q·w | sin q·w]ᵀ``. Both are tested against the explicit table product.
+    ``PE(p)·PE(q) = Σ_i cos((p−q)·w_i)`` (Vaswani et al. 2017 §3.5; reference/formulas.md §2). Positions may
+    be fractional (|p| <= 1e9). When they are all integers and their offsets p − q span few enough values
+    (fewer than 2^20, and offsets × d/2 within the cells cap), one dot product per distinct offset is
+    tabulated (a 4096×4096 view costs O(P·d) cosines instead of O(P²·d)); otherwise the two sin/cos tables
+    are multiplied, ``[cos p·w | sin p·w]·[cos q·w | sin q·w]ᵀ``, so a request is refused only when its
+    own size (len(rows), len(cols), d_model) is over the caps, never for the spread of its positions. Both
+    are tested against the explicit table product.
     """
     rows = check_array("rows", rows, ndim=1, min_size=1, lo=-MAX_POSITION, hi=MAX_POSITION, scalar_ok=True)
     cols = check_array("cols", cols, ndim=1, min_size=1, lo=-MAX_POSITION, hi=MAX_POSITION, scalar_ok=True)
@@ -125,7 +134,8 @@ def similarity(rows: np.ndarray, cols: np.ndarray, d_model: int, base: float = 1
     check_cells("(len(rows) + len(cols)) × d_model", (rows.size + cols.size) * w.size * 2, MAX_CELLS, "table cells")
     lo, hi = rows.min() - cols.max(), rows.max() - cols.min()
     integral = np.all(rows == np.round(rows)) and np.all(cols == np.round(cols))
-    if integral and hi - lo < MAX_OFFSETS:
+    span = hi - lo + 1  # distinct offsets p − q
+    if integral and span <= MAX_OFFSETS and span * w.size <= MAX_CELLS:
         by_offset = dot_by_offset(np.arange(lo, hi + 1), d_model, base)  # (offsets,)
         idx = (rows[:, None] - cols[None, :] - lo).astype(np.int64)  # (R, C)
         return by_offset[idx]

@@ -163,13 +163,19 @@ def test_nope_chart():
 
 @pytest.mark.parametrize("bidirectional", [True, False])
 def test_t5_bucket_chart(bidirectional):
+    """The chart's x is the lesson's distance Δ = i − j (a key before the query at Δ > 0), T5's own argument
+    being j − i = −Δ: the causal buckets lie on the right, where the family's curves are drawn."""
     fig = build("bias_t5_buckets", num_buckets=16, max_distance=40, bidirectional=bidirectional, span=60)
-    rp = np.arange(-60, 61)
-    y = b.t5_bucket(rp, bidirectional, 16, 40)
+    delta = np.arange(-60, 61)
+    y = b.t5_bucket(-delta, bidirectional, 16, 40)
+    np.testing.assert_array_equal(arr(fig.data[0].x), delta)
     np.testing.assert_array_equal(arr(fig.data[0].y), y)
-    assert f"{np.unique(y).size} of 16 used" in fig.layout.title.text
+    assert "Δ = i − j" in fig.layout.xaxis.title.text and "j − i" not in fig.layout.xaxis.title.text
+    assert f"{np.unique(y).size} of 16 used for Δ = i − j" in fig.layout.title.text
     xs = sorted(s.x0 for s in fig.layout.shapes)
-    assert xs == ([-40, -4, 4, 40] if bidirectional else [-40, -8])
+    assert xs == ([-40, -4, 4, 40] if bidirectional else [8, 40])
+    if not bidirectional:  # keys after the query (Δ < 0) all share bucket 0; the buckets grow to the right
+        assert (arr(fig.data[0].y)[delta <= 0] == 0).all() and arr(fig.data[0].y)[-1] == 15
 
 
 def test_alibi_slopes_chart():
@@ -177,6 +183,9 @@ def test_alibi_slopes_chart():
     first, extra = fig.data
     np.testing.assert_allclose(np.concatenate([arr(first.y), arr(extra.y)]), b.alibi_slopes(12))
     np.testing.assert_array_equal(arr(extra.x), [8, 9, 10, 11])
+    # the legend counts heads as the x axis does, from 0: head h has slope 2^(−8(h+1)/8)
+    assert first.name == "2^(−8(h+1)/8), h = 0..7"
+    np.testing.assert_allclose(arr(first.y), 2.0 ** (-8 * (arr(first.x) + 1) / 8))
     assert fig.layout.yaxis.ticktext[3] == "2^−3" and fig.layout.yaxis.tickvals[3] == 0.125
     assert len(build("bias_alibi_slopes", n_heads=16).data) == 1
 

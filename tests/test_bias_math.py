@@ -447,3 +447,22 @@ def test_fuzz_every_public_function(call, value):
         if fn is b.alibi_bias or fn is b.bias_matrix:
             out = np.where(np.isneginf(out), 0.0, out)  # the causal mask is −inf by contract
         assert _finite(out), (fn.__name__, name, value)
+
+
+def test_the_steepest_alibi_head_is_head_0_only_for_a_power_of_two():
+    """The lesson's help and caption: head 0 is steepest when H = 2^k; otherwise head P (H = 12: head 8, 0.7071,
+    against head 0's 0.5)."""
+    for n_heads in range(1, b.MAX_HEADS + 1):
+        slopes = b.alibi_slopes(n_heads)
+        assert b.alibi_steepest_head(n_heads) == int(np.argmax(slopes)), n_heads
+    assert b.alibi_steepest_head(12) == 8 and b.alibi_slopes(12)[8] == pytest.approx(2**-0.5)
+    assert b.alibi_slopes(12)[0] == 0.5 and b.alibi_steepest_head(16) == 0
+    with pytest.raises(ValueError, match="n_heads"):
+        b.alibi_steepest_head(0)
+
+
+def test_alibi_slopes_count_heads_from_zero():
+    """The docstring's, the chart's and the formula's numbering: m_h = 2^(−8(h+1)/H) for h = 0..H − 1."""
+    h = np.arange(8)
+    np.testing.assert_allclose(b.alibi_slopes(8), 2.0 ** (-8 * (h + 1) / 8))
+    assert "h = 0..P − 1" in b.alibi_slopes.__doc__

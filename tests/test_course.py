@@ -159,7 +159,9 @@ def test_presenter_mode_draws_figures_at_the_scale_the_window_fits(asked, used, 
         at.run()
     assert_clean(at)
     assert [spec["layout"]["font"]["size"] for spec in chart_specs(at)] == [size]
-    assert _screen_data(at) == {"chart": 820, "steps": 4, "max": 1.5, "used": used}
+    assert _screen_data(at) == {"chart": 820, "steps": 4, "max": 1.5, "used": used,  # and the part's step buttons
+                                "next": ".st-key-sinusoidal-part-next button",
+                                "previous": ".st-key-sinusoidal-part-previous button"}
 
 
 @pytest.mark.app

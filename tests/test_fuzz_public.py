@@ -158,3 +158,59 @@ def test_saturate_claim_float64():
     assert sig(-37.0) == pytest.approx(8.533e-17, rel=1e-3) and sig(-cope.SATURATE) > 0
     gates = cope.cope_gates(cope.SATURATE * torch.tensor([[1.0, -1.0], [-1.0, 1.0]], dtype=torch.float64), False)
     assert gates.max().item() == 1.0 and 0 < gates.min().item() < 5e-18
+
+
+# ------------------------------------------- sizes refused before the work, and what the pages still ask for
+
+def _huge_square() -> np.ndarray:
+    return np.zeros((4096, 4096))
+
+
+@pytest.mark.parametrize(("qual", "args", "name"), [
+    ("intro.linear_shift_residual", dict(codes=_huge_square), "codes"),
+    ("intro.distinct_codes", dict(codes=_huge_square), "codes"),
+    ("intro.self_attention", dict(x=_huge_square), "x"),
+    ("intro.attention_weights_qkv", dict(d_model=4096), "d_model"),
+    ("gaussian.mean_by_distance", dict(matrix=_huge_square), "matrix"),
+])
+def test_audit_oversized_calls_are_refused_before_they_allocate(qual, args, name):
+    """Before: 168 s of CPU and +799 MB (the least-squares fit), +403 MB (np.unique), +1.57 GB (the attention
+    layer), +390 MB (the projections), +401 MB (the distances). The 128 MB input is built before the measurement."""
+    built = {k: v() if callable(v) else v for k, v in args.items()}
+    got = measured_call(FUNCTIONS[qual], built)
+    assert isinstance(got.error, ValueError) and name in str(got.error), got.error
+    assert got.peak < 16 * 2**20, f"{qual}: peak {got.peak / 2**20:.0f} MB"
+
+
+def test_similarity_of_far_apart_integer_positions_is_answered_like_the_shifted_request():
+    """Before: ValueError "offsets × d_model/2: this call would build 6,400,032 angles" for [0, 200000] × [0] at
+    d = 64, while [0.5, 200000.5] × [0.5] succeeded."""
+    got = measured_call(FUNCTIONS["sinusoidal.similarity"], dict(rows=[0, 200000], cols=[0], d_model=64))
+    shifted = measured_call(FUNCTIONS["sinusoidal.similarity"], dict(rows=[0.5, 200000.5], cols=[0.5], d_model=64))
+    assert got.error is None and shifted.error is None
+    np.testing.assert_allclose(got.result, shifted.result, atol=1e-9)
+    assert got.peak <= MAX_BYTES
+
+
+def test_the_pages_largest_settings_stay_within_the_new_caps():
+    """Every new cap is above what a page's controls can ask for: lesson 1 at d = 64, P = 1024 positions and 12
+    bits, the Gaussian-kernel lesson at its largest T (its figure at posviz.gaussian.MAX_T)."""
+    from posviz import gaussian, intro, ui
+
+    def hi(slug: str, name: str) -> int:
+        return next(c.hi for c in ui.find(slug).controls if c.name == name)
+
+    d, n, bits = hi("intro", "d"), hi("intro", "P"), hi("intro", "bits")
+    calls = [
+        ("intro.linear_shift_residual", dict(codes=intro.position_codes("sinusoidal", n, d))),
+        ("intro.linear_shift_residual", dict(codes=intro.bit_pairs(n, bits))),
+        ("intro.distinct_codes", dict(codes=intro.binary_encoding(n, bits))),
+        ("intro.attention_demo", dict(text=" ".join(f"w{k}" for k in range(intro.MAX_TOKENS)), d_model=d,
+                                      causal=True)),
+        ("gaussian.mean_by_distance", dict(matrix=gaussian.attention(hi("gaussian_kernel_rope", "T")))),
+        ("gaussian.mean_by_distance", dict(matrix=gaussian.attention(gaussian.MAX_T))),
+    ]
+    for qual, args in calls:
+        got = measured_call(FUNCTIONS[qual], args)
+        assert got.error is None, f"{qual}: {got.error}"
+        assert finite(got.result) and got.peak <= MAX_BYTES

@@ -310,3 +310,22 @@ def test_size_caps():
         g.random_qk(4, 10**6)
     with pytest.raises(ValueError, match="m must lie"):
         g.rope_logits(np.ones((1, 2)), np.ones((1, 2)), [1e9], [0.0])
+
+
+def test_mean_by_distance_refuses_a_matrix_larger_than_max_t_before_copying_it():
+    """Before: a 4096 × 4096 matrix took +401 MB (its copy, the T² distances and the weights)."""
+    import tracemalloc
+
+    big = np.zeros((4096, 4096))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"matrix must be square \(T, T\) with 1 <= T <= 1024"):
+            g.mean_by_distance(big)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+    with pytest.raises(ValueError, match="matrix"):
+        g.mean_by_distance(np.zeros((g.MAX_T + 1, g.MAX_T + 1)).tolist())
+    full = g.mean_by_distance(g.attention(g.MAX_T))  # the largest attention the lesson's figure draws
+    assert full.shape == (g.MAX_T,) and np.isfinite(full).all()

@@ -73,8 +73,8 @@ def test_extremes_build_under_2_mb(name, params):
 
 def test_attention_figure_shows_identical_dog_rows_only_without_positions():
     fig = fig_intro.intro_attention()
-    left, right, strip = fig.data
-    assert left.type == right.type == strip.type == "heatmap"
+    left, right, causal, strip = fig.data
+    assert left.type == right.type == causal.type == strip.type == "heatmap"
     # the strip shows the two dog rows' difference on its own scale: 0 without positions, visible with PE
     diff = _z(strip)
     out_pe = intro.attention_demo(positions="sinusoidal").out
@@ -82,7 +82,7 @@ def test_attention_figure_shows_identical_dog_rows_only_without_positions():
     np.testing.assert_allclose(diff[1], out_pe[1] - out_pe[4], atol=1e-6)
     assert strip.zmax == pytest.approx(np.abs(out_pe[1] - out_pe[4]).max(), rel=1e-6)
     assert strip.zmax < 0.2 * np.abs(_z(right)).max()  # too small to see on the outputs' own scale
-    assert f"±{strip.zmax:.2g}" in fig.layout.annotations[2].text
+    assert f"±{strip.zmax:.2g}" in fig.layout.annotations[3].text
     assert list(left.y) == ["0: the", "1: dog", "2: chased", "3: another", "4: dog"]
     a, b = _z(left), _z(right)
     assert a.shape == b.shape == (5, 16)
@@ -91,8 +91,23 @@ def test_attention_figure_shows_identical_dog_rows_only_without_positions():
     np.testing.assert_allclose(a, intro.attention_demo().out, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(b, intro.attention_demo(positions="sinusoidal").out, rtol=1e-6, atol=1e-7)
     assert left.zmid == 0 and left.meta == "diverging"
-    assert len(fig.layout.shapes) == 4  # the two repeated rows outlined in both panels
+    assert len(fig.layout.shapes) == 6  # the two repeated rows outlined in all three panels
     assert {s.y0 for s in fig.layout.shapes} == {0.5, 3.5}
+
+
+def test_attention_figure_draws_the_causal_layer_beside_the_bidirectional_one():
+    """The third panel is the same layer under the causal mask, no positions: the two dogs differ there, by more
+    than sinusoidal PE makes them differ without the mask (0.67 against 0.057 for the example sentence)."""
+    fig = fig_intro.intro_attention()
+    causal = _z(fig.data[2])
+    out = intro.attention_demo(causal=True).out
+    np.testing.assert_allclose(causal, out, rtol=1e-6, atol=1e-7)
+    assert [a.text for a in fig.layout.annotations[:3]] == ["no mask, no PE", "no mask, + PE", "causal mask, no PE"]
+    gap_causal = np.abs(causal[1] - causal[4]).max()
+    gap_pe = np.abs(_z(fig.data[1])[1] - _z(fig.data[1])[4]).max()
+    assert gap_causal == pytest.approx(0.666, abs=1e-3) and gap_pe == pytest.approx(0.0572, abs=1e-4)
+    assert fig.data[2].zmax >= np.abs(causal).max() - 1e-6  # one colour scale for the three panels
+    assert fig.data[2].showscale and not fig.data[0].showscale
 
 
 def test_attention_figure_without_repeats_has_no_outline_and_caps_tokens():

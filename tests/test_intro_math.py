@@ -431,3 +431,98 @@ def test_fuzz_array_functions(x, seed, k):
             assert _names_one(str(err), names), str(err)
             continue
         assert _finite(result)
+
+
+# --- the causal layer, the carry rule and the size caps ------------------------------------------------
+
+def _naive_causal_attention(x: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """softmax(QKᵀ/√d) over the keys j <= i only, one query at a time (the decoder's mask, Vaswani §3.2.3)."""
+    t, d = x.shape
+    w_q, w_k, w_v = intro.attention_weights_qkv(d, seed)
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    out, weights = np.zeros((t, d)), np.zeros((t, t))
+    for i in range(t):
+        s = [sum(q[i, c] * k[j, c] for c in range(d)) / math.sqrt(d) for j in range(i + 1)]
+        e = [math.exp(v_ - max(s)) for v_ in s]
+        for j in range(i + 1):
+            weights[i, j] = e[j] / sum(e)
+            out[i] += weights[i, j] * v[j]
+    return out, weights
+
+
+@pytest.mark.parametrize(("t", "d", "seed"), [(1, 1, 0), (5, 16, 0), (7, 6, 9)])
+def test_causal_self_attention_matches_a_masked_loop(t, d, seed):
+    x = np.random.default_rng(t * 100 + d).normal(0, 1, (t, d))
+    out, w = intro.self_attention(x, seed, causal=True)
+    ref_out, ref_w = _naive_causal_attention(x, seed)
+    np.testing.assert_allclose(w, ref_w, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(out, ref_out, rtol=1e-10, atol=1e-12)
+    assert (w[np.triu_indices(t, 1)] == 0).all()  # no weight on a key after its query
+
+
+def test_the_causal_mask_alone_tells_the_two_dogs_apart():
+    """Lesson 1's claim, made precise: without a mask and without positions the two copies of 'dog' come out
+    identical; with the causal mask and still no positions they differ by 0.67, more than sinusoidal PE makes
+    them differ in the unmasked layer (0.057)."""
+    i, j = intro.repeated_pair(intro.attention_demo().tokens)
+    plain = intro.row_gap(intro.attention_demo().out, i, j)
+    with_pe = intro.row_gap(intro.attention_demo(positions="sinusoidal").out, i, j)
+    causal = intro.row_gap(intro.attention_demo(causal=True).out, i, j)
+    assert plain == 0.0
+    assert with_pe == pytest.approx(0.0572, abs=1e-4)
+    assert causal == pytest.approx(0.6661, abs=1e-4) and causal > with_pe
+    # the first copy sees only "the dog": its output is the causal layer's output of that prefix
+    prefix = intro.attention_demo("the dog", causal=True).out
+    np.testing.assert_allclose(intro.attention_demo(causal=True).out[:2], prefix, atol=1e-12)
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None, 0.5])
+def test_causal_must_be_a_bool(bad):
+    with pytest.raises(ValueError, match="causal"):
+        intro.self_attention(np.ones((2, 2)), causal=bad)
+    with pytest.raises(ValueError, match="causal"):
+        intro.attention_demo(causal=bad)
+
+
+def test_flipped_bits_follow_the_carry_rule():
+    """p → p + 1 flips min(n, 1 + trailing zeros of p + 1) bits: 7 → 8 flips 4 of 6, not all 6; all n flip
+    only where p + 1 is a multiple of 2^(n−1) (31 → 32 and the wrap 63 → 64 for n = 6)."""
+    for n in (1, 2, 6, 12):
+        flips = intro.flipped_bits(300, n)
+        p1 = np.arange(1, 300)
+        tz = np.array([(int(m) & -int(m)).bit_length() - 1 for m in p1])  # trailing zeros of p + 1
+        np.testing.assert_array_equal(flips, np.minimum(n, 1 + tz))
+        np.testing.assert_array_equal(np.flatnonzero(flips == n) + 1, p1[p1 % (1 << (n - 1)) == 0])
+    six = intro.flipped_bits(70, 6)
+    assert six[7] == 4 and six[31] == 6 and six[63] == 6 and six[6] == 1
+    np.testing.assert_allclose(intro.step_lengths(intro.binary_encoding(70, 6)), np.sqrt(six))
+    assert intro.flipped_bits(1, 4).shape == (0,)
+
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda: intro.linear_shift_residual(np.zeros((4096, 4096))), "codes"),
+    (lambda: intro.linear_shift_residual(np.zeros((600, 129))), "codes"),
+    (lambda: intro.distinct_codes(np.zeros((4096, 4096))), "codes"),
+    (lambda: intro.self_attention(np.zeros((4096, 4096))), "x"),
+    (lambda: intro.self_attention(np.zeros((2000, 8))), "x"),
+    (lambda: intro.self_attention(np.zeros((8, 1000))), "x"),
+    (lambda: intro.attention_weights_qkv(4096), "d_model"),
+])
+def test_oversized_requests_are_refused_naming_the_parameter_and_its_range(call, name):
+    """Before: 168 s and +799 MB (the fit), +403 MB (np.unique), +1.57 GB (attention), +390 MB (the weights)."""
+    with pytest.raises(ValueError, match=name) as err:
+        call()
+    assert re.search(r"at most|in \[", str(err.value)), str(err.value)
+
+
+def test_the_lessons_largest_settings_fit_under_the_caps():
+    """Lesson 1's sliders end at d = 64, P = 1024 positions, 12 bits and 24 words: every call it makes there runs."""
+    d, n, bits = intro.MAX_DIM, intro.MAX_POSITIONS, intro.MAX_BITS
+    assert d <= intro.MAX_ATTENTION_DIM and intro.MAX_TOKENS <= intro.MAX_ATTENTION_TOKENS
+    sin = intro.position_codes("sinusoidal", n, d)
+    assert intro.linear_shift_residual(sin) < 1e-9
+    assert intro.linear_shift_residual(intro.bit_pairs(n, bits)) < 1e-9
+    assert intro.distinct_codes(intro.binary_encoding(n, bits)) == n
+    text = " ".join(f"w{k % 20}" for k in range(intro.MAX_TOKENS))
+    for causal in (False, True):
+        assert intro.attention_demo(text, d, causal=causal).out.shape == (intro.MAX_TOKENS, d)

@@ -300,3 +300,28 @@ def test_garbage_part_falls_back_to_the_grid(bad):
     assert_clean(at)
     assert "`part`" in warnings_text(at)
     assert len(chart_specs(at)) == 1 and TITLES["grid"] in chart_specs(at)[0]["layout"]["title"]["text"]
+
+
+def test_mae_part_says_what_was_said_on_the_mae_repository():
+    """Kaiming He wrote that the names look "not ideal (need to verify)"; the page used to say he confirmed them
+    swapped."""
+    at = page_at(PAGE, part="mae")
+    prose = " ".join(m.value for m in at.markdown)
+    assert "confirmed" not in prose
+    assert '"not ideal (need to verify)"' in prose and "https://github.com/facebookresearch/mae/issues/18" in prose
+
+
+@pytest.mark.parametrize(("query", "sizes"), [({}, (14, 14, 20, 20)), ({"H": "14", "W": "14", "nh": "7", "nw": "7"},
+                                                                        (14, 14, 7, 7))])
+def test_resize_part_names_deit_and_computes_timms_difference(query, sizes):
+    """DeiT resizes without antialias (what the chart shows); timm's resample_abs_pos_embed defaults to
+    antialias=True: the page gives the largest difference at the chosen sizes (0.0524 for 14 → 20, 0.173 for
+    14 → 7), computed by r2.antialias_gap and tested there against torch on the full table."""
+    at = page_at(PAGE, part="resize", **query)
+    assert_clean(at)
+    prose = " ".join(m.value for m in at.markdown)
+    gap = r2.antialias_gap(*sizes, 64)
+    h, w, nh, nw = sizes
+    assert "as DeiT does" in prose and "no antialias" in prose
+    assert f"from {h} × {w} to {nh} × {nw} its table differs from this one by up to {gap:.3g}" in prose
+    assert gap == pytest.approx(0.0524 if nh == 20 else 0.173, abs=5e-4)

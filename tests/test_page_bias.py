@@ -114,14 +114,14 @@ def test_the_seed_control_seeds_the_t5_table_too():
 def test_t5_part_numbers_and_a_bidirectional_request_with_too_few_buckets():
     at = part_at("t5", num_buckets="16", max_distance="40", span="64", bidirectional="1")
     y = values(chart_specs(at)[0]["data"][0]["y"])
-    np.testing.assert_array_equal(y, b.t5_bucket(np.arange(-64, 65), True, 16, 40))
+    np.testing.assert_array_equal(y, b.t5_bucket(-np.arange(-64, 65), True, 16, 40))  # x is Δ = i − j
     text = caption(at)
     assert "below max_exact = 4" in text and "last bucket of its side (7 and 15)" in text
     assert f"Here {np.unique(y).size} of the 16 buckets" in text
     at = part_at("t5", num_buckets="2", bidirectional="1")
     assert "needs at least 4 buckets" in at.info[0].value
     np.testing.assert_array_equal(values(chart_specs(at)[0]["data"][0]["y"]),
-                                  b.t5_bucket(np.arange(-128, 129), False, 2, 128))
+                                  b.t5_bucket(-np.arange(-128, 129), False, 2, 128))
 
 
 def test_dependent_bounds_are_clamped_not_rejected():
@@ -178,6 +178,65 @@ def test_rotation_part_numbers_and_link():
     assert f"falls from {prof['ones'][0]:.3g}" in text
     links = re.findall(r"\]\((/[^)]+)\)", " ".join(m.value for m in at.markdown))
     assert "/RoPE?part=decay" in links
+
+
+def test_t5_part_measures_distance_as_the_lesson_does():
+    """The lesson's distance is Δ = i − j (the family's curves, the heatmap); T5's chart and caption used j − i."""
+    at = part_at("t5", num_buckets="16", max_distance="40", span="64")
+    chart = chart_specs(at)[0]
+    np.testing.assert_array_equal(values(chart["data"][0]["x"]), np.arange(-64, 65))
+    y = values(chart["data"][0]["y"])
+    assert (y[np.arange(-64, 65) <= 0] == 0).all() and y[-1] == 15  # causal: the buckets fill Δ > 0
+    assert chart["layout"]["xaxis"]["title"]["text"].startswith("distance Δ = i − j")
+    assert "|i − j| ≤ 64" in caption(at) and "j − i" not in caption(at)
+
+
+def test_alibi_head_help_and_caption_name_the_steepest_head_for_every_head_count():
+    """Before: the help said "Head 0 has the steepest slope", false for H = 12 (head 0: 0.5, head 8: 0.7071)."""
+    head = next(c for c in ui.find("bias").controls if c.name == "head")
+    assert "Head 0 has the steepest slope" not in head.help
+    assert "head 0's when H is a power of two" in head.help and "head P's" in head.help
+    for n_heads, steep in ((12, 8), (8, 0), (1, 0), (63, 32)):
+        assert b.alibi_steepest_head(n_heads) == steep == int(np.argmax(b.alibi_slopes(n_heads)))
+    text = caption(part_at("alibi", n_heads="12", head="0"))
+    assert "The steepest is head 8 (m = 0.7071), the first of the added slopes, steeper than head 0's 0.5." in text
+    assert "The steepest is head 0 (m = 0.5)." in caption(part_at("alibi", n_heads="8", head="3"))
+
+
+def test_alibi_formula_counts_heads_from_zero_like_the_chart():
+    at = part_at("alibi", n_heads="8")
+    assert [el.value.strip("$\n") for el in at.latex] == [r"m_h = 2^{-8(h+1)/H},\ h = 0..H-1\quad (H = 2^k)"]
+    slopes = chart_specs(at)[0]["data"][0]
+    np.testing.assert_allclose(values(slopes["y"]), 2.0 ** (-8 * (values(slopes["x"]) + 1) / 8))
+
+
+def link_texts(at: AppTest) -> dict[str, str]:
+    """``{address: link text}`` of the markdown links on the page."""
+    return {url: text for text, url in re.findall(r"\[([^\]]+)\]\((/[^)]+)\)", " ".join(m.value for m in at.markdown))}
+
+
+def test_links_to_a_part_are_named_by_that_parts_declared_label():
+    """Before: "the RoPE lesson, part 5" opened the RoPE part labelled "8. The decay story"."""
+    rope = ui.find("rope")
+    links = link_texts(part_at("rotation"))
+    assert links["/RoPE?part=decay"] == f"{rope.title}, part {rope.parts['decay'].label}"
+    assert "part 5" not in links["/RoPE?part=decay"]
+
+
+def test_nope_part_links_lesson_one_and_quotes_its_causal_layer():
+    """The bridge to lesson 1: without a mask and positions the two 'dog's are identical, with the causal mask they
+    differ (0.67), more than sinusoidal PE makes them differ without the mask (0.057)."""
+    from posviz import intro
+
+    at = part_at("nope")
+    first = ui.find("intro")
+    assert link_texts(at)["/From_integers_to_sinusoids?part=blind"] == (
+        f"{first.title}, part {first.parts['blind'].label}")
+    i, j = intro.repeated_pair(intro.attention_demo().tokens)
+    causal = intro.row_gap(intro.attention_demo(causal=True).out, i, j)
+    with_pe = intro.row_gap(intro.attention_demo(positions="sinusoidal").out, i, j)
+    prose = " ".join(m.value for m in at.markdown)
+    assert f"by up to {causal:.2g}, against {with_pe:.2g}" in prose and f"{causal:.2g}" == "0.67"
 
 
 def test_linked_lessons_and_parts_exist():

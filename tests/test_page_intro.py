@@ -89,9 +89,10 @@ def test_a_link_without_part_opens_part_one_only():
     assert _heatmap_rows(specs[0]) == ["0: the", "1: dog", "2: chased", "3: another", "4: dog"]
     assert "0: the   1: dog   2: chased   3: another   4: dog" in [t.value for t in at.text]
     by_label = _by_label(at)
-    assert len(by_label) == 2
+    assert len(by_label) == 3
     assert by_label["Without positions, np.allclose(output[1], output[4])"].startswith("✅")
     assert by_label["With sinusoidal PE, output[1] and output[4] differ"].startswith("✅")
+    assert by_label["With a causal mask and no positions, output[1] and output[4] differ"].startswith("✅")
     assert not warnings_text(at) and not _infos(at)
     assert "part" not in at.query_params  # the default part keeps the URL clean
 
@@ -125,7 +126,7 @@ def test_every_part_draws_one_chart_and_its_checks():
                        "2. First try: add the integer position", "3. Second try: normalise, p / N",
                        "4. Third try: binary", "4b. Binary jumps", "5. Sinusoids: binary, made smooth",
                        "6. The five properties"]
-    assert len(checks) == 10
+    assert len(checks) == 11
     assert checks["Without positions, attn(shuffled words) = shuffled attn(words)"].startswith("✅")
     assert checks["With sinusoidal PE, shuffling changes the outputs themselves"].startswith("✅")
     # the deliberate failure: p/N violates property 1
@@ -202,7 +203,7 @@ def _number_table(at: AppTest) -> dict[str, np.ndarray]:
 def test_dog_numbers_table_shows_identical_rows_without_positions():
     table = _number_table(page_at(PAGE))
     assert list(table) == ["channel", "slot 1, no positions", "slot 4, no positions", "slot 1, with PE",
-                           "slot 4, with PE"]
+                           "slot 4, with PE", "slot 1, causal", "slot 4, causal"]
     np.testing.assert_array_equal(table["channel"], np.arange(6))
     np.testing.assert_array_equal(table["slot 1, no positions"], table["slot 4, no positions"])
     assert np.abs(table["slot 1, with PE"] - table["slot 4, with PE"]).max() > 1e-3
@@ -401,3 +402,63 @@ def test_five_properties_table_has_a_verdict_in_words_for_every_scheme():
     assert len(rows) == 5
     cells = [str(v) for v in rows.drop(columns="property").to_numpy().ravel()]
     assert all(re.search(r"(yes|no|partly): ", c) for c in cells)  # a word, not only an emoji
+
+
+def test_the_founding_claim_is_about_bidirectional_attention_and_the_causal_case_is_shown_beside_it():
+    """Before: "self-attention cannot tell the first word from the last", false under a causal mask, where the two
+    'dog's differ by 0.67 with no position at all (more than the 0.057 sinusoidal PE gives the unmasked layer)."""
+    lesson = ui.find(SLUG)
+    assert lesson.intro.startswith("Bidirectional self-attention") and "causal mask" in lesson.intro
+    at = part_at("blind")
+    demos = {(positions, causal): intro.attention_demo(positions=positions, causal=causal)
+             for positions, causal in (("none", False), ("sinusoidal", False), ("none", True))}
+    gap_pe = intro.row_gap(demos["sinusoidal", False].out, 1, 4)
+    gap_causal = intro.row_gap(demos["none", True].out, 1, 4)
+    scale = max(float(abs(d.out).max()) for d in demos.values())
+    caption = at.caption[0].value
+    assert f"by up to {gap_pe:.3g} in one channel (the colour scale spans ±{scale:.2g}" in caption
+    assert f"no positions but a causal mask: the rows differ by up to {gap_causal:.3g}, more than PE" in caption
+    assert f"{gap_causal:.3g}" == "0.666" and f"{gap_pe:.3g}" == "0.0572"
+    check = _by_label(at)["With a causal mask and no positions, output[1] and output[4] differ"]
+    assert f"max |difference| = {gap_causal:.3g}" in check
+    spec = chart_specs(at)[0]
+    causal_panel = next(t for t in spec["data"] if t.get("name") == "causal mask, no PE")
+    assert _shape(causal_panel["z"]) == (5, 16)
+    table = _number_table(at)
+    np.testing.assert_allclose(table["slot 4, causal"], demos["none", True].out[4, :6], atol=5e-7)
+    assert "bidirectional" in " ".join(m.value for m in at.markdown).lower()
+
+
+def test_the_blind_part_and_the_nope_part_link_each_other_by_their_declared_labels():
+    at = part_at("blind")
+    links = {url: text for text, url in re.findall(r"\[([^\]]+)\]\((/[^)]+)\)", " ".join(m.value for m in at.markdown))}
+    bias = ui.find("bias")
+    assert links[ui.href("bias", part="nope")] == f"{bias.title}, part {bias.parts['nope'].label}"
+
+
+def test_jumps_part_states_the_carry_rule_and_counts_flips_on_the_figures_bits():
+    """Before: "one step forward changes ... every bit at the next power of two" (7 → 8 flips 4 of 6 bits)."""
+    at = part_at("jumps")
+    prose = " ".join(m.value for m in at.markdown)
+    assert "every bit at the next power of two" not in prose
+    assert "m + 1 bits when p + 1 is an odd multiple of 2^m" in prose and "a multiple of 2^(n−1)" in prose
+    flips = intro.flipped_bits(64, 6)
+    assert flips[7] == 4  # 7 → 8
+    caption = at.caption[0].value
+    assert ("of the 63 steps shown, 32 flip 1 bit, 16 flip 2 bits, 8 flip 3 bits, 4 flip 4 bits, 2 flip 5 bits, "
+            "1 flips 6 bits; the first of the biggest, 31 → 32, flips 6 of the 6 bits.") in caption
+    steps = next(t for t in chart_specs(at)[0]["data"] if t.get("name") == "binary, 6 bits")
+    y = steps["y"]
+    y = np.frombuffer(__import__("base64").b64decode(y["bdata"]), dtype=y["dtype"]) if isinstance(y, dict) else y
+    np.testing.assert_allclose(np.square(np.asarray(y, dtype=float)), flips, rtol=1e-5)  # the plotted steps
+    caption12 = part_at("jumps", {"bits": "12"}).caption[0].value
+    assert "the first of the biggest, 31 → 32, flips 6 of the 12 bits." in caption12
+
+
+def test_the_shuffle_part_writes_the_permutation_as_pi_not_p():
+    """P is the "positions shown" control of this lesson; the permutation is Π."""
+    at = part_at("shuffle")
+    assert any(r"\mathrm{Attn}(\Pi X) = \Pi\,\mathrm{Attn}(X)" in el.value for el in at.latex)
+    assert not any("(PX)" in el.value for el in at.latex)
+    assert "attn(Π·x) = Π·attn(x)" in " ".join(m.value for m in at.markdown)
+    assert "attn(Π·x) = Π·attn(x)" in chart_specs(at)[0]["layout"]["title"]["text"]

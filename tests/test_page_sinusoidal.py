@@ -94,3 +94,19 @@ def test_a_bad_url_value_warns_and_the_view_falls_back():
     assert "`d`" in text and "`base`" in text
     heat = chart_specs(at)[0]
     assert "interleaved" in heat["layout"]["title"]["text"]
+
+
+def test_the_shift_formula_is_written_in_the_plots_order_and_checked_in_it():
+    """Part 4 plots each pair as (cos pω, sin pω), counter-clockwise: the formula takes that order, with the
+    counter-clockwise matrix [[cos kω, −sin kω], [sin kω, cos kω]], and the check applies that matrix to the
+    (cos, sin) pairs. Before: the formula was written on (sin, cos), where M_k reads as a clockwise rotation."""
+    at = page_at(PAGE, part="shift", p="40", k="9", pair="2")
+    formula = " ".join(el.value for el in at.latex)
+    vector = r"\begin{pmatrix}\cos((p+k)\omega)\\ \sin((p+k)\omega)\end{pmatrix}"
+    matrix = r"\begin{pmatrix}\cos k\omega & -\sin k\omega\\ \sin k\omega & \cos k\omega\end{pmatrix}"
+    assert vector in formula and matrix in formula and r"\sin((p+k)\omega)\\ \cos" not in formula
+    pe = sn.sinusoidal_table(50, 128)[:, np.arange(128) ^ 1]  # (cos, sin) per pair
+    err = float(np.abs(sn.shift_matrix(9, 128, order="cos_sin") @ pe[40] - pe[49]).max())
+    check = next(m.value for m in at.markdown if "M_k · PE(p) = PE(p + k)" in m.value)
+    assert "each pair as (cos, sin)" in check and check.startswith("✅") and f"= {err:.1e} at p = 40, k = 9" in check
+    assert "read as the point (cos pω, sin pω)" in captions(at) and "Each (sin, cos) pair" not in captions(at)

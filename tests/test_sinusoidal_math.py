@@ -121,3 +121,37 @@ def test_fuzz_finite_or_named_value_error(n, d, base, layout):
         assert any(p in str(err) for p in ("n_positions", "d_model", "base", "layout"))
     else:
         assert np.isfinite(out).all()
+
+
+def test_shift_matrix_in_the_plots_order_is_the_counter_clockwise_rotation():
+    """Part 4 draws each pair as the point (cos pω, sin pω) and writes M_k in that order: [[cos, −sin], [sin, cos]],
+    which turns (1, 0) towards +sin for a small kω (counter-clockwise), and maps PE(p) to PE(p + k) in that order."""
+    d, k = 16, 3
+    w = sn.frequencies(d)
+    m = sn.shift_matrix(k, d, order="cos_sin")
+    for i, wi in enumerate(w):
+        block = m[2 * i:2 * i + 2, 2 * i:2 * i + 2]
+        np.testing.assert_allclose(block, [[math.cos(k * wi), -math.sin(k * wi)],
+                                           [math.sin(k * wi), math.cos(k * wi)]], atol=1e-15)
+    pe = sn.sinusoidal_table(40, d)[:, np.arange(d) ^ 1]  # (cos, sin) per pair
+    for p in (0, 7, 30):
+        np.testing.assert_allclose(m @ pe[p], pe[p + k], atol=1e-12)
+    last = m[-2:, -2:] @ [1.0, 0.0]
+    assert last[1] > 0  # the slowest pair turns by a small positive angle: counter-clockwise
+    with pytest.raises(ValueError, match="order"):
+        sn.shift_matrix(k, d, order="sin-cos")
+
+
+def test_similarity_refuses_or_accepts_by_the_request_not_by_the_spread_of_positions():
+    """Before: [0, 200000] against [0] at d = 64 was refused with a message about "offsets × d_model/2", while the
+    same request shifted by 0.5 succeeded. Both now succeed with the exact value Σ cos((p − q)·ω_i)."""
+    w = sn.frequencies(64)
+    exact = [[32.0], [float(np.cos(200000 * w).sum())]]
+    np.testing.assert_allclose(sn.similarity([0, 200000], [0], 64), exact, atol=1e-9)
+    np.testing.assert_allclose(sn.similarity([0.5, 200000.5], [0.5], 64), exact, atol=1e-9)
+    w8 = sn.frequencies(8)
+    np.testing.assert_allclose(sn.similarity([0, 10**9], [0, 1], 8),
+                               [[4.0, np.cos(w8).sum()], [np.cos(1e9 * w8).sum(), np.cos((1e9 - 1) * w8).sum()]],
+                               atol=1e-6)
+    with pytest.raises(ValueError, match="rows"):  # a request too big in itself still names what to shrink
+        sn.similarity(np.arange(5000.0), np.arange(5000.0), 64)

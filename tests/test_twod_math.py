@@ -466,3 +466,34 @@ def test_fuzz_array_functions():
 def test_similarity_is_finite_and_bounded_at_any_page_setting(H, W, D, base, combine):
     s = r2.patch_similarity(H, W, D, base, combine, H - 1, 0)
     assert np.all(np.isfinite(s)) and np.abs(s).max() <= 1.0
+
+
+# ---------------------------------------------------------------- DeiT's resize against timm's default
+
+def full_table_resize(H, W, nh, nw, D, antialias, combine="mae"):
+    """The whole (H, W, D) table resized as one image, the way DeiT (antialias=False) and timm's
+    resample_abs_pos_embed (antialias=True by default) call torch."""
+    img = torch.from_numpy(sinusoidal_2d(H, W, D, combine=combine)).permute(2, 0, 1)[None]  # (1, D, H, W)
+    out = torch.nn.functional.interpolate(img, size=(nh, nw), mode="bicubic", align_corners=False,
+                                          antialias=antialias)
+    return out[0].permute(1, 2, 0).numpy()  # (nh, nw, D)
+
+
+@pytest.mark.parametrize(("H", "W", "nh", "nw", "D", "combine"), [
+    (14, 14, 20, 20, 64, "mae"), (14, 14, 7, 7, 64, "mae"), (5, 9, 13, 4, 16, "concat"), (6, 6, 3, 11, 8, "add"),
+])
+def test_antialias_gap_is_the_largest_entry_of_timm_minus_deit(H, W, nh, nw, D, combine):
+    deit = full_table_resize(H, W, nh, nw, D, False, combine)
+    timm = full_table_resize(H, W, nh, nw, D, True, combine)
+    interp, _ = r2.resize_sincos_2d(H, W, nh, nw, D, combine=combine)
+    np.testing.assert_allclose(interp, deit, atol=1e-12)  # resize_sincos_2d is DeiT's resize
+    assert r2.antialias_gap(H, W, nh, nw, D, combine=combine) == pytest.approx(np.abs(timm - deit).max(), rel=1e-9)
+
+
+def test_the_docstring_states_timms_difference_with_the_numbers_it_has():
+    """resize_sincos_2d's docstring: DeiT resizes without antialias; timm defaults to antialias=True, up to 0.052
+    apart going 14×14 → 20×20 and 0.173 going 14×14 → 7×7 (d = 64, b = 10⁴, MAE)."""
+    doc = " ".join(r2.resize_sincos_2d.__doc__.split())
+    assert "DeiT/timm" not in doc and "no antialias, as DeiT" in doc and "``antialias=True``" in doc
+    up, down = r2.antialias_gap(14, 14, 20, 20, 64), r2.antialias_gap(14, 14, 7, 7, 64)
+    assert f"up to {up:.3f} for 14×14 → 20×20" in doc and f"{down:.3f} for 14×14 → 7×7" in doc

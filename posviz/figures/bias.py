@@ -202,19 +202,19 @@ def bias_nope(*, T: int = 128, d: int = 256, seed: int = 0) -> go.Figure:
 @figure("bias_t5_buckets")
 def bias_t5_buckets(*, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True,
                     span: int = 200) -> go.Figure:
-    """T5's bucket for every relative position j − i: one bucket per token near the query, log-wide buckets
-    further out, one last bucket for everything beyond max_distance."""
+    """T5's bucket for every distance Δ = i − j (``t5_bucket`` of j − i = −Δ): one bucket per token near the
+    query, log-wide buckets further out, one last bucket for everything beyond max_distance."""
     span = check_int("span", span, 1, MAX_SPAN)
-    rp = np.arange(-span, span + 1)
-    bucket = b.t5_bucket(rp, bidirectional, num_buckets, max_distance)
+    delta = np.arange(-span, span + 1)  # Δ = i − j: positive for a key before the query
+    bucket = b.t5_bucket(-delta, bidirectional, num_buckets, max_distance)
     n = num_buckets // 2 if bidirectional else num_buckets
     exact = n // 2
-    traces = [dict(type="scatter", x=rp, y=bucket, mode="lines", line=dict(color=MEMBER_COLORS["t5"], shape="hv",
-                                                                           width=3),
-                   name="bucket", hovertemplate="j − i = %{x}<br>bucket %{y}<extra></extra>")]
-    marks = [(-exact, f"max_exact = {exact}"), (-max_distance, f"max_distance = {max_distance}")]
+    traces = [dict(type="scatter", x=delta, y=bucket, mode="lines",
+                   line=dict(color=MEMBER_COLORS["t5"], shape="hv", width=3),
+                   name="bucket", hovertemplate="Δ = i − j = %{x}<br>bucket %{y}<extra></extra>")]
+    marks = [(exact, f"max_exact = {exact}"), (max_distance, f"max_distance = {max_distance}")]
     if bidirectional:
-        marks += [(exact, ""), (max_distance, "")]
+        marks += [(-exact, ""), (-max_distance, "")]
     marks = [(x, text) for x, text in marks if -span <= x <= span]
     used = np.unique(bucket).size
     layout = dict(
@@ -223,16 +223,16 @@ def bias_t5_buckets(*, num_buckets: int = 32, max_distance: int = 128, bidirecti
         annotations=[dict(text=text, x=x, xref="x", y=1, yref="y domain", yanchor="bottom", showarrow=False)
                      for x, text in marks if text],
         title=dict(text=f"T5 buckets ({'bidirectional' if bidirectional else 'causal'}): "
-                        f"{used} of {num_buckets} used for j − i in [−{span}, {span}]"),
-        xaxis=dict(title=dict(text="relative position j − i (tokens; negative = key before the query)")),
+                        f"{used} of {num_buckets} used for Δ = i − j in [−{span}, {span}]"),
+        xaxis=dict(title=dict(text="distance Δ = i − j (tokens; positive = key before the query)")),
         yaxis=dict(title=dict(text="bucket index")), showlegend=False, height=440, margin=dict(t=90))
     return go.Figure(data=traces, layout=layout)
 
 
 @figure("bias_alibi_slopes")
 def bias_alibi_slopes(*, n_heads: int = 8) -> go.Figure:
-    """ALiBi's slope per head on a log2 axis: a geometric sequence for 2^k heads; for other H, the 2^k
-    sequence followed by every other slope of the next power of two."""
+    """ALiBi's slope per head h = 0..H − 1 on a log2 axis: ``2^(−8(h+1)/H)``, a geometric sequence, for 2^k
+    heads; for other H, the P-head sequence followed by every other slope of the 2P-head one."""
     slopes = b.alibi_slopes(n_heads)
     n_heads, p = slopes.size, b.alibi_base_heads(n_heads)
     h = np.arange(n_heads)
@@ -240,7 +240,7 @@ def bias_alibi_slopes(*, n_heads: int = 8) -> go.Figure:
     traces = [dict(type="scatter", x=h[sel], y=slopes[sel], mode="markers", name=name,
                    marker=dict(size=9, color=color),
                    hovertemplate="head %{x}<br>slope = %{y:.6g}<extra></extra>")
-              for sel, name, color in ((h < p, f"2^(−8h/{p}), h = 1..{p}", COLORS[0]),
+              for sel, name, color in ((h < p, f"2^(−8(h+1)/{p}), h = 0..{p - 1}", COLORS[0]),
                                        (h >= p, f"odd members of the {2 * p}-head sequence", COLORS[1]))
               if sel.any()]
     layout = dict(

@@ -61,40 +61,49 @@ def _corner_labels(points: np.ndarray) -> dict[tuple[float, float], str]:
     return {xy: "p = " + _spans(ps).replace(", ", ",<br>", 1) for xy, ps in where.items()}
 
 
+ATTENTION_PANELS = (("none", False, "no mask, no PE"), ("sinusoidal", False, "no mask, + PE"),
+                    ("none", True, "causal mask, no PE"))  # (positions, causal, panel title)
+
+
 @figure("intro_attention")
 def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: int = 0) -> go.Figure:
-    """One self-attention layer's outputs for a sentence, without positions and with sinusoidal PE.
+    """One self-attention layer's outputs for a sentence: bidirectional without positions, bidirectional with
+    sinusoidal PE, and causal (decoder mask) without positions.
 
-    Left: tokens only; a word that occurs twice gets two identical output rows (outlined). Right: the
-    same layer after adding sinusoidal PE to each slot; the two rows now differ.
+    Left: a word that occurs twice gets two identical output rows (outlined). Middle: after adding sinusoidal
+    PE to each slot the two rows differ. Right: the causal mask alone already makes them differ (each copy
+    sees a different set of earlier words). The strip below draws the two rows' difference without and with
+    PE (bidirectional) on its own colour scale.
     """
-    plain = intro.attention_demo(text, d_model, seed, "none")
-    with_pe = intro.attention_demo(text, d_model, seed, "sinusoidal")
+    demos = [intro.attention_demo(text, d_model, seed, positions, causal=causal)
+             for positions, causal, _ in ATTENTION_PANELS]
+    plain, with_pe = demos[0], demos[1]
     labels = _row_labels(plain.tokens)
-    zmax = float(max(np.abs(plain.out).max(), np.abs(with_pe.out).max(), 1e-9))
+    zmax = float(max(max(np.abs(demo.out).max() for demo in demos), 1e-9))
     pair = intro.repeated_pair(plain.tokens)
-    # two panels sharing the token axis, built as one layout dict (Panels): make_subplots and update_xaxes
+    # three panels sharing the token axis, built as one layout dict (Panels): make_subplots and update_xaxes
     # validate every property (~15 ms of each slider move that changes d, the seed or the sentence).
     # With a repeated word, a strip below shows the two rows' difference on its own colour scale: with PE
     # it is small next to the outputs (a few hundredths on a ±1 scale) and would not show above.
     top = (0.42, 1.0) if pair else (0.0, 1.0)
-    left, right = grid_domains(1, 2, hspace=0.04)
-    domains = [(left[0], top), (right[0], top)] + ([((0.0, 1.0), (0.0, 0.16))] if pair else [])
-    titles = ["no positions: x = embedding", "with PE: x = embedding + PE"]
+    columns = grid_domains(1, 3, hspace=0.03)
+    domains = [(col[0], top) for col in columns] + ([((0.0, 1.0), (0.0, 0.16))] if pair else [])
+    titles = [title for _, _, title in ATTENTION_PANELS]
     if pair:
         i, j = pair
         diff = np.stack([plain.out[i] - plain.out[j], with_pe.out[i] - with_pe.out[j]])  # (2, d)
         lim = float(max(np.abs(diff).max(), 1e-9))
-        titles.append(f"row {i} − row {j} ('{plain.tokens[i]}' twice), own colour scale ±{lim:.2g}")
+        titles.append(f"row {i} − row {j} ('{plain.tokens[i]}' twice), no mask, own colour scale ±{lim:.2g}")
     grid = Panels(domains, titles, title_size=15)
-    for panel, (demo, name) in enumerate(((plain, "no positions"), (with_pe, "with sinusoidal PE")), start=1):
-        trace = _output_heatmap(demo, labels, zmax, name, panel == 2)
+    for panel, (demo, (_, _, name)) in enumerate(zip(demos, ATTENTION_PANELS), start=1):
+        trace = _output_heatmap(demo, labels, zmax, name, panel == len(demos))
         if pair:
             trace["colorbar"] = dict(trace["colorbar"], len=0.6, y=0.67)
         grid.add(trace, panel)
         grid.axis("x", panel, title="output channel")
+        if panel > 1:
+            grid.axis("y", panel, matches="y", showticklabels=False)
     grid.axis("y", 1, title="token (slot: word)", autorange="reversed")
-    grid.axis("y", 2, matches="y", showticklabels=False)
     height = max(320, 120 + 26 * len(labels))
     if pair:
         grid.add(dict(type="heatmap", z=f32(diff), x=np.arange(d_model), y=["no positions", "with PE"],
@@ -102,13 +111,14 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
                       colorbar=dict(title=dict(text="difference", side="right"), len=0.22, y=0.08,
                                     tickvals=[-lim, lim], ticktext=[f"{-lim:.2g}", f"{lim:.2g}"]),
                       name="row difference",
-                      hovertemplate=f"%{{y}}<br>channel %{{x}}<br>row {i} − row {j} = %{{z:.4f}}<extra></extra>"), 3)
-        grid.axis("y", 3, autorange="reversed")
-        grid.axis("x", 3, showticklabels=False, ticks="")
+                      hovertemplate=f"%{{y}}<br>channel %{{x}}<br>row {i} − row {j} = %{{z:.4f}}<extra></extra>"), 4)
+        grid.axis("y", 4, autorange="reversed")
+        grid.axis("x", 4, showticklabels=False, ticks="")
         height = int(height / 0.58)
+    outlines = [box for n in ("", "2", "3") for box in _outline_rows(pair, d_model, f"x{n}", f"y{n}")]
     return grid.figure(
-        shapes=_outline_rows(pair, d_model, "x", "y") + _outline_rows(pair, d_model, "x2", "y2"),
-        title=dict(text=f"Self-attention outputs softmax(QKᵀ/√d)·V, d = {d_model}, seed {seed}"),
+        shapes=outlines,
+        title=dict(text=f"Self-attention outputs softmax(QKᵀ/√d + mask)·V, d = {d_model}, seed {seed}"),
         # room for the longest token label and the axis title left of it (margins are fixed, no automargin)
         margin=dict(l=label_margin(labels)), height=height)
 
@@ -116,7 +126,7 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
 @figure("intro_shuffle")
 def intro_shuffle(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: int = 0,
                   shuffle: int = 1) -> go.Figure:
-    """Shuffle the words: without positions the output rows move with their words, unchanged.
+    """Shuffle the words: without positions the bidirectional layer's output rows move with their words, unchanged.
 
     Top row: no positions, original order vs shuffled order (each shuffled row carries its original slot,
     "was i", and equals that original row). Bottom row: with sinusoidal PE by slot, the rows change.
@@ -141,7 +151,7 @@ def intro_shuffle(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: in
         grid.axis("y", panel, autorange="reversed")
     for panel in (3, 4):
         grid.axis("x", panel, title="output channel")
-    return grid.figure(title=dict(text="Permutation equivariance: attn(P·x) = P·attn(x) only without positions"),
+    return grid.figure(title=dict(text="Permutation equivariance: attn(Π·x) = Π·attn(x) only without positions"),
                        height=max(520, 200 + 52 * len(labels_o)), margin=dict(l=label_margin(labels_o, title=False)))
 
 

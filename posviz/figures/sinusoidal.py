@@ -96,19 +96,21 @@ def sinusoidal_dot_by_offset(*, max_offset: int = 100, d_model: int = 128, base:
 @figure("sinusoidal_shift")
 def sinusoidal_shift(*, d_model: int = 128, base: float = 10000.0, p: int = 10, k: int = 5,
                      pair: int = 10) -> go.Figure:
-    """One (sin, cos) pair of PE(p) and PE(p+k) on the unit circle: M_k rotates one into the other.
+    """One pair of PE(p) and PE(p+k) on the unit circle: M_k rotates one into the other.
 
     Drawn as the point (cos pω, sin pω), so a growing position turns it counter-clockwise, the same way as
-    the RoPE clock. M_k·PE(p) is an open ring around PE(p+k): they coincide, and both stay visible. The
-    default pair 10 (ω ≈ 0.24 rad/token at d = 128) turns by 52° for k = 5: a visible arc (pair 0 turns
-    by 286°, and the arc hides where it started).
+    the RoPE clock, and M_k is written in that order, ``[[cos kω, −sin kω], [sin kω, cos kω]]``
+    (``shift_matrix(order="cos_sin")``). M_k·PE(p) is an open ring around PE(p+k): they coincide, and both
+    stay visible. The default pair 10 (ω ≈ 0.237 rad/token at d = 128) turns by 68° for k = 5: a visible arc
+    (pair 0 turns by 286°, and the arc hides where it started).
     """
     if not 0 <= pair < d_model // 2:
         raise ValueError(f"pair must lie in [0, {d_model // 2 - 1}] for d_model {d_model}; got {pair}")
     w = sn.frequencies(d_model, base)[pair]
     pe = sn.sinusoidal_table(p + k + 1, d_model, base)  # interleaved: pair i is channels (2i, 2i+1) = (sin, cos)
-    m = sn.shift_matrix(k, d_model, base)[2 * pair:2 * pair + 2, 2 * pair:2 * pair + 2]
-    start, end = pe[p, 2 * pair:2 * pair + 2], pe[p + k, 2 * pair:2 * pair + 2]
+    cols = [2 * pair + 1, 2 * pair]  # the pair as the point (cos, sin)
+    m = sn.shift_matrix(k, d_model, base, order="cos_sin")[2 * pair:2 * pair + 2, 2 * pair:2 * pair + 2]
+    start, end = pe[p, cols], pe[p + k, cols]
     mapped = m @ start
     t = np.linspace(0, 2 * np.pi, 181)
     fig = go.Figure(go.Scatter(x=f32(np.cos(t)), y=f32(np.sin(t)), mode="lines", line=dict(color="#9aa0b4", width=1),
@@ -116,7 +118,7 @@ def sinusoidal_shift(*, d_model: int = 128, base: float = 10000.0, p: int = 10, 
     arc = np.linspace(p * w, (p + k) * w, 60)
     fig.add_scatter(x=f32(np.cos(arc)), y=f32(np.sin(arc)), mode="lines", line=dict(color=COLORS[1], dash="dot"),
                     name=f"rotation by k·ω = {k * w:.3f} rad ({np.degrees(k * w):.0f}°)")
-    for (s_, c_), label, color, marker in (
+    for (c_, s_), label, color, marker in (
             (start, f"PE(p={p})", COLORS[0], dict(size=[0, 12], symbol="circle")),
             (end, f"PE(p+k={p + k})", COLORS[2], dict(size=[0, 12], symbol="circle")),
             (mapped, "M_k · PE(p)", COLORS[3], dict(size=[0, 22], symbol="circle-open", line=dict(width=3)))):

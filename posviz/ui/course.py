@@ -153,7 +153,11 @@ class Lesson:
 
 def lessons(pages_dir: Path | None = None) -> list[Lesson]:
     """Every lesson of the app, in course order, read from the page modules in ``pages_dir``."""
-    pages_dir = Path(pages_dir or Path(__file__).resolve().parents[2] / "pages")
+    if pages_dir is None:  # the checkout's pages/, or in an installed wheel the copy in posviz/_app/
+        from posviz.command import app_dir
+
+        pages_dir = app_dir() / "pages"
+    pages_dir = Path(pages_dir)
     found = []
     with _DISCOVERY_LOCK:
         for path in sorted(pages_dir.glob("*.py")):

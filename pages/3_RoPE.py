@@ -48,9 +48,24 @@ def agreement(d: int, base: float, seed: int) -> dict:
     return rope.layout_agreement(d, base, 64, seed)
 
 
+F32_POSITIONS = (1e3, 1e4, 1e5, 1e6)  # the float32 pitfall quotes the chart at these positions (drawn exactly there)
+DECAY_SAMPLES = 512  # random (q, k) pairs averaged by the decay part's third curve
+
+
 @ui.cached
 def float32_numbers(d: int, base: float) -> list[float]:
-    return [float(e) for e in rope.float32_error([1e3, 1e4, 1e5, 1e6], d, base)]
+    return [float(e) for e in rope.float32_error(list(F32_POSITIONS), d, base)]
+
+
+@ui.cached
+def decay_numbers(d: int, base: float, max_delta: int) -> dict:
+    """What the decay caption says about the curves the figure draws (Δ = 0 .. max_delta, unit steps)."""
+    deltas = np.arange(0, max_delta + 1, dtype=np.float64)
+    bound = rope.decay_bound(deltas, d, base)
+    cos = rope.cos_sum(deltas, d, base)
+    steps = np.diff(bound)
+    return {"rises": float((steps > 1e-12 * bound.max()).mean()), "flat": bool(np.ptp(bound) <= 1e-12 * bound.max()),
+            "cos_min": float(cos.min()), "cos_at": int(np.argmin(cos))}
 
 
 @ui.cached
@@ -103,7 +118,13 @@ def pair_numbers(d: int, base: float, scheme: str, fraction: float, context: int
 def base_numbers(d: int, base: float, L: int) -> dict:
     lam = rope.wavelengths(d, base)
     return {"slowest": float(lam[-1]), "longer": int((lam > L).sum()), "turns": float(L / lam[-1]),
-            "b_star": rope.base_for_wavelength(d, float(L)) if d >= 4 else float("nan")}  # L <= 131072: b* < 1e12
+            "b_star": rope.base_for_wavelength(d, float(L)) if d >= 4 else float("nan"),  # L <= 131072: b* < 1e12
+            "negative_at": rope.first_negative_cos_sum(d, base, L),
+            "models": {name: rope.base_for_wavelength(128, float(length)) for name, _, length in MODEL_BASES}}
+
+
+# real models' bases beside the b* of their training length (head dim 128; presets "Llama 3 8B", "Code Llama 7B")
+MODEL_BASES = (("Llama 3", 500_000.0, 8192), ("Code Llama", 1_000_000.0, 16384))
 
 
 lesson = ui.Lesson(
@@ -198,8 +219,9 @@ def part_derive(p: ui.Values) -> None:
     ui.prose("Ask for a map f that puts the position into the query and the key themselves, such that their dot "
              "product depends on m and n only through m − n (RoFormer §3.1). In two dimensions a rotation does "
              "it: rotating q by mθ and k by nθ leaves them at the angle they had, plus (m − n)θ, and a rotation "
-             "keeps lengths. Written with complex numbers (a pair (u, v) as u + iv), the rotation is a "
-             "multiplication by e^{imθ}, and the product of e^{imθ} with the conjugate of e^{inθ} is e^{i(m−n)θ}. "
+             "keeps lengths. Written with complex numbers (a pair (u, v) as u + jv, where j² = −1: we write j for the "
+             "imaginary unit because i numbers the pairs), the rotation is a multiplication by e^{jmθ}, and the "
+             "product of e^{jmθ} with the conjugate of e^{jnθ} is e^{j(m−n)θ}. "
              "For d dimensions, cut the vector into d/2 pairs and turn each in its own plane at its own speed "
              "θ_i = b^(−2i/d): R_m is block-diagonal, so the d/2 planes never mix.")
     ui.figure_panel(
@@ -215,15 +237,15 @@ def part_derive(p: ui.Values) -> None:
     st.latex(r"f(q, m) = R_m q,\quad R_m = \operatorname{diag}\big(R(m\theta_0), \dots, R(m\theta_{d/2-1})\big),"
              r"\quad R(a) = \begin{pmatrix}\cos a & -\sin a\\ \sin a & \cos a\end{pmatrix}")
     st.latex(r"(R_m q)^\top (R_n k) = q^\top R_m^\top R_n k = q^\top R_{n-m}\, k = "
-             r"\sum_i \operatorname{Re}\big[z^q_i\, \overline{z^k_i}\, e^{\,i(m-n)\theta_i}\big]")
+             r"\sum_i \operatorname{Re}\big[z^q_i\, \overline{z^k_i}\, e^{\,j(m-n)\theta_i}\big],\quad j^2 = -1")
     num = derivation_numbers(p.d, p.base, p.seed, p.m, p.kpos, p.c)
     ui.numbers({"(R_m q)ᵀ(R_n k)": num["score_matrix"], "qᵀ R_(n−m) k": num["score_relative"],
-                "Re Σ z^q conj(z^k) e^(i(m−n)θ)": num["score_complex"],
+                "Re Σ z^q conj(z^k) e^(j(m−n)θ)": num["score_complex"],
                 "score at (m + c, n + c)": num["score_shifted"]}, fmt="{:.10g}")
     spread = max(abs(num[k] - num["score_matrix"]) for k in ("score_relative", "score_complex", "score_shifted"))
     ui.check("R_mᵀ R_n = R_(n−m): two rotations compose into one by the difference",
              ok=num["composition_error"] < 1e-9, detail=f"max |entry difference| = {num['composition_error']:.1e}")
-    ui.check("Rotating a pair is multiplying it by e^(imθ_i)", ok=num["complex_error"] < 1e-9,
+    ui.check("Rotating a pair is multiplying it by e^(jmθ_i)", ok=num["complex_error"] < 1e-9,
              detail=f"max |difference| over the d/2 pairs = {num['complex_error']:.1e}")
     ui.check("The three ways of writing the score agree, and shifting both positions keeps it",
              ok=spread < 1e-9 * (1 + abs(num["score_matrix"])),
@@ -353,7 +375,7 @@ def part_relative(p: ui.Values) -> None:
                 "together does not change their score. The picture is not symmetric about the main diagonal: "
                 "a key Δ tokens to the left generally scores differently from one Δ tokens to the right (part 6b).",
         latex=r"\langle R_m q, R_n k\rangle = \sum_i \operatorname{Re}\!\big[z^q_i\,\overline{z^k_i}\,"
-              r"e^{\,i(m-n)\theta_i}\big]",
+              r"e^{\,j(m-n)\theta_i}\big],\quad j^2 = -1",
         code=[rope.score_grid, rope.score],
     )
 
@@ -461,16 +483,24 @@ def part_mixed(p: ui.Values) -> None:
              ))
 def part_decay(p: ui.Values) -> None:
     dec = ui.controls(where="main", columns=1)
+    num = decay_numbers(p.d, p.base, dec.max_delta)
+    shape = ("; with a single pair (d = 2) it is flat, |e^{jΔθ_0}| = 1 at every Δ" if num["flat"] else
+             f", and it is not monotone: it rises on {100 * num['rises']:.3g} % of the unit steps up to "
+             f"Δ = {dec.max_delta:,}, so only its envelope can decay" if num["rises"] > 0 else
+             f"; up to Δ = {dec.max_delta:,} it falls at every step")
+    cos = (f"turns negative: its lowest value is {num['cos_min']:.2f}, at Δ = {num['cos_at']:,}" if num["cos_min"] < 0
+           else f"stays positive up to Δ = {dec.max_delta:,} (lowest {num['cos_min']:.2f}, at Δ = {num['cos_at']:,})")
     ui.figure_panel(
-        rope_decay, dict(dim=p.d, base=p.base, max_delta=dec.max_delta, seed=p.seed), key="decay",
-        caption="B(Δ) is RoFormer's upper bound on the score's size, not a score, and it is not monotone: it "
-                "rises on about half of the unit steps and only its envelope decays. Σcos(Δθ_i), half the score "
-                "of all-ones q and k, even turns negative. For independent random q and k the mean score is zero "
-                "at "
-                "every offset. Decay is not why RoPE works (Barbero et al. 2024): in Gemma the fastest pairs carry "
-                "positional attention patterns and the slowest pairs carry meaning, nearly independent of "
-                "position.",
-        latex=r"B(\Delta) = \frac{2}{d}\sum_{j=1}^{d/2}\Big|\sum_{i=0}^{j-1} e^{\,i\Delta\theta_i}\Big|",
+        rope_decay, dict(dim=p.d, base=p.base, max_delta=dec.max_delta, n_samples=DECAY_SAMPLES, seed=p.seed),
+        key="decay",
+        caption=f"B(Δ) is RoFormer's upper bound on the score's size, not a score{shape}. "
+                f"Σcos(Δθ_i), half the score of all-ones q and k, {cos}. For independent random q and k the "
+                f"expected score is zero at every offset (the third curve averages {DECAY_SAMPLES} such pairs: zero "
+                "up to sampling noise). Decay is not why RoPE works (Barbero et al. 2024): in Gemma the fastest "
+                "pairs carry positional attention patterns and the slowest pairs carry meaning, nearly independent "
+                "of position.",
+        latex=r"B(\Delta) = \frac{2}{d}\sum_{\ell=1}^{d/2}\Big|\sum_{i=0}^{\ell-1} e^{\,j\Delta\theta_i}\Big|,"
+              r"\quad j^2 = -1",
         code=[rope.decay_bound, rope.cos_sum, rope.mean_random_score],
     )
 
@@ -517,14 +547,19 @@ def part_pairs(p: ui.Values) -> None:
     ui.figure_panel(
         rope_pair_roles, dict(dim=p.d, base=p.base, scheme=pr.scheme, fraction=fraction, context=L), key="pairs",
         caption=f"{what} Within L = {L:,} tokens, {roles['turns']} pairs turn at least a quarter turn, "
-                f"{roles['under a quarter turn']} turn less (their share of the score never changes sign there) "
-                f"and {roles['not rotated']} do not turn at all; with full RoPE at the same d and b (grey "
-                f"circles), {num['full_quarter']} pairs already turn less than a quarter turn. A pair that hardly "
+                f"{roles['under a quarter turn']} turn less and {roles['not rotated']} do not turn at all. For a "
+                "pair under a quarter turn, cos(Δθ_i) > 0 at every distance |Δ| ≤ L: its share of the score, "
+                "|h_i|·cos(Δθ_i + φ_i), is a cosine whose angle stays less than a quarter turn from φ_i. The share "
+                "itself can still change sign: it does so within L exactly when φ_i, the angle between the pair "
+                "of q and the pair of k, lies less than L·|θ_i| from ±π/2 (the two nearly perpendicular). With "
+                f"full RoPE at the same d and b (grey circles), {num['full_quarter']} pairs already turn less than "
+                "a quarter turn. A pair that hardly "
                 "turns is a channel for meaning rather than position: Barbero et al. (2024) find Gemma puts "
                 "semantic content in its slowest pairs and positional patterns in its fastest, and p-RoPE makes "
                 "the slowest ones exactly position-free.",
-        latex=r"\text{turns within } L = \frac{L\,\theta_i}{2\pi};\qquad \text{share of the score stays one sign if } "
-              r"L\,\theta_i < \tfrac{\pi}{2}",
+        latex=r"\text{turns within } L = \frac{L\,|\theta_i|}{2\pi};\qquad L\,|\theta_i| < \tfrac{\pi}{2}"
+              r"\ \Rightarrow\ \cos(\Delta\theta_i) > 0 \text{ for } |\Delta| \le L;\qquad "
+              r"\text{share}_i(\Delta) = |h_i|\cos(\Delta\theta_i + \varphi_i),\ h_i = z^q_i\,\overline{z^k_i}",
         code=[rope.pair_frequencies, rope.turns_within, rope.pair_roles],
     )
 
@@ -547,15 +582,28 @@ def part_base(p: ui.Values) -> None:
                fmt="{}")
     star = (f" At b* = {num['b_star']:,.0f} the slowest pair completes exactly one turn in L."
             if np.isfinite(num["b_star"]) else "")
+    models = "; ".join(f"{name} trains on {length:,} tokens with b = {b:,.0f}, where b* = {num['models'][name]:,.0f}"
+                       for name, b, length in MODEL_BASES)
+    neg = num["negative_at"]
+    bound = (f"At b = {p.base:g} and d = {p.d}, Σ_i cos(mθ_i) stays ≥ 0 for every m up to L = {L:,}: this base "
+             "meets their condition for L." if neg < 0 else
+             f"At b = {p.base:g} and d = {p.d}, Σ_i cos(mθ_i) first turns negative at m = {neg:,}, inside "
+             f"L = {L:,}: this base fails their condition for L.")
     ui.figure_panel(
         rope_base_choice, dict(dim=p.d, base=p.base, train_length=L), key="base",
         caption=f"At b = {p.base:g} the slowest pair's wavelength is {num['slowest']:,.0f} tokens: it makes "
                 f"{num['turns']:.3g} turns within L = {L:,}, and {num['longer']} of the {p.d // 2} pairs never "
                 f"complete a turn during training.{star} A larger base stretches every wavelength but the fastest "
                 "(θ_0 = 1 rad/token whatever b is), so more pairs see only part of a turn in training, and beyond L "
-                "they reach angles they never saw: what the context-extension methods deal with.",
-        latex=r"\lambda_{d/2-1} = 2\pi\, b^{(d-2)/d},\qquad b^* = \Big(\frac{L}{2\pi}\Big)^{d/(d-2)}",
-        code=[rope.slowest_wavelengths, rope.base_for_wavelength, rope.wavelengths],
+                "they reach angles they never saw: what the context-extension methods deal with. Real models (d = 128, "
+                f"from their config.json) choose bases far above the b* of their training length: {models}. Men et "
+                "al. (2024, \"Base of RoPE Bounds Context Length\") give one argument for large bases, a lower "
+                "bound on the base for each context length: when a key is the query plus noise, the query's "
+                "expected score for it beats that for a random key by an amount proportional to Σ_i cos(mθ_i) at "
+                f"distance m, and they ask that sum to stay ≥ 0 for every m up to the context length. {bound}",
+        latex=r"\lambda_{d/2-1} = 2\pi\, b^{(d-2)/d},\qquad b^* = \Big(\frac{L}{2\pi}\Big)^{d/(d-2)},\qquad"
+              r"\text{Men et al.: } \sum_i \cos(m\theta_i) \ge 0 \ \text{ for } 0 \le m \le L",
+        code=[rope.slowest_wavelengths, rope.base_for_wavelength, rope.wavelengths, rope.first_negative_cos_sum],
     )
     if p.d >= 8:
         link = ui.href("context_extension", d=p.d, base=f"{p.base:g}", L=L, part="pairs")
@@ -596,11 +644,13 @@ def part_pitfalls(p: ui.Values) -> None:
                                       caption="Pair 0 is the fastest; orange dots never complete a turn within N."),
     )
     err = float32_numbers(p.d, p.base)
+    at = f"at d = {p.d}, b = {p.base:g}"
     ui.pitfall(
         "float32 angles at large positions",
         "transformers computes m·θ_i in float32. A float32 number near 10^5 is only exact to about 0.008, so "
-        "cos and sin are off by several 1e-3 there, while float64 stays exact to ~1e-11. Compare against a "
-        "float64 reference only at small positions, or in the same precision.",
+        f"{at} cos and sin are off by up to {err[2]:.1e} at m = 10^5 (how far depends on d and b: the chart "
+        "below), while float64 stays exact to ~1e-11 there. Compare against a float64 reference only at small "
+        "positions, or in the same precision.",
         key="f32",
         wrong=lambda: ui.numbers({"error at m = 10³": err[0], "m = 10⁴": err[1], "m = 10⁵": err[2],
                                   "m = 10⁶": err[3]}, fmt="{:.1e}"),
@@ -608,9 +658,11 @@ def part_pitfalls(p: ui.Values) -> None:
     )
     ui.figure_panel(
         rope_float32_error, dict(dim=p.d, base=p.base), key="f32",
-        caption="The float32 error grows in proportion to the position: about 1e-5 at 10³, a few 1e-4 at "
-                "10⁴, a few 1e-3 at 10⁵ and above 1e-2 by 10⁶. It follows the rounding step of the angle "
-                "itself (dotted line).",
+        caption=f"The float32 error {at}: {err[0]:.1e} at m = 10³, {err[1]:.1e} at 10⁴, {err[2]:.1e} at 10⁵ "
+                f"and {err[3]:.1e} at 10⁶. Each angle m·θ_i (θ_i ≤ 1) is rounded twice, θ_i and then the product, "
+                "so the error stays below twice the dotted line, the float32 rounding step of m·θ_0 = m, plus the "
+                "~1e-7 of float32 cos and sin. How close it comes depends on d and b: with d = 2 the only pair has "
+                "θ_0 = 1, and every whole-number angle up to 10⁶ is exact in float32.",
         code=[rope.float32_error, rope.angles],
     )
 

@@ -184,8 +184,9 @@ def part_yarn_ramp(v: ui.Values) -> None:
     ramp = ui.controls(where="main", columns=1).ramp
     L = int(v.L)
     low, high = sc.yarn_correction_range(v.d, v.base, L, v.beta_fast, v.beta_slow, v.truncate)
-    ends = (f"between floor(low) = {low:g} and ceil(high) = {high:g} (truncate on: transformers' default, "
-            "jquesnelle/yarn, vLLM, DeepSeek)" if v.truncate else
+    # truncate on is the default of transformers, jquesnelle/yarn, vLLM and DeepSeek's code
+    ends = (f"between floor(low) = {low:g} and ceil(high) = {high:g}, the ramp's ends rounded outwards to whole "
+            "pairs (truncate on, the usual default)" if v.truncate else
             f"between the unrounded ends low = {low:.3f} and high = {high:.3f} (truncate off, as gpt-oss sets it)")
     ui.figure_panel(
         scaling_yarn_ramp, dict(dim=v.d, base=v.base, original_len=L, **yarn(v), ramp=ramp), key="ramp",
@@ -254,8 +255,11 @@ def part_dynamic(v: ui.Values) -> None:
                 "α = l/L by a lot at large s. The chart draws each length's base as if it were computed afresh "
                 "for that length. transformers does not go back down step by step: it keeps the base of the "
                 "longest length seen so far and returns to the original base only once a call is shorter than L, "
-                f"as the calls below show ({calls}). Every change of the base re-rotates all cached keys, so a KV "
-                "cache must hold keys before RoPE.",
+                f"as the calls below show ({calls}). The KV cache holds keys after RoPE, and transformers never "
+                "rotates them again: when the base changes, the keys already cached keep the angles of the old "
+                "base while new queries turn with the new one, so their scores are no longer a function of m − n "
+                "alone. This mismatch is known and left in place (caching keys before RoPE would avoid it, at the "
+                "cost of rotating every cached key at each step).",
         latex=r"b' = b\,\alpha^{d/(d-2)},\qquad \alpha = \frac{s\,l}{L} - (s-1),\ \ l = \max(\text{seq\_len}, L)",
         code=[sc.dynamic_alpha, sc.dynamic_base, sc.dynamic_ntk_schedule, sc.dynamic_ntk_bases],
     )
@@ -295,7 +299,8 @@ def part_scores(v: ui.Values) -> None:
                 "same), while NTK, YaRN and Llama 3 keep the fast wiggles that tell close tokens apart. Right, out "
                 f"to L' = {target:,}: beyond the dashed L line plain RoPE keeps producing patterns never seen in "
                 f"training; {far}.",
-        latex=r"q^\top R_{\Delta} k = \sum_i \mathrm{Re}\big[h_i\, e^{\,i\Delta\theta'_i}\big]",
+        latex=r"q^\top R_{\Delta} k = \sum_i \mathrm{Re}\big[h_i\, e^{\,j\Delta\theta'_i}\big],\quad "
+              r"h_i = z^q_i\,\overline{z^k_i},\ j^2 = -1",
         code=[sc.rope_scores],
     )
 

@@ -32,6 +32,7 @@ MAX_GRID = 2048  # score_grid is (T, T)
 MAX_CELLS = 1 << 22  # rows × pairs for the (T, d/2) intermediate arrays (64 MB as complex128)
 MAX_SEQUENCE = 1 << 20  # apply_rope / rotate: positions per call (a 1M-token sequence)
 MAX_TABLE = 1 << 20  # apply_rope / rotate: T × d/2 angles (measured peak ~100 MB at the cap, float64)
+MAX_SAMPLE_CELLS = 1 << 21  # mean_random_score: samples × dim normal draws for q and for k (16 MB each)
 TWO_PI = 2 * np.pi
 
 
@@ -323,7 +324,8 @@ def layout_agreement(dim: int, base: float = 10000.0, n_positions: int = 64, see
 # ---------------------------------------------------------------------------- long-term decay
 
 def decay_bound(deltas: object, dim: int, base: float = 10000.0) -> np.ndarray:
-    """RoFormer's relative upper bound ``B(Δ) = (1/(d/2)) Σ_{j=1}^{d/2} |S_j|``, ``S_j = Σ_{i<j} e^{iΔθ_i}``.
+    """RoFormer's relative upper bound ``B(Δ) = (1/(d/2)) Σ_{ℓ=1}^{d/2} |S_ℓ|``, ``S_ℓ = Σ_{i<ℓ} e^{jΔθ_i}``
+    (j the imaginary unit, so that i stays the pair index).
 
     From Abel summation (RoFormer §3.4.3): ``|score| <= max_i |h_{i+1} - h_i| · (d/2)·B(Δ)``. A bound, not
     the score, and not monotone in Δ: it decays only in envelope. formulas.md §1.4 (B(0) = 32.5 at d = 128).
@@ -340,13 +342,15 @@ def cos_sum(deltas: object, dim: int, base: float = 10000.0) -> np.ndarray:
 
 def mean_random_score(deltas: object, dim: int, base: float = 10000.0, n_samples: int = 512,
                       seed: int = 0) -> np.ndarray:
-    """Mean score at offset Δ over ``n_samples`` independent standard-normal (q, k): ≈ 0 at every Δ.
-
-    For independent zero-mean q and k every pair term has expectation 0, so there is no decay to see;
-    the curve is sampling noise of size ~ sqrt(d / n_samples).
+    """Mean score ``(1/S) Σ_s Σ_i [a_si cos(Δθ_i) + b_si sin(Δθ_i)]`` at offset Δ over ``S = n_samples``
+    independent standard-normal (q, k), with ``a = u u' + v v'`` and ``b = u v' − v u'`` per pair (RoFormer
+    §3.4.3): ≈ 0 at every Δ, since every pair term of independent zero-mean q and k has expectation 0; the
+    curve is sampling noise of size ~ sqrt(d / n_samples). ``n_samples · dim`` is capped at MAX_SAMPLE_CELLS
+    (q and k are drawn whole: 16 MB each at the cap).
     """
     dim = check_int("dim", dim, 2, MAX_DIM, even=True)
     n_samples = check_int("n_samples", n_samples, 1, 4096)
+    check_cells(f"n_samples: {n_samples} samples × dim {dim}", n_samples * dim, MAX_SAMPLE_CELLS, "normal draws")
     seed = check_int("seed", seed, 0, 2**32 - 1)
     rng = np.random.default_rng(seed)
     q = rng.standard_normal((n_samples, dim // 2, 2))  # (S, d/2, 2): pairs in their own coordinates
@@ -363,7 +367,10 @@ def float32_error(positions: object, dim: int, base: float = 10000.0) -> np.ndar
     """Largest |cos or sin error| over pairs when angles are computed in float32 as transformers does.
 
     float32 ``inv_freq`` × float32 position, cos/sin in float32, against the float64 reference; shape
-    (T,). The error grows like m × 2^-24: several 1e-3 at m = 1e5 (formulas.md §1.3: up to ~1e-2).
+    (T,). Each angle ``m·θ_i`` (θ_i <= 1) is rounded twice, so the error stays below ``2·m·2^-24`` plus the
+    ~1e-7 of float32 cos/sin; how close it comes depends on d and b: 2e-3 at m = 1e5 for d = 64, b = 1e4
+    (formulas.md §1.3: up to ~1e-2), 7e-6 for d = 8 (its θ_i are powers of ten), 1e-8 for d = 2 (θ_0 = 1:
+    every whole-number angle is exact).
     """
     a64 = angles(positions, dim, base)  # (T, d/2)
     a32 = angles(positions, dim, base, dtype="float32")  # (T, d/2) float32
@@ -387,7 +394,9 @@ MAX_D_MODEL = 512  # additive code: width of x, p and W
 MAX_OFFSET = 2048  # absolute_offset_scores / left_right_curves: offsets per side and the anchor shift (the PE
 # table of 3·MAX_OFFSET + 1 rows × MAX_D_MODEL stays under sinusoidal_table's cell cap)
 MAX_QK_CELLS = 1 << 18  # qk_pairs: positions × pairs (each (T, d) float64 temporary stays under 4 MB)
-QUARTER_TURN = np.pi / 2  # a pair turning less than this within the context never flips its sign there
+MAX_BOUND_LENGTH = 1 << 22  # first_negative_cos_sum: distances per call
+MAX_BOUND_CELLS = 1 << 25  # first_negative_cos_sum: distances × pairs (cosines, in chunks of 2^20: ~0.5 s)
+QUARTER_TURN = np.pi / 2  # a pair turning less than this within the context keeps cos(Δθ_i) > 0 there
 
 
 # ---------------------------------------------------------------------------- 1. why not just add?
@@ -489,7 +498,7 @@ def block_rotation(m: float, dim: int, base: float = 10000.0) -> np.ndarray:
 
 
 def complex_pairs(x: object, layout: str = "interleaved") -> np.ndarray:
-    """Each pair (u, v) of x as the complex number ``u + i·v``, shape (dim/2,) (the view of seed 000's code)."""
+    """Each pair (u, v) of x as the complex number ``u + j·v`` (j² = −1), shape (dim/2,) (seed 000's view)."""
     x = _vector("x", x)
     ch = pair_channels(x.size, layout)  # (d/2, 2)
     return x[ch[:, 0]] + 1j * x[ch[:, 1]]
@@ -501,9 +510,9 @@ def derivation_checks(q: object, k: object, m: float, n: float, c: float = 0.0,
 
     - ``score_matrix``: ``(R_m q)ᵀ (R_n k)`` with RoFormer's block matrices;
     - ``score_relative``: ``qᵀ R_{n−m} k``, because ``R_mᵀ R_n = R_{n−m}`` (``composition_error``);
-    - ``score_complex``: ``Re Σ_i z^q_i conj(z^k_i) e^{i(m−n)θ_i}`` (the complex view);
+    - ``score_complex``: ``Re Σ_i z^q_i conj(z^k_i) e^{j(m−n)θ_i}`` (the complex view, j² = −1);
     - ``score_shifted``: the score with both positions moved by c;
-    - ``complex_error``: max |pairs of ``R_m q``  −  ``z^q·e^{imθ}``| (rotation = complex multiplication);
+    - ``complex_error``: max |pairs of ``R_m q``  −  ``z^q·e^{jmθ}``| (rotation = complex multiplication);
     - ``norm_change``: |‖R_m q‖ − ‖q‖|. Interleaved pairs, as in RoFormer.
     """
     q = _vector("q", q)
@@ -634,18 +643,20 @@ def pair_frequencies(dim: int, base: float = 10000.0, scheme: str = "full", frac
 
 
 def turns_within(freqs: object, length: float) -> np.ndarray:
-    """How many full turns each pair makes over ``length`` tokens: ``length·theta_i / 2π`` (YaRN's r_i)."""
+    """How many full turns each pair makes over ``length`` tokens: ``length·|theta_i| / 2π`` (YaRN's r_i); the
+    sign of a frequency only says which way the pair turns (mixed 2-D RoPE learns negative ones)."""
     theta = _array("freqs", freqs, max_len=MAX_DIM // 2, max_abs=1e6)
     length = check_float("length", length, 0.0, MAX_POSITION, lo_open=True)
-    return length * theta / TWO_PI
+    return length * np.abs(theta) / TWO_PI
 
 
 def pair_roles(freqs: object, length: float) -> np.ndarray:
-    """Each pair's role over a context of ``length`` tokens, as strings (dim/2,).
-
-    "not rotated" (frequency 0), "under a quarter turn" (``length·theta_i < π/2``: cos(Δθ_i) > 0 for every
-    |Δ| < length, the pair never flips the sign of its share: a nearly position-free, semantic channel,
-    Barbero et al. 2024) or "turns".
+    """Each pair's role over a context of ``length`` tokens, as strings (dim/2,): "not rotated" (frequency 0),
+    "under a quarter turn" (``length·|theta_i| < π/2``) or "turns". Under a quarter turn, ``cos(Δθ_i) > 0`` for
+    every |Δ| <= length, so the rotation moves the pair's share of the score, ``|h_i| cos(Δθ_i + φ_i)`` with
+    ``h_i = z^q_i conj(z^k_i) = |h_i| e^{jφ_i}`` (formulas.md §1.1), by less than a quarter turn from its value
+    at Δ = 0; the share itself can still change sign when φ_i is near ±π/2. Such a pair is nearly
+    position-free, a channel for meaning (Barbero et al. 2024).
     """
     angle = turns_within(freqs, length) * TWO_PI
     return np.where(angle == 0, "not rotated", np.where(angle < QUARTER_TURN, "under a quarter turn", "turns"))
@@ -660,6 +671,28 @@ def slowest_wavelengths(dim: int, bases: object) -> np.ndarray:
     if b.size and b.min() <= 1.0:
         raise ValueError(f"bases must all be > 1; got {b.min():g}")
     return TWO_PI * b ** ((dim - 2) / dim)
+
+
+def first_negative_cos_sum(dim: int, base: float, length: int) -> int:
+    """The first distance m in 0 .. length at which ``B_m = Σ_i cos(m·θ_i)`` is negative, or −1 if B stays >= 0.
+
+    For a key equal to the query plus independent noise, the query's expected score for it exceeds that for an
+    independent random key by ``2σ² B_m`` (σ² the variance of q's entries), since ``qᵀ R_m q = Σ_i |z^q_i|²
+    cos(m·θ_i)``; Men et al. (2024, "Base of RoPE Bounds Context Length") ask B_m >= 0 for every m up to the
+    context length and call the smallest base that achieves it the lower bound of the base for that length.
+    Computed in chunks of at most 2^20 cosines, stopping at the first negative value.
+    """
+    theta = inv_freq(dim, base)
+    length = check_int("length", length, 0, MAX_BOUND_LENGTH)
+    check_cells(f"length: {length + 1:,} distances × {theta.size} pairs", (length + 1) * theta.size,
+                MAX_BOUND_CELLS, "cosines")
+    rows = max(1, (1 << 20) // theta.size)
+    for start in range(0, length + 1, rows):
+        m = np.arange(start, min(length + 1, start + rows), dtype=np.float64)  # (rows,)
+        negative = np.flatnonzero(np.cos(np.outer(m, theta)).sum(axis=1) < 0)
+        if negative.size:
+            return int(start + negative[0])
+    return -1
 
 
 def base_for_wavelength(dim: int, length: float) -> float:

@@ -33,6 +33,7 @@ MAX_FACTOR = 1e6          # scale factors s above this are not a context extensi
 MAX_LENGTH = 10**9        # positions / context lengths
 MAX_BASE = 1e12
 MAX_CONFIG_CHARS = 100_000  # a real config.json with 48-entry LongRoPE lists is < 10 kB
+MAX_LAYERS = 10_000       # num_hidden_layers, layer_types and no_rope_layers (DeepSeek-V3 has 61 layers)
 RAMPS = ("code", "paper")
 
 
@@ -397,7 +398,7 @@ def unseen_angles(dim: int, base: float, factor: float, original_max_position_em
 
 
 def rope_scores(theta: np.ndarray, distances: np.ndarray, qk: str = "ones", seed: int = 0) -> np.ndarray:
-    """Attention score ``q·R_Δ k = Σ_i Re[h_i e^{iΔθ_i}]`` against relative distance, divided by ``Σ_i |h_i|``
+    """Attention score ``q·R_Δ k = Σ_i Re[h_i e^{jΔθ_i}]`` (j² = −1) against distance, divided by ``Σ_i |h_i|``
     (the largest score any rotation could give; it is the score at Δ = 0 when q = k = all ones).
 
     ``qk="ones"``: q = k = all ones (``h_i = 2``); ``"random"``: q, k seeded Gaussian with k = q/2 + noise.
@@ -420,7 +421,7 @@ def rope_scores(theta: np.ndarray, distances: np.ndarray, qk: str = "ones", seed
 
 
 def _phase_sum(dist: np.ndarray, theta: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """``Σ_i Re[h_i e^{i·dist·θ_i}]`` for every distance, shape (n_dist,) (sums as matrix-vector products)."""
+    """``Σ_i Re[h_i e^{j·dist·θ_i}]`` (j² = −1) for every distance, shape (n_dist,) (sums as matrix-vector products)."""
     angles = dist[:, None] * theta[None, :]  # (n_dist, d/2)
     return np.cos(angles) @ h.real - np.sin(angles) @ h.imag
 
@@ -492,6 +493,7 @@ class RopeConfig:
     max_position_embeddings: int | None
     params: dict[str, object] = field(default_factory=dict)   # the scaling keys actually used
     notes: tuple[str, ...] = ()
+    model_type: str | None = None   # the text model's type, which decides how a linear block's length is read
 
     def summary(self) -> dict[str, object]:
         """Flat, display-ready view: every value that enters the computation."""
@@ -612,7 +614,7 @@ def read_rope_config(config: object, layer_type: str | None = None) -> RopeConfi
     if layer_type is not None and not isinstance(layer_type, str):
         raise ValueError(f"layer_type must be a string such as 'full_attention', or None; got "
                          f"{type(layer_type).__name__}")
-    cfg, _, blocks, spelling, notes = rope_blocks(config)
+    cfg, model_type, blocks, spelling, notes = rope_blocks(config)
     if layer_type is None:
         layer_type = next((k for k in ("all", "full_attention") if k in blocks), next(iter(blocks)))
         if len(blocks) > 1:
@@ -627,10 +629,11 @@ def read_rope_config(config: object, layer_type: str | None = None) -> RopeConfi
     where = f"{spelling}." if layer_type == "all" else f"{spelling}.{layer_type}."
     if spelling == "none":
         where = "" if layer_type == "all" else f"{layer_type}."
-    return _resolve_block(cfg, block, spelling, where, notes)
+    return _resolve_block(cfg, block, spelling, where, notes, model_type)
 
 
-def _resolve_block(config: Mapping, block: Mapping, spelling: str, where: str, notes: list[str]) -> RopeConfig:
+def _resolve_block(config: Mapping, block: Mapping, spelling: str, where: str, notes: list[str],
+                   model_type: str | None = None) -> RopeConfig:
     """One RoPE block of ``config`` resolved the way transformers 5.23 resolves it."""
     notes = list(notes)
     raw_type = block.get("rope_type", block.get("type", "default"))
@@ -759,7 +762,8 @@ def _resolve_block(config: Mapping, block: Mapping, spelling: str, where: str, n
         if not isinstance(interleaved, bool):
             raise ValueError(f"{where}mrope_interleaved must be true or false; got {interleaved!r}"[:120])
         params["mrope_interleaved"] = interleaved
-    return RopeConfig(rope_type, spelling, float(base), int(head_dim), source, prf, dim, mpe, params, tuple(notes))
+    return RopeConfig(rope_type, spelling, float(base), int(head_dim), source, prf, dim, mpe, params, tuple(notes),
+                      model_type)
 
 
 def _mrope_section(values: object, dim: int, where: str) -> tuple[int, ...]:
@@ -828,31 +832,57 @@ def config_temperature(config: dict, layer_type: str | None = None) -> dict[str,
 
 
 def config_target_length(rc: RopeConfig) -> int:
-    """The context a config is meant for: the model's own ``max_position_embeddings`` when it states a length
-    beyond the original one (Llama 3.2 1B: 131,072), else ``factor·L`` (a scaling block added to a config whose
-    ``max_position_embeddings`` is still the original length, as Qwen's model cards do), else L (4096 when the
-    config gives no length at all). ``config_target_source`` says which rule applied."""
-    return _target(rc)[0]
+    """The context a config is meant for, ``L' = factor·L`` with L the original (training) length, read as
+    transformers 5.23 reads the lengths: for YaRN, Llama 3 and LongRoPE, L is ``original_max_position_embeddings``
+    and the model's own ``max_position_embeddings`` wins when it states a longer length (Llama 3.2 1B: 131,072),
+    else ``factor·L`` (a block added to a config whose length is still the original, as Qwen's model cards do);
+    dynamic NTK scales from L = ``max_position_embeddings`` on (``_compute_dynamic_ntk_parameters``), so its
+    target is ``factor·max_position_embeddings``, as is a linear or NTK block's, which reads no length at all
+    (except for model types that state their scaled length there, SCALED_LENGTH_MODEL_TYPES); without a factor,
+    ``max_position_embeddings`` (4096 when the config gives no length). ``config_target_source`` says which rule
+    applied, ``config_original_length`` the L it used."""
+    return _lengths(rc)[1]
 
 
 def config_target_source(rc: RopeConfig) -> str:
     """Which rule ``config_target_length`` used, in words, for the page to print beside the number."""
-    return _target(rc)[1]
+    return _lengths(rc)[2]
 
 
-def _target(rc: RopeConfig) -> tuple[int, str]:
+def config_original_length(rc: RopeConfig) -> int | None:
+    """The original (training) length L that ``config_target_length`` scales, or None when the config does not
+    state it (Gemma 3 gives only its scaled length; a config with no length at all)."""
+    return _lengths(rc)[0]
+
+
+# Model types whose max_position_embeddings already is the length their linear (PI) block reaches: Gemma 3 was
+# pretrained on 32K tokens and extended to 128K with factor 8 (Gemma 3 technical report, 2025), and states 131,072.
+SCALED_LENGTH_MODEL_TYPES = frozenset({"gemma3_text"})
+LENGTH_FREE_TYPES = ("linear", "ntk", "dynamic")  # scaling types whose block names no original length
+
+
+def _lengths(rc: RopeConfig) -> tuple[int | None, int, str]:
+    """(original length L or None, target length, the rule in words) for ``config_target_length``."""
     if not isinstance(rc, RopeConfig):
         raise ValueError(f"rc must be the RopeConfig returned by read_rope_config; got {type(rc).__name__}")
     mpe = rc.max_position_embeddings
     L = rc.params.get("original_max_position_embeddings")
     factor = rc.params.get("factor")
+    if factor and mpe is not None and rc.rope_type in LENGTH_FREE_TYPES:
+        if rc.rope_type != "dynamic" and rc.model_type in SCALED_LENGTH_MODEL_TYPES:
+            return None, int(mpe), f"max_position_embeddings ({rc.model_type} states its scaled length there)"
+        why = ("transformers' dynamic NTK scales from max_position_embeddings on" if rc.rope_type == "dynamic"
+               else f"a {rc.rope_type} block names no length: it scales the one the config states")
+        return int(mpe), int(min(MAX_LENGTH, round(float(factor) * int(mpe)))), \
+            f"factor × max_position_embeddings ({why})"
     if mpe is not None and (not factor or L is None or mpe > L):
-        return int(mpe), "max_position_embeddings"
+        return int(L if L is not None else mpe), int(mpe), "max_position_embeddings"
     if factor and L is not None:
-        return int(min(MAX_LENGTH, round(float(factor) * int(L)))), "factor × original_max_position_embeddings"
+        return int(L), int(min(MAX_LENGTH, round(float(factor) * int(L)))), \
+            "factor × original_max_position_embeddings"
     if L is not None:
-        return int(L), "original_max_position_embeddings"
-    return 4096, "no length in the config: 4096 assumed"
+        return int(L), int(L), "original_max_position_embeddings"
+    return None, 4096, "no length in the config: 4096 assumed"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -924,6 +954,7 @@ class ConfigReport:
     mrope_section: tuple[int, ...] | None
     mrope_axis: np.ndarray | None    # (d/2,) 0 = temporal, 1 = height, 2 = width: the position id each pair turns with
     notes: tuple[str, ...]
+    original_length: int | None = None  # the original (training) length L the target scales, when the config says
 
     def mrope_ranges(self) -> list[tuple[str, int, int]]:
         """M-RoPE as (axis, first pair, last pair) runs, e.g. [("temporal", 0, 15), ("height", 16, 39), ...]."""
@@ -963,16 +994,17 @@ def mrope_axis(section: tuple[int, ...] | list[int], interleaved: bool = False) 
 def _layer_map(cfg: Mapping, model_type: str | None, blocks: Mapping) -> tuple[int | None, dict[str, list[int]],
                                                                             list[int], list[str]]:
     """Layer indices per RoPE block and the NoPE layers, from ``layer_types``, Gemma 3's
-    ``sliding_window_pattern`` or ``no_rope_layers`` (1 = the layer uses RoPE, 0 = NoPE; Llama 4, SmolLM3)."""
+    ``sliding_window_pattern`` or ``no_rope_layers`` (1 = the layer uses RoPE, 0 = NoPE; Llama 4, SmolLM3), in one
+    pass over the layers (the NoPE layers are a set while they are collected), so the cost is linear in layers."""
     notes: list[str] = []
     n = cfg.get("num_hidden_layers")
-    n = None if n is None else check_int("num_hidden_layers", n, 1, 10_000)
+    n = None if n is None else check_int("num_hidden_layers", n, 1, MAX_LAYERS)
     types = cfg.get("layer_types")
     if types is None and n is not None and set(blocks) == {"full_attention", "sliding_attention"}:
         pattern = check_int("sliding_window_pattern", cfg.get("sliding_window_pattern", 6), 1, 10_000)
         types = ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(n)]
         notes.append(f"layer types from sliding_window_pattern {pattern}: every {pattern}th layer is global")
-    nope: list[int] = []
+    nope: set[int] = set()
     flags = cfg.get("no_rope_layers")
     if (flags is None or flags == []) and n is not None and "no_rope_layer_interval" in cfg:
         every = check_int("no_rope_layer_interval", cfg["no_rope_layer_interval"], 1, 10_000)
@@ -981,13 +1013,17 @@ def _layer_map(cfg: Mapping, model_type: str | None, blocks: Mapping) -> tuple[i
     if flags is not None:
         if not isinstance(flags, (list, tuple)) or (n is not None and len(flags) < n):
             raise ValueError(f"no_rope_layers must be a list of 0/1 flags, one per layer; got {flags!r}"[:160])
+        if len(flags[:n]) > MAX_LAYERS:
+            raise ValueError(f"no_rope_layers may flag at most {MAX_LAYERS:,} layers; got {len(flags):,}")
         for i, f in enumerate(flags[:n]):
             if check_int(f"no_rope_layers[{i}]", f, 0, 1) == 0:
-                nope.append(i)
+                nope.add(i)
     per: dict[str, list[int]] = {k: [] for k in blocks}
     if types is not None:
         if not isinstance(types, (list, tuple)) or not all(isinstance(t, str) for t in types):
             raise ValueError(f"layer_types must be a list of strings; got {types!r}"[:160])
+        if len(types) > MAX_LAYERS:
+            raise ValueError(f"layer_types may name at most {MAX_LAYERS:,} layers; got {len(types):,}")
         for i, t in enumerate(types):
             if i in nope:
                 continue
@@ -995,7 +1031,7 @@ def _layer_map(cfg: Mapping, model_type: str | None, blocks: Mapping) -> tuple[i
             if key is None:
                 raise ValueError(f"layer_types[{i}] is {t!r}, which has no RoPE block (blocks: {', '.join(blocks)})")
             if blocks[key] is None:
-                nope.append(i)
+                nope.add(i)
             else:
                 per[key].append(i)
     elif n is not None and "all" in blocks:
@@ -1024,7 +1060,7 @@ def describe_config(config: object) -> ConfigReport:
     if not resolved:
         raise ValueError(f"{spelling} declares no RoPE block for any layer type")
     main = dict(resolved).get("all") or dict(resolved).get("full_attention") or resolved[0][1]
-    target, source = _target(main)
+    original, target, source = _lengths(main)
     out_blocks = []
     for key, rc in resolved:
         inv, A = inv_freq_from_rope_config(rc, target)
@@ -1040,7 +1076,7 @@ def describe_config(config: object) -> ConfigReport:
     sec = main.params.get("mrope_section")
     axis = mrope_axis(sec, bool(main.params.get("mrope_interleaved"))) if sec else None
     return ConfigReport(model_type, n, tuple(out_blocks), tuple(nope), target, source,
-                        tuple(sec) if sec else None, axis, tuple(dict.fromkeys(notes)))
+                        tuple(sec) if sec else None, axis, tuple(dict.fromkeys(notes)), original)
 
 
 def _check_depth(text: str, limit: int) -> None:

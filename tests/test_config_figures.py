@@ -56,3 +56,41 @@ def test_a_paste_is_read_never_replaced():
         config_blocks(config_json=json.dumps({"head_dim": 64, "rope_scaling": {
             "rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 1,
             "original_max_position_embeddings": 8192}}))
+
+
+def _lines(fig) -> dict[str, float]:
+    """The horizontal length lines of the left panel, by name: their height."""
+    return {t.name: float(t.y[0]) for t in fig.data if t.xaxis == "x" and t.mode == "lines" and len(t.y) == 2
+            and t.name.startswith(("L = ", "target "))}
+
+
+def test_dynamic_block_is_drawn_at_factor_times_its_length():
+    """Before: a dynamic block (factor 2) on a config whose max_position_embeddings is still the original length was
+    drawn at that length, identical to plain RoPE; transformers at 2L divides the slowest pair by 3."""
+    import warnings
+
+    import torch
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    cfg = {"hidden_size": 512, "num_attention_heads": 8, "head_dim": 64, "num_hidden_layers": 1,
+           "max_position_embeddings": 4096, "rope_theta": 10000.0, "rope_scaling": {"type": "dynamic", "factor": 2.0}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rot = LlamaRotaryEmbedding(LlamaConfig(**json.loads(json.dumps(cfg))))
+        rot(torch.zeros(1), torch.arange(8192).view(1, -1))  # one call at 2L: transformers' dynamic update
+    theirs = rot.inv_freq.double().numpy()
+    fig = config_blocks(config_json=json.dumps(cfg))
+    (solid,) = [t for t in fig.data if t.xaxis == "x" and t.mode == "lines+markers"]
+    np.testing.assert_allclose(solid.y, 2 * np.pi / theirs, rtol=1e-6)
+    assert solid.name.endswith("at 8,192")
+    assert (inv_freq(64) / theirs)[-1] == pytest.approx(3.0)
+    assert _lines(fig) == {"L = 4,096": 4096.0, "target 8,192": 8192.0}
+
+
+def test_linear_block_target_and_gemma3_length():
+    """Before: linear ×4 on a 4,096-token config showed target 4,096; Gemma 3 (linear ×8, 131,072 stated as its own
+    length) was marked "L = 131,072" as if it were the training length."""
+    linear = {"head_dim": 64, "max_position_embeddings": 4096, "rope_scaling": {"type": "linear", "factor": 4.0}}
+    assert _lines(config_blocks(config_json=json.dumps(linear))) == {"L = 4,096": 4096.0, "target 16,384": 16384.0}
+    assert _lines(config_blocks(preset="Gemma 3 27B")) == {"target 131,072": 131072.0}

@@ -314,8 +314,11 @@ def test_yarn_ramp_caption_says_where_the_code_ramps(truncate):
     assert_clean(at)
     caption = _caption(at, "The code ramps")
     low, high = sc.yarn_correction_range(128, 10000.0, 4096, 32.0, 1.0, truncate == "1")
+    for note in ("jquesnelle", "vLLM", "DeepSeek", "transformers' default"):  # implementation notes: in the code
+        assert note not in caption
     if truncate == "1":
         assert f"floor(low) = {low:g} and ceil(high) = {high:g}" in caption and "gpt-oss" not in caption
+        assert "rounded outwards to whole pairs" in caption
     else:
         assert f"low = {low:.3f} and high = {high:.3f}" in caption and "gpt-oss" in caption
         assert "floor" not in caption
@@ -388,3 +391,51 @@ def test_pitfall_numbers_are_computed():
     low, high = sc.seed000_yarn_bounds(64, 10000.0, 2048)
     assert f"{low:.3f} and {high:.3f} instead of 8 and 21" in text
     assert f"× {sc.seed000_logit_multiplier(16.0):.3f} at s = 16" in text and "× 1.631" in text
+
+
+# ---------------------------------------------------------------------------- every caption number, two settings
+
+@pytest.mark.parametrize("query,agree", [({}, False), ({"s": "1"}, True), ({"s": "4", "L": "1024", "d": "64"}, False)])
+def test_dynamic_caption_teaches_the_cache_mismatch(query, agree):
+    """Before: "Every change of the base re-rotates all cached keys, so a KV cache must hold keys before RoPE":
+    transformers caches keys after RoPE and never rotates them again (tests/test_claims.py checks its code)."""
+    at = part_at("dynamic", **query)
+    assert_clean(at)
+    text = _caption(at, "Press Play")
+    assert "must hold keys before RoPE" not in text and "re-rotates" not in text
+    assert "The KV cache holds keys after RoPE, and transformers never rotates them again" in text
+    assert "keep the angles of the old base while new queries turn with the new one" in text
+    d, s, L = int(query.get("d", 128)), float(query.get("s", 8)), int(query.get("L", 4096))
+    lengths = np.array([int(round(s * L)), (L + int(round(s * L))) // 2, max(1, L // 2)])
+    kept = sc.dynamic_ntk_bases(lengths, d, 10000.0, s, L)
+    fresh = np.array([sc.dynamic_base(d, 10000.0, s, L, int(n)) for n in lengths])
+    differ = int((~np.isclose(kept, fresh)).sum())
+    assert (differ == 0) == agree
+    assert ("here all three agree with the chart" if agree else f"calls whose base differs from the chart's: "
+            f"{differ} of 3") in text
+    shown = numbers(at)
+    assert shown[f"call 1: l = {lengths[0]:,}"].startswith(f"b' = {kept[0]:,.0f}")
+
+
+@pytest.mark.parametrize("query", [{}, {"s": "16", "L": "8192", "beta_fast": "16", "d": "64"}])
+def test_ratio_caption_numbers(query):
+    at = part_at("ratio", **query)
+    assert_clean(at)
+    d, s, L, bf = int(query.get("d", 128)), float(query.get("s", 8)), int(query.get("L", 4096)), \
+        float(query.get("beta_fast", 32))
+    low, high = sc.yarn_correction_range(d, 10000.0, L, bf, 1.0, True)
+    text = _caption(at, "1 means the pair is untouched")
+    assert f"s = {s:g} means fully interpolated" in text
+    assert f"YaRN is 1 up to pair {low:g} ('low'), s from pair {high:g} ('high') on" in text
+
+
+@pytest.mark.parametrize("s", ["8", "2"])
+def test_temperature_caption_at_two_scales(s):
+    at = part_at("temperature", s=s)
+    assert f"({sc.get_mscale(float(s)):.4f} at s = {s})" in _caption(at, "YaRN multiplies")
+
+
+def test_entropy_caption_at_the_defaults():
+    at = part_at("entropy")
+    A = sc.yarn_attention_factor(8.0)
+    assert f"(logits × A² = {A * A:.3f}) sharpens the softmax back" in _caption(at, "Longer contexts")

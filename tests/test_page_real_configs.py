@@ -217,3 +217,39 @@ def test_layer_type_names_from_the_config_are_escaped():
     at = paste(json.dumps(config))
     assert_clean(at)
     assert any(r"\*x\*\_attention (default, b = 100): 1 of 2 layers (0)." in m.value for m in at.markdown)
+
+
+LENGTH_FREE = {  # a scaling block added to a config whose max_position_embeddings is still the trained length
+    "dynamic ×2": {"model_type": "llama", "hidden_size": 512, "num_attention_heads": 8, "head_dim": 64,
+                   "num_hidden_layers": 2, "max_position_embeddings": 4096, "rope_theta": 10000.0,
+                   "rope_scaling": {"type": "dynamic", "factor": 2.0}},
+    "linear ×4": {"model_type": "llama", "hidden_size": 512, "num_attention_heads": 8, "head_dim": 64,
+                  "num_hidden_layers": 2, "max_position_embeddings": 4096, "rope_theta": 10000.0,
+                  "rope_scaling": {"type": "linear", "factor": 4.0}},
+}
+
+
+@pytest.mark.parametrize("name,target", [("dynamic ×2", 8192), ("linear ×4", 16384)])
+def test_length_free_block_is_shown_at_factor_times_the_stated_length(name, target):
+    """Before: target 4,096 for both (the dynamic block was then drawn identical to plain RoPE). transformers' rotary
+    module after one call of the target length gives the drawn wavelengths (dynamic: slowest pair divided by 3)."""
+    import torch
+
+    config = LENGTH_FREE[name]
+    _, rot = hf_rotary(config)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rot(torch.zeros(1), torch.arange(target).view(1, -1))  # dynamic NTK updates its frequencies here
+    inv = rot.inv_freq.double().numpy()
+    at = paste(json.dumps(config, indent=2))
+    assert_clean(at)
+    assert numbers(at)["target length"] == f"{target:,}"
+    texts = [c.value for c in at.caption]
+    assert f"Target length from {sc.config_target_source(sc.read_rope_config(config))}." in texts
+    assert any(t.startswith("Target length from factor × max_position_embeddings") for t in texts)
+    assert any(f"at the model's target length, {target:,} tokens" in t for t in texts)
+    spec = chart_specs(at)[0]
+    (drawn,) = [arr(t["y"]) for t in spec["data"] if t.get("mode") == "lines+markers" and t["xaxis"] == "x"]
+    np.testing.assert_allclose(drawn, 2 * np.pi / inv, rtol=1e-5)
+    if name.startswith("dynamic"):
+        assert (sc.inv_freq(64, 1e4) / inv)[-1] == pytest.approx(3.0, rel=1e-5)

@@ -321,7 +321,7 @@ def test_derive_part_every_step_checks_out(query):
     q, k = rope.sample_qk(d, 0)
     values = numbers(at)
     expected = rope.score(q, k, m, n, float(query.get("base", 1e4)))
-    for label in ("(R_m q)ᵀ(R_n k)", "qᵀ R_(n−m) k", "Re Σ z^q conj(z^k) e^(i(m−n)θ)", "score at (m + c, n + c)"):
+    for label in ("(R_m q)ᵀ(R_n k)", "qᵀ R_(n−m) k", "Re Σ z^q conj(z^k) e^(j(m−n)θ)", "score at (m + c, n + c)"):
         assert float(values[label]) == pytest.approx(expected, rel=1e-8, abs=1e-8)
 
 
@@ -406,3 +406,159 @@ def test_claims_about_models_in_the_pairs_part():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert PhiConfig().rope_parameters["partial_rotary_factor"] < 1
+
+
+# ---------------------------------------------------------------------------- every caption number, two settings
+
+def caption(at, start: str) -> str:
+    return next(c.value for c in at.caption if c.value.startswith(start))
+
+
+def latex(at) -> str:
+    return "\n".join(str(x.value) for x in at.latex)
+
+
+def _pairs_fraction(d: int, share: float) -> float:
+    return 2 * max(1, round(d * share / 2)) / d  # as the page rounds the share to whole pairs
+
+
+@pytest.mark.parametrize("query", [{}, dict(scheme="full", d="128", base="500000", ctx="65536"),
+                                   dict(scheme="partial", share="0.25", ctx="256")])
+def test_pairs_caption_says_only_what_holds(query):
+    """Before: "their share of the score never changes sign there", false when q's and k's pair are near
+    perpendicular. Now the caption says what holds (cos(Δθ_i) > 0 for |Δ| <= L) and when the share crosses zero."""
+    at = part_at("pairs", **query)
+    assert_clean(at)
+    d, base, L = int(query.get("d", 64)), float(query.get("base", 1e4)), int(query.get("ctx", 4096))
+    scheme = query.get("scheme", "p-rope")
+    freqs = rope.pair_frequencies(d, base, scheme, _pairs_fraction(d, float(query.get("share", 0.75))))
+    roles = rope.pair_roles(freqs, L)
+    full = rope.pair_roles(rope.inv_freq(d, base), L)
+    text = caption(at, {"full": "Full RoPE", "partial": "Partial RoPE", "p-rope": "p-RoPE"}[scheme])
+    counts = [(roles == r).sum() for r in ("turns", "under a quarter turn", "not rotated")]
+    assert (f"Within L = {L:,} tokens, {counts[0]} pairs turn at least a quarter turn, {counts[1]} turn less and "
+            f"{counts[2]} do not turn at all.") in text
+    assert f"(grey circles), {(full == 'under a quarter turn').sum()} pairs already turn less" in text
+    assert "never changes sign" not in text
+    assert "cos(Δθ_i) > 0 at every distance |Δ| ≤ L" in text and "less than L·|θ_i| from ±π/2" in text
+    assert r"\cos(\Delta\theta_i) > 0" in latex(at) and "stays one sign" not in latex(at)
+
+
+@pytest.mark.parametrize("query", [{}, dict(d="128", base="500000", L="8192"), dict(d="2", L="256")])
+def test_base_caption_numbers_and_the_lower_bound_on_the_base(query):
+    at = part_at("base", **query)
+    assert_clean(at)
+    d, base, L = int(query.get("d", 64)), float(query.get("base", 1e4)), int(query.get("L", 4096))
+    lam = rope.wavelengths(d, base)
+    text = caption(at, "At b =")
+    assert (f"the slowest pair's wavelength is {lam[-1]:,.0f} tokens: it makes {L / lam[-1]:.3g} turns within "
+            f"L = {L:,}, and {(lam > L).sum()} of the {d // 2} pairs never complete") in text
+    if d >= 4:
+        assert f"At b* = {rope.base_for_wavelength(d, float(L)):,.0f} the slowest pair" in text
+    else:
+        assert "At b* =" not in text
+    for name, b, length in (("Llama 3", "500,000", 8192), ("Code Llama", "1,000,000", 16384)):
+        star = rope.base_for_wavelength(128, float(length))
+        assert f"{name} trains on {length:,} tokens with b = {b}, where b* = {star:,.0f}" in text
+    assert "Men et al. (2024" in text
+    neg = rope.first_negative_cos_sum(d, base, L)
+    if neg < 0:
+        assert f"stays ≥ 0 for every m up to L = {L:,}: this base meets their condition" in text
+    else:
+        assert f"first turns negative at m = {neg:,}, inside L = {L:,}: this base fails their condition" in text
+    assert (neg < 0) == (query.get("base") == "500000")  # Llama 3's base meets it at 8,192; 10,000 fails at 4,096
+
+
+@pytest.mark.parametrize("query", [{}, dict(d="8"), dict(d="2", base="500000")])
+def test_float32_caption_and_pitfall_quote_the_chart_at_the_chosen_d_and_b(query):
+    """Before: "about 1e-5 at 10³ ... above 1e-2 by 10⁶" whatever d and b (true at d = 64, b = 1e4 only)."""
+    at = part_at("pitfalls", **query)
+    assert_clean(at)
+    d, base = int(query.get("d", 64)), float(query.get("base", 1e4))
+    err = rope.float32_error([1e3, 1e4, 1e5, 1e6], d, base)
+    text = caption(at, "The float32 error")
+    assert (f"The float32 error at d = {d}, b = {base:g}: {err[0]:.1e} at m = 10³, {err[1]:.1e} at 10⁴, "
+            f"{err[2]:.1e} at 10⁵ and {err[3]:.1e} at 10⁶.") in text
+    spec = next(s for s in chart_specs(at) if title(s).startswith("float32 angle error"))
+    x, y = arr(spec["data"][0]["x"]), arr(spec["data"][0]["y"])
+    for m, e in zip((1e3, 1e4, 1e5, 1e6), err, strict=True):  # the caption's numbers are the drawn ones
+        assert f"{float(y[np.flatnonzero(x == m)[0]]):.1e}" == f"{max(e, 1e-12):.1e}"
+    prose = "\n".join(m.value for m in at.markdown)
+    assert f"at d = {d}, b = {base:g} cos and sin are off by up to {err[2]:.1e} at m = 10^5" in prose
+    assert "several 1e-3" not in prose
+
+
+@pytest.mark.parametrize("query", [{}, dict(d="2", max_delta="64"), dict(d="256", base="10000000", max_delta="16")])
+def test_decay_caption_numbers_follow_the_curves(query):
+    """Before: "rises on about half of the unit steps" and "Σcos ... even turns negative" at every d and b; at d = 2
+    the bound is flat, and at d = 256, b = 10⁷ the sum stays positive up to Δ = 16."""
+    at = part_at("decay", **query)
+    assert_clean(at)
+    d, base, top = int(query.get("d", 64)), float(query.get("base", 1e4)), int(query.get("max_delta", 1024))
+    deltas = np.arange(0, top + 1.0)
+    bound, cos = rope.decay_bound(deltas, d, base), rope.cos_sum(deltas, d, base)
+    spec = chart_specs(at)[0]
+    np.testing.assert_allclose(arr(spec["data"][0]["y"]), bound, rtol=1e-6)
+    text = caption(at, "B(Δ) is RoFormer's")
+    rises = float((np.diff(bound) > 1e-12 * bound.max()).mean())
+    if d == 2:
+        assert "with a single pair (d = 2) it is flat" in text and "not monotone" not in text
+    elif rises > 0:
+        assert f"it rises on {100 * rises:.3g} % of the unit steps up to Δ = {top:,}" in text
+    else:
+        assert f"up to Δ = {top:,} it falls at every step" in text
+    low, at_delta = float(cos.min()), int(np.argmin(cos))
+    words = "turns negative: its lowest value is" if low < 0 else f"stays positive up to Δ = {top:,} (lowest"
+    assert f"{words} {low:.2f}, at Δ = {at_delta:,}" in text
+    assert "averages 512 such pairs" in text and "about half" not in text
+
+
+@pytest.mark.parametrize("query", [{}, dict(m="40", kpos="7", pair="3", d="16")])
+def test_derive_caption_and_notation(query):
+    """The pair, m and n the caption names; the imaginary unit is j (i numbers the pairs) in prose, labels and
+    formulas (before: u + iv and e^{i(m−n)θ_i}, with i also the pair index in the same formula)."""
+    at = part_at("derive", **query)
+    assert_clean(at)
+    m, n, pair = query.get("m", "5"), query.get("kpos", "2"), query.get("pair", "0")
+    text = caption(at, "Left: pair")
+    assert f"pair {pair} of q turned by m·θ = {m}·θ_{pair} and of k by n·θ = {n}·θ_{pair}" in text
+    prose = "\n".join(x.value for x in at.markdown)
+    assert "u + jv, where j² = −1" in prose and "u + iv" not in prose and "e^{j(m−n)θ}" in prose
+    assert r"e^{\,j(m-n)\theta_i}" in latex(at) and r"e^{\,i(m-n)" not in latex(at)
+    assert "Re Σ z^q conj(z^k) e^(j(m−n)θ)" in numbers(at)
+    assert any("e^(jmθ_i)" in x for x in checks(at))
+
+
+def test_together_caption_at_the_defaults():
+    at = part_at("together")
+    q, k = rope.sample_qk(64, 0)
+    text = caption(at, "Press Play")
+    theta = rope.inv_freq(64)[0]
+    assert f"runs from 0 to 24. Pair 0 turns by c·θ = {24 * theta:.3g} rad" in text
+    angle = rope.qk_pairs(q, k, [5.0], [2.0])["angle"][0, 0]
+    assert f"stays {angle:+.4f} rad and the whole score stays {rope.score(q, k, 5, 2):+.4f}" in text
+
+
+def test_relative_caption_at_chosen_positions():
+    at = part_at("relative", m="100", kpos="30", c="50", n="256")
+    assert_clean(at)
+    q, k = rope.sample_qk(64, 0)
+    text = caption(at, "The square marks")
+    assert "(m, n) = (100, 30) and the circle (m + c, n + c) = (150, 80): both lie on the dashed diagonal m − n = 70" \
+        in text and f"both score {rope.score(q, k, 100, 30):.4f}" in text
+
+
+@pytest.mark.parametrize("query", [{}, dict(d="32", lr_max="200", c="10", seed="5")])
+def test_left_right_caption_numbers(query):
+    at = part_at("leftright", **query)
+    assert_clean(at)
+    d, top, c, seed = (int(query.get(k, v)) for k, v in (("d", 64), ("lr_max", 64), ("c", 4), ("seed", 0)))
+    cur = rope.left_right_curves(d, 10000.0, top, c, seed)
+    mirror = {key: float(np.abs(v - v[::-1]).max()) for key, v in cur.items() if key != "deltas"}
+    text = caption(at, "Left, RoPE")
+    assert f"differs (by up to {mirror['rope_a']:.3g}); for q = k it is symmetric (difference " \
+           f"{mirror['rope_same']:.1e})" in text
+    assert f"direction-aware as well (up to {mirror['abs_a']:.3g})" in text
+    assert f"moving the query from {top} to {top + c} leaves RoPE's curve in place (largest change " \
+           f"{float(np.abs(cur['rope_a'] - cur['rope_ac']).max()):.1e}) but moves the absolute one (by up to " \
+           f"{float(np.abs(cur['abs_a'] - cur['abs_ac']).max()):.3g})" in text

@@ -305,6 +305,20 @@ def test_float32_error_curve():
     assert y[(x > 5e4) & (x < 2e5)].max() > 2e-3
 
 
+@pytest.mark.parametrize("dim,base", [(64, 1e4), (8, 1e4), (2, 1e4), (256, 1e7)])
+def test_float32_error_curve_is_drawn_at_every_power_of_ten(dim, base):
+    """Before: 400 log-spaced positions missed 10³ and 10⁵, so the page's caption quoted numbers the chart did not
+    draw. Now the chart holds rope.float32_error at 10⁰ .. 10⁶ exactly (the numbers the pitfall quotes)."""
+    fig = build("rope_float32_error", dim=dim, base=base, max_position=1_000_000)
+    x, y = np.asarray(fig.data[0].x, dtype=np.float64), np.asarray(fig.data[0].y, dtype=np.float64)
+    decades = 10.0 ** np.arange(7)
+    at = np.searchsorted(x, decades)
+    np.testing.assert_array_equal(x[at], decades)
+    expected = np.maximum(rope.float32_error(decades, dim, base), 1e-12).astype(np.float32)
+    np.testing.assert_array_equal(y[at], expected)
+    assert np.all(np.diff(x) > 0) and x.size <= 407
+
+
 @pytest.mark.parametrize("name,params,word", [
     ("rope_clock", dict(n_frames=10), "n_frames"),
     ("rope_clock", dict(pairs="some"), "pairs"),
@@ -378,7 +392,7 @@ def test_derivation_figure_hands_and_matrix():
     q, k = rope.sample_qk(8, 3)
     theta = rope.inv_freq(8, 100.0)[1]
     zq = complex(q[2], q[3])
-    tip = next(t for t in fig.data if t.name == "e^(imθ)·q, m = 5")
+    tip = next(t for t in fig.data if t.name == "e^(jmθ)·q, m = 5")
     expected = zq * np.exp(1j * 5 * theta) / abs(zq)
     assert (tip.x[1], tip.y[1]) == pytest.approx((expected.real, expected.imag), abs=1e-9)
     heat = next(t for t in fig.data if t.type == "heatmap")

@@ -362,6 +362,7 @@ NEW_PUBLIC = {
     "pair_roles": (rope.pair_roles, ("freqs", "length")),
     "slowest_wavelengths": (rope.slowest_wavelengths, ("dim", "bases")),
     "base_for_wavelength": (rope.base_for_wavelength, ("dim", "length")),
+    "first_negative_cos_sum": (rope.first_negative_cos_sum, ("dim", "base", "length")),
 }
 
 
@@ -735,3 +736,108 @@ def test_relative_scores_docstring_claims():
     absolute = pe @ w @ pe.T  # (m, n) logits of PE(m) W PE(n)
     assert abs(absolute[7, 2] - absolute[2, 7]) > 1e-3  # direction-aware
     assert np.ptp(np.diagonal(absolute, 3)) > 1e-3  # but depends on m and n, not only m - n
+
+
+# ---------------------------------------------------------------------------- audit: pair roles, caps, Men et al.
+
+def _slowest_pair_qk(dim: int, phi: float) -> tuple[np.ndarray, np.ndarray]:
+    """q and k that are zero except in the slowest interleaved pair, where h = z^q conj(z^k) = e^{jφ}."""
+    q, k = np.zeros(dim), np.zeros(dim)
+    q[dim - 2] = 1.0
+    k[dim - 2], k[dim - 1] = math.cos(phi), -math.sin(phi)
+    return q, k
+
+
+def test_negative_frequencies_count_their_turns():
+    """Before: turns_within([-1], 4096) = -652 and pair_roles said "under a quarter turn" for a pair that turns 652
+    times (mixed 2-D RoPE learns negative frequencies; the sign is only the direction of the turn)."""
+    assert rope.turns_within([-1.0], 4096)[0] == pytest.approx(4096 / (2 * math.pi))
+    assert rope.pair_roles([-1.0], 4096).tolist() == ["turns"]
+    freqs = np.array([-1.0, 1.0, -1e-4, 1e-4, 0.0])
+    assert rope.pair_roles(freqs, 4096).tolist() == ["turns", "turns", "under a quarter turn",
+                                                     "under a quarter turn", "not rotated"]
+    np.testing.assert_array_equal(rope.turns_within(freqs, 4096), rope.turns_within(np.abs(freqs), 4096))
+
+
+@pytest.mark.parametrize("dim,base,length", [(64, 1e4, 4096), (128, 5e5, 8192), (16, 1e6, 256), (256, 1e7, 131072)])
+def test_under_a_quarter_turn_keeps_cos_positive_at_every_distance(dim, base, length):
+    """What pair_roles and the pairs part say: L·|θ_i| < π/2 gives cos(Δθ_i) > 0 for every |Δ| <= L."""
+    theta = rope.inv_freq(dim, base)
+    quarter = rope.pair_roles(theta, length) == "under a quarter turn"
+    deltas = np.linspace(-length, length, 4001)
+    assert quarter.any()
+    assert (np.cos(np.outer(deltas, theta[quarter])) > 0).all()
+    assert ((np.cos(np.outer(deltas, theta[~quarter])) <= 0).any(axis=0)).all()  # the others reach a quarter turn
+
+
+def test_under_a_quarter_turn_share_can_still_change_sign():
+    """The old claim ("its share of the score never changes sign") is false: a slowest pair (L·θ = 0.55 rad at d = 64,
+    b = 1e4, L = 4096) whose q and k are nearly perpendicular scores +0.10 at Δ = 0 and −0.43 at Δ = L."""
+    dim, L = 64, 4096
+    assert rope.pair_roles(rope.inv_freq(dim), L)[-1] == "under a quarter turn"
+    q, k = _slowest_pair_qk(dim, math.pi / 2 - 0.1)
+    s = rope.relative_scores(q, k, [0.0, float(L)])
+    assert s[0] == pytest.approx(math.sin(0.1)) and s[0] > 0
+    assert s[1] == pytest.approx(math.cos(math.pi / 2 - 0.1 + L * rope.inv_freq(dim)[-1])) and s[1] < -0.4
+
+
+def test_share_changes_sign_within_l_exactly_when_phi_is_near_a_right_angle():
+    """The corrected statement: the share |h|cos(Δθ + φ) changes sign for some |Δ| <= L exactly when φ lies less
+    than L·θ from ±π/2; at the defaults (d = 64, b = 1e4, L = 4096) a fair share of random (q, k) do so."""
+    dim, L = 64, 4096
+    lt = L * rope.inv_freq(dim)[-1]
+    deltas = np.linspace(-L, L, 8193)
+    changed = 0
+    for phi in np.random.default_rng(7).uniform(-math.pi, math.pi, 400):
+        gap = min(abs(abs(phi) - math.pi / 2), 10.0)
+        if abs(gap - lt) < 1e-3:
+            continue  # on the boundary the grid cannot tell
+        s = rope.relative_scores(*_slowest_pair_qk(dim, float(phi)), deltas)
+        crosses = bool((s > 0).any() and (s < 0).any())
+        assert crosses == (gap < lt), (phi, gap, lt)
+        changed += crosses
+    assert 0.2 < changed / 400 < 0.5  # 2·(2·0.55)/(2π) ≈ 35 % of uniform φ
+
+
+def test_mean_random_score_caps_samples_times_dim():
+    """Before: 4096 samples at dim 4096 drew 2 × 128 MB of normals (+391 MB peak); now n_samples · dim <= 2^21."""
+    import tracemalloc
+
+    with pytest.raises(ValueError, match="n_samples"):
+        rope.mean_random_score([0.0, 1.0], 4096, n_samples=4096)
+    with pytest.raises(ValueError, match="n_samples"):
+        rope.mean_random_score([0.0], 1024, n_samples=4096)
+    tracemalloc.start()
+    try:
+        out = rope.mean_random_score(np.arange(2048.0), 1024, n_samples=2048)  # at the cap: 2^21 draws per vector
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 256 * 2**20, peak
+    assert np.abs(out).max() < 5 * math.sqrt(1024 / 2048)
+
+
+def _first_negative_naive(dim: int, base: float, length: int) -> int:
+    theta = [base ** (-2 * i / dim) for i in range(dim // 2)]
+    for m in range(length + 1):
+        if sum(math.cos(m * t) for t in theta) < 0:
+            return m
+    return -1
+
+
+@pytest.mark.parametrize("dim,base,length", [(64, 1e4, 4096), (2, 1e4, 50), (64, 803.0, 4096), (128, 5e5, 8192),
+                                             (16, 1e6, 3000), (8, 10.0, 100)])
+def test_first_negative_cos_sum_against_a_loop(dim, base, length):
+    assert rope.first_negative_cos_sum(dim, base, length) == _first_negative_naive(dim, base, length)
+
+
+def test_first_negative_cos_sum_chunks_and_caps():
+    # d = 256: chunks of 8192 distances; b = 10 turns negative at m = 5, b = 1e7 never does up to 2^17
+    assert rope.first_negative_cos_sum(256, 10.0, 131072) == 5
+    assert rope.first_negative_cos_sum(256, 1e7, 131072) == -1
+    c = rope.cos_sum(np.arange(0, 20001.0), 128, 1e4)
+    assert rope.first_negative_cos_sum(128, 1e4, 20000) == int(np.flatnonzero(c < 0)[0])
+    with pytest.raises(ValueError, match="length"):
+        rope.first_negative_cos_sum(256, 1e4, 1 << 20)  # 2^20 distances × 128 pairs: above the cell cap
+    with pytest.raises(ValueError, match="length"):
+        rope.first_negative_cos_sum(8, 1e4, -1)

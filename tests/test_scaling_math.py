@@ -787,3 +787,59 @@ def test_dynamic_ntk_schedule_matches_transformers_cache():
     np.testing.assert_allclose(ours, theirs, rtol=RTOL)
     bases = sc.dynamic_ntk_bases(lengths, 64, 10000.0, 4.0, L)
     np.testing.assert_allclose(bases[:, None] ** (-np.arange(0, 64, 2) / 64), ours, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- target length of length-free blocks (audit)
+
+@pytest.mark.parametrize("factor,L", [(2.0, 4096), (8.0, 2048), (1.5, 512)])
+def test_dynamic_block_targets_factor_times_max_position_embeddings_like_transformers(factor, L):
+    """Before: target L (dynamic at L is plain RoPE). transformers' dynamic NTK scales from max_position_embeddings
+    on; at factor·L its update (one call of that length) gives what describe_config draws."""
+    d = 64
+    cfg = _base(d, max_position_embeddings=L, rope_parameters={"rope_type": "dynamic", "rope_theta": 10000.0,
+                                                                "factor": factor})
+    report = sc.describe_config(json.loads(json.dumps(cfg)))
+    target = int(round(factor * L))
+    assert report.target_length == target and report.original_length == L
+    assert report.target_source.startswith("factor × max_position_embeddings")
+    theirs = _transformers_dynamic([target], L, d=d, factor=factor)[0]
+    np.testing.assert_allclose(report.blocks[0].inv_freq, theirs, rtol=RTOL)
+    alpha = factor * factor - (factor - 1)  # s·(sL)/L − (s − 1): the slowest pair is divided by α
+    assert (sc.inv_freq(d, 10000.0) / report.blocks[0].inv_freq)[-1] == pytest.approx(alpha)
+
+
+def test_linear_and_ntk_blocks_target_factor_times_the_stated_length():
+    """Before: linear ×4 on a 4,096-token config reported target 4,096. A linear block names no length, so the
+    length it scales is the config's; its frequencies (transformers' linear) do not depend on it."""
+    cfg = _base(64, max_position_embeddings=4096, rope_parameters={"rope_type": "linear", "rope_theta": 1e4,
+                                                                    "factor": 4.0})
+    report = sc.describe_config(cfg)
+    assert (report.target_length, report.original_length) == (16384, 4096)
+    _close((report.blocks[0].inv_freq, report.blocks[0].attention_factor), _hf(cfg))
+    ntk = sc.read_rope_config({"head_dim": 64, "max_position_embeddings": 2048,
+                               "rope_scaling": {"type": "ntk", "factor": 8.0}})
+    assert sc.config_target_length(ntk) == 16384 and sc.config_original_length(ntk) == 2048
+    gemma = sc.read_rope_config(REAL["Gemma 3 (rope_scaling + rope_local_base_freq)"])  # states its scaled length
+    assert (sc.config_target_length(gemma), sc.config_original_length(gemma)) == (131072, None)
+    assert "gemma3_text" in sc.config_target_source(gemma)
+    plain = sc.read_rope_config({"head_dim": 64, "max_position_embeddings": 4096})
+    assert (sc.config_target_length(plain), sc.config_original_length(plain)) == (4096, 4096)
+    with pytest.raises(ValueError, match="rc"):
+        sc.config_original_length("llama")
+
+
+def test_describe_config_is_linear_in_layers_and_caps_them():
+    """Before: the NoPE layers were a list searched once per layer (20,000 layer types: 7.2 s) and nothing capped
+    the layer lists. Now one pass with a set, and at most MAX_LAYERS layers."""
+    n = sc.MAX_LAYERS
+    cfg = {"head_dim": 64, "rope_theta": 1e4, "layer_types": ["sliding_attention"] * (n - 1) + ["full_attention"],
+           "rope_parameters": {"full_attention": {"rope_type": "default"}, "sliding_attention": None}}
+    report = sc.describe_config(cfg)
+    assert report.nope_layers == tuple(range(n - 1)) and report.blocks[0].layers == (n - 1,)
+    flags = {"head_dim": 64, "rope_theta": 1e4, "num_hidden_layers": n, "no_rope_layers": [0, 1] * (n // 2)}
+    report = sc.describe_config(flags)
+    assert report.nope_layers == tuple(range(0, n, 2)) and report.blocks[0].layers == tuple(range(1, n, 2))
+    with pytest.raises(ValueError, match="layer_types"):
+        sc.describe_config(dict(cfg, layer_types=["full_attention"] * 2 * n))
+    with pytest.raises(ValueError, match="no_rope_layers"):
+        sc.describe_config({"head_dim": 64, "no_rope_layers": [1] * (n + 1)})

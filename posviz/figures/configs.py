@@ -48,10 +48,10 @@ def _title(name: str, report: sc.ConfigReport) -> str:
 @figure("config_blocks")
 def config_blocks(*, preset: str = "Llama 3.1 8B", config_json: str = "") -> go.Figure:
     """Every RoPE block of a model's config.json, per pair: left the wavelength λ_i = 2π/θ'_i of each block at
-    the model's target length beside plain RoPE with the block's own base (dashed), with L and the target
-    marked; right the per-pair scale θ_i/θ'_i (dotted: at short lengths, where dynamic NTK and LongRoPE
-    differ). M-RoPE configs colour each pair by the position id it turns with (temporal, height, width).
-    Everything comes from ``posviz.scaling.describe_config``."""
+    the model's target length beside plain RoPE with the block's own base (dashed), with L (when the config
+    states it) and the target marked; right the per-pair scale θ_i/θ'_i (dotted: at short lengths, where
+    dynamic NTK and LongRoPE differ). M-RoPE configs colour each pair by the position id it turns with
+    (temporal, height, width). Everything comes from ``posviz.scaling.describe_config``."""
     cfg, name = config_source(preset, config_json)
     report = sc.describe_config(cfg)
     traces: list[dict] = []
@@ -60,7 +60,6 @@ def config_blocks(*, preset: str = "Llama 3.1 8B", config_json: str = "") -> go.
         axes = "" if panel == 1 else "2"
         traces.append(dict(type="scatter", xaxis=f"x{axes}", yaxis=f"y{axes}", **kw))
 
-    L = None
     for k, block in enumerate(report.blocks):
         rc = block.rope
         color = BLOCK_COLORS[k % len(BLOCK_COLORS)]
@@ -79,7 +78,6 @@ def config_blocks(*, preset: str = "Llama 3.1 8B", config_json: str = "") -> go.
         if not np.allclose(short, block.inv_freq):
             add(2, x=i, y=(theta0 / short).astype(np.float32), mode="lines", name=f"{label} at short lengths",
                 line=dict(color=color, width=1.5, dash="dot"))
-        L = L or rc.params.get("original_max_position_embeddings") or rc.max_position_embeddings
     if report.mrope_axis is not None:
         lam = 2 * np.pi / report.blocks[0].inv_freq
         for axis, first, last in report.mrope_ranges():
@@ -87,6 +85,7 @@ def config_blocks(*, preset: str = "Llama 3.1 8B", config_json: str = "") -> go.
             add(1, x=idx, y=lam[idx].astype(np.float32), mode="markers", name=f"M-RoPE {axis}: pairs {first}–{last}",
                 marker=dict(size=9, color=MROPE_COLORS[axis], symbol="square"))
     pairs = max(b.rope.dim // 2 for b in report.blocks)
+    L = report.original_length  # the training length, when the config states it (Gemma 3 gives only its target)
     lines = [(L, f"L = {L:,}", "dash")] if L else []
     if report.target_length != L:
         lines.append((report.target_length, f"target {report.target_length:,}", "dot"))

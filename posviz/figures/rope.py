@@ -501,12 +501,12 @@ def rope_frequency_ladder(*, dim: int = 64, base: float = 10000.0, n_positions: 
 
 @figure("rope_float32_error")
 def rope_float32_error(*, dim: int = 128, base: float = 10000.0, max_position: int = 1_000_000) -> go.Figure:
-    """cos/sin error of float32 angles (as transformers computes them) against float64, by position.
-
-    The error grows in proportion to m: a few 1e-4 at m = 1e4 and a few 1e-3 at m = 1e5 (d = 64..128).
+    """cos/sin error of float32 angles (as transformers computes them) against float64, by position m, with the
+    float32 rounding step of m·θ_0 = m (m·2⁻²⁴, dotted): ``rope.float32_error`` at 400 log-spaced positions and
+    at every power of ten up to ``max_position`` (``_float32_positions``), so a page can quote drawn values.
     """
     max_position = check_int("max_position", max_position, 10, 100_000_000)
-    pos = np.unique(np.round(np.logspace(0, math.log10(max_position), 400)))
+    pos = _float32_positions(max_position)
     err = rope.float32_error(pos, dim, base)
     spacing = pos * float(rope.inv_freq(dim, base)[0]) * 2.0 ** -24
     fig = go.Figure([
@@ -523,6 +523,13 @@ def rope_float32_error(*, dim: int = 128, base: float = 10000.0, max_position: i
                       xaxis=dict(type="log", title="position m (tokens, log)"),
                       yaxis=dict(type="log", title="absolute error (log)"), legend=dict(orientation="h", y=-0.25))
     return fig
+
+
+def _float32_positions(max_position: int) -> np.ndarray:
+    """The positions ``rope_float32_error`` draws: 400 log-spaced whole positions from 1 to ``max_position`` and
+    every power of ten up to it, sorted and unique."""
+    decades = 10.0 ** np.arange(len(str(max_position)))  # 10^0 .. the largest power of ten <= max_position
+    return np.union1d(np.round(np.logspace(0, math.log10(max_position), 400)), decades)
 
 
 # ============================================================================ RoPE from first principles
@@ -642,7 +649,7 @@ def _arc(a0: float, a1: float, r: float) -> tuple[np.ndarray, np.ndarray]:
 @figure("rope_derivation")
 def rope_derivation(*, dim: int = 8, base: float = 10000.0, m: float = 5.0, n: float = 2.0, pair: int = 0,
                     seed: int = 0) -> go.Figure:
-    """Left: pair i of q and k in the complex plane, q turned by m·θ_i (times e^{imθ_i}), k by n·θ_i.
+    """Left: pair i of q and k in the complex plane, q turned by m·θ_i (times e^{jmθ_i}, j² = −1), k by n·θ_i.
     Right: RoFormer's block-diagonal R_m, d/2 independent 2-D rotations.
 
     Hands are drawn at length 1 (a rotation keeps each pair's length; the angles are what the picture is about).
@@ -673,8 +680,8 @@ def rope_derivation(*, dim: int = 8, base: float = 10000.0, m: float = 5.0, n: f
     data += [
         _arrow(*q0, "q (pair at position 0)", COLORS[0], dash="dot"),
         _arrow(*k0, "k (pair at position 0)", COLORS[2], dash="dot"),
-        _arrow(*qm, f"e^(imθ)·q, m = {m:g}", COLORS[0]),
-        _arrow(*kn, f"e^(inθ)·k, n = {n:g}", COLORS[2]),
+        _arrow(*qm, f"e^(jmθ)·q, m = {m:g}", COLORS[0]),
+        _arrow(*kn, f"e^(jnθ)·k, n = {n:g}", COLORS[2]),
     ]
     bx, by = _arc(float(np.arctan2(kn[1], kn[0])), float(np.arctan2(kn[1], kn[0])) + between, 0.5 * r)
     data.append(dict(type="scatter", x=bx, y=by, mode="lines", line=dict(color=COLORS[3], width=2),
@@ -848,9 +855,10 @@ def rope_pair_roles(*, dim: int = 64, base: float = 10000.0, scheme: str = "p-ro
                     context: int = 4096) -> go.Figure:
     """Turns each pair makes within the context L, for a RoPE variant against full RoPE (hollow grey).
 
-    Pairs in the head's channel order. Blue pairs turn; orange pairs turn less than a quarter turn within L,
-    so their share of the score never changes sign there (a nearly position-free, semantic channel); red
-    crosses are not rotated at all (frequency 0, drawn on the floor of the log axis).
+    Pairs in the head's channel order, turns = L·|θ_i|/2π (``rope.turns_within``). Blue pairs turn; orange pairs
+    turn less than a quarter turn within L, so cos(Δθ_i) > 0 for every |Δ| <= L (a nearly position-free,
+    semantic channel; ``rope.pair_roles``); red crosses are not rotated at all (frequency 0, drawn on the floor
+    of the log axis).
     """
     context = check_int("context", context, 1, 10**7)
     freqs = rope.pair_frequencies(dim, base, scheme, fraction)
@@ -878,7 +886,7 @@ def rope_pair_roles(*, dim: int = 64, base: float = 10000.0, scheme: str = "p-ro
     return go.Figure(data=data, layout=dict(
         title=f"Turns per pair within L = {context:,}: {SCHEME_NAMES[scheme]}, {rotated} of {dim // 2} pairs rotate",
         xaxis=dict(title="pair (head's channel order)"),
-        yaxis=dict(title="turns within L = L·θ_i/2π (log)", type="log"),
+        yaxis=dict(title="turns within L = L·|θ_i|/2π (log)", type="log"),
         legend=dict(orientation="h", y=-0.2, x=0), height=480, margin=dict(b=130)))
 
 

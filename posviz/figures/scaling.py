@@ -413,7 +413,7 @@ def scaling_config(*, preset: str = "Llama 3.1 8B", config_json: str = "", seq_l
     theta0 = inv_freq(rc.dim, rc.base)
     short, A = sc.inv_freq_from_config(cfg, None)
     long, _ = sc.inv_freq_from_config(cfg, target)
-    L = rc.params.get("original_max_position_embeddings") or rc.max_position_embeddings
+    L = sc.config_original_length(rc)  # None when the config states only its scaled length (Gemma 3)
     i = np.arange(rc.dim // 2)
     f = Panels.grid(1, 2, ("wavelength per pair (tokens)", "per-pair scale θ_i/θ'_i"))
     f.scatter(1, x=i, y=f32(2 * np.pi / theta0), mode="lines", name="original RoPE",

@@ -12,24 +12,13 @@ from posviz import cope
 from posviz.figures import FIGURES, build
 from posviz.figures import cope as fc
 from posviz.theme import style
+from testkit.figures import trace_array as arr
 
 NAMES = [n for n in FIGURES if n.startswith("cope_")]
 LONG = "counting " * 100 + "<b>x</b>"
 HOSTILE = "<b>x</b> <script>alert(1)</script> **bold** [link](http://e.x) 🙂👍🏽 数数 مرحبا &amp;"
 EXTREMES = dict(text=LONG, rule="attention", scale=40.0, bias=-40.0, causal=False, npos_max=1, seed=999999,
                 d_head=64, emb="sinusoidal", target=64, strength=100.0, nodiv=True, query=63, key=63)
-
-
-def arr(v):
-    """A plotly data value (numpy array or typed-array dict) as a numpy array."""
-    if isinstance(v, dict) and "bdata" in v:
-        import base64
-        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-        shape = v.get("shape")
-        if isinstance(shape, str):
-            shape = tuple(int(n) for n in shape.split(","))
-        return a.reshape(shape) if shape else a
-    return np.asarray(v, dtype=float)
 
 
 def params_for(name, **over):

@@ -27,15 +27,9 @@ from posviz.figures._common import (
     sample_index,
     typed,
 )
+from testkit.figures import trace_array
 
 MODULES = [m.name for m in pkgutil.iter_modules(figures.__path__) if not m.name.startswith("_")]
-
-
-def _values(v) -> np.ndarray:
-    """Plotly JSON arrays come as lists or as typed arrays {"dtype", "bdata"}."""
-    if isinstance(v, dict) and "bdata" in v:
-        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-    return np.asarray(v)
 
 
 # ------------------------------------------------------------------------------------------ registry
@@ -132,7 +126,7 @@ def test_no_default_heatmap_exceeds_the_cap(name):
     fig = json.loads(pio.to_json(build(name), validate=False))
     for trace in fig["data"]:
         if trace.get("type") == "heatmap":
-            assert _values(trace["z"]).size <= MAX_CELLS if isinstance(trace["z"], dict) else \
+            assert trace_array(trace["z"]).size <= MAX_CELLS if isinstance(trace["z"], dict) else \
                 sum(len(row) for row in trace["z"]) <= MAX_CELLS
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import math
 
 import numpy as np
@@ -12,20 +11,10 @@ import pytest
 from posviz import gaussian as gk
 from posviz.figures import gaussian as fg
 from posviz.figures._registry import FIGURES, build
+from testkit.figures import trace_array as values
 
 NAMES = fg.__all__
 KB = 1000
-
-
-def values(arr) -> np.ndarray:
-    """A trace array as numpy, whether plotly kept it as an array or as a typed-array dict."""
-    if isinstance(arr, dict) and "bdata" in arr:
-        data = np.frombuffer(base64.b64decode(arr["bdata"]), dtype=np.dtype(arr["dtype"]))
-        shape = arr.get("shape")
-        if isinstance(shape, str):
-            shape = tuple(int(v) for v in shape.split(","))
-        return data.reshape(shape) if shape else data
-    return np.asarray(arr, dtype=float)
 
 
 def json_size(fig: go.Figure) -> int:

@@ -352,7 +352,7 @@ def test_bad_arguments_raise_value_error_naming_the_parameter(call, name):
         call()
 
 
-# --- hostile-input fuzz (issue 10): a finite result or a ValueError naming the parameter ---------------
+# --- hostile-input fuzz: a finite result or a ValueError naming the parameter ---------------
 
 HOSTILE = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.integers(-3, 70),

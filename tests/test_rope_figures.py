@@ -335,7 +335,7 @@ def test_bad_parameters_name_themselves(name, params, word):
         build(name, **params)
 
 
-# ---------------------------------------------------------------------------- hostile-input fuzz (issue 10)
+# ---------------------------------------------------------------------------- hostile-input fuzz
 
 junk = st.one_of(
     st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=4), st.none(),
@@ -369,7 +369,7 @@ def test_data_exports(name):
     assert ("gif" in export.formats_for(name)) == (name in ANIMATED)
 
 
-# ---------------------------------------------------------------------------- RoPE from first principles (issue 19)
+# ---------------------------------------------------------------------------- RoPE from first principles
 
 def test_additive_terms_figure_plots_the_math_on_one_scale():
     fig = build("rope_additive_terms", dim=16, n_positions=20, seed=2, tokens="random")

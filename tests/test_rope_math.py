@@ -313,7 +313,7 @@ def test_bad_input_names_the_parameter(call, name):
         call()
 
 
-# ---------------------------------------------------------------------------- hostile-input fuzz (issue 10)
+# ---------------------------------------------------------------------------- hostile-input fuzz
 
 junk = st.one_of(
     st.integers(-10**12, 10**12), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=5),
@@ -343,7 +343,7 @@ PUBLIC = {
 }
 ALIASES: dict[str, tuple[str, ...]] = {}
 
-# RoPE from first principles (issue 19)
+# RoPE from first principles
 NEW_PUBLIC = {
     "additive_weights": (rope.additive_weights, ("d_model", "seed", "weights")),
     "additive_score_terms": (rope.additive_score_terms, ("n_positions", "d_model", "base", "seed", "tokens",
@@ -406,7 +406,7 @@ def test_fuzz_apply_rope(x, pos, theta, layout):
         assert torch.isfinite(out).all()
 
 
-# ============================================================================ RoPE from first principles (issue 19)
+# ============================================================================ RoPE from first principles
 
 def _seeded_inputs(n_positions: int, d: int, seed: int, tokens: str):
     """W_q, W_k and the token embeddings drawn the way the docstring of additive_score_terms says."""

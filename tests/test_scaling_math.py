@@ -531,7 +531,7 @@ def test_config_temperature():
     assert plain == {"cos/sin × A": 1.0, "logits × A²": 1.0}
 
 
-# ---------------------------------------------------------------- real configs as published (issue 16)
+# ---------------------------------------------------------------- real configs as published
 
 ROTARY = {  # text model_type -> (module, rotary class) of transformers 5.23
     "llama4_text": ("llama4", "Llama4TextRotaryEmbedding"), "gemma3_text": ("gemma3", "Gemma3RotaryEmbedding"),
@@ -610,7 +610,7 @@ def test_real_config_matches_transformers_rotary_module(name):
     config = REAL[name]
     text, rot = _hf_model(config)
     report = sc.describe_config(json.loads(json.dumps(config)))
-    assert report.target_length == text.max_position_embeddings  # the model's own length (issue 16, item 1)
+    assert report.target_length == text.max_position_embeddings  # the model's own length
     for block in report.blocks:
         prefix = "" if block.layer_type == "all" else f"{block.layer_type}_"
         theirs = getattr(rot, f"{prefix}inv_freq").double().numpy()

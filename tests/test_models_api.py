@@ -266,3 +266,22 @@ def test_merge_into_replaces_only_the_retrained_records(tmp_path):
                                                      "git_revision": "c", "total_seconds": 1.0}))
     with pytest.raises(ValueError, match="recipes differ"):
         merge_into(other, dst)
+
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda: pm.losses("rope", [64]), "length"),            # unhashable: was the cache's TypeError
+    (lambda: pm.losses("rope", 64, method=["yarn"]), "method"),
+    (lambda: pm.losses("rope", 64, factor={"s": 2}), "factor"),
+    (lambda: pm.rope_inv_freq(None, 64), "model"),         # was AttributeError on None.config
+    (lambda: pm.past_L(np.zeros(128), -5), "L"),           # silently averaged the last 5 positions
+    (lambda: pm.past_L(np.zeros(128), 2.5), "L"),          # was a TypeError from slicing
+])
+def test_bad_arguments_are_a_value_error_naming_the_parameter(call, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        call()
+
+
+def test_past_L_at_valid_lengths_is_unchanged():
+    curve = np.linspace(8.0, 6.0, 128)
+    assert pm.past_L(curve, 64) == pytest.approx(float(np.mean(curve[64:] - pm.bayes_floor(128)[64:])))
+    assert np.isnan(pm.past_L(curve, 128))

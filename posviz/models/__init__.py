@@ -218,7 +218,13 @@ def _shared(folder: str, name: str, *stamps: tuple[int, int] | None) -> torch.nn
 def losses(name: str, length: int, method: str = "default", factor: float = 1.0, seed: int = 0,
            n_sequences: int | None = None) -> np.ndarray:
     """``evaluate(shared(name), ...)``, remembered for the 256 latest arguments (read-only array), so a
-    figure and the caption beside it pay for one forward pass."""
+    figure and the caption beside it pay for one forward pass. The arguments are checked before the cache sees
+    them: an unhashable one is a ValueError naming it, not the cache's TypeError."""
+    length = check_int("length", length, MIN_LENGTH, MAX_LENGTH)
+    method = check_choice("method", method, METHODS)
+    factor = check_float("factor", factor, 1.0, MAX_FACTOR)
+    seed = check_int("seed", seed, 0, 2**31 - 1)
+    n_sequences = None if n_sequences is None else check_int("n_sequences", n_sequences, 1, 4096)
     return _losses(shared(name), length, method, factor, seed, n_sequences)
 
 
@@ -234,6 +240,7 @@ def _losses(model: torch.nn.Module, length: int, method: str, factor: float, see
 def past_L(losses: np.ndarray, L: int) -> float:
     """Mean loss above the Bayes floor at positions t >= L (nats; 0 = as good as possible there), NaN if
     the curve ends at or before L."""
+    L = check_int("L", L, 0, MAX_LENGTH)  # a negative L would average the last |L| positions instead
     losses = np.asarray(losses, dtype=np.float64)
     if losses.size <= L:
         return float("nan")
@@ -259,8 +266,17 @@ def rope_inv_freq(model: torch.nn.Module, length: int, method: str = "default",
     """``(inv_freq, attention_factor)`` a RoPE model uses at ``length`` under a ``posviz.scaling`` method,
     with L = the model's training length as ``original_max_position_embeddings`` (dynamic NTK: seq_len =
     length)."""
-    c = model.config
+    c = _checked_model(model).config
     return scaling.scaled_inv_freq(method, c.head_dim, c.rope_base, factor, c.train_length, seq_len=length)
+
+
+def _checked_model(model: object) -> torch.nn.Module:
+    """``model`` if it is one of posviz's small models (``load``), else a ValueError naming the parameter."""
+    from posviz.models.net import TinyLM
+
+    if not isinstance(model, TinyLM):
+        raise ValueError(f"model must be a posviz.models model (from load); got {type(model).__name__}")
+    return model
 
 
 def evaluate(model: torch.nn.Module, length: int, method: str = "default", factor: float = 1.0, seed: int = 0,
@@ -275,10 +291,7 @@ def evaluate(model: torch.nn.Module, length: int, method: str = "default", facto
     """
     import torch
 
-    from posviz.models.net import TinyLM
-
-    if not isinstance(model, TinyLM):
-        raise ValueError(f"model must be a posviz.models model (from load); got {type(model).__name__}")
+    _checked_model(model)
     length = check_int("length", length, MIN_LENGTH, MAX_LENGTH)
     method = check_choice("method", method, METHODS)
     factor = check_float("factor", factor, 1.0, MAX_FACTOR)

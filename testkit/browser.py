@@ -80,11 +80,16 @@ def served(options: dict[str, str] | None = None) -> Iterator[str]:
     try:
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen, seconds: float = 10) -> None:
+    """Stop a server process: SIGTERM, then SIGKILL if it has not exited within ``seconds``."""
+    proc.terminate()
+    try:
+        proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def count_runs(page: object) -> None:

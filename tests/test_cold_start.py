@@ -10,12 +10,11 @@ imports pandas whole before any page draws). A real server, loopback only.
 from __future__ import annotations
 
 import asyncio
-import subprocess
 
 import pytest
 
 from testkit.apptest import course
-from testkit.browser import start_server
+from testkit.browser import start_server, stop
 from testkit.stream_client import Run, Session
 
 pytestmark = pytest.mark.package  # serving: a real server process, like the deploy test
@@ -38,11 +37,7 @@ def test_twelve_sessions_opening_the_lessons_at_once_on_a_fresh_server_see_no_ex
     try:
         runs = asyncio.run(_open_together(url, wanted))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
     problems = [(page, run.status, run.exceptions) for page, run in zip(wanted, runs)
                 if run.exceptions or run.status != 0]
     assert not problems, problems

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from testkit.browser import _free_port, need_browser
+from testkit.browser import _free_port, need_browser, stop
 from testkit.stream_client import Session
 
 pytestmark = pytest.mark.package
@@ -197,11 +197,7 @@ def test_posviz_app_from_the_wheel(venv: Path, outside: Path, env: dict[str, str
         exact = sorted(venv.glob("lib/python3*/site-packages/posviz/_app/static/posviz-exact/*.json"))
         ahead = _served(f"{url}/app/static/posviz-exact/{exact[0].name}", {"Range": "bytes=0-"}) if exact else (0, b"")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc, 20)
         log.close()
     theme = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]["primaryColor"]
     assert home.primary_color == theme, (outside / "app.log").read_text()[-2000:]

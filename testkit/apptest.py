@@ -11,7 +11,7 @@ import html
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -232,3 +232,16 @@ def garbage_query(names: list[str] | tuple[str, ...], turn: int = 0) -> dict[str
     """A different ``GARBAGE`` value for each name, round robin from ``turn``: one run sends a page many classes of
     bad value at once (each control parses its own, so the classes do not interfere)."""
     return {name: GARBAGE[(turn + k) % len(GARBAGE)] for k, name in enumerate(names)}
+
+
+def each_pitfall(at: AppTest, slug: str, keys: Sequence[str]) -> Iterator[str]:
+    """Switch the pitfall toggles ``keys`` (``ui.pitfall(..., key=)``) of lesson ``slug`` on one at a time, the
+    previous one off in the same run; yield each key once its run is over and the page is clean."""
+    previous = None
+    for key in keys:
+        if previous:
+            at.toggle(key=f"{slug}.pitfall.{previous}").set_value(False)
+        at.toggle(key=f"{slug}.pitfall.{key}").set_value(True).run()
+        assert_clean(at)
+        previous = key
+        yield key

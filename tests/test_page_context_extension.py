@@ -11,7 +11,17 @@ import pytest
 
 from posviz import presets
 from posviz import scaling as sc
-from testkit.apptest import GARBAGE, assert_clean, chart_specs, garbage_query, numbers, page_at, run_page, warnings_text
+from testkit.apptest import (
+    GARBAGE,
+    assert_clean,
+    chart_specs,
+    each_pitfall,
+    garbage_query,
+    numbers,
+    page_at,
+    run_page,
+    warnings_text,
+)
 from tests.test_cope_figures import arr
 
 PAGE = "pages/4_Context_extension.py"
@@ -243,13 +253,7 @@ def test_paste_bad_configs_get_a_precise_plain_text_message():
 def test_pitfall_toggles_show_wrong_beside_right():
     """Each toggle in turn (the previous one switched off in the same run): the wrong chart, then the right one."""
     at = run_page(PAGE, {"part": "pitfalls"})
-    previous = None
-    for key in ("floor_ceil", "mscale", "linear", "inverted", "beta_fast_zero", "llama3"):
-        if previous:
-            at.toggle(key=f"{KEY}.pitfall.{previous}").set_value(False)
-        at.toggle(key=f"{KEY}.pitfall.{key}").set_value(True).run()
-        previous = key
-        assert_clean(at)
+    for key in each_pitfall(at, KEY, ("floor_ceil", "mscale", "linear", "inverted", "beta_fast_zero", "llama3")):
         specs = chart_specs(at)
         assert len(specs) == 2, key
         wrong, right = (s["layout"]["title"]["text"] for s in specs)

@@ -14,6 +14,7 @@ from testkit.apptest import (
     GARBAGE,
     assert_clean,
     chart_specs,
+    each_pitfall,
     garbage_query,
     number_items,
     numbers,
@@ -332,13 +333,7 @@ def test_a_garbage_part_falls_back_to_the_first_part():
 def test_pitfall_toggles_show_wrong_and_right():
     """Each toggle in turn on one page (the previous one switched off in the same run): its wrong and right chart."""
     at = run_page(PAGE, {"part": "pitfalls"})
-    previous = None
-    for key in ("leak", "table_size", "bounds", "gqa", "nodiv"):
-        if previous:
-            at.toggle(key=f"cope.pitfall.{previous}").set_value(False)
-        at.toggle(key=f"cope.pitfall.{key}").set_value(True).run()
-        previous = key
-        assert_clean(at)
+    for key in each_pitfall(at, "cope", ("leak", "table_size", "bounds", "gqa", "nodiv")):
         specs = chart_specs(at)
         assert len(specs) == 2, key
         wrong, right = specs

@@ -16,6 +16,7 @@ from testkit.apptest import (
     GARBAGE,
     assert_clean,
     chart_specs,
+    each_pitfall,
     garbage_query,
     number_items,
     numbers,
@@ -228,13 +229,9 @@ def test_pitfall_toggles_show_wrong_and_right():
     for part, toggles in (("mixed", [("mixed", "mixed")]), ("pitfalls", [("swap", "swapped"), ("freq", "claim")])):
         at = run_page(PAGE, query={"part": part})
         before = len(chart_specs(at))
-        previous = None
-        for toggle, wrong_word in toggles:
-            if previous:
-                at.toggle(key=f"rope.pitfall.{previous}").set_value(False)
-            at.toggle(key=f"rope.pitfall.{toggle}").set_value(True).run()
-            previous = toggle
-            assert_clean(at)
+        words = dict(toggles)
+        for toggle in each_pitfall(at, "rope", list(words)):
+            wrong_word = words[toggle]
             specs = chart_specs(at)
             assert len(specs) == before + 2, toggle
             joined = " ".join(title(s) + " ".join(str(t.get("name")) for t in s["data"]) for s in specs)

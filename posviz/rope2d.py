@@ -153,6 +153,19 @@ def separable_parts(rows: np.ndarray, cols: np.ndarray, d_model: int, base: floa
     return down - origin, across
 
 
+def _check_resize(old_height: int, old_width: int, new_height: int, new_width: int, d_model: int, combine: str,
+                  base: float) -> tuple[int, int, int, int, int, str, float]:
+    """The arguments of a table resize, checked (each grid at most MAX_GRID per side, both grids valid for the
+    table's d_model and combine mode); ValueError naming the parameter otherwise."""
+    old_height = check_int("old_height", old_height, 1, MAX_GRID)
+    old_width = check_int("old_width", old_width, 1, MAX_GRID)
+    old_height, old_width, d_model, combine = _check_sincos(old_height, old_width, d_model, combine)
+    new_height = check_int("new_height", new_height, 1, MAX_GRID)
+    new_width = check_int("new_width", new_width, 1, MAX_GRID)
+    _check_sincos(new_height, new_width, d_model, combine)
+    return old_height, old_width, new_height, new_width, d_model, combine, _check_base(base)
+
+
 def _grid_parts(height: int, width: int, d_model: int, base: float, combine: str) -> tuple[np.ndarray, np.ndarray]:
     """:func:`separable_parts` on the integer grid, read off :func:`~posviz.sinusoidal.sinusoidal_2d` itself."""
     down = sinusoidal_2d(height, 1, d_model, base, combine)[:, 0]  # (H, d): PE(r, 0)
@@ -255,13 +268,8 @@ def resize_parts(old_height: int, old_width: int, new_height: int, new_width: in
     columns (tested against the full-table ``interpolate`` to 1e-12).
     """
     recompute = check_choice("recompute", recompute, ("scaled", "integer"))
-    old_height = check_int("old_height", old_height, 1, MAX_GRID)
-    old_width = check_int("old_width", old_width, 1, MAX_GRID)
-    old_height, old_width, d_model, combine = _check_sincos(old_height, old_width, d_model, combine)
-    new_height = check_int("new_height", new_height, 1, MAX_GRID)
-    new_width = check_int("new_width", new_width, 1, MAX_GRID)
-    _check_sincos(new_height, new_width, d_model, combine)
-    base = _check_base(base)
+    old_height, old_width, new_height, new_width, d_model, combine, base = _check_resize(
+        old_height, old_width, new_height, new_width, d_model, combine, base)
     A, B = _grid_parts(old_height, old_width, d_model, base, combine)  # (H, d), (W, d)
     Ai, Bi = _bicubic_1d(A, new_height), _bicubic_1d(B, new_width)  # (H', d), (W', d)
     if recompute == "integer":
@@ -303,13 +311,9 @@ def antialias_gap(old_height: int, old_width: int, new_height: int, new_width: i
     differences of the row and column parts, and the largest |a[i] + b[j]| of a channel is
     ``max(max a + max b, −(min a + min b))``: no (H', W', d) array is built.
     """
-    old_height = check_int("old_height", old_height, 1, MAX_GRID)
-    old_width = check_int("old_width", old_width, 1, MAX_GRID)
-    old_height, old_width, d_model, combine = _check_sincos(old_height, old_width, d_model, combine)
-    new_height = check_int("new_height", new_height, 1, MAX_GRID)
-    new_width = check_int("new_width", new_width, 1, MAX_GRID)
-    _check_sincos(new_height, new_width, d_model, combine)
-    A, B = _grid_parts(old_height, old_width, d_model, _check_base(base), combine)  # (H, d), (W, d)
+    old_height, old_width, new_height, new_width, d_model, combine, base = _check_resize(
+        old_height, old_width, new_height, new_width, d_model, combine, base)
+    A, B = _grid_parts(old_height, old_width, d_model, base, combine)  # (H, d), (W, d)
     a = _bicubic_1d(A, new_height, antialias=True) - _bicubic_1d(A, new_height)  # (H', d)
     b = _bicubic_1d(B, new_width, antialias=True) - _bicubic_1d(B, new_width)  # (W', d)
     worst = np.maximum(a.max(0) + b.max(0), -(a.min(0) + b.min(0)))  # (d,)

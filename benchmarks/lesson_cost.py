@@ -76,9 +76,9 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1 or not Path(argv[0]).is_dir():
         print(__doc__, file=sys.stderr)
         return 2
-    import streamlit.logger
+    from posviz.ui.course import quiet_outside_a_server
 
-    streamlit.logger.set_log_level("error")  # the pages are read outside a server: their caches' notice is noise
+    quiet_outside_a_server()
     per_lesson, shared, tiers = costs(Path(argv[0]))
     print("test time per tier:  " + ", ".join(f"{t} {s / 60:.1f} min" for t, s in tiers.items()))
     print(f"{'lesson':24s} {'minutes':>8s}")

@@ -106,10 +106,9 @@ def list_lessons(args: list[str]) -> int:
         print('posviz: error: posviz lessons reads the pages, which need Streamlit: pip install "posviz[app]"',
               file=sys.stderr)
         return 2
-    import streamlit.logger
+    from posviz.ui import course  # the pages' declarations (posviz.ui is the layer that imports streamlit)
 
-    streamlit.logger.set_log_level("error")  # pages read outside a server: their caches' notice is no warning
-    from posviz.ui import course  # the pages' declarations
+    course.quiet_outside_a_server()
 
     found = course.lessons(app_dir() / "pages")
     if args:

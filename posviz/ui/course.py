@@ -151,6 +151,14 @@ class Lesson:
         run_lesson(self)
 
 
+def quiet_outside_a_server() -> None:
+    """Silence Streamlit's notices below errors: a page read outside a server (``posviz lessons``, a benchmark)
+    logs that its caches have no runtime, which is expected there and no warning to the reader."""
+    import streamlit.logger
+
+    streamlit.logger.set_log_level("error")
+
+
 def lessons(pages_dir: Path | None = None) -> list[Lesson]:
     """Every lesson of the app, in course order, read from the page modules in ``pages_dir``."""
     if pages_dir is None:  # the checkout's pages/, or in an installed wheel the copy in posviz/_app/

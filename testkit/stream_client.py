@@ -35,6 +35,7 @@ class Run:
     status: int                       # ForwardMsg.ScriptFinishedStatus: 0 finished successfully
     charts: int = 0                   # plotly_chart elements
     exceptions: list[str] = field(default_factory=list)   # messages of exception elements
+    alerts: list[str] = field(default_factory=list)       # texts of st.warning / st.error / st.info boxes
     primary_color: str | None = None  # new_session's custom_theme.primary_color (config.toml's [theme])
     sliders: list[Slider] = field(default_factory=list)   # the page's URL-bound sliders, as drawn
     specs: list[dict] = field(default_factory=list)       # every plotly_chart's figure (plotly JSON)
@@ -96,6 +97,8 @@ def _count(msg: ForwardMsg, run: Run) -> None:
             run.specs.append(json.loads(msg.delta.new_element.plotly_chart.spec))
         elif element == "exception":
             run.exceptions.append(msg.delta.new_element.exception.message)
+        elif element == "alert":
+            run.alerts.append(msg.delta.new_element.alert.body)
         elif element == "slider" and (slider := Slider.from_proto(msg.delta.new_element.slider)):
             run.sliders.append(slider)
 

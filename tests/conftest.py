@@ -8,11 +8,22 @@ without one of them is marked ``quick`` here, so ``pytest -m quick`` is the suit
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
 
+from posviz.ui.served import CACHE_ENV
 from testkit.browser import served
+
+# the files the app generates (exact figures written ahead for live sliders) go to a folder of the run's own, not
+# to the user's cache; the servers the tests start inherit it
+if not os.environ.get(CACHE_ENV):
+    os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="posviz-test-cache-")
+    atexit.register(shutil.rmtree, os.environ[CACHE_ENV], True)
 
 TIERS = ("app", "render", "browser", "package")
 
@@ -25,7 +36,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def app_url() -> Iterator[str]:
-    """A real streamlit server running app.py, shared by the whole test session."""
+    """A real ``streamlit run app.py``, shared by the whole test session."""
     with served() as url:
         yield url
 

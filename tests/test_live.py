@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 
 from posviz.figures import build
 from posviz.theme import style
-from posviz.ui import live
+from posviz.ui import live, served
 from posviz.ui.params import Choice, Float, Int, LogFloat
 from testkit.apptest import chart_specs, live_payload, page_paths, run_page
 
@@ -208,6 +210,32 @@ def test_an_exact_figure_is_served_under_the_hash_of_its_text(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, live.ahead_file(b, tmp_path)])  # no temp
 
 
+def test_a_folder_that_cannot_be_written_costs_the_file_and_leaves_nothing_behind(tmp_path, monkeypatch):
+    """A read-only place (here: a folder path under a file) and a disk that fills mid-write both raise OSError,
+    which the panel takes as "no file ahead"; the full disk's temporary file is removed, and a file of the
+    same name written earlier by another process is left whole."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    text = '{"data": []}'
+    with pytest.raises(OSError):
+        live.ahead_file(text, blocked / "exact")
+    assert not live.touch_ahead(f"{live.content_id(text)}.json", blocked / "exact")
+
+    folder = tmp_path / "exact"
+    kept = live.ahead_file('{"kept": 1}', folder)
+
+    def fill_the_disk(self, text, encoding=None):
+        with open(self, "w", encoding=encoding) as f:
+            f.write(text[: len(text) // 2])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", fill_the_disk)
+    with pytest.raises(OSError, match="No space"):
+        live.ahead_file('{"data": [1, 2, 3, 4]}', folder)
+    assert sorted(p.name for p in folder.iterdir()) == [kept]  # no .tmp, no half file
+    assert (folder / kept).read_text(encoding="utf-8") == '{"kept": 1}'
+
+
 def test_the_served_figures_drop_the_least_recently_used_to_stay_within_their_bytes(tmp_path):
     import os
 
@@ -233,4 +261,4 @@ def test_each_state_s_served_file_is_the_exact_figure_at_its_value():
     assert len(sent["ahead"]) == len(sent["values"]) >= 2 and all(sent["ahead"])
     for value, name in list(zip(sent["values"], sent["ahead"], strict=True))[::9]:
         expected = style(build("gaussian_kernel_curve", **params, sigma2=value), "light", 0.0).to_json()
-        assert (live.AHEAD_DIR / name).read_text(encoding="utf-8") == expected
+        assert (served.exact_dir() / name).read_text(encoding="utf-8") == expected

@@ -14,10 +14,13 @@ lives in one temporary directory, removed at the end (the pip cache included).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import os
+import pwd
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -26,18 +29,19 @@ import tomllib
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from posviz.ui import served
 from testkit.browser import _free_port, need_browser, stop
 from testkit.stream_client import Session
 
 pytestmark = pytest.mark.package
 
 ROOT = Path(__file__).resolve().parents[1]
-APP_FILES = ("app.py", ".streamlit/config.toml")
+APP_FILES = ("app.py", "home.py", ".streamlit/config.toml")
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
@@ -105,7 +109,8 @@ def outside(workdir: Path) -> Path:
 
 
 def test_wheel_ships_the_app_and_every_data_file(wheel: Path):
-    """app.py, .streamlit/config.toml and every pages/*.py go to posviz/_app; every non-Python file of posviz/."""
+    """app.py, home.py, .streamlit/config.toml and every pages/*.py go to posviz/_app; every non-Python file of
+    posviz/."""
     files = source_files()
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
@@ -168,7 +173,7 @@ async def _home_and_first_lesson(url: str, lesson: str) -> tuple:
     async with Session(url) as s:
         home = await s.rerun("")
         page = await s.rerun(lesson)
-        await s.rerun("Sinusoidal")  # a live chart: Plotly.js and the states' exact figures go to app/static/
+        await s.rerun("Sinusoidal")  # a live chart: its states' exact figures go to the cache folder
     return home, page
 
 
@@ -180,28 +185,151 @@ def _served(url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes
         return err.code, b""
 
 
-def test_posviz_app_from_the_wheel(venv: Path, outside: Path, env: dict[str, str]):
-    """``posviz app`` from a foreign directory serves the shipped app with the project's .streamlit settings."""
+def _as_another_user() -> tuple[list[str], int]:
+    """The command prefix that runs a program as an unprivileged user, and that user's id: ``nobody`` (through
+    util-linux's setpriv) when the tests run as root, else the tests' own user, who is not root already."""
+    if os.geteuid() != 0:
+        return [], os.geteuid()
+    nobody = pwd.getpwnam("nobody")
+    return ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups"], nobody.pw_uid
+
+
+@contextlib.contextmanager
+def _reachable_by_others(*paths: Path) -> Iterator[None]:
+    """Let another user reach ``paths`` (the search bit on each folder above them that lacks it, such as root's
+    home holding this interpreter), as a teacher's account reaches a system-wide install; the folders' modes are
+    put back afterwards."""
+    changed: dict[Path, int] = {}
+    for path in paths:
+        for folder in reversed(path.resolve().parents):
+            mode = folder.stat().st_mode
+            if not mode & stat.S_IXOTH:
+                changed.setdefault(folder, stat.S_IMODE(mode))
+                folder.chmod(stat.S_IMODE(mode) | stat.S_IXOTH)
+    try:
+        yield
+    finally:
+        for folder, mode in changed.items():
+            folder.chmod(mode)
+
+
+@contextlib.contextmanager
+def _read_only(tree: Path) -> Iterator[None]:
+    """Every file and folder of ``tree`` without write permission for anyone, for the duration of the block."""
+    def chmod_all(change: Callable[[int], int]) -> None:
+        for path in [tree, *tree.rglob("*")]:
+            if not path.is_symlink():
+                path.chmod(change(stat.S_IMODE(path.stat().st_mode)))
+
+    chmod_all(lambda mode: mode & ~0o222)
+    try:
+        yield
+    finally:
+        chmod_all(lambda mode: mode | stat.S_IWUSR)
+
+
+def _serve(cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> tuple[subprocess.Popen, str]:
+    """Start an app server (``cmd`` gets the port and loopback address) and wait for its health endpoint."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    log = (outside / "app.log").open("w")
-    proc = subprocess.Popen([str(venv / "bin" / "posviz"), "app", "--server.port", str(port),
-                             "--server.address", "127.0.0.1"], cwd=outside, env=env, stdout=log,
-                            stderr=subprocess.STDOUT)
+    with log.open("w") as out:
+        proc = subprocess.Popen([*cmd, "--server.port", str(port), "--server.address", "127.0.0.1"], cwd=cwd,
+                                env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
-        assert _wait_healthy(url, proc) == "ok"
-        lesson = sorted((ROOT / "pages").glob("*.py"))[0].stem.split("_", 1)[1]
-        home, page = asyncio.run(_home_and_first_lesson(url, lesson))
-        # what live charts load is where the shipped app serves it (the wheel's posviz/_app/static/)
-        plotly_js = _served(f"{url}/app/static/plotly.min.js")
-        exact = sorted(venv.glob("lib/python3*/site-packages/posviz/_app/static/posviz-exact/*.json"))
-        ahead = _served(f"{url}/app/static/posviz-exact/{exact[0].name}", {"Range": "bytes=0-"}) if exact else (0, b"")
-    finally:
+        assert _wait_healthy(url, proc) == "ok", log.read_text()[-2000:]
+    except BaseException:
         stop(proc, 20)
-        log.close()
+        raise
+    return proc, url
+
+
+def test_posviz_app_from_a_read_only_wheel_served_by_an_unprivileged_user(venv: Path, outside: Path,
+                                                                          env: dict[str, str]):
+    """``posviz app`` from a foreign directory serves the shipped app with the project's .streamlit settings, run
+    by another user than the one who installed it, with the whole venv read-only: Plotly.js comes from the
+    installed plotly, and the exact figures live charts fetch ahead go to that user's cache folder, not beside
+    the app."""
+    prefix, uid = _as_another_user()
+    cache = outside / "cache-of-the-teacher"
+    cache.mkdir()
+    os.chown(cache, uid, -1)
+    user_env = {**env, "HOME": str(cache), "POSVIZ_CACHE_DIR": str(cache)}
+    with _reachable_by_others(venv, Path(sys.base_prefix), outside), _read_only(venv):
+        proc, url = _serve([*prefix, str(venv / "bin" / "posviz"), "app"], outside, user_env, outside / "app.log")
+        try:
+            lesson = sorted((ROOT / "pages").glob("*.py"))[0].stem.split("_", 1)[1]
+            home, page = asyncio.run(_home_and_first_lesson(url, lesson))
+            plotly_js = _served(f"{url}/posviz/plotly-{_plotly_version(venv)}.min.js")
+            exact = sorted((cache / "exact-figures").glob("*.json"))
+            ahead = _served(f"{url}/posviz/exact/{exact[0].name}", {"Range": "bytes=0-"}) if exact else (0, b"")
+        finally:
+            stop(proc, 20)
+    log = (outside / "app.log").read_text()
     theme = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]["primaryColor"]
-    assert home.primary_color == theme, (outside / "app.log").read_text()[-2000:]
+    assert home.primary_color == theme, log[-2000:]
     assert (home.status, home.exceptions) == (0, [])
     assert (page.status, page.exceptions) == (0, []) and page.charts >= 1
     assert plotly_js[0] == 200 and b"plotly" in plotly_js[1][:2000].lower()
     assert ahead[0] == 206 and ahead[1] == exact[0].read_bytes()  # as written, not gzipped
+    assert {p.stat().st_uid for p in exact} == {uid}
+    assert "Traceback" not in log and "PermissionError" not in log, log[-2000:]
+
+
+def _plotly_version(venv: Path) -> str:
+    (found,) = venv.glob("lib/python3*/site-packages/plotly-*.dist-info")
+    return found.name.removeprefix("plotly-").removesuffix(".dist-info")
+
+
+def _every_part() -> list[tuple[str, str]]:
+    """(page URL name, part key) of every part of every lesson, from the lessons' declarations."""
+    from posviz.ui.course import lessons
+
+    return [(lesson.url_path, key) for lesson in lessons(ROOT / "pages") for key in lesson.parts]
+
+
+async def _every_part_run(url: str) -> dict[tuple[str, str], object]:
+    """Each part opened from its address in a session of its own (a session reads the address only once)."""
+    runs = {}
+    for page, part in _every_part():
+        async with Session(url, timeout=120) as s:
+            runs[page, part] = await s.rerun(page, f"part={part}")
+    return runs
+
+
+def test_a_read_only_checkout_served_by_an_unprivileged_user_draws_every_part(workdir: Path,
+                                                                               env: dict[str, str]):
+    """The checkout copied as a clone has it, every file and folder read-only, served with `streamlit run app.py`
+    by another user whose home and cache cannot be written either: every part of every lesson runs to its end
+    with no exception and no alarm on the page (live charts send their figures instead of files ahead), and
+    nothing is written anywhere in the checkout."""
+    checkout = workdir / "read-only-checkout"
+    for rel in source_files():
+        (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, checkout / rel)
+    before = sorted(p.relative_to(checkout) for p in checkout.rglob("*"))
+    prefix, uid = _as_another_user()
+    user_env = {k: v for k, v in env.items() if k not in ("POSVIZ_CACHE_DIR", "XDG_CACHE_HOME")}
+    user_env["HOME"] = "/nonexistent"  # nobody's: no cache folder can be made
+    with _reachable_by_others(checkout, Path(sys.base_prefix)), _read_only(checkout):
+        proc, url = _serve([*prefix, sys.executable, "-m", "streamlit", "run", "app.py"], checkout, user_env,
+                           workdir / "read-only.log")
+        try:
+            assert Path(f"/proc/{proc.pid}").stat().st_uid == uid  # the server runs as that user
+            runs = asyncio.run(_every_part_run(url))
+            plotly_js = _served(f"{url}/posviz/{served.PLOTLY_JS}")
+        finally:
+            stop(proc, 20)
+    log = (workdir / "read-only.log").read_text()
+    assert len(runs) == len(_every_part()) >= 71
+    assert len({run.nbytes for run in runs.values()}) > 60  # each run drew its own part, not one page again
+    failed = {key: (run.status, run.exceptions) for key, run in runs.items() if run.status or run.exceptions}
+    assert failed == {}, log[-2000:]
+    alarms = {key: run.alerts for key, run in runs.items()
+              if any(word in alert for alert in run.alerts for word in ALARMS)}
+    assert alarms == {}
+    assert plotly_js[0] == 200 and plotly_js[1] == served.plotly_js_file().read_bytes()
+    assert sorted(p.relative_to(checkout) for p in checkout.rglob("*")) == before
+    assert "Traceback" not in log and "PermissionError" not in log, log[-2000:]
+
+
+ALARMS = ("Error", "error:", "Errno", "ermission", "read-only", "Read-only", "cache", "could not be written")

@@ -10,8 +10,9 @@ reruns once and the exact figure, captions and exports follow the released value
 the states are kept (the panel's byte-bounded shelf), so a release at one of their values skips the build, and
 a new exact figure that changed only what ``Plotly.animate`` redraws (scatter data, labels, hover; RoPE's clock)
 is patched into the chart rather than redrawn whole. Each of them is also written as a file the app serves
-(``ahead_file``): on release at a state's value the chart fetches the exact figure from it and draws it while
-the rerun is on its way, and the rerun names that file instead of sending the figure again.
+(``ahead_file``, in the per-user cache folder: ``posviz.ui.served``): on release at a state's value the chart
+fetches the exact figure from it and draws it while the rerun is on its way, and the rerun names that file
+instead of sending the figure again.
 
 States are for the eye while the thumb moves: each is thinned to every k-th point or cell and stored as
 float32 so that all of them fit in ``STATE_BUDGET`` bytes; the exact figure is drawn on release.
@@ -24,19 +25,18 @@ import hashlib
 import json
 import math
 import os
-import shutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import plotly
 import plotly.graph_objects as go
 from plotly.io.json import to_json_plotly
 
 from posviz.figures import build
 from posviz.theme import style
+from posviz.ui import served
 from posviz.ui.params import Float, Int, LogFloat, Param
 
 MAX_STATES = 40
@@ -47,21 +47,7 @@ LARGE_FIGURE_BUDGET = 1_900_000  # a figure already past FIGURE_BUDGET and its s
 _JS = Path(__file__).with_name("live.js")
 
 
-def _static_dir() -> Path:
-    """The folder Streamlit serves at ``app/static/``: ``static/`` beside the app.py it runs (the checkout's,
-    or in an installed wheel the copy in ``posviz/_app/``)."""
-    from posviz.command import app_dir
-
-    try:
-        return app_dir() / "static"
-    except FileNotFoundError:  # neither layout: the checkout's place
-        return Path(__file__).resolve().parents[2] / "static"
-
-
-STATIC_DIR = _static_dir()
-_PLOTLY_JS = STATIC_DIR / "plotly.min.js"
-AHEAD_DIR = STATIC_DIR / "posviz-exact"  # served at app/static/posviz-exact/ (see ahead_file)
-AHEAD_BYTES = 256_000_000  # the files kept there, the least recently written dropped first
+AHEAD_BYTES = 256_000_000  # the exact figures kept in the cache folder, the least recently written dropped first
 
 
 def slider_values(control: Param) -> tuple[float, ...]:
@@ -240,15 +226,6 @@ def to_json(obj: object) -> str:
     return to_json_plotly(obj)
 
 
-def ensure_plotly_js() -> None:
-    """Copy plotly's own Plotly.js bundle to the app's ``static/`` folder (served once, then cached by the
-    browser) if it is missing or from another plotly version."""
-    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    if not _PLOTLY_JS.exists() or _PLOTLY_JS.stat().st_size != source.stat().st_size:
-        _PLOTLY_JS.parent.mkdir(exist_ok=True)
-        shutil.copyfile(source, _PLOTLY_JS)
-
-
 def script(kind: str = "chart") -> str:
     """The JavaScript of the live chart (``"chart"``) or of the component that hands it its states."""
     return (_JS if kind == "chart" else _JS.with_name("live_states.js")).read_text(encoding="utf-8")
@@ -260,19 +237,26 @@ def content_id(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:24]
 
 
-def ahead_file(text: str, folder: Path = AHEAD_DIR, max_bytes: int = AHEAD_BYTES) -> str:
-    """Write the exact figure ``text`` (plotly JSON) to ``folder`` as ``<content_id>.json`` and return that
-    file name: the app serves it (``app/static/posviz-exact/``), so that on release the live chart fetches the
-    exact figure at the released value while Streamlit's rerun is still on its way (``live.js``). The folder
-    keeps at most ``max_bytes``: the files written least recently are removed first."""
+def ahead_file(text: str, folder: Path | None = None, max_bytes: int = AHEAD_BYTES) -> str:
+    """Write the exact figure ``text`` (plotly JSON) to ``folder`` (default: the per-user cache folder,
+    ``served.exact_dir()``) as ``<content_id>.json`` and return that file name: the app serves it
+    (``posviz/exact/``), so that on release the live chart fetches the exact figure at the released value while
+    Streamlit's rerun is still on its way (``live.js``). The folder keeps at most ``max_bytes``: the files
+    written least recently are removed first. Raises ``OSError`` where the folder cannot be written (full or
+    read-only disk); no partial or temporary file is left then."""
+    folder = folder or served.exact_dir()
     name = f"{content_id(text)}.json"
     path = folder / name
     if touch_ahead(name, folder):  # already there: now the most recently used
         return name
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)  # whole or not at all, for a request that comes meanwhile
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)  # whole or not at all, for a request that comes meanwhile
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
     with _WRITTEN_LOCK:  # the folder is read only after each tenth of max_bytes written (and at the first file)
         written = _WRITTEN[folder] = _WRITTEN.get(folder, max_bytes) + len(text)
         if written >= max_bytes // 10:
@@ -286,11 +270,11 @@ _WRITTEN: dict[Path, int] = {}  # bytes this process wrote to a folder since it 
 _WRITTEN_LOCK = threading.Lock()
 
 
-def touch_ahead(name: str, folder: Path = AHEAD_DIR) -> bool:
+def touch_ahead(name: str, folder: Path | None = None) -> bool:
     """Whether the file ``name`` written by ``ahead_file`` is still there; it is then the most recently used."""
     try:
-        os.utime(folder / name)
-    except FileNotFoundError:
+        os.utime((folder or served.exact_dir()) / name)
+    except OSError:  # gone (trimmed), or the folder became unreadable: the page is sent the figure itself
         return False
     return True
 
@@ -314,10 +298,10 @@ def _trim(folder: Path, max_bytes: int) -> None:
         total -= size
 
 
-def exact_of(payload: Mapping[str, Any], folder: Path = AHEAD_DIR) -> tuple[dict, int]:
+def exact_of(payload: Mapping[str, Any], folder: Path | None = None) -> tuple[dict, int]:
     """The exact figure a live chart's payload (its data, parsed) draws and the bytes it takes: in the payload,
     or the served file it names (``"exactFile"``, which the page fetches unless it holds it already)."""
     if payload.get("exactFile"):
-        text = (folder / payload["exactFile"]).read_text(encoding="utf-8")
+        text = ((folder or served.exact_dir()) / payload["exactFile"]).read_text(encoding="utf-8")
         return json.loads(text), len(text)
     return payload["exact"], len(to_json(payload["exact"]))

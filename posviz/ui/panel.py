@@ -25,6 +25,7 @@ from posviz.figures import FIGURES, build
 from posviz.figures._registry import spec_of
 from posviz.theme import style
 from posviz.ui import live as livemod
+from posviz.ui import served
 from posviz.ui.callouts import escape_md
 from posviz.ui.page import context, release_held
 from posviz.ui.params import LogFloat
@@ -127,7 +128,6 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 2, "filename": name}}
     if links:
         chart = f"{ctx.slug}.{key}.chart"
-        livemod.ensure_plotly_js()
         file = _ahead_of(_exact_key(name, _freeze(params), ctx.theme, ctx.figure_presenter))
         _LIVE(data=_live_chart(name, shown, file, params, links, config, chart), key=chart,
               on_missing_change=functools.partial(_forget_missing, chart))
@@ -265,16 +265,15 @@ def _live_chart(name: str, exact: str, file: str | None, params: dict[str, objec
     ``file``, that file's name: the page may hold it already, fetched ahead on release), and the sliders it
     follows (their states come after the part, from ``_live_states``)."""
     ctx = context()
-    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    base = str(st.get_option("server.baseUrlPath") or "")
     lives = []
     for control, param in links.items():
         c = ctx.params[control]
         lives.append({"key": f"{ctx.slug}.{control}", "current": params[param], "log": isinstance(c, LogFloat),
                       "index": isinstance(c, LogFloat), "options": livemod.slider_values(c),
                       "version": _states_of(name, params, param)[1]})
-    static = "/" + "/".join(filter(None, (base, "app/static")))
-    return (f'{{"plotly": {json.dumps(static + "/plotly.min.js")}, '
-            f'"ahead": {json.dumps(static + "/" + livemod.AHEAD_DIR.name + "/")}, '
+    return (f'{{"plotly": {json.dumps(served.url(base, served.PLOTLY_JS))}, '
+            f'"ahead": {json.dumps(served.url(base, "exact") + "/")}, '
             f'"config": {json.dumps({**config, "responsive": True})}, "chart": {json.dumps(chart)}, '
             + (f'"exactId": "{file.removesuffix(".json")}", "exactFile": "{file}", "exact": null, ' if file else
                f'"exactId": "{livemod.content_id(exact)}", "exact": {exact}, ')

@@ -221,7 +221,7 @@ def test_a_release_draws_the_exact_figure_fetched_ahead_of_its_rerun_or_else_the
     assert ahead["after"]["file"] == ahead["after"]["id"] + ".json" and ahead["runs"] == 1
     assert ahead["base"] != "10000"  # the drag moved the base: the figures compared below are another base's
 
-    page.route("**/posviz-exact/**", lambda route: route.fulfill(status=404, body=""))
+    page.route("**/posviz/exact/**", lambda route: route.fulfill(status=404, body=""))
     fallback = _release_on_the_heatmap(page, app_url)
     assert fallback["base"] == ahead["base"]
     assert fallback["after"]["aheads"] == 0 and fallback["after"]["file"] is None  # sent in the data at last

@@ -1,0 +1,79 @@
+"""The files app.py serves beside Streamlit's pages (posviz.ui.served), asked of its routes as a browser asks.
+
+The routes are driven as the ASGI application they are (a Starlette router), so these run in the quick tier;
+tests/test_package.py asks a real server, read-only and run by an unprivileged user, for the same files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import plotly
+import pytest
+from starlette.routing import Router
+
+from posviz.ui import live, served
+
+
+def _get(path: str, base: str = "") -> tuple[int, dict[str, str], bytes]:
+    """GET ``path`` from the routes behind ``base``: status, headers, body."""
+    sent: list[dict] = []
+    asked = False
+
+    async def receive() -> dict:
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        while not sent or sent[-1].get("more_body", True):  # the client stays until the whole answer came
+            await asyncio.sleep(0.001)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "query_string": b"",
+             "headers": [], "root_path": "", "scheme": "http", "server": ("test", 80)}
+    asyncio.run(Router(routes=served.routes(base))(scope, receive, send))
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    headers = {k.decode().lower(): v.decode() for k, v in start["headers"]}
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], headers, body
+
+
+def test_plotly_js_is_the_installed_plotly_s_own_bundle_under_its_version():
+    status, headers, body = _get(f"/posviz/plotly-{plotly.__version__}.min.js")
+    assert status == 200 and body == served.plotly_js_file().read_bytes()
+    assert headers["content-type"].startswith("text/javascript") and "immutable" in headers["cache-control"]
+
+
+def test_an_exact_figure_is_served_from_the_cache_folder_by_its_content_name():
+    text = '{"data": [], "layout": {"title": {"text": "served"}}}'
+    name = live.ahead_file(text)  # the default folder: $POSVIZ_CACHE_DIR (tests/conftest.py) / exact-figures
+    assert (served.exact_dir() / name).is_file()
+    status, headers, body = _get(f"/posviz/exact/{name}")
+    assert (status, body) == (200, text.encode()) and headers["content-type"] == "application/json"
+
+
+@pytest.mark.parametrize("name", ["0" * 24 + ".json", "settings.toml", "..%2F..%2Fetc%2Fpasswd", "ABC.json",
+                                  "0" * 23 + ".json"])
+def test_only_a_figure_that_is_there_is_served(name):
+    """A name that is not a content name, or one trimmed (or never written), is a 404: nothing else of the
+    folder or the disk is reachable."""
+    assert _get(f"/posviz/exact/{name}")[0] == 404
+
+
+def test_behind_a_base_path_the_routes_and_the_addresses_pages_ask_for_agree():
+    assert served.url("/class/", served.PLOTLY_JS) == f"/class/posviz/{served.PLOTLY_JS}"
+    assert served.url("", "exact") == "/posviz/exact"
+    assert _get(served.url("class", served.PLOTLY_JS), base="class")[0] == 200
+    assert _get(served.url("", served.PLOTLY_JS), base="class")[0] == 404
+
+
+def test_the_cache_folder_is_the_user_s_choice_or_the_platform_s(monkeypatch, tmp_path):
+    import platformdirs
+
+    monkeypatch.setenv(served.CACHE_ENV, str(tmp_path / "mine"))
+    assert served.exact_dir() == tmp_path / "mine" / "exact-figures"
+    monkeypatch.delenv(served.CACHE_ENV)
+    assert served.cache_dir() == platformdirs.user_cache_path("posviz", appauthor=False)

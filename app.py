@@ -1,6 +1,6 @@
 """posviz: `streamlit run app.py` serves the course.
 
-The home page is home.py and the lessons are pages/*.py; this file adds the routes that serve what live charts
+The home page is Home.py and the lessons are pages/*.py; this file adds the routes that serve what live charts
 load (Plotly.js from the installed plotly, exact figures from the per-user cache folder: posviz.ui.served), so
 that nothing is ever written beside the app.
 """
@@ -12,4 +12,4 @@ from streamlit import config
 
 from posviz.ui import served
 
-app = st.App(Path(__file__).with_name("home.py"), routes=served.routes(config.get_option("server.baseUrlPath") or ""))
+app = st.App(Path(__file__).with_name("Home.py"), routes=served.routes(config.get_option("server.baseUrlPath") or ""))

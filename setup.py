@@ -1,4 +1,4 @@
-"""Build hook: ship the Streamlit app (app.py, home.py, pages/*.py, .streamlit/config.toml) inside the wheel.
+"""Build hook: ship the Streamlit app (app.py, Home.py, pages/*.py, .streamlit/config.toml) inside the wheel.
 
 The app's files live at the repository root, where ``streamlit run app.py`` expects them. A wheel has no
 repository root, so the build copies them to ``posviz/_app/`` (globs, so renamed or new pages ship without
@@ -12,7 +12,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-APP_GLOBS = ("app.py", "home.py", "pages/*.py", ".streamlit/config.toml")
+APP_GLOBS = ("app.py", "Home.py", "pages/*.py", ".streamlit/config.toml")
 
 
 class BuildPyWithApp(build_py):

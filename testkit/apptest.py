@@ -120,7 +120,7 @@ def page_module(slug: str) -> object:
 
 def page_paths() -> list[str]:
     """Every page script of the app, the home page first."""
-    return ["home.py"] + sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
+    return ["Home.py"] + sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
 
 
 # --- the course as declared: every lesson, part and control, without running a page --------------------------

@@ -36,7 +36,7 @@ def test_lessons_are_in_course_order_and_slugs_are_unique():
 
 @pytest.mark.app
 def test_home_page_lists_every_lesson_in_order():
-    at = run_page("home.py")
+    at = run_page("Home.py")
     assert_clean(at)
     links = [link.proto.page for link in at.get("page_link")]
     assert [re.sub(r"^\d+_", "", p.split("/")[-1].removesuffix(".py")) for p in links] == \
@@ -127,7 +127,7 @@ def test_reading_an_unused_control_in_a_part_says_which_declaration_to_fix():
 
 @pytest.mark.app
 def test_home_in_presenter_mode_folds_its_intro_under_its_own_name():
-    at = run_page("home.py", query={"present": "1"})
+    at = run_page("Home.py", query={"present": "1"})
     assert_clean(at)
     assert [e.label for e in at.expander][:1] == ["About posviz"]  # the home page is not a lesson
 

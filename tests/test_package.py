@@ -41,7 +41,7 @@ from testkit.stream_client import Session
 pytestmark = pytest.mark.package
 
 ROOT = Path(__file__).resolve().parents[1]
-APP_FILES = ("app.py", "home.py", ".streamlit/config.toml")
+APP_FILES = ("app.py", "Home.py", ".streamlit/config.toml")
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
@@ -109,7 +109,7 @@ def outside(workdir: Path) -> Path:
 
 
 def test_wheel_ships_the_app_and_every_data_file(wheel: Path):
-    """app.py, home.py, .streamlit/config.toml and every pages/*.py go to posviz/_app; every non-Python file of
+    """app.py, Home.py, .streamlit/config.toml and every pages/*.py go to posviz/_app; every non-Python file of
     posviz/."""
     files = source_files()
     with zipfile.ZipFile(wheel) as zf:

@@ -4,7 +4,7 @@ requirements.txt pins the runtime set the README's ``pip install -r requirements
 [app] + [export]), requirements-dev.txt adds the [dev] tools. Checked here: every declared name is pinned
 exactly once with ``==``, every pin satisfies its declared range, every pinned name is declared or a
 dependency of a declared package, and every third-party module posviz imports belongs to a group the
-importing layer may use (math and figures: core; posviz.ui, app.py, home.py, pages: + [app]; export and CLI:
+importing layer may use (math and figures: core; posviz.ui, app.py, Home.py, pages: + [app]; export and CLI:
 + [export]).
 """
 
@@ -111,7 +111,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def _allowed_groups(rel: str) -> tuple[str, ...]:
-    if rel.startswith(("posviz/ui/", "pages/")) or rel in ("app.py", "home.py", "posviz/command.py"):
+    if rel.startswith(("posviz/ui/", "pages/")) or rel in ("app.py", "Home.py", "posviz/command.py"):
         return ("core", "app")
     if rel in ("posviz/export.py", "posviz/cli.py"):
         return ("core", "export")
@@ -120,7 +120,7 @@ def _allowed_groups(rel: str) -> tuple[str, ...]:
 
 def test_every_third_party_import_is_declared_for_its_layer():
     to_dist = md.packages_distributions()
-    files = [*ROOT.glob("posviz/**/*.py"), ROOT / "app.py", ROOT / "home.py", *ROOT.glob("pages/*.py")]
+    files = [*ROOT.glob("posviz/**/*.py"), ROOT / "app.py", ROOT / "Home.py", *ROOT.glob("pages/*.py")]
     problems = []
     for path in files:
         rel = path.relative_to(ROOT).as_posix()

@@ -73,6 +73,11 @@ def _set_template(fig: go.Figure, theme: str) -> None:
     set_template_fast(fig, _TEMPLATE_JSON[theme], f"posviz_{theme}")
 
 
+def background(theme: str = "light") -> str:
+    """The page and figure background colour of ``theme`` (the app's .streamlit/config.toml uses the same)."""
+    return _PALETTES[theme]["bg"]
+
+
 def diverging(theme: str = "light") -> list:
     """The diverging colour scale for values centred at 0 (sin/cos, scores) in ``theme``."""
     return _PALETTES.get(theme, _PALETTES["light"])["diverging"]

@@ -23,7 +23,7 @@ import streamlit as st
 
 from posviz._speed import freeze_long_lived_heap
 from posviz.command import PUBLIC_URL_ENV
-from posviz.theme import PRESENTER_SCALE
+from posviz.theme import PRESENTER_SCALE, background
 from posviz.ui.params import Bool, Choice, Param, parse_or_default
 
 if TYPE_CHECKING:
@@ -238,21 +238,36 @@ def _lesson_values(lesson: Lesson, part: Part) -> dict[str, Any]:
 
 
 def _step_buttons(lesson: Lesson, part: Part) -> None:
-    """"← Previous" and "Next →" at the end of a part, the current step between them; the address follows."""
+    """"← Previous" and "Next →" at the end of a part, the current step between them; the address follows. In
+    presenter mode they are a bar that stays at the bottom of the screen while the part scrolls (with the QR
+    code of this view), so the lecturer never scrolls to reach them."""
     keys = list(lesson.parts)
     i = keys.index(part.key)
     key = _key(lesson.slug, "part")
-    left, middle, right = st.columns(3, vertical_alignment="center")
+    presenter = context().presenter
+    bar = st.container(key=f"{lesson.slug}-steps")
+    if presenter:
+        st.html(f"<style>{_STEP_BAR_CSS % (f'{lesson.slug}-steps', background(context().theme))}</style>")
+    left, middle, right = bar.columns(3, vertical_alignment="center")
     if i > 0:
         previous = lesson.parts[keys[i - 1]]
         left.button(f"← {previous.label}", key=f"{key}.previous", on_click=_go_to_part, args=(key, previous.key),
                     shortcut=PREVIOUS_KEYS, help=f"Previous part ({PREVIOUS_KEYS})")
-    middle.markdown(f"<div style='text-align:center'>step {i + 1} / {len(keys)}</div>", unsafe_allow_html=True)
+    with middle, st.container(horizontal=True, horizontal_alignment="center", vertical_alignment="center"):
+        st.markdown(f"step {i + 1} / {len(keys)}")
+        if presenter and st.button("QR code", key=f"{key}.qr", help="A large QR code of this view for the class"):
+            _qr_dialog(share_link())
     if i + 1 < len(keys):
         following = lesson.parts[keys[i + 1]]
         with right, st.container(horizontal=True, horizontal_alignment="right"):
             st.button(f"{following.label} →", key=f"{key}.next", on_click=_go_to_part, args=(key, following.key),
                       shortcut=NEXT_KEYS, help=f"Next part ({NEXT_KEYS})", type="primary")
+
+
+# presenter mode: the step bar sticks to the bottom of the screen, over the part's end, on the page's background
+# (the sticky box is the bar's layout wrapper: the bar itself is as tall as its wrapper and could not move)
+_STEP_BAR_CSS = ("[data-testid=stLayoutWrapper]:has(> .st-key-%s) { position: sticky; bottom: 0; z-index: 990; "
+                 "padding: 0.4rem 0; background: %s; border-top: 1px solid rgba(128, 128, 128, 0.35); }")
 
 
 def _go_to_part(key: str, part: str) -> None:

@@ -1,7 +1,7 @@
 """Presenter mode as a class sees it, every part of every lesson on the tightest screen a class uses, a 1280×800
 projector (figures at the font scale the window fits): a link to a part opens that step (its heading, "step i /
 n") and the part's figure, live or not, starts in the top 60 % of the screen unless the part leads with a pitfall
-callout. Each lesson's first part, where a link without ``part=`` lands, must show a figure there on a 1920×1080
+callout; the step bar (previous, QR code, next) is on the screen without scrolling. Each lesson's first part, where a link without ``part=`` lands, must show a figure there on a 1920×1080
 screen too, with the lesson's intro folded away under "About this lesson". Lessons and parts come from their
 declarations, so a new lesson is checked without an edit.
 
@@ -53,6 +53,7 @@ def _problems(page, app_url, lesson, part, step: int, height: int) -> list[str]:
         found.append(f"{where}: no 'step {step} / {len(lesson.parts)}'")
     if page.get_by_role("heading", name=part.title or part.label).count() != 1:
         found.append(f"{where}: no heading {part.title or part.label!r}")
+    found += [f"{where}: {name} is not on the screen" for name in _steps_off_screen(page, lesson, step, height)]
     charts = page.locator(CHART)
     if first:  # where a link to the lesson lands: a figure above the fold, always, and the intro folded away
         if page.get_by_text("About this lesson").count() != 1:
@@ -66,6 +67,19 @@ def _problems(page, app_url, lesson, part, step: int, height: int) -> list[str]:
         if top > height * FOLD and not _leads_with_a_pitfall(page, top):
             found.append(f"{where}: the figure starts {top:.0f} px down the {height} px screen")
     return found
+
+
+def _steps_off_screen(page, lesson, step: int, height: int) -> list[str]:
+    """Which of the step bar's buttons (previous, QR code, next: those the step has) the lecturer would have to
+    scroll to: presenter mode keeps them at the bottom of the screen whatever the part's length."""
+    wanted = {"QR code": "qr"} | ({"previous": "previous"} if step > 1 else {}) | (
+        {"next": "next"} if step < len(lesson.parts) else {})
+    off = []
+    for name, suffix in wanted.items():
+        box = page.locator(f".st-key-{lesson.slug}-part-{suffix} button").first.bounding_box()
+        if box is None or box["y"] < 0 or box["y"] + box["height"] > height:
+            off.append(name)
+    return off
 
 
 def _leads_with_a_pitfall(page, top: float) -> bool:

@@ -208,6 +208,38 @@ def test_losses_remembers_evaluate_read_only():
         pm.losses("rope_ntk_ft", 96)
 
 
+def test_an_evaluation_at_its_caps_grows_memory_far_less_than_256_mb():
+    """The largest calls ``evaluate`` accepts (n·T at the token cap, n·T² at the score cap, the longest T), each
+    in a fresh process after a small warm-up call: its peak RSS grows by under 128 MB (forward passes in
+    batches, ``BATCH_TOKENS``), and batching leaves the curve as one pass over all sequences gives it."""
+    import subprocess
+    import sys
+
+    code = """
+import resource, sys, numpy as np, torch, posviz.models as pm
+model = pm.shared("rope")
+length, n = int(sys.argv[1]), int(sys.argv[2])
+pm.evaluate(model, 64, n_sequences=1)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+pm.evaluate(model, length, n_sequences=n)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
+"""
+    grown = {}
+    for length, n in ((64, pm.MAX_TOKENS // 64), (128, pm.MAX_SCORE_CELLS // 128**2), (1024, 4)):
+        out = subprocess.run([sys.executable, "-c", code, str(length), str(n)], capture_output=True, text=True,
+                             timeout=120, cwd=Path(__file__).parents[1], check=True)
+        grown[length, n] = float(out.stdout.split()[-1])
+    assert all(mb < 128 for mb in grown.values()), grown
+
+    model = pm.shared("rope")
+    inputs, targets, _ = sample_batch(40, 96, 5)
+    with torch.inference_mode():
+        logits = model(torch.as_tensor(inputs), None, 1.0)
+        one_pass = torch.nn.functional.cross_entropy(logits.transpose(1, 2), torch.as_tensor(targets),
+                                                     reduction="none").double().mean(dim=0).numpy()
+    np.testing.assert_allclose(pm.evaluate(model, 96, seed=5, n_sequences=40), one_pass, rtol=1e-6, atol=1e-7)
+
+
 def test_live_sequence_budget():
     assert [pm.live_n_sequences(T) for T in (64, 256, 512, 1000, 1024)] == [16, 4, 2, 1, 1]
 

@@ -36,6 +36,8 @@ NAMES = SCHEMES + tuple(f"rope_{m}_ft" for m in FINETUNED)   # every shipped mod
 MAX_FACTOR = 64.0
 MAX_SCORE_CELLS = 1 << 22                    # n_sequences · length² (attention scores per head and layer)
 MAX_TOKENS = 1 << 15                         # n_sequences · length (q and k stacked: 2·32768·64 values)
+BATCH_TOKENS = 1 << 12                       # tokens per forward pass of evaluate (logits: 4096·512 floats)
+BATCH_SCORE_CELLS = 1 << 20                  # attention scores per head and layer in one forward pass
 WEIGHTS = Path(__file__).with_name("weights")   # read at every call, so a test may point it at a copy
 RESTORE = "restore it: reinstall posviz, or rebuild the weights with `python -m posviz.models train`"
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -312,15 +314,26 @@ def evaluate(model: torch.nn.Module, length: int, method: str = "default", facto
         raise ValueError(f"factor must be 1 for a {scheme!r} model (scaling methods act on RoPE); got {factor:g}")
     theta, A = rope_inv_freq(model, length, method, factor) if scheme == "rope" else (None, 1.0)
     inputs, targets, _ = sample_batch(n, length, seed)
+    total = torch.zeros(length, dtype=torch.float64)
     with torch.inference_mode():
-        logits = model(torch.as_tensor(inputs), theta, A)  # (n, T, V)
-        loss = torch.nn.functional.cross_entropy(logits.transpose(1, 2), torch.as_tensor(targets),
-                                                 reduction="none")  # (n, T)
-    out = loss.mean(dim=0).double().numpy()
+        for batch in _batches(n, length):
+            logits = model(torch.as_tensor(inputs[batch]), theta, A)  # (b, T, V)
+            loss = torch.nn.functional.cross_entropy(logits.transpose(1, 2), torch.as_tensor(targets[batch]),
+                                                     reduction="none")  # (b, T)
+            total += loss.double().sum(dim=0)
+    out = (total / n).numpy()
     if not np.all(np.isfinite(out)):
         raise ValueError(f"the model's loss is not finite at length {length} (method {method!r}, factor "
                          f"{factor:g})")
     return out
+
+
+def _batches(n: int, length: int) -> list[slice]:
+    """The sequences of one ``evaluate`` call in forward passes of at most ``BATCH_TOKENS`` tokens and
+    ``BATCH_SCORE_CELLS`` attention scores each, so that its memory stays far below 256 MB whatever n is (the
+    logits alone are b·T·vocab floats); a sequence's loss does not depend on the batch it is in."""
+    per = max(1, min(n, BATCH_TOKENS // length, BATCH_SCORE_CELLS // (length * length)))
+    return [slice(start, start + per) for start in range(0, n, per)]
 
 
 def excess(losses: np.ndarray) -> float:

@@ -120,6 +120,25 @@ def _widen_player(fig: go.Figure, k: float) -> None:
             slider.len = max(end - slider.x, 0.1)
 
 
+PLAYER_ROW = 60  # px at the base font: an animation's Play/Pause buttons and frame slider with its tick labels
+
+
+def _player_on_top(fig: go.Figure, k: float) -> None:
+    """Presenter mode: an animation's Play/Pause buttons and frame slider, where they hang under the plot, move
+    above it, so that on a projector they are on the screen with the top of the figure rather than below the
+    fold, and playing moves nothing on the page. The top margin takes the row and the bottom margin gives it
+    back: the figure keeps its height."""
+    row = [*fig.layout.updatemenus, *fig.layout.sliders]
+    if not fig.frames or not row or any(item.y is None or item.y >= 0 for item in row):
+        return
+    height = round(PLAYER_ROW * k)
+    for item in row:
+        item.update(y=1.0, yanchor="bottom")
+    top, bottom = fig.layout.margin.t or 0, fig.layout.margin.b or 0
+    fig.update_layout(margin_t=top + height, margin_b=max(bottom - height, round(20 * k)),
+                      height=fig.layout.height + height - (bottom - max(bottom - height, round(20 * k))))
+
+
 def _scaled_fonts(obj: object, factor: float, default: float) -> object:
     """A copy of the plain-JSON ``obj`` keeping only font sizes, each multiplied by ``factor`` (a font
     without a size gets ``default`` × factor). Paths without fonts are dropped, so the result is a small
@@ -162,6 +181,7 @@ def _enlarge(fig: go.Figure, base_size: int, k: float = PRESENTER_SCALE) -> None
         if item.y is not None and (getattr(item, "yref", None) or "paper") == "paper" and not 0 <= item.y <= 1:
             item.y = item.y * k if item.y < 0 else 1 + (item.y - 1) * k
     _widen_player(fig, k)
+    _player_on_top(fig, k)
     traces = list(fig.data) + [t for fr in (fig.frames or ()) for t in fr.data]
     for trace in fig.data:
         fonts = {key: trace[key] for key in ("textfont", "header", "cells", "marker", "colorbar") if key in trace}

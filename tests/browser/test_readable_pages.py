@@ -1,9 +1,10 @@
 """Presenter mode as a class sees it, every part of every lesson on the tightest screen a class uses, a 1280×800
 projector (figures at the font scale the window fits): a link to a part opens that step (its heading, "step i /
 n") and the part's figure, live or not, starts in the top 60 % of the screen unless the part leads with a pitfall
-callout; the step bar (previous, QR code, next) is on the screen without scrolling. Each lesson's first part, where a link without ``part=`` lands, must show a figure there on a 1920×1080
-screen too, with the lesson's intro folded away under "About this lesson". Lessons and parts come from their
-declarations, so a new lesson is checked without an edit.
+callout; the step bar (previous, QR code, next) is on the screen without scrolling, and so is an animation's
+Play button. Each lesson's first part, where a link without ``part=`` lands, must show a figure there on a
+1920×1080 screen too, with the lesson's intro folded away under "About this lesson". Lessons and parts come from
+their declarations, so a new lesson is checked without an edit.
 
 Whether figure text overlaps or is cut off (at the 820 px column, at the presenter scales, in the dark theme) is
 checked on kaleido's SVG in tests/test_figure_text_layout.py; only the page's layout around the figure needs a
@@ -54,6 +55,9 @@ def _problems(page, app_url, lesson, part, step: int, height: int) -> list[str]:
     if page.get_by_role("heading", name=part.title or part.label).count() != 1:
         found.append(f"{where}: no heading {part.title or part.label!r}")
     found += [f"{where}: {name} is not on the screen" for name in _steps_off_screen(page, lesson, step, height)]
+    play = page.locator(f"{CHART} g.updatemenu-button").first
+    if play.count() and (box := play.bounding_box())["y"] + box["height"] > _step_bar_top(page, lesson, height):
+        found.append(f"{where}: an animation's Play button is below the fold ({box['y']:.0f} px)")
     charts = page.locator(CHART)
     if first:  # where a link to the lesson lands: a figure above the fold, always, and the intro folded away
         if page.get_by_text("About this lesson").count() != 1:
@@ -80,6 +84,13 @@ def _steps_off_screen(page, lesson, step: int, height: int) -> list[str]:
         if box is None or box["y"] < 0 or box["y"] + box["height"] > height:
             off.append(name)
     return off
+
+
+def _step_bar_top(page, lesson, height: int) -> float:
+    """Where the step bar starts on the screen (it covers what scrolls under it), or the screen's bottom."""
+    bar = page.locator(f".st-key-{lesson.slug}-steps").first
+    box = bar.bounding_box() if bar.count() else None
+    return min(box["y"], height) if box else height
 
 
 def _leads_with_a_pitfall(page, top: float) -> bool:

@@ -8,14 +8,14 @@ median over the same interleaved run, and their ratio. --largest opens every pag
 controls at their largest values first.
 
 The reference runs twice. B runs on Streamlit's default settings: the trivial page as Streamlit serves
-it out of the box, the issues' yardstick. Its default `runner.postScriptGC` runs a full `gc.collect(2)`
-after every script run, about a third of that page's time on this machine; the app turns it off
-(.streamlit/config.toml). C runs with the app's own settings (no per-run collection): the stricter
+it out of the box, the yardstick of the targets (docs/BENCHMARKS.md). Its default `runner.postScriptGC` runs a
+full `gc.collect(2)` after every script run, about a third of that page's time on the reference machine; the app
+turns it off (.streamlit/config.toml). C runs with the app's own settings (no per-run collection): the stricter
 comparison, printed beside the first.
 
     python -m benchmarks.slider_to_chart                 # every page, 9 moves each
     python -m benchmarks.slider_to_chart --moves 15 --pages Sinusoidal RoPE --largest
-    python -m benchmarks.slider_to_chart --pages Gaussian_kernel_RoPE --set T=512   # an issue's setting
+    python -m benchmarks.slider_to_chart --pages Gaussian_kernel_RoPE --set T=512   # a target's setting
 """
 
 from __future__ import annotations

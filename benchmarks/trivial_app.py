@@ -1,4 +1,4 @@
-"""The reference page of the benchmarks: one slider, one 10-point chart. Our pages are measured against it."""
+"""The reference page of the benchmarks: one slider, one 10-point chart. The lesson pages are measured against it."""
 
 import numpy as np
 import plotly.graph_objects as go

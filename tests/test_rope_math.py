@@ -191,7 +191,7 @@ def test_score_grid_has_constant_diagonals_and_matches_score():
 
 
 def test_mixed_layout_is_not_a_rotation():
-    """Seeds 001/002: concatenated cos/sin + interleaved rotate."""
+    """The mixed layout: concatenated cos/sin + interleaved rotate."""
     q, k = rope.sample_qk(8, 0)
     ratios = rope.norm_ratio(q, np.arange(64.0), 10000.0, "mixed")
     assert np.abs(ratios - 1).max() > 1e-2
@@ -207,7 +207,7 @@ def test_mixed_layout_is_not_a_rotation():
     assert out[3] == pytest.approx(math.sin(theta[3]))  # sin table index 3 -> θ_3
 
 
-def test_seed000_swap_transposes_the_grid():
+def test_swapped_q_and_k_transpose_the_grid():
     q, k = rope.sample_qk(16, 2)
     pos = np.arange(12.0)
     good = rope.score_grid(q, k, pos)
@@ -216,7 +216,7 @@ def test_seed000_swap_transposes_the_grid():
     assert np.abs(bad - good).max() > 0.1
 
 
-# ---------------------------------------------------------------------------- decay (formulas.md 1.4)
+# ---------------------------------------------------------------------------- decay (docs/FORMULAS.md §1.4)
 
 def test_decay_bound_golden_values():
     deltas = [0, 1, 5, 10, 100, 250, 1000, 2000]
@@ -480,9 +480,8 @@ def test_off_offset_residual_against_a_naive_loop():
 @settings(max_examples=40, deadline=None)
 @given(a=st.floats(-1e4, 1e4), b=st.floats(-1e4, 1e4))
 def test_rotation_2d_is_the_exponential_of_a_generator_and_composes(a, b):
-    from scipy.linalg import expm
-
-    np.testing.assert_allclose(rope.rotation_2d(a), expm(np.array([[0.0, -a], [a, 0.0]])), atol=1e-9)
+    generator = torch.tensor([[0.0, -a], [a, 0.0]], dtype=torch.float64)
+    np.testing.assert_allclose(rope.rotation_2d(a), torch.linalg.matrix_exp(generator).numpy(), atol=1e-9)
     np.testing.assert_allclose(rope.rotation_2d(a).T @ rope.rotation_2d(b), rope.rotation_2d(b - a), atol=1e-9)
 
 

@@ -1,6 +1,6 @@
 """Lesson 1: why attention needs positions, and how integer, binary and sinusoidal codes compare.
 
-After seed 004 (C. Fleetwood, "You could have designed state of the art positional encoding"). Every
+After C. Fleetwood, "You could have designed state of the art positional encoding" (docs/SOURCES.md). Every
 number is computed by posviz.intro on small seeded arrays; no torch, no download.
 """
 
@@ -23,7 +23,7 @@ from posviz.figures.intro import (
 )
 
 # ---------------------------------------------------------------------------------------------------
-# the five properties (seed 004): the table of part 6
+# the five properties (Fleetwood): the table of part 6
 
 SCHEMES = ("integer", "normalised", "binary", "sinusoidal", "RoPE")
 SCHEME_TITLES = {"integer": "integer p", "normalised": "normalised p/N", "binary": "binary bits",
@@ -469,13 +469,13 @@ def part_sinusoids(v: ui.Values) -> None:
 
 
 def wavelength_pitfall(d: int) -> None:
-    """Seed 004's "base wavelength" and "63,000-token limit", with what the code really does at this d."""
+    """The "base wavelength" and "63,000-token limit" claims, with what the code really does at this d."""
     k_best, d_best, d_step, slowest = repeat_numbers(d)
     near = d_best < d_step
     ui.pitfall(
-        "10,000 is neither a wavelength nor a length limit (seed 004)",
-        "Seed 004 calls 10,000 the *base wavelength*, and the original English post adds in a footnote that it "
-        "bounds the context length at about 63,000 tokens (2π·10,000 = 62,832). In the formula, 10,000 is the "
+        "10,000 is neither a wavelength nor a length limit",
+        "10,000 is sometimes called the *base wavelength* and said to bound the context length at about 63,000 "
+        "tokens (2π·10,000 = 62,832). In the formula, 10,000 is the "
         "**base** b of the frequencies ω_i = b^(−2i/d): wavelengths run from 2π (pair 0) to 2π·b^((d−2)/d) (the "
         f"last pair), {slowest:,.0f} tokens at d = {d}; 2π·b is only the limit of that as d grows, reached by no "
         "pair. Only the slowest pair returns to its start after its wavelength; the other pairs are elsewhere at "

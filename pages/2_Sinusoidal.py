@@ -127,30 +127,31 @@ def shift_error(d: int, base: float, p: int, k: int) -> float:
     return float(np.abs(mapped - pe[p + k]).max())
 
 
-def shapes(seed001: bool) -> None:
-    """Slice a (512, 64) table for a 10-token sequence, the right way or seed 001's way."""
-    rows = sn.slice_for_sequence(sn.sinusoidal_table(512, 64), 10, seed001=seed001)
+def shapes(feature_axis: bool) -> None:
+    """Slice a (512, 64) table for a 10-token sequence, along the positions (right) or the features (wrong)."""
+    rows = sn.slice_for_sequence(sn.sinusoidal_table(512, 64), 10, feature_axis=feature_axis)
     ui.check("the slice has shape (10, 64) for a 10-token sequence", rows.shape == (10, 64), f"got {rows.shape}")
 
 
 @lesson.part("pitfalls", "5. Pitfalls", uses=("n", "d", "base"))
 def part_pitfalls(v: ui.Values) -> None:
     ui.pitfall(
-        "slicing the feature axis (seed 001)",
-        "Seed 001 stores the table as a `(max_len, d_model)` buffer and adds `pe[:, :seq_len]` to the input. "
-        "That slices the **feature** axis, giving shape `(max_len, seq_len)`, which cannot be added to a "
-        "`(seq_len, d_model)` input. The rows to add are `pe[:seq_len]`.",
+        "slicing the feature axis",
+        "An easy slip: store the table as a `(max_len, d_model)` buffer, then add `pe[:, :seq_len]` to the input "
+        "(the indexing of a `(1, max_len, d_model)` buffer). That slices the **feature** axis, giving shape "
+        "`(max_len, seq_len)`, which cannot be added to a `(seq_len, d_model)` input. The rows to add are "
+        "`pe[:seq_len]`.",
         key="slice",
-        wrong=lambda: shapes(seed001=True),
-        right=lambda: shapes(seed001=False),
+        wrong=lambda: shapes(feature_axis=True),
+        right=lambda: shapes(feature_axis=False),
     )
     ui.pitfall(
-        "which dimensions are fast? (seed 003)",
-        "Seed 003 says the low dimensions change slowly (global) and the high ones quickly (local). It is the "
-        "other way round: pair 0 has ω = 1 rad/token and turns fastest; the last pair is the slowest.",
+        "which dimensions are fast?",
+        "It is sometimes said that the low dimensions change slowly (global) and the high ones quickly (local). "
+        "It is the other way round: pair 0 has ω = 1 rad/token and turns fastest; the last pair is the slowest.",
         key="fastslow",
-        wrong=lambda: ui.figure_panel(sinusoidal_fast_slow, {**table(v), "claim": "seed003"}, key="fs_wrong",
-                                      caption="The labels follow seed 003: they contradict the curves."),
+        wrong=lambda: ui.figure_panel(sinusoidal_fast_slow, {**table(v), "claim": "reversed"}, key="fs_wrong",
+                                      caption="The labels follow that claim: they contradict the curves."),
         right=lambda: ui.figure_panel(sinusoidal_fast_slow, {**table(v), "claim": "right"}, key="fs_right",
                                       caption="Dimension 0 oscillates every ~6 tokens; the last pair hardly moves."),
     )

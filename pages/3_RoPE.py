@@ -7,6 +7,8 @@ import streamlit as st
 from posviz import rope, ui
 from posviz.figures.rope import (
     MAX_GRID_POSITIONS,
+    MAX_TABLE_ROWS,
+    clock_pairs,
     rope_additive_terms,
     rope_angle_heatmap,
     rope_base_choice,
@@ -133,7 +135,7 @@ lesson = ui.Lesson(
             "the rotation derived (2-D, complex, d/2 planes), q and k turning together with their angle kept "
             "(animated in the browser), the score's constant diagonals, left and right compared like with like, "
             "the two pair layouts, the decay bound honestly, which pairs turn (partial RoPE, p-RoPE, DeepSeek's "
-            "decoupled part), the base against the training length, and the seeds' pitfalls beside the fix.",
+            "decoupled part), the base against the training length, and common pitfalls beside the fix.",
     intro="Rotary position embedding turns each pair of a query and a key by an angle that grows with the "
           "position. Start from the question RoPE answers (how can a score depend only on how far apart two "
           "tokens are?), derive the rotation, watch a query and a key turn together, then see which channels "
@@ -314,14 +316,22 @@ def part_clock(p: ui.Values) -> None:
         key="clock", live="base",
         caption="Press Play, or drag the position slider under the chart: it runs in your browser. Pair 0 (top "
                 "left) turns one radian per token and completes a turn every 2π ≈ 6.3 tokens; each following pair "
-                "is slower by the same factor, and the last pairs hardly move in a whole document. By default 16 "
-                "pairs are drawn, spread evenly from the fastest to the slowest (their labels give i); choose "
-                "“all d/2 pairs” to see every step. A tip turns orange once its pair has completed a full turn. "
+                "is slower by the same factor, and the last pairs hardly move in a whole document. "
+                f"{_pairs_drawn(p.d, clock.pairs)} A tip turns orange once its pair has completed a full turn. "
                 "Hover a tip for its angle and wavelength.",
         latex=r"\theta_i = b^{-2i/d},\qquad (u, v) \mapsto (u\cos m\theta_i - v\sin m\theta_i,\;"
               r" u\sin m\theta_i + v\cos m\theta_i)",
         code=[rope.rotate, rope.inv_freq, rope.pair_channels],
     )
+
+
+def _pairs_drawn(d: int, pairs: str) -> str:
+    """Which pairs the clock shows, counted as the figure picks them (``clock_pairs``)."""
+    shown = len(clock_pairs(d // 2, pairs))
+    if shown == d // 2:
+        return f"All {shown} pairs are drawn (their labels give i)."
+    return (f"{shown} of the {d // 2} pairs are drawn (their labels give i); choose “all d/2 pairs” to see every "
+            "step.")
 
 
 # ---------------------------------------------------------------------------- 2. angles and tables
@@ -345,7 +355,8 @@ def part_tables(p: ui.Values) -> None:
         caption="Models precompute cos(mθ) and sin(mθ) once. Interleaved tables repeat each angle in two "
                 "neighbouring columns; half-split tables put all d/2 angles in the left half and repeat them in "
                 "the right half. Same numbers, different column order: the layout decides which columns rotate "
-                "together. Only the first 64 positions are drawn; the pattern just continues.",
+                "together." + (f" Only the first {MAX_TABLE_ROWS} of the {p.n} positions are drawn; the pattern "
+                               "just continues." if p.n > MAX_TABLE_ROWS else ""),
         code=[rope.cos_sin, rope.cos_sin_from_inv_freq],
     )
 
@@ -456,7 +467,7 @@ def mixed_side(p: ui.Values, layout: str, key: str, s: float, s_shift: float, ra
 def part_mixed(p: ui.Values) -> None:
     nums = numbers(p)
     ui.pitfall(
-        "Mixed layout (seeds 001 and 002)",
+        "Mixed layout",
         "Building cos/sin by concatenation (the half-split table) but rotating interleaved neighbours gives "
         "channel 2i the angle of pair 2i mod d/2 and channel 2i+1 that of pair 2i+1 mod d/2. The two halves of a "
         "pair then turn by different angles: this is not a rotation. Norms drift and the score stops depending "
@@ -617,11 +628,11 @@ def part_pitfalls(p: ui.Values) -> None:
     nums = numbers(p)
     grid = dict(dim=p.d, base=p.base, n_positions=min(p.n, 128), layout=p.layout, seed=p.seed)
     ui.pitfall(
-        "q and k swapped (seed 000)",
-        "Seed 000 defines `apply_rope(k, q, cis)` but calls it as `q, k = apply_rope(q, k, cis)`. The rotated "
-        "query and key trade places, so the score at (m, n) is the true score at (n, m): the matrix is "
-        "transposed and the model's sense of left and right is reversed. Weights trained with correct code "
-        "then attend to the wrong side. Keep the order `(q, k)` in and out.",
+        "q and k swapped",
+        "A function defined as `apply_rope(k, q, cis)` but called as `q, k = apply_rope(q, k, cis)` hands back "
+        "the rotated query and key in each other's places, so the score at (m, n) is the true score at (n, m): "
+        "the matrix is transposed and the model's sense of left and right is reversed. Weights trained with "
+        "correct code then attend to the wrong side. Keep the order `(q, k)` in and out.",
         key="swap",
         wrong=lambda: (ui.numbers({"score at (m, n)": nums["s_swap"]}),
                        ui.figure_panel(rope_score_grid, dict(grid, swap=True), key="swap_wrong",
@@ -632,14 +643,14 @@ def part_pitfalls(p: ui.Values) -> None:
     )
     ladder = dict(dim=p.d, base=p.base, n_positions=p.n)
     ui.pitfall(
-        "Frequency or angle? Which pairs are fast? (seed 003)",
-        "Seed 003 writes θ_i = pos/10000^(2i/d) and calls it a frequency. The frequency is θ_i = b^(−2i/d) "
-        "(radians per token, no position in it); the angle is m·θ_i. It then says low dimensions change slowly "
-        "and high ones quickly. The opposite is true: pair 0 turns by 1 radian per token (local detail), the "
-        "last pair is the slowest (long range).",
+        "Frequency or angle? Which pairs are fast?",
+        "Tutorials sometimes write θ_i = pos/10000^(2i/d) and call it a frequency. The frequency is "
+        "θ_i = b^(−2i/d) (radians per token, no position in it); the angle is m·θ_i. Some also say low "
+        "dimensions change slowly and high ones quickly. The opposite is true: pair 0 turns by 1 radian per "
+        "token (local detail), the last pair is the slowest (long range).",
         key="freq",
         wrong=lambda: ui.figure_panel(rope_frequency_ladder, dict(ladder, show_claim=True), key="freq_wrong",
-                                      caption="Dashed: the seed's claimed ordering, reversed."),
+                                      caption="Dashed: the claimed ordering, reversed."),
         right=lambda: ui.figure_panel(rope_frequency_ladder, ladder, key="freq_right",
                                       caption="Pair 0 is the fastest; orange dots never complete a turn within N."),
     )

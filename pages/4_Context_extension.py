@@ -437,7 +437,7 @@ PITFALL_SETTING = dict(dim=64, base=10000.0, factor=16.0, original_len=2048)
 
 
 def wrong_and_right(case: str, wrong_caption: str, right_caption: str) -> dict:
-    """The pitfall's two figures at seed 000's setting, the wrong version and the right one."""
+    """The pitfall's two figures at ``PITFALL_SETTING``, the wrong version and the right one."""
     def draw(variant: str, caption: str) -> None:
         ui.figure_panel(scaling_pitfall, dict(PITFALL_SETTING, case=case, variant=variant), key=f"{case}_{variant}",
                         caption=caption)
@@ -446,18 +446,18 @@ def wrong_and_right(case: str, wrong_caption: str, right_caption: str) -> dict:
 
 
 PITFALLS = (  # key, title, explanation, figure case, wrong caption, right caption
-    ("floor_ceil", "YaRN's floor/ceil applied before the division (seed 000)",
-     "Seed 000 writes `floor(d·ln(L/(2π·β))) / (2 ln b)`: the rounding happens to the numerator, so the ramp ends "
-     "are not integers ({seed_low:.3f} and {seed_high:.3f} instead of {low:g} and {high:g}) and the middle pairs' "
+    ("floor_ceil", "YaRN's floor/ceil applied before the division",
+     "Code that writes `floor(d·ln(L/(2π·β))) / (2 ln b)` rounds the numerator, so the ramp ends "
+     "are not integers ({wrong_low:.3f} and {wrong_high:.3f} instead of {low:g} and {high:g}) and the middle pairs' "
      "frequencies are off by up to {off:.0%}. Round the whole quotient.",
      "floor_ceil", "The ramp starts and ends at fractional pairs.", "Integer ramp ends {low:g} and {high:g}."),
-    ("mscale", "mscale = 0.707 used as a cos/sin multiplier (seed 000)",
-     "Seed 000 multiplies `0.1 ln s + 1` by 0.707 and applies it to cos and sin, which *cools* attention (logits "
-     "× {seed_logits:.3f} at s = 16) instead of warming it (× {logits:.3f}). 0.707 is DeepSeek's coefficient inside "
+    ("mscale", "mscale = 0.707 used as a cos/sin multiplier",
+     "Multiplying `0.1 ln s + 1` by 0.707 and applying it to cos and sin *cools* attention (logits "
+     "× {wrong_logits:.3f} at s = 16) instead of warming it (× {logits:.3f}). 0.707 is DeepSeek's coefficient inside "
      "`0.1·mscale·ln s + 1`, used with `mscale_all_dim`.",
      "mscale", "Below 1: the softmax gets flatter as s grows.", "YaRN and DeepSeek both sharpen."),
-    ("linear", "the 'linear' function that never scales (seed 000)",
-     "Seed 000's `precompute_freqs_cis_linear` has no scale parameter: it is plain RoPE under another name. "
+    ("linear", "the 'linear' function that never scales",
+     "A `precompute_freqs_cis_linear` without a scale parameter is plain RoPE under another name. "
      "Position Interpolation divides every frequency (or every position) by s.",
      "linear", "Every pair at 1: nothing was interpolated.", "Every pair at s."),
     ("inverted", "inverted high/low frequency bands",
@@ -479,15 +479,16 @@ PITFALLS = (  # key, title, explanation, figure case, wrong caption, right capti
 )
 
 
-def seed000_numbers() -> dict[str, float]:
-    """The numbers the pitfalls quote, at seed 000's setting: its ramp ends and logit multiplier beside the right
-    ones, and how far its frequencies are off."""
+def pitfall_numbers() -> dict[str, float]:
+    """The numbers the pitfalls quote, at ``PITFALL_SETTING``: the wrong ramp ends and logit multiplier beside the
+    right ones, and how far the wrong frequencies are off."""
     dim, base, factor, L = (PITFALL_SETTING[k] for k in ("dim", "base", "factor", "original_len"))
-    seed_low, seed_high = sc.seed000_yarn_bounds(dim, base, L)
+    wrong_low, wrong_high = sc.numerator_rounded_yarn_bounds(dim, base, L)
     low, high = sc.yarn_correction_range(dim, base, L)
-    off = np.abs(sc.seed000_yarn_inv_freq(dim, base, factor, L) / sc.yarn_inv_freq(dim, base, factor, L)[0] - 1)
-    return dict(seed_low=seed_low, seed_high=seed_high, low=low, high=high, off=float(off.max()),
-                seed_logits=sc.seed000_logit_multiplier(factor), logits=sc.get_mscale(factor) ** 2)
+    wrong = sc.numerator_rounded_yarn_inv_freq(dim, base, factor, L)
+    off = np.abs(wrong / sc.yarn_inv_freq(dim, base, factor, L)[0] - 1)
+    return dict(wrong_low=wrong_low, wrong_high=wrong_high, low=low, high=high, off=float(off.max()),
+                wrong_logits=sc.scaled_cos_sin_logit_multiplier(factor), logits=sc.get_mscale(factor) ** 2)
 
 
 def model_excess(name: str, Lp: int, method: str, factor: float) -> float:
@@ -598,8 +599,8 @@ def part_schemes(v: ui.Values) -> None:
 
 @lesson.part("pitfalls", "Pitfalls", uses=(*SIZE, *LLAMA3))
 def part_pitfalls(v: ui.Values) -> None:
-    st.caption("Drawn at d = 64, b = 10000, s = 16, L = 2048 (the setting of seed 000's YaRN code).")
-    quoted = seed000_numbers()
+    st.caption("Drawn at d = {dim}, b = {base:g}, s = {factor:g}, L = {original_len}.".format(**PITFALL_SETTING))
+    quoted = pitfall_numbers()
     for key, title, explanation, case, wrong_caption, right_caption in PITFALLS:
         ui.pitfall(title, explanation.format(**quoted), key=key,
                    **wrong_and_right(case, wrong_caption.format(**quoted), right_caption.format(**quoted)))

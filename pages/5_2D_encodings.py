@@ -26,7 +26,7 @@ def offset_gap(h: int, w: int, dim: int, a: tuple, b: tuple, kind: str, base: fl
 
 
 MODES = {"mae": "MAE (column | row, what ViT code ships)", "concat": "concat (row | column)",
-         "add": "add (row + column, seed 003)"}
+         "add": "add (row + column)"}
 LATEX_2D = {
     "mae": r"\mathrm{MAE:}\ PE(r,c) = \big[\sin c\,\omega \,\big|\, \cos c\,\omega \,\big|\, \sin r\,\omega "
            r"\,\big|\, \cos r\,\omega\big],\quad \omega_k = b^{-4k/D},\ k < D/4",
@@ -399,22 +399,22 @@ def flux_claim() -> None:
 def pitfalls(v: ui.Values) -> None:
     grid = grid_of(v)
     ui.pitfall(
-        "the original ViT did not use 2-D sin/cos (seed 003)",
-        "Seed 003 says the standard ViT applies two 1-D sin/cos codes to rows and columns. The original ViT "
-        "(Dosovitskiy et al. 2020) **learned** a 1-D position embedding per patch; its authors found 2-D variants "
-        "no better. Fixed 2-D sin/cos codes came later, with MoCo v3 and MAE, and that is the layout (part 3) "
-        "most ViT code ships today.",
+        "the original ViT did not use 2-D sin/cos",
+        "It is sometimes said that the standard ViT applies two 1-D sin/cos codes to rows and columns. The "
+        "original ViT (Dosovitskiy et al. 2020) **learned** a 1-D position embedding per patch; its authors found "
+        "2-D variants no better. Fixed 2-D sin/cos codes came later, with MoCo v3 and MAE, and that is the layout "
+        "(part 3) most ViT code ships today.",
         key="vit",
     )
     ui.pitfall(
-        "seed 003 calls the row index x",
-        "Seed 003 names the row (height) index x and the column y. RoPE-ViT, FLUX and most image code use x for "
+        "calling the row index x",
+        "Some tutorials name the row (height) index x and the column y. RoPE-ViT, FLUX and most image code use x for "
         "the column (horizontal) and y for the row, and MAE's first half is the column. Mixing the conventions "
         "silently transposes a position table.",
         key="x",
         wrong=lambda: ui.figure_panel(
             mae_axis_response, {**grid, "combine": "concat"}, key="x_wrong",
-            caption="Row first, as seed 003 orders its axes (its x is the row): the first half ignores moves "
+            caption="Row first, as code that calls the row x orders its axes: the first half ignores moves "
                     "along a row."),
         right=lambda: ui.figure_panel(
             mae_axis_response, {**grid, "combine": "mae"}, key="x_right",
@@ -430,9 +430,9 @@ def pitfalls(v: ui.Values) -> None:
         right=lambda: collision(v, "mae"),
     )
     ui.pitfall(
-        "FLUX.1 text positions (seed 003)",
-        "Seed 003 says FLUX.1 encodes text positions as sequence information. In FLUX.1 every text token has "
-        "ids (0, 0, 0), so RoPE rotates none of them: all order information in the text comes from the T5 "
+        "FLUX.1 text positions",
+        "It is sometimes said that FLUX.1 encodes text positions as sequence information. In FLUX.1 every text "
+        "token has ids (0, 0, 0), so RoPE rotates none of them: all order information in the text comes from the T5 "
         "encoder's own embeddings, not from RoPE (part 6 draws it).",
         key="flux",
         wrong=flux_claim,

@@ -1,4 +1,4 @@
-"""Distance biases: ALiBi, T5 buckets, KERPLE, NoPE and seed 002's Gaussian kernel as one family, against RoPE."""
+"""Distance biases: ALiBi, T5 buckets, KERPLE, NoPE and the two-scale Gaussian kernel as one family, against RoPE."""
 
 import math
 
@@ -23,7 +23,7 @@ lesson = ui.Lesson(
     "bias", "Distance biases", icon="↔️", order=6, headline="bias_distance",
     summary="The other big family: a number added to the attention logit that depends on the distance i − j. "
             "ALiBi's head slopes (as BLOOM builds them), T5's buckets, KERPLE's log and power kernels, NoPE (the "
-            "causal mask alone, which still gives position away) and seed 002's Gaussian kernel as +log K, on one "
+            "causal mask alone, which still gives position away) and a two-scale Gaussian kernel as +log K, on one "
             "chart and one softmax; the (i, j) pattern with its mask; and how a bias differs from a rotation.",
     intro="Instead of rotating queries and keys, many models add a penalty that grows with the distance between "
           "query and key. Drag the sliders to compare the members on the same attention logits, see how far each "
@@ -280,13 +280,13 @@ def part_nope(v: ui.Values) -> None:
              f"bidirectional layer given sinusoidal PE): {part_link('intro', 'blind')}.")
 
 
-@lesson.part("gaussian", "7. Seed 002's kernel", uses=KERNEL + CONTENT,
-             title="7. Seed 002's Gaussian kernel is one of the family")
+@lesson.part("gaussian", "7. The Gaussian kernel", uses=KERNEL + CONTENT,
+             title="7. The Gaussian kernel is one of the family")
 def part_gaussian(v: ui.Values) -> None:
     params = {**family(v), "T": v.T, "content_scale": v.content_scale, "d": v.d, "base": v.base}
     r = reaches(params, v.T, 0.9, ("nope", "gaussian_log", "gaussian_mul"))
     modes = ui.href("gaussian_kernel_rope", part="modes")
-    ui.prose(f"The [Gaussian-kernel RoPE lesson]({modes}) applies seed 002's kernel K three ways. Its "
+    ui.prose(f"The [Gaussian-kernel RoPE lesson]({modes}) applies a two-scale Gaussian kernel K three ways. Its "
              "additive mode, + log K(|m − n|), is a distance bias like ALiBi and KERPLE: it multiplies each softmax "
              "weight by K before renormalising. Its multiplicative mode, × K(m − n) on the logit, is not: it shrinks "
              "far logits towards 0 instead of pushing them down. Here both act on the same plain content logit "

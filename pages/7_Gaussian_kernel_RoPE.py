@@ -1,5 +1,5 @@
-"""Gaussian-kernel RoPE (seed 002): the kernel, three ways to apply it, what each does to attention, and
-the seed's pitfalls."""
+"""Gaussian-kernel RoPE (from the Gaussian Kernel-enhanced RoPE post in docs/SOURCES.md): the kernel, three ways
+to apply it, what each does to attention, and the pitfalls of code that applies it."""
 
 import streamlit as st
 
@@ -10,10 +10,10 @@ from posviz.figures.gaussian import (
     gaussian_attention,
     gaussian_attention_grid,
     gaussian_envelope,
+    gaussian_kernel_broadcast,
     gaussian_kernel_curve,
     gaussian_magnitude_only,
     gaussian_mixed_layout,
-    gaussian_seed_broadcast,
     gaussian_shift_check,
 )
 
@@ -26,7 +26,7 @@ def shift_numbers(m: int, n: int, shift: int, d: int, base: float, seed: int, a1
 
 @ui.cached
 def broadcast_error(a1: float, a2: float, s1: float, s2: float) -> str:
-    return gk.seed002_broadcast(128, 64, 2, a1, a2, s1, s2)[1] or ""
+    return gk.feature_axis_broadcast(128, 64, 2, a1, a2, s1, s2)[1] or ""
 
 
 @ui.cached
@@ -39,13 +39,13 @@ def angle_gap(d: int, base: float, seed: int, a1: float, a2: float, s1: float, s
 
 lesson = ui.Lesson(
     "gaussian_kernel_rope", "Gaussian-kernel RoPE", icon="🔔", order=7, headline="gaussian_attention",
-    summary="Seed 002's two-scale kernel K(r) and three ways to apply it — as written (K(m)K(n)), relative "
-            '×K(m−n), relative +log K(|m−n|) — on real softmax attention beside plain RoPE, with a shift check '
-            'showing only the relative modes depend on m − n alone.',
-    intro="One of our source articles (seed 002) proposes scaling RoPE by a two-scale Gaussian kernel K, one "
-          "narrow (local) and one wide (global). It is not a published method: the page shows the kernel, three "
-          "ways it could be applied, what each does to a real softmax attention matrix, and which of them keeps "
-          "RoPE's promise that only the distance m − n matters.",
+    summary="A blog post's two-scale Gaussian kernel K(r) and three ways to apply it to RoPE — as the post writes "
+            'it (K(m)K(n)), relative ×K(m−n), relative +log K(|m−n|) — on real softmax attention beside plain '
+            'RoPE, with a shift check showing only the relative modes depend on m − n alone.',
+    intro="One of our source articles, “Gaussian Kernel-enhanced Rotary Position Embedding”, proposes scaling "
+          "RoPE by a two-scale Gaussian kernel K, one narrow (local) and one wide (global). It is not a published "
+          "method: the page shows the kernel, three ways it could be applied, what each does to a real softmax "
+          "attention matrix, and which of them keeps RoPE's promise that only the distance m − n matters.",
     controls=(
             ui.Float("alpha1", "local weight α1", default=0.7, lo=0.0, hi=1.0, step=0.05),
             ui.Float("alpha2", "global weight α2", default=0.3, lo=0.0, hi=1.0, step=0.05),
@@ -128,7 +128,7 @@ def part_modes(v: ui.Values) -> None:
     ui.prose(  # folded under "Notes" in presenter mode: the chart stays near the top of a projector's screen
         "All three start from the RoPE logit of query m and key n, "
         "$\\ell_{mn} = (R_m q_m)^\\top (R_n k_n)/\\sqrt d$, which depends on positions only through m − n.\n\n"
-        "- **(a) as seed 002 writes it**: multiply the rotated q and k by K of their *absolute* positions, "
+        "- **(a) as the article writes it**: multiply the rotated q and k by K of their *absolute* positions, "
         "$f(x, m) = K(m)\\,R_m x$. The logit becomes $K(m)K(n)\\,\\ell_{mn}$.\n"
         "- **(b) relative, multiplicative**: $K(m-n)\\,\\ell_{mn}$. It needs the T × T logits: no per-token "
         "scaling can produce $K(m-n)$, because $e^{-(m-n)^2/2\\sigma^2}$ does not split into $f(m)\\,g(n)$.\n"
@@ -219,7 +219,7 @@ def part_shift(v: ui.Values) -> None:
 
 @lesson.part('pitfalls', '4. Pitfalls',
               uses=('alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
-              title='4. Pitfalls in seed 002',
+              title='4. Pitfalls: layout, broadcast, frequency',
              controls=(
                  ui.Bool("spiral", "show the rotation with and without K", default=False),
              ))
@@ -227,45 +227,46 @@ def part_pitfalls(v: ui.Values) -> None:
     kern = kernel_settings(v)
     ui.pitfall(
         "mixed pair layout",
-        "The seed's `rotate_half` swaps neighbours `(x0, x1), (x2, x3), ...` (the interleaved layout) but "
-        "builds cos and sin with `cat((freqs, freqs))` (the half-split layout). Then channels 2i and 2i+1 "
-        "turn by two different angles: the map is no longer a rotation, lengths change, and q·k stops being a "
-        "function of m − n. Either layout works when cos/sin and the rotation agree.",
+        "Code whose `rotate_half` swaps neighbours `(x0, x1), (x2, x3), ...` (the interleaved layout) but "
+        "builds cos and sin with `cat((freqs, freqs))` (the half-split layout) mixes the two. Then channels 2i "
+        "and 2i+1 turn by two different angles: the map is no longer a rotation, lengths change, and q·k stops "
+        "being a function of m − n. Either layout works when cos/sin and the rotation agree.",
         key="mixed",
         wrong=lambda: ui.figure_panel(
             gaussian_mixed_layout, {"layout": "mixed", "d": v.d, "base": v.base, "seed": v.seed},
-            key="mixed_wrong", caption="Seed 002's code: the diagonals are not constant, and the score at a "
+            key="mixed_wrong", caption="Mixed layout: the diagonals are not constant, and the score at a "
                                        "fixed distance wanders along the sequence (even at Δ = 0)."),
         right=lambda: ui.figure_panel(
             gaussian_mixed_layout, {"layout": "interleaved", "d": v.d, "base": v.base, "seed": v.seed},
             key="mixed_right", caption="Each angle repeated for its own pair: constant diagonals, flat lines.",
-            code=[gk.seed002_rope, gk.toeplitz_error]),
+            code=[gk.mixed_layout_rope, gk.toeplitz_error]),
     )
 
     def broadcast_wrong() -> None:
-        st.markdown("The seed's own demo, x of shape (2, 128, 64) and K_r of shape (128,):")
+        st.markdown("A demo with x of shape (2, 128, 64) and K_r of shape (128,):")
         st.code("K_r * ((x * cos) + (rotate_half(x) * sin))\nRuntimeError: " + broadcast_error(
             kern["alpha1"], kern["alpha2"], v.sigma1, v.sigma2), language=None, wrap_lines=True)
-        ui.figure_panel(gaussian_seed_broadcast, {"version": "seed", "T": 64, "D": 64, **kern}, key="bc_wrong",
+        ui.figure_panel(gaussian_kernel_broadcast, {"version": "feature_axis", "T": 64, "D": 64, **kern},
+                        key="bc_wrong",
                         caption="With T = D = 64 it runs without a word, but token t's channel c is scaled by "
                                 "K(c): every token gets the same treatment, and position plays no part.",
-                        code=[gk.seed002_broadcast])
+                        code=[gk.feature_axis_broadcast])
 
     ui.pitfall(
         "the kernel broadcast along the feature axis",
         "`K_r` has shape `(T,)` and `x` has shape `(batch, T, D)`. Broadcasting lines up the **last** axes, so "
-        "`K_r` meets the feature axis. With T ≠ D the seed's own example stops with a shape error; with T = D "
+        "`K_r` meets the feature axis. With T ≠ D it stops with a shape error; with T = D "
         "it silently scales channels instead of positions. Per-position scaling is `K_r[None, :, None] * x`.",
         key="broadcast",
         wrong=broadcast_wrong,
         right=lambda: ui.figure_panel(
-            gaussian_seed_broadcast, {"version": "fixed", "T": 64, "D": 64, **kern}, key="bc_right",
+            gaussian_kernel_broadcast, {"version": "fixed", "T": 64, "D": 64, **kern}, key="bc_right",
             caption="One factor K(t) per token, the same for all its channels.", code=[gk.intended_scale]),
     )
 
     ui.pitfall(
         "“the kernel controls the rotation frequency”",
-        "The seed says K adjusts RoPE's rotation frequency, then two paragraphs later that it does not. A "
+        "Scaling by K is sometimes described as adjusting RoPE's rotation frequency. A "
         "positive factor cannot turn a vector: K(m)·R_m x points exactly where R_m x points, only shorter. The "
         "angle still grows by θ_i per token; only the length changes.",
         key="frequency",

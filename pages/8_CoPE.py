@@ -227,7 +227,7 @@ def largest_position(v: dict) -> int:
                  ui.Int("target", "position sought p*", default=2, lo=0, hi=largest_position, hi_max=MAX_TOKENS,
                         help="The query gets a part strength·e[p*]/‖e[p*]‖, so its position logits peak at p*."),
                  ui.Float("strength", "strength β", default=6.0, lo=0.0, hi=20.0, step=0.5),
-                 ui.Bool("nodiv", "add pos after 1/√d (nodiv, seed 000)", default=False),
+                 ui.Bool("nodiv", "add pos after 1/√d (nodiv)", default=False),
              ))
 def part_attention(v: ui.Values) -> None:
     run = show_text(v)
@@ -277,8 +277,8 @@ def pitfalls_of_counting(v: ui.Values, run: cope.CopeRun) -> None:
         "gates without the causal mask count the future",
         "The mask must multiply the **gates** before the cumulative sum, not only the attention. Without it `p_ij` "
         "sums gates of keys after the query: even the query's own position tells it how much text follows. With "
-        "all logits 0, query 0 gets positions `[2.0, 1.5, 1.0, 0.5]` instead of `[0.5, 0, 0, 0]`. (Seed 000 passes "
-        "the masked attention logits, where σ(−∞) = 0 does the job.)",
+        "all logits 0, query 0 gets positions `[2.0, 1.5, 1.0, 0.5]` instead of `[0.5, 0, 0, 0]`. (Computing "
+        "the gates from the masked attention logits also works: σ(−∞) = 0.)",
         key="leak",
         wrong=lambda: ui.figure_panel(cope_positions_map, leak_view, key="leak_wrong",
                                       caption="Upper triangle filled: positions depend on future tokens."),
@@ -287,8 +287,8 @@ def pitfalls_of_counting(v: ui.Values, run: cope.CopeRun) -> None:
     )
     every = dict(text=counted_text(v), rule="all", scale=cope.SATURATE, bias=0.0, causal=True)
     ui.pitfall(
-        "a table of T embeddings (seed 000)",
-        "Seed 000 builds `CoPE(seq_len, head_dim)`, a table of T embeddings. But the query's own gate counts, so "
+        "a table of T embeddings",
+        "`CoPE(seq_len, head_dim)` builds a table of T embeddings. But the query's own gate counts, so "
         "`p_ij` reaches `i − j + 1`, i.e. T for the last query and the first key: with T entries that position is "
         "silently clamped onto T − 1. Upstream uses `block_size + 1` (“position 0 is possible”). Shown with every "
         "gate at 1.",
@@ -299,12 +299,12 @@ def pitfalls_of_counting(v: ui.Values, run: cope.CopeRun) -> None:
                                       caption=f"npos_max = T + 1 = {run.T + 1}: nothing is clamped."),
     )
     ui.pitfall(
-        "positions lie in [0, i − j + 1], not [0, i] (seed 000)",
-        "Seed 000 says each position is a float in `[0, i]`. Summing from key j to the query i adds `i − j + 1` "
-        "gates, the query's own included, so `p_ij ∈ [0, i − j + 1]`; with every gate at 1 the first key sits at "
-        "`i + 1`, above the claimed bound on every row.",
+        "positions lie in [0, i − j + 1], not [0, i]",
+        "It is sometimes said that each position is a float in `[0, i]`. Summing from key j to the query i adds "
+        "`i − j + 1` gates, the query's own included, so `p_ij ∈ [0, i − j + 1]`; with every gate at 1 the first "
+        "key sits at `i + 1`, above the claimed bound on every row.",
         key="bounds",
-        wrong=lambda: ui.figure_panel(cope_position_bounds, dict(text=counted_text(v), claim="seed"),
+        wrong=lambda: ui.figure_panel(cope_position_bounds, dict(text=counted_text(v), claim="off_by_one"),
                                       key="bounds_wrong", caption="Every bar is red: the claimed bound i is exceeded."),
         right=lambda: ui.figure_panel(cope_position_bounds, dict(text=counted_text(v), claim="true"),
                                       key="bounds_right",
@@ -315,21 +315,21 @@ def pitfalls_of_counting(v: ui.Values, run: cope.CopeRun) -> None:
 def pitfalls_of_attention(v: ui.Values) -> None:
     """Swapped head counts, the nodiv variant, and the other CoPE."""
     ui.pitfall(
-        "query and key head counts swapped (seed 000)",
-        "Seed 000's attention projects the **key** to `num_heads·d_h` and the **query** to `num_kv_heads·d_h`. With "
-        "plain multi-head attention (`num_kv_heads = num_heads`) the swap is invisible; with grouped-query attention "
-        "the first reshape of q fails. The fix: query → `num_heads·d_h`, key and value → `num_kv_heads·d_h`, then "
-        "repeat k and v for each query group.",
+        "query and key head counts swapped",
+        "Projecting the **key** to `num_heads·d_h` and the **query** to `num_kv_heads·d_h` swaps the head counts. "
+        "With plain multi-head attention (`num_kv_heads = num_heads`) the swap is invisible; with grouped-query "
+        "attention the first reshape of q fails. The fix: query → `num_heads·d_h`, key and value → "
+        "`num_kv_heads·d_h`, then repeat k and v for each query group.",
         key="gqa",
-        wrong=lambda: ui.figure_panel(cope_gqa_shapes, dict(layout="seed000"), key="gqa_wrong",
+        wrong=lambda: ui.figure_panel(cope_gqa_shapes, dict(layout="swapped"), key="gqa_wrong",
                                       caption="8 query heads, 2 key/value heads: the q reshape raises."),
         right=lambda: ui.figure_panel(cope_gqa_shapes, dict(layout="fixed"), key="gqa_right",
                                       caption="Every shape fits; scores come out (B, 8, T, T)."),
     )
     attention = head(v) | dict(emb=v.emb, query=v.i)
     ui.pitfall(
-        "position logits added after 1/√d (seed 000)",
-        "Upstream divides `q·k + pos` together by `√d_h`; seed 000 adds `pos` after dividing `q·k`, which is "
+        "position logits added after 1/√d",
+        "Upstream divides `q·k + pos` together by `√d_h`; adding `pos` after dividing `q·k` is "
         "upstream's `--cope-nodiv` variant. Both are valid models, but they are not the same: the position term "
         "weighs `√d_h` times more with nodiv, so label which one you use.",
         key="nodiv",

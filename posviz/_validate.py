@@ -76,9 +76,9 @@ def _range_text(lo: float | None, hi: float | None, lo_open: bool = False, hi_op
 
 
 # --------------------------------------------------------------------------------------------------
-# Arrays and size caps (one validator for every module; before this each module wrote its own)
+# Arrays and size caps (one validator for every module, so every refusal names its parameter the same way)
 
-MAX_BYTES = 256 * 2**20   # no public call may allocate more than this (DESIGN.md, "Public API")
+MAX_BYTES = 256 * 2**20   # no public call may allocate more than this (docs/CONTRIBUTING.md, the math layer)
 MAX_ARRAY_VALUES = 1 << 24  # values in one array argument (128 MB as float64)
 
 

@@ -5,7 +5,7 @@ ALiBi (Press et al. 2022): ``−m_h·d`` with BLOOM's geometric head slopes ``m_
 a learned scalar per bucket of ``j − i``, the buckets exact up to ``max_exact`` and logarithmic up to
 ``max_distance`` (transformers' ``T5Attention._relative_position_bucket``); KERPLE (Chi et al. 2022):
 ``−r1·log(1 + r2·d)`` or ``−r1·d^r2``; NoPE (Kazemnejad et al. 2023): no bias at all, only the causal
-mask; seed 002's Gaussian kernel as ``+log K(d)`` (a bias) or ``×K(d)`` on the logit (a factor), both
+mask; the two-scale Gaussian kernel as ``+log K(d)`` (a bias) or ``×K(d)`` on the logit (a factor), both
 from ``posviz.gaussian``. RoPE, for contrast, rotates q and k instead (``posviz.rope``). The logits of
 one query are ``content + bias`` with the content term ``q·k/√d`` of seeded vectors shared by every member.
 """
@@ -255,7 +255,7 @@ def kerple(distance: object, r1: float, r2: float, kind: str = "log") -> np.ndar
 class Family:
     """Every member's parameters, validated once: ALiBi (H heads, which head), T5 (causal buckets and the
     per-bucket table: seeded N(0, t5_scale²) or another member's curve at each bucket's start), KERPLE
-    (log and power), seed 002's kernel, and the shared content term (seeded q, k of dimension d, scaled by
+    (log and power), the Gaussian kernel, and the shared content term (seeded q, k of dimension d, scaled by
     ``content_scale``; RoPE rotates them with ``base``)."""
 
     n_heads: int = 8

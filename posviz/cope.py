@@ -7,7 +7,7 @@ A key's position seen from query i is the number of counted keys from it up to t
 logits of the two nearest integer embeddings, ``pos_ij = w·z_i[⌈p⌉] + (1 − w)·z_i[⌊p⌋]`` with
 ``z_i[p] = q_i·e[p]`` and ``w = p − ⌊p⌋``. Officially (facebookresearch/RAM ``projects/cope``) the gate
 logits are ``q_i·k_j/√d_h`` and the attention logits ``(q_i·k_j + pos_ij)/√d_h``; the ``nodiv`` variant
-(seed 000) adds ``pos_ij`` after the division. reference/formulas.md §7 and §9.
+(upstream's ``--cope-nodiv``) adds ``pos_ij`` after the division. docs/FORMULAS.md §7 and §7.3.
 
 Also here: a toy deterministic tokenizer (words, sub-word pieces, punctuation) and the gate rules of the
 lesson. torch is imported lazily, only by the functions that need it; ``CoPE`` is created on first use.
@@ -55,7 +55,7 @@ RULES = {
     "constant": "same logit for every key (bias only)",
 }
 EMBEDDINGS = ("random", "sinusoidal")
-GQA_LAYOUTS = ("fixed", "seed000")
+GQA_LAYOUTS = ("fixed", "swapped")
 
 EXAMPLES = {
     "sentences": "CoPE counts what matters. Positions become contextual! "
@@ -173,7 +173,7 @@ def cope_gates(gate_logits: torch.Tensor | np.ndarray, causal: bool = True) -> t
     """Gates ``g_ij = σ(z_ij)``, times the 0/1 causal mask (``g_ij = 0`` for ``j > i``) when ``causal``.
 
     ``gate_logits``: (..., T, T), query × key. Masking the gates themselves (not only the attention) is
-    what keeps future keys out of the count (formulas.md §7, step 2).
+    what keeps future keys out of the count (docs/FORMULAS.md §7.1, step 2).
     """
     import torch
 
@@ -208,7 +208,7 @@ def cope_positions(gate_logits: torch.Tensor | np.ndarray, npos_max: int | None 
 
     With ``causal`` ``g_ij = 0`` for ``j > i`` so ``p_ij ∈ [0, i − j + 1]``; with ``npos_max`` positions are
     clamped to ``npos_max − 1``. Accepts a torch tensor or numpy array; float32 tensors stay float32,
-    everything else is computed in float64. Golden example (formulas.md §7): T = 4, all logits 0 gives
+    everything else is computed in float64. Golden example (docs/FORMULAS.md §7.2): T = 4, all logits 0 gives
     ``p_ij = (i − j + 1)/2`` on and below the diagonal.
     """
     if npos_max is not None:
@@ -272,7 +272,7 @@ def attention_weights(scores: torch.Tensor | np.ndarray, head_dim: int,
                       nodiv: bool = False) -> torch.Tensor:
     """Softmax attention from raw scores ``q_i·k_j`` (..., T, T), with or without the CoPE term.
 
-    Official: ``softmax((q·k + pos)/√d_h)``; ``nodiv`` (seed 000): ``softmax(q·k/√d_h + pos)``; without
+    Official: ``softmax((q·k + pos)/√d_h)``; ``nodiv``: ``softmax(q·k/√d_h + pos)``; without
     ``pos_logits``: ``softmax(q·k/√d_h)``. Masked keys (``j > i`` when ``causal``) get weight 0.
     """
     import torch
@@ -567,7 +567,7 @@ def gqa_shapes(d_model: int = 64, num_heads: int = 8, num_kv_heads: int = 2, lay
     """Run grouped-query attention's projections and reshapes on a (1, seq_len, d_model) input.
 
     ``"fixed"``: query → num_heads·d_h, key/value → num_kv_heads·d_h, k and v repeated per query group.
-    ``"seed000"``: seed 000's swap (key → num_heads·d_h, query → num_kv_heads·d_h), which breaks as soon
+    ``"swapped"``: the head counts swapped (key → num_heads·d_h, query → num_kv_heads·d_h), which breaks as soon
     as num_kv_heads < num_heads. Returns (step, resulting shape or the torch error) rows.
     """
     import torch

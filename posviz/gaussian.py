@@ -1,11 +1,12 @@
-"""Multi-scale Gaussian-kernel RoPE (seed 002; no upstream method): the kernel and three ways to apply it.
+"""Multi-scale Gaussian-kernel RoPE (no upstream method): the kernel and three ways to apply it.
 
-``K(r) = alpha1·exp(-r²/(2 sigma1²)) + alpha2·exp(-r²/(2 sigma2²))`` (seed 002 defaults 0.7, 0.3, 5, 20;
-``K(0) = alpha1 + alpha2``). Seed 002 multiplies the rotated q and k by K of their *absolute* positions,
+The blog post "Gaussian Kernel-enhanced Rotary Position Embedding" (docs/SOURCES.md) proposes
+``K(r) = alpha1·exp(-r²/(2 sigma1²)) + alpha2·exp(-r²/(2 sigma2²))`` (its defaults 0.7, 0.3, 5, 20;
+``K(0) = alpha1 + alpha2``) and multiplies the rotated q and k by K of their *absolute* positions,
 so a score gets ``K(m)·K(n)`` (mode "absolute"). A relative kernel cannot be written as per-token
 scaling, so the two relative modes act on the T×T logits instead: "relative_mul" multiplies the RoPE
 logit by ``K(m-n)``; "relative_log" adds ``log K(|m-n|)`` (ALiBi/KERPLE style), which multiplies the
-softmax weights by K before renormalisation. reference/formulas.md §6 and §9 (seed 002). The rotation
+softmax weights by K before renormalisation. docs/FORMULAS.md §6 and §6.3. The rotation
 itself is ``posviz.rope.apply_rope``; torch is imported only inside the functions that rotate.
 """
 
@@ -26,7 +27,7 @@ MODE_LABELS = {
     "relative_mul": "(b) relative ×K(m−n)",
     "relative_log": "(c) relative +log K(|m−n|)",
 }
-SEED_LAYOUTS = ("interleaved", "mixed")
+PITFALL_LAYOUTS = ("interleaved", "mixed")  # mixed_layout_rope: the bug and the fix
 KERNEL_FLOOR = 1e-30  # K is clamped to this before the log (mode "relative_log")
 MAX_T = 1024          # attention matrices are T×T: 1024² float64 cells = 8 MB each
 MAX_DIM = 1024
@@ -70,7 +71,7 @@ def gaussian_kernel(r: object, alpha1: float = 0.7, alpha2: float = 0.3, sigma1:
 
     ``r`` is a number or an array of finite numbers; the result is a float64 numpy array of the same
     shape (0-d for a number). ``alpha1, alpha2 >= 0`` and not both 0, ``sigma1, sigma2 > 0``. K is even
-    in r, ``K(0) = alpha1 + alpha2`` and it decreases with |r|. Seed 002; reference/formulas.md §6.
+    in r, ``K(0) = alpha1 + alpha2`` and it decreases with |r|. See docs/FORMULAS.md §6.1.
     """
     alpha1, alpha2, sigma1, sigma2 = _check_kernel(alpha1, alpha2, sigma1, sigma2)
     local, wide = _components(_as_real_array("r", r), alpha1, alpha2, sigma1, sigma2)
@@ -144,8 +145,8 @@ def apply_kernel(logits: np.ndarray, m: object, n: object, mode: str, alpha1: fl
                  alpha2: float = 0.3, sigma1: float = 5.0, sigma2: float = 20.0) -> np.ndarray:
     """Apply the kernel to RoPE logits (Tq, Tk) of queries at positions m and keys at n, by ``mode``.
 
-    "rope": unchanged. "absolute" (seed 002 as written): ``K(m)·K(n)·logit``. "relative_mul":
-    ``K(m-n)·logit``. "relative_log": ``logit + log max(K(|m-n|), 1e-30)``. reference/formulas.md §6.
+    "rope": unchanged. "absolute" (the blog post as written): ``K(m)·K(n)·logit``. "relative_mul":
+    ``K(m-n)·logit``. "relative_log": ``logit + log max(K(|m-n|), 1e-30)``. docs/FORMULAS.md §6.2.
     """
     mode = check_choice("mode", mode, MODES)
     kern = _check_kernel(alpha1, alpha2, sigma1, sigma2)
@@ -167,7 +168,7 @@ def apply_kernel(logits: np.ndarray, m: object, n: object, mode: str, alpha1: fl
 
 def as_written_qk(q: np.ndarray, positions: object, base: float = 10000.0, alpha1: float = 0.7,
                   alpha2: float = 0.3, sigma1: float = 5.0, sigma2: float = 20.0) -> np.ndarray:
-    """Seed 002 literally, with its broadcast fixed: ``f(x, m) = K(m)·R_m x`` for x (T, d) at positions (T,).
+    """The post's method, its broadcast fixed: ``f(x, m) = K(m)·R_m x`` for x (T, d) at positions (T,).
 
     K scales each token (row), not each channel. Dot products of two such vectors are
     ``K(m)·K(n)·RoPE score``: the absolute mode of ``apply_kernel``.
@@ -188,7 +189,7 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     """Row-wise softmax (over keys, the last axis), shifted by the row maximum for stability.
 
     ``logits``: finite numbers or -inf (a masked key), at least one key per row and at most MAX_T² values;
-    a row of nothing but -inf has no softmax and raises ValueError (it used to return NaN)."""
+    a row of nothing but -inf has no softmax and raises ValueError rather than returning NaN weights."""
     if isinstance(logits, (bool, str, bytes)) or logits is None:
         raise ValueError(f"logits must be an array of numbers (-inf allowed for masked keys); got "
                          f"{type(logits).__name__}")
@@ -260,7 +261,7 @@ def _self_logits(T: int, d: int, base: float, seed: int) -> np.ndarray:
 def mean_by_distance(matrix: np.ndarray) -> np.ndarray:
     """Mean of a square (T, T) matrix over each distance r = |m − n| = 0..T−1, shape (T,).
 
-    ``out[r] = Σ_{|m−n|=r} A[m, n] / #{(m, n): |m−n| = r}`` (the attention profile of seed 002's kernel
+    ``out[r] = Σ_{|m−n|=r} A[m, n] / #{(m, n): |m−n| = r}`` (the attention profile of the Gaussian-kernel
     lesson). T is at most MAX_T, the side of every attention matrix this module builds.
     """
     shape = getattr(matrix, "shape", None)
@@ -307,33 +308,33 @@ def shift_check(m: int = 3, n: int = 0, shift: int = 37, d: int = 64, base: floa
     return out
 
 
-# ----- seed 002's own code, reproduced as a pitfall (never used by the modes above) -----
+# ----- two mistakes of real code, reproduced as pitfalls (never used by the modes above) -----
 
-def seed002_rope(x: np.ndarray, positions: object, base: float = 10000.0,
-                 layout: str = "mixed") -> np.ndarray:
-    """RoPE as seed 002's code builds it: ``x·cos + rotate(x)·sin`` for x (T, d) at positions (T,).
+def mixed_layout_rope(x: np.ndarray, positions: object, base: float = 10000.0,
+                      layout: str = "mixed") -> np.ndarray:
+    """RoPE with cos/sin and rotation in a chosen layout: ``x·cos + rotate(x)·sin`` for x (T, d) at positions (T,).
 
-    ``layout="mixed"`` is the seed: cos/sin as ``cat(angles, angles)`` (half-split order) but an
+    ``layout="mixed"`` is the bug: cos/sin as ``cat(angles, angles)`` (half-split order) but an
     interleaved ``rotate`` ``[-x1, x0, -x3, x2, ...]``, so pair (x_2i, x_2i+1) gets two different
     angles: not a rotation. ``"interleaved"`` repeats each angle in place, which is correct RoPE.
-    reference/formulas.md §1.2, §9 (seed 002, lines 53–56 and 74).
+    docs/FORMULAS.md §1.2, §6.3.
     """
-    layout = check_choice("layout", layout, SEED_LAYOUTS)
+    layout = check_choice("layout", layout, PITFALL_LAYOUTS)
     x, pos, d = _tokens(x, positions)
     return _rope.rotate(x, pos, inv_freq(d, base), layout)  # one formula for every layout, in posviz.rope
 
 
-def seed002_score_grid(T: int = 24, d: int = 8, base: float = 10000.0, seed: int = 0,
-                       layout: str = "mixed") -> np.ndarray:
-    """Scores ``f(q, m)·f(k, n)`` (T, T) of one fixed q and k placed at every position, via ``seed002_rope``.
+def mixed_layout_score_grid(T: int = 24, d: int = 8, base: float = 10000.0, seed: int = 0,
+                            layout: str = "mixed") -> np.ndarray:
+    """Scores ``f(q, m)·f(k, n)`` (T, T) of one fixed q and k placed at every position, via ``mixed_layout_rope``.
 
     A true rotation gives a function of m − n only (constant along diagonals); the mixed layout does not.
     """
     q, k = random_qk(1, d, seed)
     T = check_int("T", T, 1, MAX_T)
     pos = np.arange(T, dtype=np.float64)
-    qs = seed002_rope(np.repeat(q, T, axis=0), pos, base, layout)  # (T, d)
-    ks = seed002_rope(np.repeat(k, T, axis=0), pos, base, layout)  # (T, d)
+    qs = mixed_layout_rope(np.repeat(q, T, axis=0), pos, base, layout)  # (T, d)
+    ks = mixed_layout_rope(np.repeat(k, T, axis=0), pos, base, layout)  # (T, d)
     return qs @ ks.T  # (T, T)
 
 
@@ -353,13 +354,13 @@ def toeplitz_error(scores: np.ndarray) -> float:
     return worst
 
 
-def seed002_broadcast(T: int = 128, D: int = 64, batch: int = 2, alpha1: float = 0.7, alpha2: float = 0.3,
-                      sigma1: float = 5.0, sigma2: float = 20.0) -> tuple[np.ndarray | None, str | None]:
-    """What seed 002's ``K_r * x`` does for x (batch, T, D) and K_r (T,): the factor per (token, channel).
+def feature_axis_broadcast(T: int = 128, D: int = 64, batch: int = 2, alpha1: float = 0.7, alpha2: float = 0.3,
+                           sigma1: float = 5.0, sigma2: float = 20.0) -> tuple[np.ndarray | None, str | None]:
+    """What ``K_r * x`` does for x (batch, T, D) and K_r (T,): the factor per (token, channel).
 
-    Runs the seed's broadcast in torch on ``x = 1``. When T != D it fails; the error text is returned
+    Runs that broadcast in torch on ``x = 1``. When T != D it fails; the error text is returned
     (second item) instead of raised. When T == D it "works" and returns the (T, D) factor, which
-    varies along channels (``K(channel)``) instead of along positions. reference/formulas.md §9.
+    varies along channels (``K(channel)``) instead of along positions. docs/FORMULAS.md §6.3.
     """
     import torch
 
@@ -370,7 +371,7 @@ def seed002_broadcast(T: int = 128, D: int = 64, batch: int = 2, alpha1: float =
     K_r = torch.from_numpy(gaussian_kernel(np.arange(T, dtype=np.float64), *kern))  # (T,)
     x = torch.ones(batch, T, D, dtype=torch.float64)
     try:
-        out = K_r * x  # the seed's broadcast: K_r lines up with the LAST axis (features)
+        out = K_r * x  # broadcasting lines K_r up with the LAST axis (features), not with the tokens
     except RuntimeError as exc:
         return None, str(exc)
     return out[0].numpy(), None  # (T, D)
@@ -378,7 +379,7 @@ def seed002_broadcast(T: int = 128, D: int = 64, batch: int = 2, alpha1: float =
 
 def intended_scale(T: int = 64, D: int = 64, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
                    sigma2: float = 20.0) -> np.ndarray:
-    """The per-position factor the seed meant: ``K(t)`` for every channel of token t, shape (T, D)."""
+    """The per-position factor ``K_r * x`` was meant to apply: ``K(t)`` for every channel of token t, shape (T, D)."""
     T = check_int("T", T, 1, MAX_T)
     D = check_int("D", D, 1, MAX_DIM)
     kern = _check_kernel(alpha1, alpha2, sigma1, sigma2)
@@ -388,7 +389,7 @@ def intended_scale(T: int = 64, D: int = 64, alpha1: float = 0.7, alpha2: float 
 def spiral(pair: int = 2, n_positions: int = 40, d: int = 64, base: float = 10000.0, seed: int = 0,
            alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
            sigma2: float = 20.0) -> dict[str, np.ndarray]:
-    """One 2-D pair of q under plain RoPE and under seed 002's ``K(m)·R_m q``, positions 0..n_positions-1.
+    """One 2-D pair of q under plain RoPE and under ``K(m)·R_m q`` (mode "absolute"), positions 0..n_positions-1.
 
     Returns ``{"m", "rope" (P, 2), "kernel" (P, 2), "angle_rope", "angle_kernel", "radius_rope",
     "radius_kernel"}``: the angles agree exactly (K > 0 only scales), the radii differ by K(m).

@@ -1,6 +1,6 @@
 """The first lesson's math: why attention needs positions, and the road from integers to sinusoids.
 
-After seed 004 (C. Fleetwood, "You could have designed state of the art positional encoding"). Everything
+After C. Fleetwood, "You could have designed state of the art positional encoding" (docs/SOURCES.md). Everything
 runs on small seeded numpy arrays, no download and no torch:
 
 * a word tokenizer and a seeded embedding table (each word's row depends only on the word and the seed);
@@ -208,7 +208,7 @@ def attention_demo(text: str = DEFAULT_TEXT, d_model: int = 16, seed: int = 0, p
     """Tokenize, (shuffle,) embed, optionally add sinusoidal PE by slot, and run ``self_attention``.
 
     With ``positions="sinusoidal"`` the slot t (0-based, after shuffling) gets ``sinusoidal_table(T, d)[t]``
-    added to its embedding (Vaswani §3.5; reference/formulas.md §2), so d_model must be even. ``causal``
+    added to its embedding (Vaswani §3.5; docs/FORMULAS.md §2.1), so d_model must be even. ``causal``
     applies the decoder's mask ``j <= i`` (``self_attention``); the default is the bidirectional layer.
     """
     positions = check_choice("positions", positions, POSITION_SCHEMES)
@@ -387,7 +387,7 @@ def linear_shift_residual(codes: np.ndarray, k: int = 1) -> float:
 
     Fits ``code(p+k) ≈ code(p)·M + c`` by least squares over p = 0 .. N−1−k and returns the RMS residual
     divided by the RMS spread of the targets (so 0 means an exact fixed map, ~1 means no fit at all).
-    For sinusoids M is the rotation M_k of reference/formulas.md §2; for binary codes the carries
+    For sinusoids M is the rotation M_k of docs/FORMULAS.md §2.2; for binary codes the carries
     make every fixed map miss. codes is (N, d) with d <= MAX_FIT_COLUMNS and N·d <= MAX_CODE_VALUES
     (the fit costs O(N·d²)).
     """
@@ -409,7 +409,7 @@ def offset_distances(max_offset: int, d_model: int = 16, base: float = 10000.0, 
     """``‖PE(p+k) − PE(p)‖`` for k = 1 .. max_offset, shape (max_offset,); the same for every p.
 
     Per (sin, cos) pair the squared distance is ``2 − 2cos(kω_i)`` (the pair turns by kω_i on the unit
-    circle), so ``‖PE(p+k) − PE(p)‖² = Σ_i (2 − 2cos kω_i)`` (reference/formulas.md §2). ``pairs="slowest"``
+    circle), so ``‖PE(p+k) − PE(p)‖² = Σ_i (2 − 2cos kω_i)`` (docs/FORMULAS.md §2.3). ``pairs="slowest"``
     keeps only the last pair, the one whose wavelength 2π·base^((d−2)/d) is sometimes taken for a limit.
     """
     max_offset = check_int("max_offset", max_offset, 1, MAX_OFFSET)

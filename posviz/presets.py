@@ -81,7 +81,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
         "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                          "original_max_position_embeddings": 8192, "rope_type": "llama3"},
     }, "meta-llama/Llama-3.1-8B config.json (checked against public dumps: head_dim 128, rope_theta 500000.0, "
-       "factor 8, low 1, high 4, original 8192); the same values are in reference/formulas.md §5.5."),
+       "factor 8, low 1, high 4, original 8192); the same values are in docs/FORMULAS.md §5.5."),
     Preset("Llama 3.2 1B", {
         "hidden_size": 2048, "num_attention_heads": 32, "head_dim": 64, "max_position_embeddings": 131072,
         "rope_theta": 500000.0,
@@ -101,7 +101,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
         "max_position_embeddings": 163840, "rope_theta": 10000,
         "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 0.707,
                          "mscale_all_dim": 0.707, "original_max_position_embeddings": 4096, "type": "yarn"},
-    }, "deepseek-ai/DeepSeek-V2: rope_scaling as in reference/formulas.md §5.4 (mscale = mscale_all_dim = 0.707), "
+    }, "deepseek-ai/DeepSeek-V2: rope_scaling as in docs/FORMULAS.md §5.4 (mscale = mscale_all_dim = 0.707), "
        "the block public copies of DeepSeek-V2-Lite's config.json carry. Not confirmed for the 236B checkpoint "
        "itself: one unnamed public copy of a 236B-shaped deepseek_v2 config shows mscale 1.0/1.0. RoPE acts on "
        "the 64-dim decoupled part (qk_rope_head_dim)."),
@@ -111,7 +111,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
         "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
                          "original_max_position_embeddings": 4096, "type": "yarn"},
     }, "deepseek-ai/DeepSeek-V3 config.json (mscale = mscale_all_dim = 1.0, factor 40, "
-       "original_max_position_embeddings 4096); values as in reference/formulas.md §5.4 and public copies."),
+       "original_max_position_embeddings 4096); values as in docs/FORMULAS.md §5.4 and public copies."),
     Preset("gpt-oss 20B", {
         "hidden_size": 2880, "num_attention_heads": 64, "head_dim": 64, "max_position_embeddings": 131072,
         "rope_theta": 150000,

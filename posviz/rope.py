@@ -3,9 +3,9 @@
 Pair i rotates by the angle ``m·theta_i`` at position m, ``theta_i = base**(-2i/dim)``. Two pair layouts
 are in use and give identical attention scores when used consistently: "interleaved" pairs
 ``(x_2i, x_2i+1)`` (RoFormer paper, Meta, GPT-J) and "half" pairs ``(x_i, x_i+dim/2)`` (GPT-NeoX,
-transformers' ``rotate_half``). The numpy twins below also know the teaching-only "mixed" layout of
-seeds 001/002 (cos/sin concatenated as for "half", rotation interleaved), which is not a rotation.
-reference/formulas.md §1. torch is imported lazily, only by the functions that take tensors.
+transformers' ``rotate_half``). The numpy twins below also know the teaching-only "mixed" layout, a bug
+of real code (cos/sin concatenated as for "half", rotation interleaved), which is not a rotation.
+docs/FORMULAS.md §1. torch is imported lazily, only by the functions that take tensors.
 
 Every rotation in this module goes through one formula, ``out = x·cos + rotate(x)·sin`` with the
 cos/sin tables of ``cos_sin_from_inv_freq`` (``_tables``) and the partner map of ``_partner``.
@@ -71,9 +71,9 @@ def wavelengths(dim: int, base: float = 10000.0) -> np.ndarray:
 def angles(positions: object, dim: int, base: float = 10000.0, *, dtype: str = "float64") -> np.ndarray:
     """The rotation angles ``m·theta_i`` (radians, not wrapped), shape (T, dim/2).
 
-    ``theta_i`` is the frequency (radians per token); the angle is position × frequency (seed 003 calls
-    the angle a frequency). ``dtype="float32"`` reproduces how transformers computes it (float32
-    ``inv_freq`` times float32 positions), whose spacing at m ≈ 1e5 is ~0.01 rad (formulas.md §1.3).
+    ``theta_i`` is the frequency (radians per token); the angle is position × frequency (some tutorials
+    call the angle a frequency). ``dtype="float32"`` reproduces how transformers computes it (float32
+    ``inv_freq`` times float32 positions), whose spacing at m ≈ 1e5 is ~0.01 rad (docs/FORMULAS.md §1.3).
     """
     return _angles("positions", positions, dim, base, dtype)
 
@@ -122,7 +122,7 @@ def _partner(dim: int, layout: str) -> tuple[np.ndarray, np.ndarray]:
         h = dim // 2
         idx = np.concatenate([np.arange(h, dim), np.arange(h)])
         sign = np.concatenate([-np.ones(h), np.ones(h)])
-    else:  # "interleaved" and the seeds' "mixed" both rotate interleaved pairs
+    else:  # "interleaved" and the buggy "mixed" both rotate interleaved pairs
         idx = np.arange(dim) ^ 1  # swap 2i <-> 2i+1
         sign = np.tile([-1.0, 1.0], dim // 2)
     return idx, sign
@@ -133,7 +133,7 @@ def cos_sin_from_inv_freq(positions: object, inv_freq: object,
     """The cos and sin tables a model stores, each (T, dim), float64, for explicit frequencies.
 
     "interleaved": each angle repeated in place ``[a0, a0, a1, a1, ..]`` (Meta/RoFormer);
-    "half" and "mixed": angles concatenated ``[a0 .. a_{d/2-1}, a0 .. a_{d/2-1}]`` (HF). formulas.md §1.2.
+    "half" and "mixed": angles concatenated ``[a0 .. a_{d/2-1}, a0 .. a_{d/2-1}]`` (HF). docs/FORMULAS.md §1.2.
     """
     layout = check_choice("layout", layout, TEACHING_LAYOUTS)
     theta = _array("inv_freq", inv_freq, max_len=MAX_DIM // 2, max_abs=1e6)
@@ -164,7 +164,7 @@ def rotate(x: object, positions: object, inv_freq: object, layout: str = "interl
 
     ``out = x·cos + rotate(x)·sin`` (one formula for every layout; HF writes the same with
     ``rotate_half``). With "mixed" the pair (x_2i, x_2i+1) gets two different angles, so the map is not
-    a rotation: norms drift and scores stop depending on m - n only (seeds 001, 002).
+    a rotation: norms drift and scores stop depending on m - n only.
     """
     layout = check_choice("layout", layout, TEACHING_LAYOUTS)
     arr = _as_float_array("x", x)
@@ -276,7 +276,7 @@ def relative_scores(q: object, k: object, deltas: object, base: float = 10000.0,
     """The score as a function of the offset Δ = m - n alone (consistent layouts), shape (len(deltas),).
 
     Per pair, with (u, v) the pair of q and (u', v') that of k:
-    ``(u u' + v v')·cos(Δ theta_i) + (u v' - v u')·sin(Δ theta_i)`` (formulas.md §1.1). For any q and k
+    ``(u u' + v v')·cos(Δ theta_i) + (u v' - v u')·sin(Δ theta_i)`` (docs/FORMULAS.md §1.1). For any q and k
     the whole score depends on Δ alone; the sine term makes S(Δ) differ from S(-Δ) unless every pair of q
     is parallel to the same pair of k (q = k gives a symmetric score). Compare like with like: the raw
     sinusoidal PE·PE (no weights) is even in Δ, but an absolute-PE score through learned W_q, W_k can be
@@ -304,7 +304,7 @@ def norm_ratio(x: object, positions: object, base: float = 10000.0, layout: str 
 
 
 def layout_agreement(dim: int, base: float = 10000.0, n_positions: int = 64, seed: int = 0) -> dict[str, float]:
-    """Numeric check that the two layouts agree up to the permutation P (formulas.md §1.2).
+    """Numeric check that the two layouts agree up to the permutation P (docs/FORMULAS.md §1.2).
 
     Returns the largest ``|half(P x) - P interleaved(x)|`` over random vectors and positions, and the
     largest ``|S_interleaved(q, k) - S_half(P q, P k)|`` over the score grid: both ~1e-15.
@@ -328,7 +328,7 @@ def decay_bound(deltas: object, dim: int, base: float = 10000.0) -> np.ndarray:
     (j the imaginary unit, so that i stays the pair index).
 
     From Abel summation (RoFormer §3.4.3): ``|score| <= max_i |h_{i+1} - h_i| · (d/2)·B(Δ)``. A bound, not
-    the score, and not monotone in Δ: it decays only in envelope. formulas.md §1.4 (B(0) = 32.5 at d = 128).
+    the score, and not monotone in Δ: it decays only in envelope. docs/FORMULAS.md §1.4 (B(0) = 32.5 at d = 128).
     """
     ang = _angles("deltas", deltas, dim, base)  # (D, d/2)
     partial = np.cumsum(np.exp(1j * ang), axis=1)  # (D, d/2): S_1 .. S_{d/2}
@@ -369,7 +369,7 @@ def float32_error(positions: object, dim: int, base: float = 10000.0) -> np.ndar
     float32 ``inv_freq`` × float32 position, cos/sin in float32, against the float64 reference; shape
     (T,). Each angle ``m·θ_i`` (θ_i <= 1) is rounded twice, so the error stays below ``2·m·2^-24`` plus the
     ~1e-7 of float32 cos/sin; how close it comes depends on d and b: 2e-3 at m = 1e5 for d = 64, b = 1e4
-    (formulas.md §1.3: up to ~1e-2), 7e-6 for d = 8 (its θ_i are powers of ten), 1e-8 for d = 2 (θ_0 = 1:
+    (docs/FORMULAS.md §1.3: up to ~1e-2), 7e-6 for d = 8 (its θ_i are powers of ten), 1e-8 for d = 2 (θ_0 = 1:
     every whole-number angle is exact).
     """
     a64 = angles(positions, dim, base)  # (T, d/2)
@@ -380,9 +380,9 @@ def float32_error(positions: object, dim: int, base: float = 10000.0) -> np.ndar
 
 
 # ============================================================================ RoPE from first principles
-# The lesson's derivation (RoFormer §3.1–3.2; Fleetwood, seed 004): why an additive code cannot give a score
-# that depends on m − n alone, the rotation that does, q and k turning together, which pairs matter
-# (partial RoPE, p-RoPE, DeepSeek's decoupled part) and the choice of the base.
+# The lesson's derivation (RoFormer §3.1–3.2; C. Fleetwood, "You could have designed state of the art positional
+# encoding"): why an additive code cannot give a score that depends on m − n alone, the rotation that does, q and k
+# turning together, which pairs matter (partial RoPE, p-RoPE, DeepSeek's decoupled part) and the choice of the base.
 
 ADDITIVE_TERMS = ("content·content", "content·position", "position·content", "position·position")
 TOKENS = ("same", "random")
@@ -498,7 +498,7 @@ def block_rotation(m: float, dim: int, base: float = 10000.0) -> np.ndarray:
 
 
 def complex_pairs(x: object, layout: str = "interleaved") -> np.ndarray:
-    """Each pair (u, v) of x as the complex number ``u + j·v`` (j² = −1), shape (dim/2,) (seed 000's view)."""
+    """Each pair (u, v) of x as the complex number ``u + j·v`` (j² = −1), shape (dim/2,) (Llama's complex view)."""
     x = _vector("x", x)
     ch = pair_channels(x.size, layout)  # (d/2, 2)
     return x[ch[:, 0]] + 1j * x[ch[:, 1]]
@@ -654,7 +654,7 @@ def pair_roles(freqs: object, length: float) -> np.ndarray:
     """Each pair's role over a context of ``length`` tokens, as strings (dim/2,): "not rotated" (frequency 0),
     "under a quarter turn" (``length·|theta_i| < π/2``) or "turns". Under a quarter turn, ``cos(Δθ_i) > 0`` for
     every |Δ| <= length, so the rotation moves the pair's share of the score, ``|h_i| cos(Δθ_i + φ_i)`` with
-    ``h_i = z^q_i conj(z^k_i) = |h_i| e^{jφ_i}`` (formulas.md §1.1), by less than a quarter turn from its value
+    ``h_i = z^q_i conj(z^k_i) = |h_i| e^{jφ_i}`` (docs/FORMULAS.md §1.1), by less than a quarter turn from its value
     at Δ = 0; the share itself can still change sign when φ_i is near ±π/2. Such a pair is nearly
     position-free, a channel for meaning (Barbero et al. 2024).
     """

@@ -6,9 +6,9 @@ Two families live here, both for a grid of H×W patches in row-major token order
 * additive 2-D sin/cos (MAE's layout, and the "concat"/"add" variants): helpers around
   :func:`posviz.sinusoidal.sinusoidal_2d` — the table at real-valued coordinates, cosine similarity
   between patches, which channels follow which axis, and the bicubic resize ViTs apply when the grid
-  changes (reference/formulas.md §3);
+  changes (docs/FORMULAS.md §3);
 * rotary 2-D encodings: axial RoPE (rope-vit, base 100), RoPE-Mixed (Heo et al. 2024, seeded random
-  direction per head, base 10) and FLUX's ``EmbedND`` with three axes (16, 56, 56) (formulas.md §4).
+  direction per head, base 10) and FLUX's ``EmbedND`` with three axes (16, 56, 56) (docs/FORMULAS.md §4).
   Every variant is "pair k rotates by ``Σ_a coord_a · f_a[k]``": a coordinate matrix (T, A) times a
   frequency matrix (A, dim/2). The rotation itself is :func:`posviz.rope.apply_rope`, applied once per
   axis (rotations of the same plane add their angles).
@@ -84,7 +84,7 @@ def sincos_2d_at(rows: np.ndarray, cols: np.ndarray, d_model: int, base: float =
                  combine: str = "concat") -> np.ndarray:
     """:func:`~posviz.sinusoidal.sinusoidal_2d` evaluated at real-valued coordinates, shape (R, C, d).
 
-    Same three layouts ("concat", "add", "mae"; formulas.md §3) but the row and column coordinates may be
+    Same three layouts ("concat", "add", "mae"; docs/FORMULAS.md §3) but the row and column coordinates may be
     fractional, e.g. the points a bicubic resize samples. At ``rows = arange(H)``, ``cols = arange(W)`` it
     equals ``sinusoidal_2d(H, W, d_model, base, combine)``.
     """
@@ -214,7 +214,7 @@ def transpose_gap(d_model: int, base: float = 10000.0, combine: str = "add", row
     """``|PE(row, col) − PE(col, row)|``: 0 for every pair in the "add" mode (transposed patches collide).
 
     In "add" both axes share one frequency set and are summed, so swapping row and column changes
-    nothing (formulas.md §3); "concat" and "mae" keep the axes in separate channels.
+    nothing (docs/FORMULAS.md §3.2); "concat" and "mae" keep the axes in separate channels.
     """
     row = check_int("row", row, 0, MAX_GRID - 1)
     col = check_int("col", col, 0, MAX_GRID - 1)
@@ -368,7 +368,7 @@ def axial_rope_freqs(dim: int, base: float = 100.0) -> np.ndarray:
 
     ``ω_k = base**(-4k/dim)``, ``k < dim/4`` (= :func:`posviz.rope.inv_freq` of width dim/2): pairs
     ``0 … dim/4−1`` turn with x (column) only, pairs ``dim/4 … dim/2−1`` with y (row) only. Default base
-    100 as in RoPE-ViT. formulas.md §4.1.
+    100 as in RoPE-ViT. docs/FORMULAS.md §4.1.
     """
     dim = check_int("dim", dim, 4, MAX_D, multiple_of=4)
     w = inv_freq(dim // 2, _check_base(base))  # (dim/4,)
@@ -384,7 +384,7 @@ def mixed_rope_freqs(dim: int, num_heads: int = 1, base: float = 10.0, seed: int
     one angle ``φ ~ U[0, 2π)`` per head from ``numpy.random.default_rng(seed)`` (``rotate=False``: φ = 0):
     ``f_x = [μ cos φ, μ cos(φ + π/2)]``, ``f_y = [μ sin φ, μ sin(φ + π/2)]``, so the first dim/4 pairs
     turn along direction φ and the rest along the orthogonal one. Trained afterwards; this is the
-    initialisation. formulas.md §4.2 (Heo et al. 2024).
+    initialisation. docs/FORMULAS.md §4.2 (Heo et al. 2024).
     """
     dim = check_int("dim", dim, 4, MAX_D, multiple_of=4)
     num_heads = check_int("num_heads", num_heads, 1, 64)
@@ -429,7 +429,7 @@ def flux_rope_freqs(axes_dim: tuple[int, ...] = FLUX_AXES, theta: float = FLUX_T
 
     Block a holds ``θ**(-2k/d_a)`` (normalised by the axis' own width d_a, :func:`posviz.rope.inv_freq`),
     zeros elsewhere; blocks are concatenated in axis order. FLUX.1: ``axes_dim = (16, 56, 56)``,
-    ``θ = 10000``. formulas.md §4.3.
+    ``θ = 10000``. docs/FORMULAS.md §4.3.
     """
     axes = tuple(axes_dim) if isinstance(axes_dim, (tuple, list)) else None
     if not axes or len(axes) > 8:

@@ -2,7 +2,7 @@
 
 Each method takes the plain RoPE frequencies ``theta_i = base**(-2i/dim)`` (``posviz.rope.inv_freq``) and
 returns ``(inv_freq', attention_factor)``, the same pair transformers' ``ROPE_INIT_FUNCTIONS`` return
-(reference/formulas.md §5): linear = Position Interpolation (Chen et al. 2023), static NTK-aware (bloc97),
+(docs/FORMULAS.md §5): linear = Position Interpolation (Chen et al. 2023), static NTK-aware (bloc97),
 dynamic NTK (emozilla), YaRN (Peng et al. 2023, code ramp of jquesnelle/yarn and transformers), Llama 3
 (Meta ``apply_scaling``) and LongRoPE (Ding et al. 2024, Phi-3 style). ``attention_factor`` multiplies cos
 and sin, so attention logits are multiplied by its square.
@@ -75,7 +75,7 @@ def yarn_correction_range(dim: int, base: float, original_max_position_embedding
     """YaRN's ramp ends ``(low, high)`` in pair-index units, as the code computes them.
 
     ``low = max(floor(D(beta_fast)), 0)``, ``high = min(ceil(D(beta_slow)), dim - 1)``, floor/ceil on the whole
-    quotient and only when ``truncate`` (formulas.md §5.4; note the clamp is ``dim - 1``, not ``dim/2 - 1``).
+    quotient and only when ``truncate`` (docs/FORMULAS.md §5.4; note the clamp is ``dim - 1``, not ``dim/2 - 1``).
     """
     dim = check_int("dim", dim, 2, MAX_DIM, even=True)
     base = check_float("base", base, 1.0, MAX_BASE, lo_open=True)
@@ -130,7 +130,7 @@ def default_inv_freq(dim: int, base: float = 10000.0) -> tuple[np.ndarray, float
 
 
 def linear_inv_freq(dim: int, base: float, factor: float) -> tuple[np.ndarray, float]:
-    """Position Interpolation ("linear"): ``theta'_i = theta_i / s`` for every pair (PI; formulas.md §5.1)."""
+    """Position Interpolation ("linear"): ``theta'_i = theta_i / s`` for every pair (PI; docs/FORMULAS.md §5.1)."""
     factor = _factor(factor)
     return inv_freq(dim, base) / factor, 1.0
 
@@ -173,7 +173,7 @@ def dynamic_base(dim: int, base: float, factor: float, max_position_embeddings: 
 
 def dynamic_inv_freq(dim: int, base: float, factor: float, max_position_embeddings: int,
                      seq_len: int | None = None) -> tuple[np.ndarray, float]:
-    """Dynamic NTK (transformers "dynamic"): NTK-aware with alpha growing with the sequence (formulas.md §5.3)."""
+    """Dynamic NTK (transformers "dynamic"): NTK-aware with alpha growing with the sequence (docs/FORMULAS.md §5.3)."""
     dim = check_int("dim", dim, 4, MAX_DIM, even=True)
     alpha = dynamic_alpha(factor, max_position_embeddings, seq_len)
     return _rebased(dim, base, alpha), 1.0
@@ -220,7 +220,7 @@ def yarn_inv_freq(dim: int, base: float, factor: float, original_max_position_em
                   beta_fast: float = 32.0, beta_slow: float = 1.0, mscale: float | None = None,
                   mscale_all_dim: float | None = None, attention_factor: float | None = None,
                   truncate: bool = True, ramp: str = "code") -> tuple[np.ndarray, float]:
-    """YaRN (NTK-by-parts + temperature): ``theta'_i = w_i·theta_i + (1 - w_i)·theta_i/s`` (formulas.md §5.4).
+    """YaRN (NTK-by-parts + temperature): ``theta'_i = w_i·theta_i + (1 - w_i)·theta_i/s`` (docs/FORMULAS.md §5.4).
 
     ``w_i`` is ``yarn_extrapolation_weight`` (the code ramp by default; ``ramp="paper"`` for YaRN Eq. 18).
     The plain numbers are used as given: the ``beta_fast or 32`` quirk lives in the config reader.
@@ -236,7 +236,7 @@ def yarn_inv_freq(dim: int, base: float, factor: float, original_max_position_em
 def llama3_inv_freq(dim: int, base: float, factor: float, original_max_position_embeddings: int,
                     low_freq_factor: float = 1.0, high_freq_factor: float = 4.0) -> tuple[np.ndarray, float]:
     """Llama 3.1 scaling: wavelengths < L/high_freq_factor untouched, > L/low_freq_factor divided by s, and
-    a blend linear in ``r = L/lambda`` between (formulas.md §5.5). Attention factor 1: no temperature.
+    a blend linear in ``r = L/lambda`` between (docs/FORMULAS.md §5.5). Attention factor 1: no temperature.
     ``low_freq_factor == high_freq_factor`` (Llama 4 Scout: both 1) leaves no blend band."""
     factor = _factor(factor)
     L = check_int("original_max_position_embeddings", original_max_position_embeddings, 1, MAX_LENGTH)
@@ -269,7 +269,7 @@ def longrope_inv_freq(dim: int, base: float, short_factor: tuple[float, ...] | l
                       attention_factor: float | None = None,
                       seq_len: int | None = None) -> tuple[np.ndarray, float]:
     """LongRoPE: ``theta'_i = theta_i / lambda_i`` with per-pair lists, ``long_factor`` once ``seq_len > L``
-    (else ``short_factor``); ``s = factor`` or ``max_position_embeddings / L`` (formulas.md §5.6)."""
+    (else ``short_factor``); ``s = factor`` or ``max_position_embeddings / L`` (docs/FORMULAS.md §5.6)."""
     theta = inv_freq(dim, base)
     L = check_int("original_max_position_embeddings", original_max_position_embeddings, 2, MAX_LENGTH)
     if factor is None:
@@ -1142,12 +1142,12 @@ def parse_config_text(text: object, max_chars: int = MAX_CONFIG_CHARS) -> dict:
 
 
 # --------------------------------------------------------------------------------------------------
-# Seed 000's bugs, kept here (and only here) so the pitfall callouts can draw the wrong beside the right
+# Mistakes of real YaRN code, kept here (and only here) so the pitfall callouts can draw the wrong beside the right
 
 
-def seed000_yarn_bounds(dim: int, base: float, original_max_position_embeddings: int, beta_fast: float = 32.0,
-                        beta_slow: float = 1.0) -> tuple[float, float]:
-    """WRONG on purpose (seed 000 lines 104-105): floor/ceil of the numerator *before* dividing by 2 ln b,
+def numerator_rounded_yarn_bounds(dim: int, base: float, original_max_position_embeddings: int,
+                                  beta_fast: float = 32.0, beta_slow: float = 1.0) -> tuple[float, float]:
+    """WRONG on purpose: floor/ceil of the numerator *before* dividing by 2 ln b,
     which leaves non-integer ramp ends (d = 64, L = 2048: 8.034 and 20.140 instead of 8 and 21)."""
     dim = check_int("dim", dim, 2, MAX_DIM, even=True)
     base = check_float("base", base, 1.0, MAX_BASE, lo_open=True)
@@ -1159,12 +1159,12 @@ def seed000_yarn_bounds(dim: int, base: float, original_max_position_embeddings:
     return float(max(low, 0)), float(min(high, dim - 1))
 
 
-def seed000_yarn_inv_freq(dim: int, base: float, factor: float,
-                          original_max_position_embeddings: int, beta_fast: float = 32.0,
-                          beta_slow: float = 1.0) -> np.ndarray:
-    """WRONG on purpose: YaRN frequencies with ``seed000_yarn_bounds`` (no low == high guard either)."""
+def numerator_rounded_yarn_inv_freq(dim: int, base: float, factor: float,
+                                    original_max_position_embeddings: int, beta_fast: float = 32.0,
+                                    beta_slow: float = 1.0) -> np.ndarray:
+    """WRONG on purpose: YaRN frequencies with ``numerator_rounded_yarn_bounds`` (no low == high guard either)."""
     factor = _factor(factor)
-    low, high = seed000_yarn_bounds(dim, base, original_max_position_embeddings, beta_fast, beta_slow)
+    low, high = numerator_rounded_yarn_bounds(dim, base, original_max_position_embeddings, beta_fast, beta_slow)
     if high <= low:
         high = low + 0.001
     w = 1.0 - np.clip((pair_index(dim) - low) / (high - low), 0.0, 1.0)
@@ -1172,8 +1172,8 @@ def seed000_yarn_inv_freq(dim: int, base: float, factor: float,
     return theta * w + theta / factor * (1.0 - w)
 
 
-def seed000_logit_multiplier(factor: float, mscale: float = 0.707) -> float:
-    """WRONG on purpose (seed 000 line 110): cos/sin scaled by ``(0.1 ln s + 1)·0.707``, so the logits get
+def scaled_cos_sin_logit_multiplier(factor: float, mscale: float = 0.707) -> float:
+    """WRONG on purpose: cos/sin scaled by ``(0.1 ln s + 1)·0.707``, so the logits get
     its square (0.815 at s = 16) instead of ``(0.1 ln s + 1)**2`` (1.631)."""
     factor = check_float("factor", factor, 0.0, MAX_FACTOR, lo_open=True)
     return (get_mscale(factor) * check_float("mscale", mscale, -1e3, 1e3)) ** 2
@@ -1182,7 +1182,7 @@ def seed000_logit_multiplier(factor: float, mscale: float = 0.707) -> float:
 def inverted_yarn_inv_freq(dim: int, base: float, factor: float, original_max_position_embeddings: int,
                            beta_fast: float = 32.0, beta_slow: float = 1.0) -> np.ndarray:
     """WRONG on purpose: YaRN with the bands swapped (high frequencies interpolated, low ones kept), the
-    reading several write-ups give (reference/peers.md 6-B)."""
+    reading several write-ups give (docs/FORMULAS.md §5.7)."""
     factor = _factor(factor)
     w = yarn_extrapolation_weight(dim, base, original_max_position_embeddings, beta_fast, beta_slow)
     theta = inv_freq(dim, base)

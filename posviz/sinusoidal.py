@@ -40,7 +40,7 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0,
 
     ``layout="interleaved"`` is Vaswani's ``[sin p·w0, cos p·w0, sin p·w1, ...]``; ``"concat"`` is
     ``[sin p·w0 .. sin p·w_{d/2-1} | cos p·w0 ..]`` (TensorFlow tutorial, MAE's 1-D helper). Source:
-    Vaswani et al. 2017 §3.5; reference/formulas.md §2.
+    Vaswani et al. 2017 §3.5; docs/FORMULAS.md §2.1.
     """
     n_positions = check_int("n_positions", n_positions, 1, MAX_POSITIONS)
     layout = check_choice("layout", layout, LAYOUTS_1D)
@@ -59,7 +59,7 @@ def shift_matrix(k: float, d_model: int, base: float = 10000.0, order: str = "si
     ``order="sin_cos"``: pair i as the interleaved table stores it, (sin pw_i, cos pw_i), and
     ``M_k = [[cos kw, sin kw], [−sin kw, cos kw]]`` per pair. ``order="cos_sin"``: each pair read as the point
     (cos pw_i, sin pw_i), and ``M_k = [[cos kw, −sin kw], [sin kw, cos kw]]``, the counter-clockwise rotation
-    by kw. The two are one map written in two bases (seed 004; reference/formulas.md §2).
+    by kw. The two are one map written in two bases (Fleetwood; docs/FORMULAS.md §2.2).
     """
     k = check_float("k", k, -1e7, 1e7)
     order = check_choice("order", order, PAIR_ORDERS)
@@ -75,7 +75,7 @@ def shift_matrix(k: float, d_model: int, base: float = 10000.0, order: str = "si
 
 
 def dot_by_offset(offsets: np.ndarray, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """``PE(p)·PE(p+k) = Σ_i cos(k·w_i)`` for each offset k: independent of p and even in k (§2).
+    """``PE(p)·PE(p+k) = Σ_i cos(k·w_i)`` for each offset k: independent of p and even in k (docs/FORMULAS.md §2.3).
 
     ``offsets``: a number or an array of finite numbers (fractional allowed) with |k| <= 1e9; the result
     has its shape."""
@@ -87,15 +87,15 @@ def dot_by_offset(offsets: np.ndarray, d_model: int, base: float = 10000.0) -> n
 
 def sinusoidal_2d(height: int, width: int, d_model: int, base: float = 10000.0,
                   combine: str = "concat") -> np.ndarray:
-    """2-D sin/cos encodings of an H×W patch grid, shape (height, width, d_model) (MAE; formulas.md §3).
+    """2-D sin/cos encodings of an H×W patch grid, shape (height, width, d_model) (MAE; docs/FORMULAS.md §3).
 
-    None of the three is seed 003's method, which concatenates two full d_model-channel tables (exponent
-    2i/d_model), 2·d_model channels in all; here every mode has d_model channels.
+    None of the three concatenates two full d_model-channel tables (exponent 2i/d_model), 2·d_model channels
+    in all, as one tutorial in docs/SOURCES.md does; here every mode has d_model channels.
 
     ``"concat"``: [interleaved 1-D table of the row index, width d/2 | same of the column index].
     ``"add"``: interleaved 1-D table of the row (width d) + that of the column, so PE(r, c) = PE(c, r).
     ``"mae"``: MAE's ``get_2d_sincos_pos_embed`` layout ``[sin c·w | cos c·w | sin r·w | cos r·w]`` with
-    ``w_k = base**(-4k/d_model)``: the first half encodes the COLUMN. reference/formulas.md §3.
+    ``w_k = base**(-4k/d_model)``: the first half encodes the COLUMN. docs/FORMULAS.md §3.1.
     """
     height = check_int("height", height, 1, 4096)
     width = check_int("width", width, 1, 4096)
@@ -119,7 +119,7 @@ def sinusoidal_2d(height: int, width: int, d_model: int, base: float = 10000.0,
 def similarity(rows: np.ndarray, cols: np.ndarray, d_model: int, base: float = 10000.0) -> np.ndarray:
     """``PE(p)·PE(q)`` for p in ``rows``, q in ``cols``, shape (len(rows), len(cols)).
 
-    ``PE(p)·PE(q) = Σ_i cos((p−q)·w_i)`` (Vaswani et al. 2017 §3.5; reference/formulas.md §2). Positions may
+    ``PE(p)·PE(q) = Σ_i cos((p−q)·w_i)`` (Vaswani et al. 2017 §3.5; docs/FORMULAS.md §2.3). Positions may
     be fractional (|p| <= 1e9). When they are all integers and their offsets p − q span few enough values
     (fewer than 2^20, and offsets × d/2 within the cells cap), one dot product per distinct offset is
     tabulated (a 4096×4096 view costs O(P·d) cosines instead of O(P²·d)); otherwise the two sin/cos tables
@@ -146,14 +146,14 @@ def similarity(rows: np.ndarray, cols: np.ndarray, d_model: int, base: float = 1
     return table(rows) @ table(cols).T  # (R, C)
 
 
-def slice_for_sequence(pe: np.ndarray, seq_len: int, *, seed001: bool = False) -> np.ndarray:
+def slice_for_sequence(pe: np.ndarray, seq_len: int, *, feature_axis: bool = False) -> np.ndarray:
     """The rows of a (max_len, d_model) table to add to a length-``seq_len`` sequence.
 
-    Right: ``pe[:seq_len]`` -> (seq_len, d_model). Seed 001 writes ``pe[:, :seq_len]``, which slices the
+    Right: ``pe[:seq_len]`` -> (seq_len, d_model). ``feature_axis=True`` is ``pe[:, :seq_len]``, which slices the
     FEATURE axis of this 2-D buffer -> (max_len, seq_len), which cannot be added to (seq_len, d_model).
     """
     pe = check_array("pe", pe, ndim=2, min_size=1)
     seq_len = check_int("seq_len", seq_len, 1, pe.shape[0])
-    if not isinstance(seed001, (bool, np.bool_)):
-        raise ValueError(f"seed001 must be True or False; got {seed001!r:.40}")
-    return pe[:, :seq_len] if seed001 else pe[:seq_len]
+    if not isinstance(feature_axis, (bool, np.bool_)):
+        raise ValueError(f"feature_axis must be True or False; got {feature_axis!r:.40}")
+    return pe[:, :seq_len] if feature_axis else pe[:seq_len]

@@ -226,7 +226,7 @@ def test_distance_bias_golden_values():
     assert float(b.distance_bias("kerple_log", 6.0, fam)) == pytest.approx(-2 * math.log(4.0))
     assert float(b.distance_bias("kerple_power", 4.0, fam)) == pytest.approx(-0.25 * 8.0)
     assert float(b.distance_bias("nope", 99.0, fam)) == 0.0
-    # log K(3) with seed 002's kernel: 0.7·exp(−9/50) + 0.3·exp(−9/800)
+    # log K(3) with the default kernel: 0.7·exp(−9/50) + 0.3·exp(−9/800)
     k3 = 0.7 * math.exp(-9 / 50) + 0.3 * math.exp(-9 / 800)
     assert float(b.distance_bias("gaussian_log", 3.0, fam)) == pytest.approx(math.log(k3), rel=1e-14)
 

@@ -17,7 +17,7 @@ KERNEL = dict(alpha1=0.7, alpha2=0.3, sigma1=5.0, sigma2=20.0)  # the Gaussian l
 
 
 def test_sinusoidal_pitfalls_pair_0_turns_one_radian_per_token_and_fastest():
-    """"pair 0 has ω = 1 rad/token and turns fastest; the last pair is the slowest" (seed 003's pitfall)."""
+    """"pair 0 has ω = 1 rad/token and turns fastest; the last pair is the slowest" (the fast/slow pitfall)."""
     for d, base in ((128, 1e4), (16, 500.0), (1024, 1e6)):
         omega = sinusoidal.frequencies(d, base)
         assert omega[0] == 1.0 and np.all(np.diff(omega) < 0)

@@ -168,18 +168,18 @@ def test_positions_map_shows_the_leak():
     assert "off" in leak.layout.title.text and "on" in causal.layout.title.text
 
 
-def test_position_bounds_seed_claim_fails_everywhere():
-    seed = build("cope_position_bounds", claim="seed")
+def test_position_bounds_off_by_one_claim_fails_everywhere():
+    off = build("cope_position_bounds", claim="off_by_one")
     true = build("cope_position_bounds", claim="true")
     T = cope.tokenize(cope.DEFAULT_TEXT).T
-    assert seed.layout.title.text.startswith(f"{T} of {T}")
+    assert off.layout.title.text.startswith(f"{T} of {T}")
     assert true.layout.title.text.startswith(f"0 of {T}")
     with pytest.raises(ValueError, match="claim"):
         build("cope_position_bounds", claim="nope")
 
 
 def test_gqa_table_shows_the_error_row():
-    broken = build("cope_gqa_shapes", layout="seed000")
+    broken = build("cope_gqa_shapes", layout="swapped")
     cells = broken.data[0].cells.values
     assert cells[1][-1].startswith("RuntimeError")
     fixed = build("cope_gqa_shapes", layout="fixed")

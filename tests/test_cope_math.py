@@ -1,4 +1,4 @@
-"""CoPE math: golden examples of formulas.md §7, naive-loop references, a hand-computed module, fuzzing."""
+"""CoPE math: golden examples of docs/FORMULAS.md §7.2, naive-loop references, a hand-computed module, fuzzing."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def naive_positions(z: np.ndarray, npos_max: int | None, causal: bool) -> np.nda
 
 
 # ---------------------------------------------------------------------------------------------------
-# Golden examples (formulas.md §7)
+# Golden examples (docs/FORMULAS.md §7.2)
 
 
 def test_golden_all_logits_zero():
@@ -80,7 +80,7 @@ def test_clamp_to_npos_max_minus_one():
     p = cope_positions(np.full((6, 6), cope.SATURATE), npos_max=4).numpy()
     assert p.max() == 3.0
     assert p[5, 0] == 3.0 and p[2, 2] == 1.0
-    # npos_max = T (seed 000) clamps p = T at (T-1, 0); T + 1 (official) keeps it
+    # npos_max = T (a table of T embeddings) clamps p = T at (T-1, 0); T + 1 (official) keeps it
     T = 6
     full = np.full((T, T), cope.SATURATE)
     assert cope_positions(full, npos_max=T).numpy()[T - 1, 0] == T - 1
@@ -90,7 +90,7 @@ def test_clamp_to_npos_max_minus_one():
 def test_positions_bounded_by_i_minus_j_plus_1_not_i():
     T = 5
     p = cope_positions(np.full((T, T), cope.SATURATE)).numpy()
-    assert all(p[i, 0] == i + 1 > i for i in range(T))  # seed 000's "[0, i]" is wrong on every row
+    assert all(p[i, 0] == i + 1 > i for i in range(T))  # the claimed bound "[0, i]" is wrong on every row
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -179,7 +179,7 @@ def test_interpolation_at_integer_and_fractional_positions():
 
 
 def test_interpolation_rejects_positions_beyond_the_table():
-    # seed 000 sizes the table with T entries, but p_ij reaches T
+    # a table of T entries is too small: p_ij reaches T
     T = 4
     p = cope_positions(np.full((T, T), cope.SATURATE))
     with pytest.raises(ValueError, match="positions"):
@@ -378,13 +378,13 @@ def test_worst_case_lesson_is_capped():
     assert L.T == cope.MAX_TOKENS
 
 
-def test_gqa_shapes_fixed_and_seed000():
+def test_gqa_shapes_fixed_and_swapped():
     fixed = gqa_shapes(64, 8, 2, "fixed")
     assert fixed[-1] == ("scores = q·kᵀ", "(1, 8, 4, 4)")
     assert not any("Error" in r for _, r in fixed)
-    broken = gqa_shapes(64, 8, 2, "seed000")
+    broken = gqa_shapes(64, 8, 2, "swapped")
     assert broken[-1][1].startswith("RuntimeError") and "invalid for input of size 64" in broken[-1][1]
-    mha = gqa_shapes(64, 8, 8, "seed000")  # the swap is invisible without grouping
+    mha = gqa_shapes(64, 8, 8, "swapped")  # the swap is invisible without grouping
     assert mha[-1][1] == "(1, 8, 4, 4)"
     with pytest.raises(ValueError, match="num_kv_heads"):
         gqa_shapes(64, 8, 3)

@@ -95,8 +95,8 @@ def test_similarity_fractional_positions_are_exact_not_truncated():
 @pytest.mark.parametrize("call,name", [
     (lambda: __import__("posviz.sinusoidal").sinusoidal.similarity([math.inf], [0], 8), "rows"),
     (lambda: __import__("posviz.sinusoidal").sinusoidal.similarity(None, [0], 8), "rows"),
-    (lambda: __import__("posviz.sinusoidal").sinusoidal.slice_for_sequence([[1.0, 2.0]], 1, seed001="yes"),
-     "seed001"),
+    (lambda: __import__("posviz.sinusoidal").sinusoidal.slice_for_sequence([[1.0, 2.0]], 1, feature_axis="yes"),
+     "feature_axis"),
     (lambda: __import__("posviz.sinusoidal").sinusoidal.dot_by_offset([math.nan], 8), "offsets"),
     (lambda: __import__("posviz.scaling").scaling.parse_methods(None), "methods"),
     (lambda: __import__("posviz.scaling").scaling.config_target_length(5), "rc"),

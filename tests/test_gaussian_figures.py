@@ -38,7 +38,7 @@ LARGEST = {
     "gaussian_envelope": dict(T=512, d=256, queries=(10, 40, 100, 200, 300, 511)),
     "gaussian_shift_check": dict(m=512, n=0, shift=512, d=256),
     "gaussian_mixed_layout": dict(T=128, d=256),
-    "gaussian_seed_broadcast": dict(T=256, D=256),
+    "gaussian_kernel_broadcast": dict(T=256, D=256),
     "gaussian_magnitude_only": dict(n_positions=512, d=256, pair=127),
 }
 
@@ -137,17 +137,17 @@ def test_mixed_layout_figure():
     for fig, flat in ((wrong, False), (right, True)):
         line = values(fig.data[2].y)  # Δ = 3
         assert bool(np.ptp(line) < 1e-6) == flat
-    np.testing.assert_allclose(values(wrong.data[0].z), gk.seed002_score_grid(), rtol=1e-6)
+    np.testing.assert_allclose(values(wrong.data[0].z), gk.mixed_layout_score_grid(), rtol=1e-6)
     with pytest.raises(ValueError, match="T"):
         fg.gaussian_mixed_layout(T=4096)
 
 
-def test_seed_broadcast_figure():
-    fig = fg.gaussian_seed_broadcast(T=128, D=64)
+def test_kernel_broadcast_figure():
+    fig = fg.gaussian_kernel_broadcast(T=128, D=64)
     assert not fig.data and "must match the size" in fig.layout.annotations[0].text
-    seed = values(fg.gaussian_seed_broadcast(T=64, D=64).data[0].z)
-    fixed = values(fg.gaussian_seed_broadcast(version="fixed").data[0].z)
-    assert np.ptp(seed[:, 10]) == 0 and np.ptp(seed[10]) > 0.5  # varies along channels
+    feature = values(fg.gaussian_kernel_broadcast(T=64, D=64).data[0].z)
+    fixed = values(fg.gaussian_kernel_broadcast(version="fixed").data[0].z)
+    assert np.ptp(feature[:, 10]) == 0 and np.ptp(feature[10]) > 0.5  # varies along channels
     assert np.ptp(fixed[10]) == 0 and np.ptp(fixed[:, 10]) > 0.5  # varies along positions
 
 

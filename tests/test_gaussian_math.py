@@ -16,7 +16,7 @@ DEFAULTS = dict(alpha1=0.7, alpha2=0.3, sigma1=5.0, sigma2=20.0)
 
 
 def kernel_ref(r, alpha1=0.7, alpha2=0.3, sigma1=5.0, sigma2=20.0):
-    """The formula of reference/formulas.md §6, one number at a time."""
+    """The formula of docs/FORMULAS.md §6.1, one number at a time."""
     return alpha1 * math.exp(-r * r / (2 * sigma1 * sigma1)) + alpha2 * math.exp(-r * r / (2 * sigma2 * sigma2))
 
 
@@ -111,7 +111,7 @@ def test_modes_match_direct_formulas():
 
 
 def test_as_written_is_absolute_mode():
-    """Seed 002's f(x, m) = K(m) R_m x on both q and k gives K(m)K(n)·RoPE score (formulas.md §6)."""
+    """The blog post's f(x, m) = K(m) R_m x on both q and k gives K(m)K(n)·RoPE score (docs/FORMULAS.md §6.2)."""
     q, k = g.random_qk(20, 16, seed=1)
     pos = np.arange(20.0) * 3
     qa, ka = g.as_written_qk(q, pos), g.as_written_qk(k, pos)
@@ -198,24 +198,24 @@ def test_absolute_mode_is_not_shift_invariant():
     assert s["absolute"]["factor_after"] / s["absolute"]["factor_before"] < 0.01
 
 
-# ----- seed 002's pitfalls -----
+# ----- the pitfalls: mixed layout, feature-axis broadcast -----
 
 def test_mixed_layout_breaks_relativity_and_norms():
-    mixed, right = g.seed002_score_grid(layout="mixed"), g.seed002_score_grid(layout="interleaved")
+    mixed, right = g.mixed_layout_score_grid(layout="mixed"), g.mixed_layout_score_grid(layout="interleaved")
     assert g.toeplitz_error(right) < 1e-12
     assert g.toeplitz_error(mixed) > 0.1
     x, _ = g.random_qk(1, 8, seed=0)
-    rot = g.seed002_rope(np.repeat(x, 3, 0), np.array([0.0, 7.0, 20.0]), layout="mixed")
+    rot = g.mixed_layout_rope(np.repeat(x, 3, 0), np.array([0.0, 7.0, 20.0]), layout="mixed")
     ratios = np.linalg.norm(rot, axis=1) / np.linalg.norm(x)
     assert ratios[0] == pytest.approx(1.0) and abs(ratios[1:] - 1).max() > 1e-3
-    good = g.seed002_rope(np.repeat(x, 3, 0), np.array([0.0, 7.0, 20.0]), layout="interleaved")
+    good = g.mixed_layout_rope(np.repeat(x, 3, 0), np.array([0.0, 7.0, 20.0]), layout="interleaved")
     np.testing.assert_allclose(good, g.rotate(np.repeat(x, 3, 0), np.array([0.0, 7.0, 20.0])), atol=1e-12)
 
 
-def test_seed_broadcast_fails_or_scales_channels():
-    scale, err = g.seed002_broadcast(T=128, D=64)
+def test_feature_axis_broadcast_fails_or_scales_channels():
+    scale, err = g.feature_axis_broadcast(T=128, D=64)
     assert scale is None and "128" in err and "64" in err
-    scale, err = g.seed002_broadcast(T=64, D=64)
+    scale, err = g.feature_axis_broadcast(T=64, D=64)
     assert err is None and scale.shape == (64, 64)
     k = g.gaussian_kernel(np.arange(64.0))
     np.testing.assert_allclose(scale, np.tile(k, (64, 1)))  # constant down each column: per channel
@@ -280,12 +280,12 @@ def test_fuzz_shift_check(m, n, shift, d, seed, s1):
 
 
 @FUZZ
-@given(T=SMALL_INT, D=SMALL_INT, pair=SMALL_INT, P=SMALL_INT, layout=st.one_of(st.sampled_from(g.SEED_LAYOUTS), ANY),
+@given(T=SMALL_INT, D=SMALL_INT, pair=SMALL_INT, P=SMALL_INT, layout=st.one_of(st.sampled_from(g.PITFALL_LAYOUTS), ANY),
        a2=FLOAT)
 def test_fuzz_pitfalls(T, D, pair, P, layout, a2):
-    _finite_or_named_error(g.seed002_broadcast, T, D, alpha2=a2)
+    _finite_or_named_error(g.feature_axis_broadcast, T, D, alpha2=a2)
     _finite_or_named_error(g.intended_scale, T, D, alpha2=a2)
-    _finite_or_named_error(g.seed002_score_grid, T, D, layout=layout)
+    _finite_or_named_error(g.mixed_layout_score_grid, T, D, layout=layout)
     _finite_or_named_error(g.spiral, pair, P, D, alpha2=a2)
 
 
@@ -295,7 +295,7 @@ def test_fuzz_pitfalls(T, D, pair, P, layout, a2):
 @example(x=[[0.0, 1.3407807929942597e154]], pos=[0.0])  # q·k overflowed before entries were capped
 def test_fuzz_array_inputs(x, pos):
     _finite_or_named_error(g.rotate, x, pos)
-    _finite_or_named_error(g.seed002_rope, x, pos)
+    _finite_or_named_error(g.mixed_layout_rope, x, pos)
     _finite_or_named_error(g.as_written_qk, x, pos)
     _finite_or_named_error(g.rope_logits, x, x, pos, pos)
     _finite_or_named_error(g.apply_kernel, x, pos, pos, "relative_log")

@@ -23,7 +23,7 @@ PAGE = "pages/6_Distance_biases.py"
 PARTS = {"family": "1. One family: a penalty per distance", "attention": "2. What each member does to one query's "
          "attention", "matrix": "3. The bias over every (query, key) pair", "t5": "4. T5: buckets of distance",
          "alibi": "5. ALiBi: one slope per head", "nope": "6. NoPE: no position, only the causal mask",
-         "gaussian": "7. Seed 002's Gaussian kernel is one of the family", "rotation": "8. Rotation against bias"}
+         "gaussian": "7. The Gaussian kernel is one of the family", "rotation": "8. Rotation against bias"}
 
 
 def run_part(part: str, **query: str) -> AppTest:
@@ -73,7 +73,7 @@ def test_every_part_draws_one_chart_under_its_heading(part):
     assert len(chart_specs(at)) == 1
     assert at.radio[0].options == [
         "1. One family", "2. One query's attention", "3. The (i, j) pattern", "4. T5's buckets", "5. ALiBi's slopes",
-        "6. NoPE", "7. Seed 002's kernel", "8. Rotation vs bias"]
+        "6. NoPE", "7. The Gaussian kernel", "8. Rotation vs bias"]
 
 
 def test_attention_part_at_chosen_settings():

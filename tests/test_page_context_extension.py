@@ -392,9 +392,9 @@ def test_temperature_and_entropy_captions_follow_the_factor():
 def test_pitfall_numbers_are_computed():
     at = part_at("pitfalls")
     text = "\n".join(m.value for m in at.markdown)
-    low, high = sc.seed000_yarn_bounds(64, 10000.0, 2048)
+    low, high = sc.numerator_rounded_yarn_bounds(64, 10000.0, 2048)
     assert f"{low:.3f} and {high:.3f} instead of 8 and 21" in text
-    assert f"× {sc.seed000_logit_multiplier(16.0):.3f} at s = 16" in text and "× 1.631" in text
+    assert f"× {sc.scaled_cos_sin_logit_multiplier(16.0):.3f} at s = 16" in text and "× 1.631" in text
 
 
 # ---------------------------------------------------------------------------- every caption number, two settings

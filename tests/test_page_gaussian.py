@@ -82,7 +82,8 @@ def test_every_part_draws_one_chart_and_its_checks():
     for title, start in zip(got, TITLES.values(), strict=True):
         assert title.startswith(start), title
     assert headers == ["1. The kernel", "2. Three ways to apply it", "3. What it does to attention",
-                       "3b. The shift check: move both positions, keep the distance", "4. Pitfalls in seed 002"]
+                       "3b. The shift check: move both positions, keep the distance",
+                       "4. Pitfalls: layout, broadcast, frequency"]
     assert sum(c.startswith("✅") for c in marks) == 3  # (b), (c) and the angle check
     assert sum(c.startswith("❌") for c in marks) == 1
     assert any(c.startswith("❌") and "as written" in c for c in marks)
@@ -204,10 +205,10 @@ def test_pitfall_toggles_show_wrong_and_right():
     assert_clean(at)
     got = titles(at)
     assert len(got) == 4
-    assert any(t.startswith("mixed: seed 002: cat(freqs, freqs)") and not t.endswith("(up to rounding)")
+    assert any(t.startswith("mixed: cat(freqs, freqs)") and not t.endswith("(up to rounding)")
                for t in got)
     assert any(t.startswith("interleaved:") and t.endswith("0 (up to rounding)") for t in got)
-    assert any(t == "seed 002, T = D: one factor per FEATURE" for t in got)
+    assert any(t == "K_r * x, T = D: one factor per FEATURE" for t in got)
     assert any(t == "intended: one factor K(t) per token" for t in got)
     codes = "\n".join(c.value for c in at.code)
     assert "RuntimeError: The size of tensor a (128) must match the size of tensor b (64)" in codes

@@ -106,7 +106,7 @@ def test_clock_angle_labels_on_request():
     clock = chart_specs(at)[0]
     angle_line = clock["data"][5]
     assert angle_line["texttemplate"] == "m·θ=%{customdata:.3~g} rad"
-    theta = rope.inv_freq(64, 10000.0)[rf._pair_subset(32, "spread")]  # the 16 pairs drawn
+    theta = rope.inv_freq(64, 10000.0)[rf.clock_pairs(32, "spread")]  # the 16 pairs drawn
     frame = clock["frames"][7]
     assert frame["traces"] == [2, 3, 4, 5]
     np.testing.assert_allclose(arr(frame["data"][3]["customdata"]), 7 * theta, rtol=1e-6)  # m = 7

@@ -9,6 +9,7 @@ every control a different hostile class, so each control's warn-and-fall-back pa
 
 from __future__ import annotations
 
+import re
 import tracemalloc
 
 import pytest
@@ -21,9 +22,11 @@ from testkit.apptest import (
     course,
     extreme_query,
     hostile_query,
+    page_at,
     page_paths,
     part_cases,
     part_controls,
+    part_query,
     run_page,
     warnings_text,
 )
@@ -61,6 +64,27 @@ def test_part_runs_clean_with_every_control_at_an_extreme(lesson, part, high):
     # nor does a figure fall back to its defaults (the panel's warning for a builder that failed names no control);
     # a lesson's own note on a combination it cannot draw (both Gaussian weights 0) is part of the lesson
     assert "Showing the figure at its default settings" not in text, text
+    if high:
+        stale = stale_defaults(lesson, part, page_at(f"pages/{lesson.script.name}", **part_query(lesson, part)), at)
+        assert not stale, f"captions that quote a control's default whatever its value: {stale}"
+
+
+NUMBER = re.compile(r"(?<![\w.^/])\d[\d,]*(?:\.\d+)?(?![\w.]*[\w^/])")  # a number standing alone
+
+
+def stale_defaults(lesson, part, at_defaults, at_max) -> list[tuple[str, list[str], str]]:
+    """Captions shown word for word both at the defaults and with every control at its maximum that quote a
+    control's default value (a number of 3 or more: 0, 1 and 2 are mostly structure, "pair 0", "2π"): a number
+    typed into the caption where the figure's own value should be formatted."""
+    defaults: dict[str, list[str]] = {}
+    for name, control in part_controls(lesson, part).items():
+        value = getattr(control, "default", None)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 3:
+            for form in {f"{value:g}", f"{value:,}", f"{value:,g}", str(value)}:
+                defaults.setdefault(form, []).append(name)
+    unchanged = {c.value for c in at_max.caption}
+    return [(number, defaults[number], caption[:80]) for caption in (c.value for c in at_defaults.caption)
+            if caption in unchanged for number in NUMBER.findall(caption) if number in defaults]
 
 
 @pytest.mark.parametrize(("lesson", "part"), CASES, ids=IDS)

@@ -187,7 +187,7 @@ def test_clock_layout_and_subsets():
         np.testing.assert_allclose(tip, np.array([q[u], q[v]]) / math.hypot(q[u], q[v]), atol=1e-6)
     assert len(build("rope_clock", dim=256, pairs="ends").data[3].x) == 16
     # the default: 16 pairs from the fastest to the slowest, every pair up to d = 32
-    spread = rf._pair_subset(128, "spread")
+    spread = rf.clock_pairs(128, "spread")
     assert spread.size == rf.SPREAD_PAIRS and spread[0] == 0 and spread[-1] == 127
     assert np.all(np.diff(spread) >= 8) and np.all(np.diff(spread) <= 9)  # evenly spaced
     assert len(build("rope_clock", dim=256).data[3].x) == 16

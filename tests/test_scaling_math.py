@@ -1,5 +1,5 @@
 """posviz.scaling against transformers 5.23 (ROPE_INIT_FUNCTIONS and the per-model defaults), the golden
-values of reference/formulas.md §5, independent closed forms, and hostile input."""
+values of docs/FORMULAS.md §5, independent closed forms, and hostile input."""
 
 from __future__ import annotations
 
@@ -196,7 +196,7 @@ def test_top_level_original_length_wins_like_transformers():
 
 @pytest.mark.parametrize("d,alpha,L", list(itertools.product((32, 64, 128), (1.0, 2.0, 8.0, 16.0), (2048, 4096))))
 def test_ntk_equals_dynamic_at_alpha_times_length(d, alpha, L):
-    """formulas.md §5.2 recipe: static NTK == transformers' dynamic with factor 1 at seq_len = alpha·L."""
+    """docs/FORMULAS.md §5.2 recipe: static NTK == transformers' dynamic with factor 1 at seq_len = alpha·L."""
     ours = sc.inv_freq_from_config({"head_dim": d, "max_position_embeddings": L,
                                     "rope_parameters": {"rope_type": "ntk", "rope_theta": 1e4, "factor": alpha}})
     cfg = _base(d, max_position_embeddings=L, rope_parameters={"rope_type": "dynamic", "rope_theta": 1e4,
@@ -268,7 +268,7 @@ def test_golden_llama3():
 
 
 def test_llama3_is_paper_yarn_without_temperature():
-    """Insight of formulas.md §5.5: Llama 3 == YaRN's paper ramp with alpha = low, beta = high, and A = 1."""
+    """Insight of docs/FORMULAS.md §5.5: Llama 3 == YaRN's paper ramp with alpha = low, beta = high, and A = 1."""
     for d, b, L, lo, hi in [(128, 5e5, 8192, 1, 4), (64, 1e4, 2048, 2, 8)]:
         l3, A3 = sc.llama3_inv_freq(d, b, 8, L, lo, hi)
         ya, Ay = sc.yarn_inv_freq(d, b, 8, L, beta_fast=hi, beta_slow=lo, ramp="paper")

@@ -88,10 +88,10 @@ def test_2d_add_mode_collides_transposed_positions():
     assert not np.allclose(cat[2, 5], cat[5, 2])
 
 
-def test_seed001_slice_gives_the_wrong_shape():
+def test_slicing_the_feature_axis_gives_the_wrong_shape():
     pe = sn.sinusoidal_table(512, 64)
     assert sn.slice_for_sequence(pe, 10).shape == (10, 64)
-    assert sn.slice_for_sequence(pe, 10, seed001=True).shape == (512, 10)
+    assert sn.slice_for_sequence(pe, 10, feature_axis=True).shape == (512, 10)
 
 
 @pytest.mark.parametrize(("kwargs", "name"), [

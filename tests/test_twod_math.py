@@ -20,7 +20,7 @@ FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthChe
 # ---------------------------------------------------------------- independent references (naive loops)
 
 def naive_2d(H, W, D, base, combine):
-    """Written from formulas.md §3 / DESIGN.md one number at a time."""
+    """Written from docs/FORMULAS.md §3 one number at a time."""
     out = np.zeros((H, W, D))
     for r in range(H):
         for c in range(W):
@@ -146,7 +146,7 @@ def test_axis_response_mae_halves():
     assert resp[0, 16:].max() == 0.0 and resp[0, :16].min() > 0.0  # along a row: first half only
     assert resp[1, :16].max() == 0.0 and resp[1, 16:].min() > 0.0
     conc = r2.axis_response(8, 8, 32, combine="concat")
-    assert conc[0, :16].max() == 0.0 and conc[1, 16:].max() == 0.0  # seed-003 concat: row first
+    assert conc[0, :16].max() == 0.0 and conc[1, 16:].max() == 0.0  # concat: row first
     assert np.all(r2.axis_response(1, 8, 32)[1] == 0.0)  # no step down a one-row grid
 
 

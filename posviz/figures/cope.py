@@ -336,24 +336,24 @@ def cope_positions_map(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences"
 @figure("cope_position_bounds")
 def cope_position_bounds(*, text: str = cope.DEFAULT_TEXT, rule: str = "all", scale: float = 40.0,
                          bias: float = 0.0, claim: str = "true") -> go.Figure:
-    """The largest position of each query (key j = 0) against a bound: seed 000's i, or the true i + 1.
+    """The largest position of each query (key j = 0) against a bound: the off-by-one i, or the true i + 1.
 
     The query's own gate counts, so p_ij can reach i − j + 1; with every gate at 1, p_i0 = i + 1 and the
     claimed bound i is broken on every row.
     """
-    claim = check_choice("claim", claim, ("true", "seed"))
+    claim = check_choice("claim", claim, ("true", "off_by_one"))
     L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=True, npos_max=cope.MAX_TOKENS + 1)
     T = L.T
     qi = np.arange(T)
     top = L.positions[:, 0]  # (T,) p_i0 = max_j p_ij under the causal mask
-    bound = qi.astype(float) if claim == "seed" else qi + 1.0
+    bound = qi.astype(float) if claim == "off_by_one" else qi + 1.0
     ticks = _ticks(L.tokens.labels)
     over = top > bound + 1e-9
     fig = go.Figure()
     fig.add_trace(go.Bar(x=qi, y=f32(top), name="p_i0 = largest position of query i",
                          marker_color=[COLORS[3] if o else COLORS[2] for o in over],
                          hovertemplate="query i = %{x}<br>p_i0 = %{y:.3f}<extra></extra>"))
-    name = "seed 000's bound: p ≤ i" if claim == "seed" else "true bound: p_ij ≤ i − j + 1 (= i + 1 at j = 0)"
+    name = "claimed bound: p ≤ i" if claim == "off_by_one" else "true bound: p_ij ≤ i − j + 1 (= i + 1 at j = 0)"
     fig.add_trace(go.Scatter(x=qi, y=f32(bound), mode="lines+markers", name=name,
                              line=dict(color=COLORS[1], dash="dash")))
     fig.update_layout(title=f"{int(over.sum())} of {T} queries i exceed the bound",
@@ -366,7 +366,7 @@ def cope_position_bounds(*, text: str = cope.DEFAULT_TEXT, rule: str = "all", sc
 
 @figure("cope_gqa_shapes")
 def cope_gqa_shapes(*, layout: str = "fixed", num_heads: int = 8, num_kv_heads: int = 2) -> go.Figure:
-    """Shapes through grouped-query attention's projections: the fixed layout, or seed 000's head swap.
+    """Shapes through grouped-query attention's projections: the fixed layout, or query and key head counts swapped.
 
     d_model = 64, d_h = 64/num_heads, T = 4; the red row is the error torch raises.
     """
@@ -379,7 +379,7 @@ def cope_gqa_shapes(*, layout: str = "fixed", num_heads: int = 8, num_kv_heads: 
         cells=dict(values=[[_esc(s) for s, _ in rows], [_esc(r) for _, r in rows]], align="left",
                    fill_color=[fill, fill], height=26, font=dict(size=12))))
     who = "fixed: q → num_heads·d_h, k/v → num_kv_heads·d_h" if layout == "fixed" else \
-        "seed 000: q and k head counts swapped"
+        "swapped: q → num_kv_heads·d_h, k → num_heads·d_h"
     fig.update_layout(title=f"{who}<br><sup>num_heads = {num_heads}, num_kv_heads = {num_kv_heads}, d_model = 64"
                             "</sup>",
                       height=90 + 30 * len(rows), margin=dict(l=10, r=10, t=50, b=10))

@@ -1,5 +1,6 @@
 """Figures of the Gaussian-kernel RoPE lesson: the kernel, attention under the three modes, the shift
-check, and seed 002's pitfalls. All numbers come from ``posviz.gaussian``."""
+check, and two pitfalls of real code (mixed layout, feature-axis broadcast). All numbers come from
+``posviz.gaussian``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
 __all__ = ["gaussian_kernel_curve", "gaussian_attention", "gaussian_attention_grid", "gaussian_envelope",
-           "gaussian_shift_check", "gaussian_mixed_layout", "gaussian_seed_broadcast", "gaussian_magnitude_only"]
+           "gaussian_shift_check", "gaussian_mixed_layout", "gaussian_kernel_broadcast", "gaussian_magnitude_only"]
 
 MODE_COLORS = {"rope": "#7f7f7f", "absolute": COLORS[3], "relative_mul": COLORS[1], "relative_log": COLORS[0]}
 SHORT = {"rope": "plain RoPE", "absolute": "(a) K(m)·K(n)", "relative_mul": "(b) ×K(m−n)",
@@ -198,9 +199,9 @@ def gaussian_shift_check(*, m: int = 3, n: int = 0, shift: int = 37, d: int = 64
 @figure("gaussian_mixed_layout")
 def gaussian_mixed_layout(*, layout: str = "mixed", T: int = 24, d: int = 8, base: float = 10000.0,
                           seed: int = 0) -> go.Figure:
-    """Scores of one fixed q and k at every pair of positions, with seed 002's rotation code."""
+    """Scores of one fixed q and k at every pair of positions, with the mixed layout or a consistent one."""
     T = check_int("T", T, 4, 128)  # a picture of diagonals: 128² cells at most
-    s = gk.seed002_score_grid(T, d, base, seed, layout)  # (T, T)
+    s = gk.mixed_layout_score_grid(T, d, base, seed, layout)  # (T, T)
     spread = gk.toeplitz_error(s)
     lim = float(np.abs(s).max()) or 1.0
     pos = np.arange(T)
@@ -215,7 +216,7 @@ def gaussian_mixed_layout(*, layout: str = "mixed", T: int = 24, d: int = 8, bas
                      line=dict(color=COLORS[i]),
                      hovertemplate=f"Δ={delta}<br>m=%{{x}}<br>score=%{{y:.3f}}<extra></extra>")
     shown = f"{spread:.3g}" if spread > 1e-9 else "0 (up to rounding)"
-    what = "seed 002: cat(freqs, freqs) + interleaved rotate" if layout == "mixed" else "angles repeated per pair"
+    what = "cat(freqs, freqs) + interleaved rotate" if layout == "mixed" else "angles repeated per pair"
     grid.axis("x", 1, title="key position n")
     grid.axis("y", 1, title="query position m", autorange="reversed")
     grid.axis("x", 2, title="query position m (key n = m − Δ)")
@@ -225,28 +226,28 @@ def gaussian_mixed_layout(*, layout: str = "mixed", T: int = 24, d: int = 8, bas
                        margin=dict(t=90, b=90))
 
 
-@figure("gaussian_seed_broadcast")
-def gaussian_seed_broadcast(*, version: str = "seed", T: int = 64, D: int = 64, alpha1: float = 0.7,
-                            alpha2: float = 0.3, sigma1: float = 5.0, sigma2: float = 20.0) -> go.Figure:
-    """The factor each (token, channel) of x gets: seed 002's ``K_r * x`` against per-position K(t)."""
+@figure("gaussian_kernel_broadcast")
+def gaussian_kernel_broadcast(*, version: str = "feature_axis", T: int = 64, D: int = 64, alpha1: float = 0.7,
+                              alpha2: float = 0.3, sigma1: float = 5.0, sigma2: float = 20.0) -> go.Figure:
+    """The factor each (token, channel) of x gets: ``K_r * x`` (K meets the feature axis) against per-position K(t)."""
     kern = _kernel_args(alpha1, alpha2, sigma1, sigma2)
-    version = check_choice("version", version, ("seed", "fixed"))
+    version = check_choice("version", version, ("feature_axis", "fixed"))
     T, D = check_int("T", T, 1, 256), check_int("D", D, 1, 256)  # 256² cells at most
-    if version == "seed":
-        scale, error = gk.seed002_broadcast(T, D, **kern)
+    if version == "feature_axis":
+        scale, error = gk.feature_axis_broadcast(T, D, **kern)
     else:
         scale, error = gk.intended_scale(T, D, **kern), None
     fig = go.Figure()
     if scale is None:
         fig.add_annotation(text=f"RuntimeError: {error}", x=0.5, y=0.5, xref="paper", yref="paper",
                            showarrow=False, font=dict(color=COLORS[3]))
-        fig.update_layout(title=f"seed 002, T = {T}, D = {D}: it does not run",
+        fig.update_layout(title=f"K_r * x, T = {T}, D = {D}: it does not run",
                           xaxis_visible=False, yaxis_visible=False)
         return fig
     fig.add_heatmap(z=scale.astype(np.float32), x=np.arange(scale.shape[1]), y=np.arange(scale.shape[0]),
                     colorscale=SEQUENTIAL, zmin=0, colorbar=dict(title="factor"),
                     hovertemplate="token t=%{y}<br>channel c=%{x}<br>factor=%{z:.4f}<extra></extra>")
-    title = ("seed 002, T = D: one factor per FEATURE" if version == "seed"
+    title = ("K_r * x, T = D: one factor per FEATURE" if version == "feature_axis"
              else "intended: one factor K(t) per token")
     fig.update_layout(title=title, xaxis_title="channel c", yaxis_title="token position t",
                       yaxis_autorange="reversed")
@@ -268,7 +269,7 @@ def gaussian_magnitude_only(*, pair: int = 2, n_positions: int = 40, d: int = 64
     grid.scatter(x=f32(ray_x), y=f32(ray_y), mode="lines", name=f"rays of m = 0..{rays - 1}",
                  line=dict(color="#bbbbbb", width=1), hoverinfo="skip")
     for key, name, color, mode in (("rope", "R_m q (plain RoPE)", MODE_COLORS["rope"], "markers"),
-                                   ("kernel", "K(m)·R_m q (seed 002)", MODE_COLORS["absolute"], "lines+markers")):
+                                   ("kernel", "K(m)·R_m q (as written)", MODE_COLORS["absolute"], "lines+markers")):
         xy = s[key].astype(np.float32)
         grid.scatter(x=xy[:, 0], y=xy[:, 1], mode=mode, name=name, line=dict(color=color),
                      marker=dict(size=6, color=color), customdata=m,

@@ -40,7 +40,7 @@ SLIDER_LABEL_EVERY = (10, 12)
 PAIR_SETS = ("spread", "all", "ends", "stride4")
 SPREAD_PAIRS = 16  # the clock's default subset: this many pairs from the fastest to the slowest
 LAYOUT_NAMES = {"interleaved": "interleaved (RoFormer, Meta)", "half": "half-split (GPT-NeoX, HF)",
-                "mixed": "mixed (seeds 001/002, buggy)"}
+                "mixed": "mixed (buggy)"}
 _WRAP_SCALE = [[0.0, COLORS[0]], [0.5, COLORS[0]], [0.5, COLORS[3]], [1.0, COLORS[3]]]
 _PI_TICKS = dict(tickvals=[0, math.pi / 2, math.pi, 3 * math.pi / 2, 2 * math.pi],
                  ticktext=["0", "π/2", "π", "3π/2", "2π"])
@@ -55,7 +55,7 @@ def _every(stride: int, what: str = "position") -> str:
     return "" if stride == 1 else f" (1 {what} in {stride} shown)"
 
 
-def _pair_subset(n_pairs: int, pairs: str) -> np.ndarray:
+def clock_pairs(n_pairs: int, pairs: str) -> np.ndarray:
     """The pairs the clock draws: "spread" picks SPREAD_PAIRS evenly from pair 0 to the last one (their
     wavelengths evenly spaced on a log scale), "ends" the fastest and slowest 8, "stride4" every 4th."""
     if pairs == "spread" and n_pairs > SPREAD_PAIRS:
@@ -88,7 +88,7 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 30.0, n_f
     q, _ = rope.sample_qk(dim, seed, preset)
     theta = rope.inv_freq(dim, base)
     lam = rope.wavelengths(dim, base)
-    sel = _pair_subset(dim // 2, pairs)  # (P,)
+    sel = clock_pairs(dim // 2, pairs)  # (P,)
     ch = rope.pair_channels(dim, layout)[sel]  # (P, 2)
     pos = np.linspace(0.0, m_max, n_frames)  # (F,)
     rot = rope.rotate(np.ones((n_frames, 1)) * q, pos, theta, layout)  # (F, d)
@@ -264,7 +264,7 @@ def rope_score_grid(*, dim: int = 64, base: float = 10000.0, n_positions: int = 
     """The score (R_m q)·(R_n k) for every query position m and key position n.
 
     With a consistent layout it depends on m - n only, so every diagonal is constant. The "mixed"
-    layout of seeds 001/002 breaks the diagonals; ``swap`` (seed 000) transposes the grid. With m, n >= 0
+    layout (a bug) breaks the diagonals; ``swap`` (q and k swapped, a bug) transposes the grid. With m, n >= 0
     the cells (m, n) and (m + c, n + c) are marked with their scores, and the diagonal m − n they share.
     """
     n_positions = check_int("n_positions", n_positions, 1, 8192)
@@ -280,7 +280,7 @@ def rope_score_grid(*, dim: int = 64, base: float = 10000.0, n_positions: int = 
         z=_f32(s), x=_f32(pos), y=_f32(pos), colorscale=DIVERGING, zmid=0, zmin=-spread, zmax=spread,
         meta="diverging", colorbar=dict(title="score"),
         hovertemplate="query m = %{y}<br>key n = %{x}<br>score = %{z:.4f}<extra></extra>"))
-    bug = " with q and k swapped (seed 000)" if swap else ""
+    bug = " with q and k swapped" if swap else ""
     note = _score_marks(fig, q, k, m, n, c, n_positions, base, layout, bool(swap)) if min(m, n) >= 0 else ""
     fig.update_layout(title=f"Score q_m·k_n, {LAYOUT_NAMES[layout]}{bug}" + _every(step) + note,
                       xaxis=dict(title="key position n", constrain="domain"),
@@ -464,7 +464,7 @@ def rope_frequency_ladder(*, dim: int = 64, base: float = 10000.0, n_positions: 
     """Frequency θ_i (rad/token) and wavelength λ_i (tokens) of every pair: pair 0 is the fastest.
 
     Pairs whose wavelength exceeds the positions shown never complete a turn there. ``show_claim``
-    adds seed 003's reversed story ("low dimensions are slow") as a dashed curve.
+    adds the reversed story ("low dimensions are slow") as a dashed curve.
     """
     n_positions = check_int("n_positions", n_positions, 1, 8192)
     theta = rope.inv_freq(dim, base)
@@ -477,7 +477,7 @@ def rope_frequency_ladder(*, dim: int = 64, base: float = 10000.0, n_positions: 
                              line=dict(color=COLORS[0]), marker=dict(size=5),
                              hovertemplate="pair %{x}<br>θ = %{y:.4g} rad/token<extra></extra>"), row=1, col=1)
     if show_claim:
-        fig.add_trace(go.Scatter(x=i, y=theta[::-1], mode="lines", name="seed 003's claim (reversed, wrong)",
+        fig.add_trace(go.Scatter(x=i, y=theta[::-1], mode="lines", name="claimed ordering (reversed, wrong)",
                                  line=dict(color=COLORS[3], dash="dash"),
                                  hovertemplate="claimed: pair %{x} at %{y:.4g} rad/token<extra></extra>"),
                       row=1, col=1)
@@ -725,7 +725,7 @@ def rope_qk_turn(*, dim: int = 8, base: float = 10000.0, m: float = 5.0, n: floa
     shifts = np.linspace(0.0, c_max, n_frames)  # (F,)
     hands = rope.qk_pairs(q, k, m + shifts, n + shifts, base, layout)  # q, k: (F, d/2, 2)
     total = hands["score"].sum(axis=1)  # (F,) the whole score at every shift
-    sel = np.unique(np.concatenate([[pair], _pair_subset(dim // 2, "spread")[:: max(1, math.ceil(
+    sel = np.unique(np.concatenate([[pair], clock_pairs(dim // 2, "spread")[:: max(1, math.ceil(
         min(dim // 2, SPREAD_PAIRS) / MAX_TURN_PAIRS))]]))[:MAX_TURN_PAIRS]  # (P,)
     def unit(h: np.ndarray) -> np.ndarray:  # (F, d/2, 2): every hand at length 1 (a rotation keeps lengths)
         length = np.linalg.norm(h[0], axis=-1)  # (d/2,)

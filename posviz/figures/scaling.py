@@ -1,5 +1,5 @@
 """Figures of the context-extension lesson: per-pair wavelengths, scales, unseen angles, YaRN's ramp,
-attention temperature, dynamic NTK, scores past L, a config.json viewer and the seed/field pitfalls.
+attention temperature, dynamic NTK, scores past L, a config.json viewer and common pitfalls.
 Every number comes from ``posviz.scaling``; all curves are per pair (d/2 points), so L' never costs."""
 
 from __future__ import annotations
@@ -448,7 +448,7 @@ def _ratio_trace(f: Panels, theta0: np.ndarray, theta: np.ndarray, name: str, co
 @figure("scaling_pitfall")
 def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: int = 64, base: float = 10000.0,
                     factor: float = 16.0, original_len: int = 2048) -> go.Figure:
-    """One pitfall of seed 000 or of the field, drawn either the wrong way or the right way."""
+    """One common pitfall of context-extension code or write-ups, drawn either the wrong way or the right way."""
     case = check_choice("case", case, PITFALLS)
     variant = check_choice("variant", variant, VARIANTS)
     dim, base, factor, L, _ = _common(dim, base, factor, original_len)
@@ -460,9 +460,9 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
         right, _ = sc.yarn_inv_freq(dim, base, factor, L)
         low, high = sc.yarn_correction_range(dim, base, L)
         if wrong:
-            bad = sc.seed000_yarn_inv_freq(dim, base, factor, L)
-            wl, wh = sc.seed000_yarn_bounds(dim, base, L)
-            _ratio_trace(f, theta0, bad, f"seed 000: low, high = {wl:.3f}, {wh:.3f}", COLORS[3])
+            bad = sc.numerator_rounded_yarn_inv_freq(dim, base, factor, L)
+            wl, wh = sc.numerator_rounded_yarn_bounds(dim, base, L)
+            _ratio_trace(f, theta0, bad, f"rounded before ÷: low, high = {wl:.3f}, {wh:.3f}", COLORS[3])
             _ratio_trace(f, theta0, right, "correct (for reference)", "#999", "dot", 1.5)
             err = float(np.max(np.abs(bad / right - 1)))
             title = f"ramp ends {wl:.3f}, {wh:.3f}: θ' off by up to {err:.0%}"
@@ -475,12 +475,12 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
         xlab, ylab = "scale s", "attention logits multiplied by"
         right = np.array([sc.get_mscale(x) ** 2 for x in s])
         if wrong:
-            bad = np.array([sc.seed000_logit_multiplier(x) for x in s])
-            f.scatter(x=f32(s), y=f32(bad), mode="lines", name="seed 000: cos/sin × 0.707·(0.1 ln s + 1)",
+            bad = np.array([sc.scaled_cos_sin_logit_multiplier(x) for x in s])
+            f.scatter(x=f32(s), y=f32(bad), mode="lines", name="cos/sin × 0.707·(0.1 ln s + 1)",
                       line=dict(color=COLORS[3], width=3))
             f.scatter(x=f32(s), y=f32(right), mode="lines", name="correct (for reference)",
                       line=dict(color="#999", dash="dot"))
-            title = f"logits × {sc.seed000_logit_multiplier(factor):.3f} at s = {factor:g}, " \
+            title = f"logits × {sc.scaled_cos_sin_logit_multiplier(factor):.3f} at s = {factor:g}, " \
                     f"not × {sc.get_mscale(factor) ** 2:.3f}"
         else:
             ds = np.array([sc.deepseek_softmax_multiplier(x, 0.707) for x in s])
@@ -492,7 +492,7 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
         f.axis("x", log=True)
     elif case == "linear":
         if wrong:
-            _ratio_trace(f, theta0, theta0, "seed 000 'linear': no scale parameter, plain RoPE", COLORS[3])
+            _ratio_trace(f, theta0, theta0, "'linear' without a scale parameter: plain RoPE", COLORS[3])
             title = "'linear' without a scale: nothing moves"
         else:
             _ratio_trace(f, theta0, sc.linear_inv_freq(dim, base, factor)[0], f"PI: θ/s, s = {factor:g}",

@@ -153,13 +153,13 @@ def sinusoidal_exponent_bug(*, d_model: int = 128, base: float = 10000.0) -> go.
 @figure("sinusoidal_fast_slow")
 def sinusoidal_fast_slow(*, n_positions: int = 100, d_model: int = 128, base: float = 10000.0,
                          claim: str = "right") -> go.Figure:
-    """Pair 0 against the last pair over positions, labelled right or as seed 003 claims."""
-    if claim not in ("right", "seed003"):
-        raise ValueError(f"claim must be one of 'right', 'seed003'; got {claim!r}")
+    """Pair 0 against the last pair over positions, labelled right or reversed (a common claim)."""
+    if claim not in ("right", "reversed"):
+        raise ValueError(f"claim must be one of 'right', 'reversed'; got {claim!r}")
     pe = sn.sinusoidal_table(n_positions, d_model, base)
     p = np.arange(n_positions)
     first, last = "fast, local", "slow, global"
-    if claim == "seed003":
+    if claim == "reversed":
         first, last = last, first
     fig = go.Figure()
     fig.add_scatter(x=p, y=pe[:, 0].astype(np.float32), name=f"dimension 0 (pair 0): labelled {first}")

@@ -181,7 +181,7 @@ def mae_axis_response(*, height: int = 14, width: int = 14, d_model: int = 64, b
     half = d_model / 2 - 0.5
     if combine in ("mae", "concat"):
         names = (("first half: MAE's code calls it emb_h", "second half: emb_w") if combine == "mae"
-                 else ("first half: row (seed 003's x)", "second half: column"))
+                 else ("first half: row (x in row-first code)", "second half: column"))
         fig.add_vline(x=half, line_dash="dash", line_color="#888888")
         for x, text in ((d_model / 4 - 0.5, names[0]), (3 * d_model / 4 - 0.5, names[1])):
             fig.add_annotation(x=x, y=1.04, yref="paper", text=text, showarrow=False)

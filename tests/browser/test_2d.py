@@ -58,7 +58,7 @@ def test_shared_link_restores_a_non_default_view(page, app_url):
     assert error_elements(page) == []
     z = chart_traces(page, 0)[0]["z"]
     assert (len(z), len(z[0])) == (6, 9)
-    # seed-003 concat, channel 1 = cos(row · 1): constant along each row
+    # concat (row first), channel 1 = cos(row · 1): constant along each row
     assert z[4][0] == pytest.approx(math.cos(4.0), abs=1e-6) and z[4][8] == pytest.approx(math.cos(4.0), abs=1e-6)
     open_page(page, app_url, PAGE, part="rope", kind="mixed", rbase=10, H=6, W=9)
     assert "RoPE-Mixed init" in " ".join(t["name"] or "" for t in chart_traces(page, 0)) or \

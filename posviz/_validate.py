@@ -68,11 +68,18 @@ def _range_text(lo: float | None, hi: float | None, lo_open: bool = False, hi_op
     if lo is None and hi is None:
         return ""
     if hi is None:
-        return f" {'>' if lo_open else '>='} {lo:g}"
+        return f" {'>' if lo_open else '>='} {_bound(lo)}"
     if lo is None:
-        return f" {'<' if hi_open else '<='} {hi:g}"
+        return f" {'<' if hi_open else '<='} {_bound(hi)}"
     left, right = ("(" if lo_open else "["), (")" if hi_open else "]")
-    return f" in {left}{lo:g}, {hi:g}{right}"
+    return f" in {left}{_bound(lo)}, {_bound(hi)}{right}"
+
+
+def _bound(x: float) -> str:
+    """A range's end as a reader types it: integers whole (4,294,967,295, not 4.29497e+09), others short."""
+    if isinstance(x, numbers.Integral) or (float(x).is_integer() and abs(x) < 1e7):
+        return f"{int(x):,}" if abs(x) >= 10_000 else str(int(x))
+    return f"{x:g}"
 
 
 # --------------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import difflib
 import fnmatch
 import functools
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -115,20 +116,43 @@ def _shown(value: object) -> str:
     return str(value) if value != "" else "''"
 
 
-def parameter_lines(spec: FigureSpec) -> list[str]:
-    """One line per parameter of ``spec``: its option, type and default (the figure checks the range, and
-    names it when a value is outside)."""
+def parameter_lines(spec: FigureSpec, ranges: bool = False) -> list[str]:
+    """One line per parameter of ``spec``: its option, type and default, and with ``ranges`` the values the
+    figure accepts (``accepted``; the figure checks them whichever way it is called)."""
     lines = []
     for name, default in spec.defaults().items():
         metavar, reads = KINDS.get(spec.annotations()[name], ("VALUE", spec.annotations()[name]))
-        lines.append(f"    {_flag(name) + ' ' + metavar:<28} {reads}, default {_shown(default)}")
+        accepts = accepted(spec, name) if ranges else None
+        what = f"{accepts}, default {_shown(default)}" if accepts else f"{reads}, default {_shown(default)}"
+        lines.append(f"    {_flag(name) + ' ' + metavar:<28} {what}")
     return lines
 
 
-def figure_block(spec: FigureSpec) -> str:
-    """A figure's name, formats, summary and parameters (what --list prints for each, and NAME --help)."""
+class _NoValue:
+    """A value no parameter accepts: the figure's own check then says what it does accept."""
+
+    def __repr__(self) -> str:
+        return "(nothing)"
+
+
+def accepted(spec: FigureSpec, name: str) -> str | None:
+    """What parameter ``name`` of ``spec`` accepts, in the words of the figure's own check ("an integer in [2,
+    4096]", "one of 'interleaved', 'half'"), at the other parameters' defaults; None if the check does not say."""
+    try:
+        spec.builder(**{name: _NoValue()})
+    except ValueError as err:
+        said = re.match(rf"{re.escape(name)} must be (.+?); got ", str(err))
+        return said.group(1) if said else None
+    except Exception:  # a check that is not a posviz one: say nothing rather than guess
+        return None
+    return None
+
+
+def figure_block(spec: FigureSpec, ranges: bool = False) -> str:
+    """A figure's name, formats, summary and parameters (what --list prints for each; NAME --help adds the
+    values each parameter accepts)."""
     head = f"{spec.name}  ({'animated: ' if spec.animated else ''}{' '.join(export.formats_for(spec.name))})"
-    return "\n".join([head, *([f"    {spec.summary}"] if spec.summary else []), *parameter_lines(spec)])
+    return "\n".join([head, *([f"    {spec.summary}"] if spec.summary else []), *parameter_lines(spec, ranges)])
 
 
 def matching(pattern: str) -> list[str]:
@@ -319,8 +343,9 @@ def _help(parser: argparse.ArgumentParser, name: str | None, prog: str) -> str:
         return parser.format_help().rstrip()
     if name not in FIGURES:
         raise _UsageError(unknown_figure(name, prog))
-    return (f"{parser.format_help().rstrip()}\n\n{figure_block(FIGURES[name])}\n\nThe figure checks each value "
-            "and names the valid range when one is outside it.")
+    return (f"{parser.format_help().rstrip()}\n\n{figure_block(FIGURES[name], ranges=True)}\n\nRanges are at the "
+            "other parameters' defaults; the figure checks each value and names the valid range when one is "
+            "outside it.")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,19 +54,25 @@ def test_the_size_options_show_their_ranges_and_defaults(capsys):
     assert "--fps FPS frames per second of GIF/MP4, 1 to 60 (default: 12)" in help_text
 
 
-def test_a_figures_help_lists_its_parameters_with_type_and_default(capsys):
+def test_a_figures_help_lists_its_parameters_with_their_ranges_and_defaults(capsys):
+    """NAME --help says what each parameter accepts in the words of the figure's own check (its range or its
+    options), so a value typed from the help is never refused; --list keeps to type and default."""
     help_text = out_of(["export", "sinusoidal_waves", "--help"], capsys)
     assert help_text.startswith("usage: ")
     rows = {m[0]: (m[1], m[2]) for m in re.findall(r"^ {4}(--\S+) (\S+) +(.+)$", help_text, re.M)}
     assert rows == {
-        "--n_positions": ("INT", "an integer, default 100"),
-        "--d_model": ("INT", "an integer, default 128"),
-        "--base": ("NUMBER", "a number, default 10000.0"),
-        "--layout": ("TEXT", "text, default interleaved"),
-        "--dims": ("INT,...", "integers separated by commas, default 0,21"),
+        "--n_positions": ("INT", "an integer in [1, 1,048,576], default 100"),
+        "--d_model": ("INT", "an integer in [2, 4096], default 128"),
+        "--base": ("NUMBER", "a finite number in (1, 1e+12], default 10000.0"),
+        "--layout": ("TEXT", "one of 'interleaved', 'concat', default interleaved"),
+        "--dims": ("INT,...", rows["--dims"][1]),
     }
-    assert "rope_clock" in out_of(["export", "rope_clock", "-h"], capsys)
-    assert "--show_angles BOOL" in out_of(["export", "rope_clock", "-h"], capsys)
+    assert rows["--dims"][1].endswith("default 0,21")
+    clock = out_of(["export", "rope_clock", "-h"], capsys)
+    assert "--show_angles BOOL           true or false, default false" in clock
+    assert "--seed INT                   an integer in [0, 4,294,967,295], default 0" in clock
+    listed = out_of(["export", "--list", "sinusoidal_waves"], capsys)
+    assert "--d_model INT                an integer, default 128" in listed
 
 
 def test_every_figures_help_lists_every_parameter(capsys):

@@ -562,11 +562,34 @@ def part_evidence(v: ui.Values) -> None:
     ui.prose(
         "Before the repeat starts nothing can be predicted, so the floor is high on the left. After it, finding "
         "the next token needs the fast pairs (to find the previous token, one step back) and the slow pairs "
-        "(to match content up to half the sequence back). Plain RoPE falls apart at L; PI without fine-tuning "
-        "blurs neighbouring positions and does no better; the methods that keep the fast pairs (NTK-aware, "
-        "YaRN, Llama 3) recover most of the loss without any training, and a short fine-tune recovers most of "
-        "the rest. This is one 133 k-parameter model on a synthetic task (docs/MODELS.md records the run and "
-        "where it differs from the 7B models of the papers); the ordering of the methods is the papers'.")
+        "(to match content up to half the sequence back). "
+        + recovered(excess | {"default": model_excess("rope", Lp, "default", c.model_s)}, c.model_s)
+        + f" This is one {parameters('rope')}-parameter model on a synthetic task: docs/MODELS.md records the run "
+          "and where it differs from the 7B models of the papers, which rank the methods on their own tasks.")
+
+
+def recovered(excess: dict[str, float], s: float) -> str:
+    """How much of plain RoPE's loss past L each method recovers without training, at scale ``s``, from the
+    curves the figure draws (``excess``: mean loss above the floor past L, by method; "default" included)."""
+    plain = excess["default"]
+    if s == 1.0 or plain <= 0:
+        return "At s = 1 nothing is read past L."
+    shares = []
+    for m, x in excess.items():
+        if m == "default":
+            continue
+        share = 1.0 - x / plain
+        shares.append(f"{sc.METHODS[m].label} {share:.0%}" if share >= 0 else
+                      f"{sc.METHODS[m].label} none (worse than no scaling: +{x:.2f})")
+    what = f"Past L at s = {s:g}, plain RoPE is +{plain:.2f} nats above the floor."
+    if not shares:
+        return what + " Pick methods above to compare."
+    return what + " The share of that loss each method recovers without any training: " + "; ".join(shares) + "."
+
+
+def parameters(name: str) -> str:
+    """A shipped model's parameter count, as "133 k"."""
+    return f"{sum(t.numel() for t in pm.shared(name).parameters()) / 1000:.0f} k"
 
 
 @lesson.part("schemes", "11. Schemes past L", title="Position schemes past L: one task, five schemes",

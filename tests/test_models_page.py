@@ -58,6 +58,26 @@ def test_evidence_draws_each_method_and_quotes_its_loss_past_L(s):
     assert ("Dashed, fine-tuned" in text) == (factor == 4.0)
 
 
+@pytest.mark.parametrize("s", ["2", "4", "16"])
+def test_evidence_prose_says_how_much_each_method_recovers_at_the_scale_shown(s):
+    """The sentence under the figure is computed from its curves at the student's s (at s = 4 NTK-aware
+    recovers about half, at 16 far less; PI can be worse than no scaling), never a fixed "most of the loss"."""
+    at = run_page(PAGE, {"part": "evidence", "model_s": s, "methods": "default,linear,ntk,yarn,llama3"})
+    assert_clean(at)
+    prose = " ".join(m.value for m in at.markdown)
+    Lp = int(round(float(s) * pm.train_length()))
+    past = {m: pm.past_L(pm.losses("rope", Lp, m, float(s), 0, pm.live_n_sequences(Lp)), pm.train_length())
+            for m in ("default", "linear", "ntk", "yarn", "llama3")}
+    assert f"Past L at s = {float(s):g}, plain RoPE is +{past['default']:.2f} nats above the floor." in prose
+    for m in ("linear", "ntk", "yarn", "llama3"):
+        share = 1 - past[m] / past["default"]
+        said = f"{METHODS[m].label} {share:.0%}" if share >= 0 else f"{METHODS[m].label} none (worse than no scaling"
+        assert said in prose, (m, share)
+    assert "recover most of the loss" not in prose and "ordering of the methods is the papers'" not in prose
+    params = sum(t.numel() for t in pm.shared("rope").parameters())
+    assert f"one {params / 1000:.0f} k-parameter model" in prose
+
+
 def test_evidence_without_finetunes_and_a_bad_scale_falls_back_with_a_warning():
     at = run_page(PAGE, {"part": "evidence", "finetuned": "false", "model_s": "99"})
     assert_clean(at)

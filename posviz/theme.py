@@ -121,22 +121,24 @@ def _widen_player(fig: go.Figure, k: float) -> None:
 
 
 PLAYER_ROW = 60  # px at the base font: an animation's Play/Pause buttons and frame slider with its tick labels
+PLAYER_GAP = 28  # px at the base font between that row, moved above the plot, and the plot's top edge
 
 
 def _player_on_top(fig: go.Figure, k: float) -> None:
     """Presenter mode: an animation's Play/Pause buttons and frame slider, where they hang under the plot, move
     above it, so that on a projector they are on the screen with the top of the figure rather than below the
-    fold, and playing moves nothing on the page. The top margin takes the row and the bottom margin gives it
-    back: the figure keeps its height."""
+    fold, and playing moves nothing on the page. The top margin takes the row and the bottom margin gives back
+    what it can: the plot keeps its height."""
     row = [*fig.layout.updatemenus, *fig.layout.sliders]
     if not fig.frames or not row or any(item.y is None or item.y >= 0 for item in row):
         return
-    height = round(PLAYER_ROW * k)
+    gap = round(PLAYER_GAP * k)  # status text at the plot's top edge (a frame's caption) reaches above it
+    height = round(PLAYER_ROW * k) + gap
     for item in row:
-        item.update(y=1.0, yanchor="bottom")
+        item.update(y=1.0, yanchor="bottom", pad_b=gap)
     top, bottom = fig.layout.margin.t or 0, fig.layout.margin.b or 0
-    fig.update_layout(margin_t=top + height, margin_b=max(bottom - height, round(20 * k)),
-                      height=fig.layout.height + height - (bottom - max(bottom - height, round(20 * k))))
+    kept = max(bottom - height, round(20 * k))  # the bottom margin keeps room for what else hangs there
+    fig.update_layout(margin_t=top + height, margin_b=kept, height=fig.layout.height + height - (bottom - kept))
 
 
 def _scaled_fonts(obj: object, factor: float, default: float) -> object:

@@ -15,7 +15,7 @@ import pytest
 
 from posviz import export
 from posviz.figures import FIGURES, build
-from posviz.theme import PLAYER_ROW, PRESENTER_SCALE, style
+from posviz.theme import PLAYER_GAP, PLAYER_ROW, PRESENTER_SCALE, style
 from testkit.browser import need_browser
 
 pytestmark = pytest.mark.render
@@ -78,15 +78,18 @@ def test_presenter_mode_moves_an_animation_slider_clear_of_its_larger_buttons(na
 @pytest.mark.parametrize("name", ["rope_clock", "rope_qk_turn"])
 def test_presenter_mode_puts_a_player_hanging_under_the_plot_above_it(name):
     """On a projector the Play button must be on the screen with the top of the figure: a player row under the
-    plot (paper y < 0) moves to its top edge, the top margin takes the row and the bottom margin gives it back,
-    so the figure keeps its height. A player inside the plot's paper (Context extension's dynamic NTK, whose
+    plot (paper y < 0) moves to its top edge, the top margin takes the row and the bottom margin gives back what
+    it can, so the plot keeps its height. A player inside the plot's paper (Context extension's dynamic NTK, whose
     axes leave it room) stays where it is."""
     normal, big = style(build(name), "light"), style(build(name), "light", presenter=1.0)
     assert normal.layout.updatemenus[0].y < 0
     row = [*big.layout.updatemenus, *big.layout.sliders]
     assert {(item.y, item.yanchor) for item in row} == {(1.0, "bottom")}
-    assert big.layout.margin.t == normal.layout.margin.t + PLAYER_ROW
-    assert big.layout.height == normal.layout.height
+    assert big.layout.margin.t == normal.layout.margin.t + PLAYER_ROW + PLAYER_GAP
+    def plot_height(fig):
+        return fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+
+    assert plot_height(big) == plot_height(normal)
     inside = style(build("scaling_dynamic"), "light", presenter=1.0)
     assert inside.layout.updatemenus[0].y == build("scaling_dynamic").layout.updatemenus[0].y > 0
 

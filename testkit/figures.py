@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -18,3 +19,19 @@ def trace_array(value: object, dtype: type | None = float) -> np.ndarray:
             shape = tuple(int(n) for n in shape.split(","))
         return data.reshape(shape) if shape else data
     return np.asarray(value) if dtype is None else np.asarray(value, dtype=dtype)
+
+
+def strings(node: object) -> Iterator[str]:
+    """Every string inside a plotly JSON dict (``fig.to_plotly_json()``): titles, labels, legends, hover text,
+    text arrays (numpy arrays of strings too)."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from strings(value)
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            yield from strings(item)
+    elif isinstance(node, np.ndarray) and node.dtype.kind in "OUS":
+        for item in node.ravel():
+            yield from strings(item.decode("utf-8", "replace") if isinstance(item, bytes) else item)

@@ -12,6 +12,7 @@ from posviz import cope
 from posviz.figures import FIGURES, build
 from posviz.figures import cope as fc
 from posviz.theme import style
+from testkit.figures import strings
 from testkit.figures import trace_array as arr
 
 NAMES = [n for n in FIGURES if n.startswith("cope_")]
@@ -28,18 +29,6 @@ def params_for(name, **over):
 
 def json_size(fig):
     return len(pio.to_json(style(fig), validate=False))
-
-
-def strings(obj):
-    """Every string inside a plotly JSON dict."""
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, dict):
-        for v in obj.values():
-            yield from strings(v)
-    elif isinstance(obj, (list, tuple)):
-        for v in obj:
-            yield from strings(v)
 
 
 def test_all_builders_registered_and_listed():

@@ -8,10 +8,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from posviz.figures import FIGURES, build
+from testkit.figures import strings
 
 ROOT = Path(__file__).resolve().parents[1]
 NUMBERED = re.compile(r"seeds?[\s_-]*0\d\d", re.IGNORECASE)  # an article by number, in any spelling
@@ -43,20 +43,6 @@ def test_no_file_names_an_article_by_number():
         "\n".join(hits)
 
 
-def _strings(node: object) -> Iterator[str]:
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from _strings(value)
-    elif isinstance(node, (list, tuple)):
-        for item in node:
-            yield from _strings(item)
-    elif isinstance(node, np.ndarray) and node.dtype.kind in "OUS":
-        for item in node.ravel():
-            yield from _strings(item if not isinstance(item, bytes) else item.decode("utf-8", "replace"))
-
-
 CHOICES = re.compile(r"must be one of (.*?); got")
 
 
@@ -86,5 +72,5 @@ def test_variants_reach_the_wrong_versions():
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_figure_text_names_no_article_by_number(name):
     for params in _variants(name):
-        bad = [s for s in _strings(build(name, **params).to_plotly_json()) if NUMBERED.search(s)]
+        bad = [s for s in strings(build(name, **params).to_plotly_json()) if NUMBERED.search(s)]
         assert not bad, f"{name}({params}): {bad[:3]}"

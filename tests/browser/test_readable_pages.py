@@ -55,7 +55,7 @@ def _problems(page, app_url, lesson, part, step: int, height: int) -> list[str]:
     if page.get_by_role("heading", name=part.title or part.label).count() != 1:
         found.append(f"{where}: no heading {part.title or part.label!r}")
     found += [f"{where}: {name} is not on the screen" for name in _steps_off_screen(page, lesson, step, height)]
-    play = page.locator(f"{CHART} g.updatemenu-button").first
+    play = page.locator(", ".join(f"{chart} g.updatemenu-button" for chart in CHART.split(", "))).first
     if play.count() and (box := play.bounding_box())["y"] + box["height"] > _step_bar_top(page, lesson, height):
         found.append(f"{where}: an animation's Play button is below the fold ({box['y']:.0f} px)")
     charts = page.locator(CHART)

@@ -19,7 +19,7 @@ import numpy as np
 
 from posviz import gaussian as gk
 from posviz import rope
-from posviz._validate import check_choice, check_float, check_int
+from posviz._validate import check_cells, check_choice, check_float, check_int
 
 MAX_HEADS = 1024           # alibi_slopes / alibi_bias: heads
 MAX_T = 4096               # alibi_bias: sequence length T
@@ -294,6 +294,10 @@ class Family:
         )
         checked["head"] = check_int("head", self.head, 0, checked["n_heads"] - 1)
         checked["max_distance"] = _t5_sizes(False, checked["num_buckets"], self.max_distance)[1]
+        if checked["t5_shape"] != "seeded" and checked["max_distance"] > MAX_CURVE_DISTANCE:
+            # the table is that member's curve at each bucket's start (below max_distance)
+            raise ValueError(f"max_distance must be at most {MAX_CURVE_DISTANCE} (the distances distance_bias "
+                             f"takes) with t5_shape = {checked['t5_shape']!r}; got {checked['max_distance']}")
         kern = gk._check_kernel(self.alpha1, self.alpha2, self.sigma1, self.sigma2)
         checked.update(zip(("alpha1", "alpha2", "sigma1", "sigma2"), kern))
         for name, value in checked.items():
@@ -308,6 +312,13 @@ class Family:
     @property
     def kernel(self) -> dict[str, float]:
         return dict(alpha1=self.alpha1, alpha2=self.alpha2, sigma1=self.sigma1, sigma2=self.sigma2)
+
+
+def _check_family(fam: object) -> Family:
+    """``fam`` itself if it is a ``Family`` (whose fields were validated when it was made)."""
+    if not isinstance(fam, Family):
+        raise ValueError(f"fam must be a posviz.bias.Family (e.g. Family(n_heads=8)); got {fam!r:.40}")
+    return fam
 
 
 # ---------------------------------------------------------------------------- the family as f(distance)
@@ -328,6 +339,7 @@ def t5_table(fam: Family = Family()) -> np.ndarray:
     ``t5_shape="seeded"``: i.i.d. ``N(0, t5_scale²)`` from ``seed`` (a table before training); any other
     shape is that member's bias at the bucket's start ``t5_bucket_edges`` (T5 as a staircase of it).
     """
+    fam = _check_family(fam)
     if fam.t5_shape == "seeded":
         rng = np.random.default_rng(fam.seed)
         return fam.t5_scale * rng.standard_normal(fam.num_buckets)
@@ -342,6 +354,7 @@ def distance_bias(member: str, distance: object, fam: Family = Family()) -> np.n
     Gaussian: ``+log max(K(d), 1e-30)`` exactly as ``posviz.gaussian.apply_kernel`` mode "relative_log"
     adds it. Same shape as ``distance``, float64.
     """
+    fam = _check_family(fam)
     member = check_choice("member", member, BIASES)
     d = _number_array("distance", distance, integer=False, lo=0.0, hi=MAX_CURVE_DISTANCE)
     if member == "alibi":
@@ -362,6 +375,7 @@ def distance_bias(member: str, distance: object, fam: Family = Family()) -> np.n
 
 def bias_matrix(member: str, T: int, fam: Family = Family()) -> np.ndarray:
     """The causal (T, T) bias of an additive member: ``distance_bias(member, i − j)`` for j <= i, −inf above."""
+    fam = _check_family(fam)
     member = check_choice("member", member, BIASES)
     T = check_int("T", T, 1, MAX_MATRIX_T)
     dist = _distance_grid(T)  # (T, T)
@@ -375,6 +389,7 @@ def bias_matrix(member: str, T: int, fam: Family = Family()) -> np.ndarray:
 def content_logits(T: int, fam: Family = Family()) -> np.ndarray:
     """The content term shared by every member: ``content_scale·q·k_j/√d`` of the query at i = T − 1 and keys
     j = 0..T − 1, with seeded q, k (``posviz.gaussian.random_qk``) and no position. Shape (T,)."""
+    fam = _check_family(fam)
     T = check_int("T", T, 1, MAX_ATTENTION_T)
     q, k = gk.random_qk(T, fam.d, fam.seed)  # (T, d) each
     return fam.content_scale * (k @ q[-1]) / np.sqrt(fam.d)
@@ -394,6 +409,7 @@ def attention_row(member: str, T: int, fam: Family = Family()) -> np.ndarray:
     K(i − j) (``apply_kernel`` mode "relative_mul"). "rope": no bias, the same q and k rotated to their
     positions (``posviz.gaussian.rope_logits``), times ``content_scale``.
     """
+    fam = _check_family(fam)
     member = check_choice("member", member, MEMBERS)
     content = content_logits(T, fam)  # validates T
     keys = np.arange(T, dtype=np.float64)
@@ -458,6 +474,8 @@ def rope_profile(span: int = 128, dim: int = 64, base: float = 10000.0, seed: in
     """
     span = check_int("span", span, 1, 8192)
     dim = check_int("dim", dim, 2, gk.MAX_DIM, even=True)
+    check_cells(f"span, dim: {span + 1} distances × {dim // 2} pairs", (span + 1) * (dim // 2), rope.MAX_CELLS,
+                "angles")
     delta = np.arange(span + 1, dtype=np.float64)
     q, k = gk.random_qk(1, dim, seed)
     scale = 1.0 / np.sqrt(dim)

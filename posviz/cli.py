@@ -163,11 +163,6 @@ def matching(pattern: str) -> list[str]:
     return sorted(n for n in FIGURES if pattern.lower() in n.lower())
 
 
-def list_figures(pattern: str = "") -> str:
-    """Every figure matching ``pattern`` (see ``matching``) with its parameters and defaults, one block each."""
-    return "\n".join(figure_block(FIGURES[name]) for name in matching(pattern))
-
-
 def _export_parser(prog: str) -> argparse.ArgumentParser:
     """The options of ``posviz export``; figure parameters are left over (parse_known_args) for the figure."""
     d = export.ExportOptions()

@@ -25,6 +25,7 @@ import urllib.parse
 from pathlib import Path
 
 import posviz
+from posviz import PUBLIC_URL_ENV
 
 USAGE = """usage: posviz {app,lessons,export} ...
 
@@ -72,9 +73,6 @@ def run_app(args: list[str]) -> int:
     sys.stdout.flush()
     os.execv(sys.executable, [sys.executable, "-m", "streamlit", "run", str(script), *args])
     return 2  # not reached: execv only returns by raising OSError
-
-
-PUBLIC_URL_ENV = "POSVIZ_PUBLIC_URL"  # the address students open (share links, QR codes), from --public-url
 
 
 def _take_public_url(args: list[str]) -> list[str]:

@@ -160,11 +160,6 @@ def find_browser(platform: str | None = None, environ: Mapping[str, str] | None 
     return next((path for path in browser_candidates(platform, environ) if _is_executable(path)), None)
 
 
-def browser_available() -> bool:
-    """True if a Chromium or Chrome for kaleido is installed (see ``find_browser``)."""
-    return find_browser() is not None
-
-
 def _importable(module: str) -> bool:
     try:
         importlib.import_module(module)
@@ -712,14 +707,6 @@ def _release_memory() -> None:
     frames stay in the process's RSS for minutes. No-op elsewhere."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-
-
-def animation_bytes(fig: go.Figure, fmt: str, opts: ExportOptions, *, deadline: float | None = None,
-                    priority: float | None = None, progress: Progress | None = None) -> bytes:
-    """GIF or MP4 bytes of an animated figure (see ``write_animation``)."""
-    buf = io.BytesIO()
-    write_animation(buf, fig, fmt, opts, deadline=deadline, priority=priority, progress=progress)
-    return buf.getvalue()
 
 
 def write_animation(out: BinaryIO, fig: go.Figure, fmt: str, opts: ExportOptions, *,

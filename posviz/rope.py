@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from posviz._validate import check_array, check_cells, check_choice, check_float, check_int
+from posviz.sinusoidal import _ladder, sinusoidal_table
 
 if TYPE_CHECKING:
     import torch
@@ -57,10 +58,9 @@ def _vector(name: str, values: object, dim: int | None = None) -> np.ndarray:
 # ---------------------------------------------------------------------------- frequencies and angles
 
 def inv_freq(dim: int, base: float = 10000.0) -> np.ndarray:
-    """Angular frequencies ``theta_i = base**(-2i/dim)`` (radians per token), shape (dim/2,), float64."""
-    dim = check_int("dim", dim, 2, MAX_DIM, even=True)
-    base = check_float("base", base, 1.0, 1e12, lo_open=True)
-    return base ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)
+    """Angular frequencies ``theta_i = base**(-2i/dim)`` (radians per token), shape (dim/2,), float64: the
+    sinusoidal code's ladder (``posviz.sinusoidal.frequencies``)."""
+    return _ladder("dim", dim, base, MAX_DIM)
 
 
 def wavelengths(dim: int, base: float = 10000.0) -> np.ndarray:
@@ -425,8 +425,6 @@ def additive_score_terms(n_positions: int, d_model: int = 64, base: float = 1000
     interleaved sinusoidal code (Vaswani §3.5); ``A`` from ``additive_weights``. Keys: ADDITIVE_TERMS and
     "full", computed directly as ``(X + P) A (X + P)ᵀ`` (Transformer-XL's expansion, Dai et al. 2019, §3.3).
     """
-    from posviz.sinusoidal import sinusoidal_table
-
     n_positions = check_int("n_positions", n_positions, 1, MAX_ADDITIVE)
     tokens = check_choice("tokens", tokens, TOKENS)
     a = additive_weights(d_model, seed, weights)
@@ -452,9 +450,6 @@ def off_offset_residual(z: object) -> float:
     offset = np.subtract.outer(np.arange(t), np.arange(t)) + t - 1  # (T, T): m − n shifted to 0 .. 2T−2
     means = np.bincount(offset.ravel(), z.ravel()) / np.bincount(offset.ravel())  # (2T−1,)
     return float(np.sqrt(np.mean((z - means[offset]) ** 2)))
-
-
-DEPENDENCES = ("constant", "m − n", "n", "m", "m and n")
 
 
 def dependence(z: object, rtol: float = 1e-9) -> str:
@@ -573,8 +568,6 @@ def absolute_offset_scores(anchor: int, max_offset: int, d_model: int = 64, base
     ``additive_weights`` (a learned W is direction-aware: the curve is not even in Δ, and moves with a).
     Shape (2·max_offset + 1,). Needs a >= max_offset (positions are >= 0).
     """
-    from posviz.sinusoidal import sinusoidal_table
-
     max_offset = check_int("max_offset", max_offset, 1, MAX_OFFSET)
     anchor = check_int("anchor", anchor, max_offset, 2 * MAX_OFFSET)
     a = additive_weights(d_model, seed, weights)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from posviz._validate import check_array, check_cells, check_choice, check_float, check_int
-from posviz.rope import inv_freq
 
 LAYOUTS_1D = ("interleaved", "concat")
 COMBINE_2D = ("concat", "add", "mae")
@@ -24,9 +23,17 @@ MAX_OFFSETS = 1 << 20      # distinct offsets ``similarity`` tabulates before it
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     """Angular frequencies ``w_i = base**(-2i/d_model)`` of the d_model/2 (sin, cos) pairs, shape (d/2,).
 
-    The same ladder as RoPE's ``theta_i`` (``posviz.rope.inv_freq``), which computes it."""
-    d_model = check_int("d_model", d_model, 2, MAX_DIM, even=True)
-    return inv_freq(d_model, base)
+    RoPE's ``theta_i`` (``posviz.rope.inv_freq``) is the same ladder, computed by the same ``_ladder``."""
+    return _ladder("d_model", d_model, base)
+
+
+def _ladder(name: str, d: object, base: object, max_d: int = MAX_DIM) -> np.ndarray:
+    """``base**(-2i/d)`` for i = 0 .. d/2 − 1, float64, with d an even integer in [2, max_d] (``name``: what the
+    caller calls it) and base in (1, 1e12]. The one copy of the formula: the sinusoidal code's (Vaswani §3.5),
+    which RoPE reuses, so posviz.rope imports it from here."""
+    d = check_int(name, d, 2, max_d, even=True)
+    base = check_float("base", base, 1.0, 1e12, lo_open=True)
+    return base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
 
 
 def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:

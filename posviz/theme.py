@@ -25,7 +25,7 @@ DIVERGING = [[0.0, "#2166ac"], [0.25, "#67a9cf"], [0.5, "#f7f7f7"], [0.75, "#ef8
 DIVERGING_DARK = [[0.0, "#4393c3"], [0.25, "#2b4c6f"], [0.5, "#1b1e2b"], [0.75, "#7a3b2e"], [1.0, "#e0694f"]]
 SEQUENTIAL = "Viridis"
 # One colour per context-extension method everywhere in the app (figures, tables, legends): no two
-# methods share a hue family (PI and Llama 3 were both orange).
+# methods share a hue family, so two curves in one legend are never told apart by shade alone.
 METHOD_COLORS = {"default": "#8a8f9c", "linear": COLORS[1], "ntk": COLORS[2], "dynamic": COLORS[4],
                  "yarn": COLORS[0], "llama3": COLORS[5], "longrope": COLORS[6]}
 CYCLIC = "Twilight"  # for angles mod 2π: the colour at 0 equals the colour at 2π

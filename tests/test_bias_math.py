@@ -372,6 +372,10 @@ def test_rope_profile():
     (lambda: b.reach([[0.5]]), "weights"),
     (lambda: b.nope_signals(T=0), "T"),
     (lambda: b.rope_profile(span=0), "span"),
+    (lambda: b.rope_profile(span=8192, dim=gk.MAX_DIM), "span, dim"),  # each in range, the angles past rope's cap
+    (lambda: b.Family(t5_shape="kerple_log", num_buckets=64, max_distance=10**7), "max_distance"),
+    (lambda: b.t5_table("seeded"), "fam"),
+    (lambda: b.bias_matrix("alibi", 8, fam=None), "fam"),
 ])
 def test_bad_arguments_name_the_parameter_and_range(call, name):
     with pytest.raises(ValueError) as err:
@@ -385,6 +389,12 @@ def test_caps_are_stated():
         b.alibi_bias(64, 4096)
     with pytest.raises(ValueError, match=str(b.MAX_ELEMENTS)):
         b.kerple(np.zeros(b.MAX_ELEMENTS + 1), 1.0, 1.0)
+
+
+def test_a_seeded_t5_table_takes_any_max_distance():
+    """Only a table shaped by another member's curve is bounded by the distances that curve takes."""
+    assert b.t5_table(b.Family(t5_shape="seeded", num_buckets=64, max_distance=10**9)).shape == (64,)
+    assert np.isfinite(b.t5_table(b.Family(t5_shape="gaussian_log", max_distance=b.MAX_CURVE_DISTANCE))).all()
 
 
 def test_largest_calls_stay_under_256_mb():

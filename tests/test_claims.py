@@ -80,7 +80,7 @@ def test_rope_pairs_under_a_quarter_turn_keep_cos_positive_but_not_the_share():
             clear = np.abs(np.abs(np.abs(phi) - math.pi / 2) - L * theta[i]) > 1e-2  # away from the boundary
             np.testing.assert_array_equal(crosses[clear], near[clear])
             edge = np.cos(deltas * theta[i] + math.pi / 2 - L * theta[i] / 2)  # φ half a turn-within-L from π/2
-            assert edge.max() > 0 > edge.min()  # the old claim ("never changes sign") fails in every such pair
+            assert edge.max() > 0 > edge.min()  # "never changes sign" fails in every such pair
 
 
 # ---------------------------------------------------------------------------- RoPE, part 10: choosing the base

@@ -2,9 +2,9 @@
 server is still importing what the pages import, and none of them sees an exception.
 
 On a fresh process the first sessions import pandas, plotly, torch and the pages concurrently; plotly's array
-checks read pandas from ``sys.modules`` without importing it, and a session drawing while another was still
-importing pandas used to show "partially initialized module 'pandas' has no attribute 'Series'" (posviz.ui now
-imports pandas whole before any page draws). A real server, loopback only.
+checks read pandas from ``sys.modules`` without importing it, so a session drawing while another is still
+importing pandas would show "partially initialized module 'pandas' has no attribute 'Series'" (posviz.ui imports
+pandas whole before any page draws). A real server, loopback only.
 """
 
 from __future__ import annotations

@@ -65,8 +65,9 @@ def _lines(fig) -> dict[str, float]:
 
 
 def test_dynamic_block_is_drawn_at_factor_times_its_length():
-    """Before: a dynamic block (factor 2) on a config whose max_position_embeddings is still the original length was
-    drawn at that length, identical to plain RoPE; transformers at 2L divides the slowest pair by 3."""
+    """A dynamic block (factor 2) on a config whose max_position_embeddings is still the original length is drawn at
+    twice that length, as transformers scales it there (the slowest pair divided by 3); at the length itself it
+    would be plain RoPE."""
     import warnings
 
     import torch
@@ -89,8 +90,8 @@ def test_dynamic_block_is_drawn_at_factor_times_its_length():
 
 
 def test_linear_block_target_and_gemma3_length():
-    """Before: linear ×4 on a 4,096-token config showed target 4,096; Gemma 3 (linear ×8, 131,072 stated as its own
-    length) was marked "L = 131,072" as if it were the training length."""
+    """Linear ×4 on a 4,096-token config targets 16,384; Gemma 3 (linear ×8, 131,072 stated as its own length) is
+    marked as a target only, since 131,072 is not its training length."""
     linear = {"head_dim": 64, "max_position_embeddings": 4096, "rope_scaling": {"type": "linear", "factor": 4.0}}
     assert _lines(config_blocks(config_json=json.dumps(linear))) == {"L = 4,096": 4096.0, "target 16,384": 16384.0}
     assert _lines(config_blocks(preset="Gemma 3 27B")) == {"target 131,072": 131072.0}

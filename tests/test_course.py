@@ -10,7 +10,7 @@ import pytest
 
 from posviz import ui
 from posviz.ui import course
-from posviz.ui.params import Choice, Float, Int, parse_or_default
+from posviz.ui.params import Choice, Float, Int, parse_or_default, values_for
 from testkit.apptest import ROOT, assert_clean, chart_specs, run_page
 
 LESSONS = ui.lessons(ROOT / "pages")
@@ -81,8 +81,15 @@ def test_values_apply_bounds_that_depend_on_other_controls():
         Int("head", "head", default=5, lo=0, hi=lambda v: v["H"] - 1, hi_max=63),
         Float("x", "x", default=2.0, lo=0.0, hi="H", hi_max=64.0),
     ))
-    assert course.values_for(lesson, {"H": 4, "head": 9, "x": 7.5}) == {"H": 4, "head": 3, "x": 4.0}
-    assert course.values_for(lesson, {"H": 64, "head": 9, "x": 7.5}) == {"H": 64, "head": 9, "x": 7.5}
+    def asked(raw):
+        return lambda control, resolved: raw.get(control.name, control.default)
+
+    assert values_for(lesson.controls, asked({"H": 4, "head": 9, "x": 7.5})) == {"H": 4, "head": 3, "x": 4.0}
+    assert values_for(lesson.controls, asked({"H": 64, "head": 9, "x": 7.5})) == {"H": 64, "head": 9, "x": 7.5}
+    assert values_for(lesson.controls, asked({})) == {"H": 8, "head": 5, "x": 2.0}
+    # a part's own controls are bounded by the lesson's values
+    own = (Int("k", "k", default=6, lo=0, hi="H", hi_max=64),)
+    assert values_for(own, asked({}), earlier={"H": 4}) == {"k": 4}
     resolved = lesson.controls[1].resolve({"H": 4})
     assert (resolved.lo, resolved.hi) == (0, 3)
 

@@ -216,8 +216,8 @@ def test_the_app_shows_the_queue_and_does_not_offer_what_is_over_budget():
 @pytest.mark.render
 def test_the_browser_shuts_down_when_asked_instead_of_running_out_its_time():
     """Closing the exporter (at exit, or after a crash) completes: a CLI export exits as soon as its file is written
-    and a server stops in seconds. The loop was stopped from inside the shutdown, so its result never arrived and
-    every exit waited out the 15 s timeout; close() now reports whether the shutdown completed."""
+    and a server stops in seconds. A loop stopped from inside the shutdown never delivers its result, and every exit
+    would wait out the 15 s timeout; close() reports whether the shutdown completed."""
     renderer = export._Renderer(tabs=1)
     png = renderer.submit(style(go.Figure(go.Scatter(y=[0, 1])), "light"), "png",
                           export.ExportOptions(width=200, height=100)).result(timeout=120)

@@ -1,13 +1,15 @@
 """The public API contract, for EVERY public function of the math modules.
 
-The functions are discovered, not listed: every public function defined in the modules below (plus the
-lazily created ``cope.CoPE``). Each gets one valid call (its defaults, plus an example value per required
-parameter from ``EXAMPLES``, looked up as "module.function.parameter", then "parameter") whose result
-must be finite, then every parameter in turn is replaced by each hostile value of ``HOSTILE``. A call must
-return a finite result or raise ``ValueError`` whose message names the parameter; any other exception
-fails. Peak memory of every call is measured with tracemalloc (numpy registers its buffers there) and
-must stay <= 256 MB. Time is not asserted (no wall-clock asserts); ``benchmarks/public_call_time.py``
-runs the same calls and reports any above 2 s.
+The functions are discovered, not listed: every public function defined in the math modules
+(``testkit.public_calls.MODULES``: every ``posviz/<name>.py`` but the private ones and ``NOT_MATH``, so a new
+lesson's module is in at once), plus the lazily created ``cope.CoPE``. Each gets one valid call (its defaults,
+plus an example value per required parameter from ``EXAMPLES``, looked up as "module.function.parameter", then
+"module.parameter", then "parameter") whose result must be finite, then every parameter in turn is replaced by
+each hostile value of ``HOSTILE``. A call must return a finite result (the causal masks of ``MASKED`` may hold
+−inf) or raise ``ValueError`` whose message names the parameter; any other exception fails. Peak memory of
+every call is measured with tracemalloc (numpy registers its buffers there) and must stay <= 256 MB. Time is
+not asserted (no wall-clock asserts); ``benchmarks/public_call_time.py`` runs the same calls and reports any
+above 2 s.
 
 A new public function whose required parameters have no example fails ``test_every_function_has_a_valid_call``
 with the names to add; that is the point.
@@ -15,18 +17,23 @@ with the names to add; that is the point.
 
 from __future__ import annotations
 
+import ast
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
+import posviz  # noqa: E402
 from posviz._validate import MAX_BYTES  # noqa: E402
 from testkit.public_calls import (  # noqa: E402
     FUNCTIONS,
     HOSTILE,
+    MASKED,
     MODULES,
+    NOT_MATH,
     finite,
     measured_call,
     valid_args,
@@ -46,7 +53,7 @@ def contract_violations(qual: str) -> list[str]:
             if got.peak > MAX_BYTES:
                 bad.append(f"{where}: peak {got.peak / 2**20:.0f} MB > {MAX_BYTES // 2**20} MB")
             if got.error is None:
-                if not finite(got.result):
+                if not finite(got.result, qual in MASKED):
                     bad.append(f"{where}: returned a non-finite result")
             elif not isinstance(got.error, ValueError):
                 bad.append(f"{where}: {type(got.error).__name__}: {str(got.error)[:100]}")
@@ -58,16 +65,43 @@ def contract_violations(qual: str) -> list[str]:
 def test_discovery_finds_every_module_and_the_known_functions():
     modules = {q.split(".")[0] for q in FUNCTIONS}
     assert modules == set(MODULES)
+    assert {"sinusoidal", "rope", "rope2d", "scaling", "presets", "gaussian", "cope", "intro", "bias"} <= modules
     assert {"sinusoidal.similarity", "scaling.describe_config", "gaussian.softmax", "cope.CoPE",
-            "intro.repeated_pair", "rope.apply_rope"} <= set(FUNCTIONS)
-    assert len(FUNCTIONS) > 140
+            "intro.repeated_pair", "rope.apply_rope", "bias.alibi_slopes", "bias.bias_matrix"} <= set(FUNCTIONS)
+    assert len(FUNCTIONS) > 160
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at any level (``from posviz import rope`` counts as posviz.rope)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return found
+
+
+def test_the_math_modules_are_the_modules_below_the_figures():
+    """MODULES is every posviz/<name>.py but the private ones and NOT_MATH; the layers (docs/CONTRIBUTING.md)
+    say the same from the source: a math module imports nothing of plotly, streamlit or the layers above it, and
+    every module of NOT_MATH does."""
+    above = ("plotly", "streamlit", "posviz.figures", "posviz.ui", "posviz.export", "posviz.cli", "posviz.theme")
+    root = Path(posviz.__file__).parent
+
+    def is_math(name: str) -> bool:
+        return not any(m == a or m.startswith(a + ".") for m in _imports(root / f"{name}.py") for a in above)
+
+    assert all((root / f"{name}.py").is_file() for name in NOT_MATH)
+    assert [name for name in MODULES if not is_math(name)] == []
+    assert [name for name in NOT_MATH if is_math(name)] == []
 
 
 @pytest.mark.parametrize("qual", sorted(FUNCTIONS))
 def test_every_function_has_a_valid_call(qual):
     got = measured_call(FUNCTIONS[qual], valid_args(qual, FUNCTIONS[qual]))
     assert got.error is None, f"{qual}: {type(got.error).__name__}: {got.error}"
-    assert finite(got.result), qual
+    assert finite(got.result, qual in MASKED), qual
     assert got.peak <= MAX_BYTES
 
 
@@ -77,7 +111,7 @@ def test_hostile_input_keeps_the_contract(qual):
     assert not bad, "\n".join(bad[:20])
 
 
-# ------------------------------------------------- the audit's named cases, each failing on the old code
+# ------------------------------------------------- named cases: inputs a naive implementation gets wrong
 
 
 def test_similarity_fractional_positions_are_exact_not_truncated():
@@ -105,7 +139,7 @@ def test_similarity_fractional_positions_are_exact_not_truncated():
     (lambda: __import__("posviz.intro").intro.repeated_pair(None), "tokens"),
     (lambda: __import__("posviz.scaling").scaling.deepseek_softmax_multiplier(0, 1.0), "factor"),
 ])
-def test_audit_cases_raise_value_error_naming_the_parameter(call, name):
+def test_named_cases_raise_value_error_naming_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
 
@@ -124,7 +158,8 @@ def test_gaussian_softmax_takes_a_list_and_masked_keys():
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_cope_module_runs_half_precision(dtype):
-    """Before: RuntimeError "expected scalar type Double but found Half"."""
+    """float16 and bfloat16 input is computed in float32 and matches a float32 run (a matmul of mixed dtypes
+    raises, e.g. "expected scalar type Double but found Half")."""
     from posviz import cope
 
     x = torch.randn(5, 8).to(dtype)
@@ -142,8 +177,8 @@ def test_cope_module_runs_half_precision(dtype):
     (lambda: __import__("posviz.gaussian").gaussian.rope_logits(np.zeros((8000, 8)), np.zeros((8000, 8)),
                                                                 np.arange(8000.0), np.arange(8000.0)), "cap"),
 ])
-def test_audit_sizes_are_capped_with_a_value_error(call, cap):
-    """Before: 1.3 GB, 1.5 GB, 672 MB and 552 MB."""
+def test_large_sizes_are_capped_with_a_value_error(call, cap):
+    """Uncapped, these calls would take 1.3 GB, 1.5 GB, 672 MB and 552 MB."""
     with pytest.raises(ValueError, match=cap):
         call()
 
@@ -173,9 +208,10 @@ def _huge_square() -> np.ndarray:
     ("intro.attention_weights_qkv", dict(d_model=4096), "d_model"),
     ("gaussian.mean_by_distance", dict(matrix=_huge_square), "matrix"),
 ])
-def test_audit_oversized_calls_are_refused_before_they_allocate(qual, args, name):
-    """Before: 168 s of CPU and +799 MB (the least-squares fit), +403 MB (np.unique), +1.57 GB (the attention
-    layer), +390 MB (the projections), +401 MB (the distances). The 128 MB input is built before the measurement."""
+def test_oversized_calls_are_refused_before_they_allocate(qual, args, name):
+    """Unrefused, these calls would take 168 s of CPU and +799 MB (the least-squares fit), +403 MB (np.unique),
+    +1.57 GB (the attention layer), +390 MB (the projections), +401 MB (the distances). The 128 MB input is built
+    before the measurement."""
     built = {k: v() if callable(v) else v for k, v in args.items()}
     got = measured_call(FUNCTIONS[qual], built)
     assert isinstance(got.error, ValueError) and name in str(got.error), got.error
@@ -183,8 +219,8 @@ def test_audit_oversized_calls_are_refused_before_they_allocate(qual, args, name
 
 
 def test_similarity_of_far_apart_integer_positions_is_answered_like_the_shifted_request():
-    """Before: ValueError "offsets × d_model/2: this call would build 6,400,032 angles" for [0, 200000] × [0] at
-    d = 64, while [0.5, 200000.5] × [0.5] succeeded."""
+    """[0, 200000] × [0] at d = 64 is answered like [0.5, 200000.5] × [0.5]: the spread of the positions is no
+    reason to refuse a request of three numbers."""
     got = measured_call(FUNCTIONS["sinusoidal.similarity"], dict(rows=[0, 200000], cols=[0], d_model=64))
     shifted = measured_call(FUNCTIONS["sinusoidal.similarity"], dict(rows=[0.5, 200000.5], cols=[0.5], d_model=64))
     assert got.error is None and shifted.error is None

@@ -313,7 +313,7 @@ def test_size_caps():
 
 
 def test_mean_by_distance_refuses_a_matrix_larger_than_max_t_before_copying_it():
-    """Before: a 4096 × 4096 matrix took +401 MB (its copy, the T² distances and the weights)."""
+    """A 4096 × 4096 matrix is refused before its copy, the T² distances and the weights are made (about 400 MB)."""
     import tracemalloc
 
     big = np.zeros((4096, 4096))

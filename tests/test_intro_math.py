@@ -509,7 +509,8 @@ def test_flipped_bits_follow_the_carry_rule():
     (lambda: intro.attention_weights_qkv(4096), "d_model"),
 ])
 def test_oversized_requests_are_refused_naming_the_parameter_and_its_range(call, name):
-    """Before: 168 s and +799 MB (the fit), +403 MB (np.unique), +1.57 GB (attention), +390 MB (the weights)."""
+    """Unrefused, these would take 168 s and +799 MB (the fit), +403 MB (np.unique), +1.57 GB (attention),
+    +390 MB (the weights)."""
     with pytest.raises(ValueError, match=name) as err:
         call()
     assert re.search(r"at most|in \[", str(err.value)), str(err.value)

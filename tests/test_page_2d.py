@@ -303,8 +303,8 @@ def test_garbage_part_falls_back_to_the_grid(bad):
 
 
 def test_mae_part_says_what_was_said_on_the_mae_repository():
-    """Kaiming He wrote that the names look "not ideal (need to verify)"; the page used to say he confirmed them
-    swapped."""
+    """Kaiming He wrote that the names look "not ideal (need to verify)": the page says that, and not that he
+    confirmed them swapped."""
     at = page_at(PAGE, part="mae")
     prose = " ".join(m.value for m in at.markdown)
     assert "confirmed" not in prose

@@ -192,7 +192,8 @@ def test_t5_part_measures_distance_as_the_lesson_does():
 
 
 def test_alibi_head_help_and_caption_name_the_steepest_head_for_every_head_count():
-    """Before: the help said "Head 0 has the steepest slope", false for H = 12 (head 0: 0.5, head 8: 0.7071)."""
+    """"Head 0 has the steepest slope" is false for H = 12 (head 0: 0.5, head 8: 0.7071): the help names the
+    steepest head for every head count."""
     head = next(c for c in ui.find("bias").controls if c.name == "head")
     assert "Head 0 has the steepest slope" not in head.help
     assert "head 0's when H is a power of two" in head.help and "head P's" in head.help
@@ -216,7 +217,8 @@ def link_texts(at: AppTest) -> dict[str, str]:
 
 
 def test_links_to_a_part_are_named_by_that_parts_declared_label():
-    """Before: "the RoPE lesson, part 5" opened the RoPE part labelled "8. The decay story"."""
+    """A link reads the label of the part it opens: a number of its own ("part 5") can name another part than the
+    one the link opens."""
     rope = ui.find("rope")
     links = link_texts(part_at("rotation"))
     assert links["/RoPE?part=decay"] == f"{rope.title}, part {rope.parts['decay'].label}"

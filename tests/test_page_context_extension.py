@@ -401,8 +401,8 @@ def test_pitfall_numbers_are_computed():
 
 @pytest.mark.parametrize("query,agree", [({}, False), ({"s": "1"}, True), ({"s": "4", "L": "1024", "d": "64"}, False)])
 def test_dynamic_caption_teaches_the_cache_mismatch(query, agree):
-    """Before: "Every change of the base re-rotates all cached keys, so a KV cache must hold keys before RoPE":
-    transformers caches keys after RoPE and never rotates them again (tests/test_claims.py checks its code)."""
+    """The caption says that the KV cache holds keys after RoPE and that transformers never rotates them again
+    (tests/test_claims.py checks its code), not that a change of base "re-rotates all cached keys"."""
     at = part_at("dynamic", **query)
     assert_clean(at)
     text = _caption(at, "Press Play")

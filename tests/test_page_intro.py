@@ -405,8 +405,9 @@ def test_five_properties_table_has_a_verdict_in_words_for_every_scheme():
 
 
 def test_the_founding_claim_is_about_bidirectional_attention_and_the_causal_case_is_shown_beside_it():
-    """Before: "self-attention cannot tell the first word from the last", false under a causal mask, where the two
-    'dog's differ by 0.67 with no position at all (more than the 0.057 sinusoidal PE gives the unmasked layer)."""
+    """The claim is about bidirectional attention: under a causal mask the two 'dog's differ by 0.67 with no position
+    at all (more than the 0.057 sinusoidal PE gives the unmasked layer), so "self-attention cannot tell the first
+    word from the last" alone would be false."""
     lesson = ui.find(SLUG)
     assert lesson.intro.startswith("Bidirectional self-attention") and "causal mask" in lesson.intro
     at = part_at("blind")
@@ -437,7 +438,8 @@ def test_the_blind_part_and_the_nope_part_link_each_other_by_their_declared_labe
 
 
 def test_jumps_part_states_the_carry_rule_and_counts_flips_on_the_figures_bits():
-    """Before: "one step forward changes ... every bit at the next power of two" (7 → 8 flips 4 of 6 bits)."""
+    """The carry rule, counted on the figure's bits: p → p + 1 flips m + 1 bits when p + 1 is an odd multiple of
+    2^m, not "every bit at the next power of two" (7 → 8 flips 4 of 6 bits)."""
     at = part_at("jumps")
     prose = " ".join(m.value for m in at.markdown)
     assert "every bit at the next power of two" not in prose

@@ -231,8 +231,9 @@ LENGTH_FREE = {  # a scaling block added to a config whose max_position_embeddin
 
 @pytest.mark.parametrize("name,target", [("dynamic ×2", 8192), ("linear ×4", 16384)])
 def test_length_free_block_is_shown_at_factor_times_the_stated_length(name, target):
-    """Before: target 4,096 for both (the dynamic block was then drawn identical to plain RoPE). transformers' rotary
-    module after one call of the target length gives the drawn wavelengths (dynamic: slowest pair divided by 3)."""
+    """Both target factor × the stated 4,096 (at 4,096 itself the dynamic block would be plain RoPE): transformers'
+    rotary module after one call of the target length gives the drawn wavelengths (dynamic: slowest pair divided
+    by 3)."""
     import torch
 
     config = LENGTH_FREE[name]

@@ -78,7 +78,7 @@ def test_every_part_is_offered_in_a_newcomers_order_and_old_links_open_their_par
     at = part_at("add")
     assert at.radio(key="rope.part").options == LABELS
     assert title(chart_specs(at)[0]).startswith(PARTS["add"])  # a bare link starts at the question
-    # every key a link could carry before this lesson was rebuilt opens the part it opened then
+    # links already shared name these parts by key: each key keeps opening the part it names
     for part, words in (("clock", "Clock hands"), ("tables", "Angle m·θ_i"), ("relative", "Score q_m·k_n"),
                         ("layouts", "Pairs in both"), ("leftright", "Left or right")):
         assert title(chart_specs(part_at(part))[0]).startswith(words)
@@ -422,8 +422,8 @@ def _pairs_fraction(d: int, share: float) -> float:
 @pytest.mark.parametrize("query", [{}, dict(scheme="full", d="128", base="500000", ctx="65536"),
                                    dict(scheme="partial", share="0.25", ctx="256")])
 def test_pairs_caption_says_only_what_holds(query):
-    """Before: "their share of the score never changes sign there", false when q's and k's pair are near
-    perpendicular. Now the caption says what holds (cos(Δθ_i) > 0 for |Δ| <= L) and when the share crosses zero."""
+    """The caption says what holds (cos(Δθ_i) > 0 for |Δ| <= L) and when a pair's share crosses zero; "their share
+    of the score never changes sign there" would be false when q's and k's pair are near perpendicular."""
     at = part_at("pairs", **query)
     assert_clean(at)
     d, base, L = int(query.get("d", 64)), float(query.get("base", 1e4)), int(query.get("ctx", 4096))
@@ -468,7 +468,8 @@ def test_base_caption_numbers_and_the_lower_bound_on_the_base(query):
 
 @pytest.mark.parametrize("query", [{}, dict(d="8"), dict(d="2", base="500000")])
 def test_float32_caption_and_pitfall_quote_the_chart_at_the_chosen_d_and_b(query):
-    """Before: "about 1e-5 at 10³ ... above 1e-2 by 10⁶" whatever d and b (true at d = 64, b = 1e4 only)."""
+    """The error quoted is the one drawn at the chosen d and b: fixed numbers ("about 1e-5 at 10³ ... above 1e-2 by
+    10⁶") hold at d = 64, b = 1e4 only."""
     at = part_at("pitfalls", **query)
     assert_clean(at)
     d, base = int(query.get("d", 64)), float(query.get("base", 1e4))
@@ -487,8 +488,9 @@ def test_float32_caption_and_pitfall_quote_the_chart_at_the_chosen_d_and_b(query
 
 @pytest.mark.parametrize("query", [{}, dict(d="2", max_delta="64"), dict(d="256", base="10000000", max_delta="16")])
 def test_decay_caption_numbers_follow_the_curves(query):
-    """Before: "rises on about half of the unit steps" and "Σcos ... even turns negative" at every d and b; at d = 2
-    the bound is flat, and at d = 256, b = 10⁷ the sum stays positive up to Δ = 16."""
+    """The caption's numbers come from the curves at the chosen d and b: fixed words ("rises on about half of the unit
+    steps", "Σcos ... even turns negative") would be false at d = 2, where the bound is flat, and at d = 256,
+    b = 10⁷, where the sum stays positive up to Δ = 16."""
     at = part_at("decay", **query)
     assert_clean(at)
     d, base, top = int(query.get("d", 64)), float(query.get("base", 1e4)), int(query.get("max_delta", 1024))
@@ -513,7 +515,7 @@ def test_decay_caption_numbers_follow_the_curves(query):
 @pytest.mark.parametrize("query", [{}, dict(m="40", kpos="7", pair="3", d="16")])
 def test_derive_caption_and_notation(query):
     """The pair, m and n the caption names; the imaginary unit is j (i numbers the pairs) in prose, labels and
-    formulas (before: u + iv and e^{i(m−n)θ_i}, with i also the pair index in the same formula)."""
+    formulas (u + iv and e^{i(m−n)θ_i} would give i two meanings in one formula)."""
     at = part_at("derive", **query)
     assert_clean(at)
     m, n, pair = query.get("m", "5"), query.get("kpos", "2"), query.get("pair", "0")

@@ -99,7 +99,7 @@ def test_a_bad_url_value_warns_and_the_view_falls_back():
 def test_the_shift_formula_is_written_in_the_plots_order_and_checked_in_it():
     """Part 4 plots each pair as (cos pω, sin pω), counter-clockwise: the formula takes that order, with the
     counter-clockwise matrix [[cos kω, −sin kω], [sin kω, cos kω]], and the check applies that matrix to the
-    (cos, sin) pairs. Before: the formula was written on (sin, cos), where M_k reads as a clockwise rotation."""
+    (cos, sin) pairs: on (sin, cos) pairs the same M_k would read as a clockwise rotation."""
     at = page_at(PAGE, part="shift", p="40", k="9", pair="2")
     formula = " ".join(el.value for el in at.latex)
     vector = r"\begin{pmatrix}\cos((p+k)\omega)\\ \sin((p+k)\omega)\end{pmatrix}"

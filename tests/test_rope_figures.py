@@ -172,7 +172,7 @@ def test_clock_position_slider_is_light():
     labels = {s.value: s.label for s in slider.steps}
     assert list(labels) == [str(f) for f in range(0, 49, 2)]  # 49 frames: a stop at every 2nd frame
     assert {v: x for v, x in labels.items() if x} == {"0": "0", "12": "12", "24": "24", "36": "36", "48": "48"}
-    assert ft(fig, 12, 4).text[0].startswith("m = 12:")  # the position the slider no longer prints
+    assert ft(fig, 12, 4).text[0].startswith("m = 12:")  # the position, which the slider does not print
     default = build("rope_clock")  # 31 frames, one token apart: every 10th step is labelled, the last one too
     assert [s.label for s in default.layout.sliders[0].steps if s.label] == ["0", "10", "20", "30"]
     assert len(default.frames) == 31 >= 30
@@ -307,8 +307,8 @@ def test_float32_error_curve():
 
 @pytest.mark.parametrize("dim,base", [(64, 1e4), (8, 1e4), (2, 1e4), (256, 1e7)])
 def test_float32_error_curve_is_drawn_at_every_power_of_ten(dim, base):
-    """Before: 400 log-spaced positions missed 10³ and 10⁵, so the page's caption quoted numbers the chart did not
-    draw. Now the chart holds rope.float32_error at 10⁰ .. 10⁶ exactly (the numbers the pitfall quotes)."""
+    """The chart holds rope.float32_error at 10⁰ .. 10⁶ exactly, the numbers the pitfall quotes: 400 log-spaced
+    positions alone miss 10³ and 10⁵, and the caption would quote numbers the chart does not draw."""
     fig = build("rope_float32_error", dim=dim, base=base, max_position=1_000_000)
     x, y = np.asarray(fig.data[0].x, dtype=np.float64), np.asarray(fig.data[0].y, dtype=np.float64)
     decades = 10.0 ** np.arange(7)

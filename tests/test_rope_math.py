@@ -737,7 +737,7 @@ def test_relative_scores_docstring_claims():
     assert np.ptp(np.diagonal(absolute, 3)) > 1e-3  # but depends on m and n, not only m - n
 
 
-# ---------------------------------------------------------------------------- audit: pair roles, caps, Men et al.
+# ---------------------------------------------------------------------------- pair roles, caps, Men et al.
 
 def _slowest_pair_qk(dim: int, phi: float) -> tuple[np.ndarray, np.ndarray]:
     """q and k that are zero except in the slowest interleaved pair, where h = z^q conj(z^k) = e^{jφ}."""
@@ -748,8 +748,8 @@ def _slowest_pair_qk(dim: int, phi: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_negative_frequencies_count_their_turns():
-    """Before: turns_within([-1], 4096) = -652 and pair_roles said "under a quarter turn" for a pair that turns 652
-    times (mixed 2-D RoPE learns negative frequencies; the sign is only the direction of the turn)."""
+    """A negative frequency turns as often as its positive one (mixed 2-D RoPE learns negative frequencies; the sign
+    is only the direction of the turn): turns_within([-1], 4096) = 4096/2π ≈ +652, and the pair "turns"."""
     assert rope.turns_within([-1.0], 4096)[0] == pytest.approx(4096 / (2 * math.pi))
     assert rope.pair_roles([-1.0], 4096).tolist() == ["turns"]
     freqs = np.array([-1.0, 1.0, -1e-4, 1e-4, 0.0])
@@ -770,8 +770,8 @@ def test_under_a_quarter_turn_keeps_cos_positive_at_every_distance(dim, base, le
 
 
 def test_under_a_quarter_turn_share_can_still_change_sign():
-    """The old claim ("its share of the score never changes sign") is false: a slowest pair (L·θ = 0.55 rad at d = 64,
-    b = 1e4, L = 4096) whose q and k are nearly perpendicular scores +0.10 at Δ = 0 and −0.43 at Δ = L."""
+    """The tempting claim ("its share of the score never changes sign") is false: a slowest pair (L·θ = 0.55 rad at
+    d = 64, b = 1e4, L = 4096) whose q and k are nearly perpendicular scores +0.10 at Δ = 0 and −0.43 at Δ = L."""
     dim, L = 64, 4096
     assert rope.pair_roles(rope.inv_freq(dim), L)[-1] == "under a quarter turn"
     q, k = _slowest_pair_qk(dim, math.pi / 2 - 0.1)
@@ -799,7 +799,7 @@ def test_share_changes_sign_within_l_exactly_when_phi_is_near_a_right_angle():
 
 
 def test_mean_random_score_caps_samples_times_dim():
-    """Before: 4096 samples at dim 4096 drew 2 × 128 MB of normals (+391 MB peak); now n_samples · dim <= 2^21."""
+    """n_samples · dim <= 2^21: 4096 samples at dim 4096 would draw 2 × 128 MB of normals (+391 MB peak)."""
     import tracemalloc
 
     with pytest.raises(ValueError, match="n_samples"):

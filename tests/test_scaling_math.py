@@ -636,7 +636,8 @@ def test_gemma3_reads_both_layer_types():
 
 
 def test_llama4_equal_band_factors_accepted_not_swapped():
-    """Before: ValueError (high_freq_factor must be greater), and the page fell back to Llama 3.1's preset."""
+    """Llama 4's equal band factors are a valid config: refusing them ("high_freq_factor must be greater") would
+    make the page fall back to Llama 3.1's preset."""
     rc = sc.read_rope_config(REAL["Llama 4 Scout (rope_scaling, text_config)"])
     assert (rc.params["low_freq_factor"], rc.params["high_freq_factor"], rc.params["factor"]) == (1.0, 1.0, 16.0)
     inv, _ = sc.inv_freq_from_rope_config(rc)
@@ -702,7 +703,8 @@ def test_text_config_is_read_and_never_another_model():
 
 
 def test_target_length_is_the_models_own_length():
-    """Before: max(max_position_embeddings, factor·L) = 262,144 for Llama 3.2 1B."""
+    """The model's own max_position_embeddings (131,072 for Llama 3.2 1B), not max(max_position_embeddings,
+    factor·L) = 262,144."""
     rc = sc.read_rope_config(REAL["Llama 3.2 1B (transformers 5 rope_parameters)"])
     assert sc.config_target_length(rc) == 131072
     assert sc.config_target_source(rc) == "max_position_embeddings"
@@ -731,7 +733,8 @@ def test_yarn_missing_factor_raises_like_transformers_null_is_inferred():
 
 
 def test_yarn_attention_factor_crash_is_a_value_error():
-    """Before: ZeroDivisionError (factor e^5, mscale 1, mscale_all_dim -2 makes the denominator 0)."""
+    """factor e^5, mscale 1, mscale_all_dim -2 make the denominator 0: a ValueError naming mscale_all_dim, not a
+    ZeroDivisionError."""
     with pytest.raises(ValueError, match="mscale_all_dim"):
         sc.yarn_attention_factor(148.41315910257657, 1.0, -2.0)
     cfg = {"head_dim": 64, "rope_scaling": {"type": "yarn", "factor": 148.41315910257657, "mscale": 1,
@@ -739,7 +742,7 @@ def test_yarn_attention_factor_crash_is_a_value_error():
     with pytest.raises(ValueError, match="mscale_all_dim"):
         sc.inv_freq_from_config(cfg)
     with pytest.raises(ValueError, match="factor"):
-        sc.deepseek_softmax_multiplier(factor=0, mscale_all_dim=1.0)  # before: named "scale"
+        sc.deepseek_softmax_multiplier(factor=0, mscale_all_dim=1.0)  # named as the caller names it
 
 
 @pytest.mark.parametrize("args,name", [((0.0, 8, 1e4, 4096), "num_rotations"), ((1.0, 8, 1.0, 4096), "base"),
@@ -747,7 +750,7 @@ def test_yarn_attention_factor_crash_is_a_value_error():
                                                                                  "num_rotations"),
                                        ((1.0, 8, 1e4, -5), "original_max_position_embeddings")])
 def test_yarn_correction_dim_bad_inputs(args, name):
-    """Before: ZeroDivisionError, "math domain error", or NaN."""
+    """Inputs that would divide by zero, leave a math function's domain or give NaN: a ValueError naming them."""
     with pytest.raises(ValueError, match=name):
         sc.yarn_correction_dim(*args)
 
@@ -789,12 +792,13 @@ def test_dynamic_ntk_schedule_matches_transformers_cache():
     np.testing.assert_allclose(bases[:, None] ** (-np.arange(0, 64, 2) / 64), ours, rtol=1e-12)
 
 
-# ---------------------------------------------------------------- target length of length-free blocks (audit)
+# ---------------------------------------------------------------- target length of length-free blocks
 
 @pytest.mark.parametrize("factor,L", [(2.0, 4096), (8.0, 2048), (1.5, 512)])
 def test_dynamic_block_targets_factor_times_max_position_embeddings_like_transformers(factor, L):
-    """Before: target L (dynamic at L is plain RoPE). transformers' dynamic NTK scales from max_position_embeddings
-    on; at factor·L its update (one call of that length) gives what describe_config draws."""
+    """The target is factor·L, not L (dynamic at L is plain RoPE): transformers' dynamic NTK scales from
+    max_position_embeddings on, and at factor·L its update (one call of that length) gives what describe_config
+    draws."""
     d = 64
     cfg = _base(d, max_position_embeddings=L, rope_parameters={"rope_type": "dynamic", "rope_theta": 10000.0,
                                                                 "factor": factor})
@@ -809,8 +813,8 @@ def test_dynamic_block_targets_factor_times_max_position_embeddings_like_transfo
 
 
 def test_linear_and_ntk_blocks_target_factor_times_the_stated_length():
-    """Before: linear ×4 on a 4,096-token config reported target 4,096. A linear block names no length, so the
-    length it scales is the config's; its frequencies (transformers' linear) do not depend on it."""
+    """Linear ×4 on a 4,096-token config targets 16,384, not 4,096: a linear block names no length, so the length
+    it scales is the config's; its frequencies (transformers' linear) do not depend on it."""
     cfg = _base(64, max_position_embeddings=4096, rope_parameters={"rope_type": "linear", "rope_theta": 1e4,
                                                                     "factor": 4.0})
     report = sc.describe_config(cfg)
@@ -829,8 +833,8 @@ def test_linear_and_ntk_blocks_target_factor_times_the_stated_length():
 
 
 def test_describe_config_is_linear_in_layers_and_caps_them():
-    """Before: the NoPE layers were a list searched once per layer (20,000 layer types: 7.2 s) and nothing capped
-    the layer lists. Now one pass with a set, and at most MAX_LAYERS layers."""
+    """One pass over the layers (a list searched once per layer takes seconds at 20,000 layer types), and at most
+    MAX_LAYERS layers."""
     n = sc.MAX_LAYERS
     cfg = {"head_dim": 64, "rope_theta": 1e4, "layer_types": ["sliding_attention"] * (n - 1) + ["full_attention"],
            "rope_parameters": {"full_attention": {"rope_type": "default"}, "sliding_attention": None}}

@@ -77,3 +77,18 @@ def test_shift_turns_counter_clockwise_and_both_markers_show():
     # M_k·PE(p) is an open ring larger than the filled PE(p+k) marker, so both stay visible
     assert mapped.marker.symbol == "circle-open" and mapped.marker.size[1] > end.marker.size[1]
     assert fig.layout.xaxis.title.text == "cos(p·ω)"
+
+
+@pytest.mark.parametrize("base", [10000.0, 500.0])
+def test_exponent_bug_draws_both_curves_and_the_intended_ceiling_on_the_log_axis(base):
+    fig = build("sinusoidal_exponent_bug", d_model=16, base=base)
+    i = np.arange(8)
+    right, wrong = (_arr(t.y) for t in fig.data)
+    np.testing.assert_allclose(right, 2 * np.pi * base ** (2 * i / 16))
+    np.testing.assert_allclose(wrong, 2 * np.pi * base ** (4 * i / 16))
+    assert fig.layout.yaxis.type == "log"
+    (line,), (label,) = fig.layout.shapes, fig.layout.annotations
+    assert line.y0 == line.y1 == pytest.approx(2 * np.pi * base) and line.yref == "y"
+    # on a log axis an annotation's y is log10 of the value: the label sits on the line, inside the chart
+    assert label.yref == "y" and label.y == pytest.approx(np.log10(2 * np.pi * base))
+    assert "2π·b" in label.text

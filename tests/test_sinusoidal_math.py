@@ -143,8 +143,8 @@ def test_shift_matrix_in_the_plots_order_is_the_counter_clockwise_rotation():
 
 
 def test_similarity_refuses_or_accepts_by_the_request_not_by_the_spread_of_positions():
-    """Before: [0, 200000] against [0] at d = 64 was refused with a message about "offsets × d_model/2", while the
-    same request shifted by 0.5 succeeded. Both now succeed with the exact value Σ cos((p − q)·ω_i)."""
+    """[0, 200000] against [0] at d = 64 and the same request shifted by 0.5 both give the exact value
+    Σ cos((p − q)·ω_i): the size of a request decides whether it is refused, not the spread of its positions."""
     w = sn.frequencies(64)
     exact = [[32.0], [float(np.cos(200000 * w).sum())]]
     np.testing.assert_allclose(sn.similarity([0, 200000], [0], 64), exact, atol=1e-9)

@@ -1,8 +1,8 @@
 """Helpers shared by every figure builder, one of each: float32 arrays, the heatmap cell cap, multi-panel
 figures built from one layout dict, reference lines on any axis, and play/pause animation controls.
 
-Builders import from here instead of growing their own copy (the first version of posviz had five
-``_f32``, three cell caps, four subplot helpers and two play/pause menus).
+Builders import from here instead of growing their own copy: one helper of each kind means one place to
+fix a cap, a layout or a control, and figures that look and behave alike.
 """
 
 from __future__ import annotations
@@ -161,9 +161,10 @@ class Marks:
                            "font": dict(color=color)})
 
     def hline(self, y: float, text: str, *, panel: int = 1, log: bool = False, dash: str = "dash",
-              color: str = "#888", right: bool = False) -> None:
-        """A horizontal line at ``y``, its label above it at the left (``right``: at the right)."""
-        self._line("y", y, text, panel, log, dash, color, right)
+              color: str = "#888", right: bool = False, below: bool = False) -> None:
+        """A horizontal line at ``y``, its label above it (``below``: below it) at the left (``right``: at the
+        right)."""
+        self._line("y", y, text, panel, log, dash, color, right, below)
 
     def vline(self, x: float, text: str, *, panel: int = 1, log: bool = False, dash: str = "dash",
               color: str = "#888", top: bool = True, left: bool = False) -> None:

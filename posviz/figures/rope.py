@@ -12,11 +12,10 @@ import math
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from posviz import rope, sinusoidal
 from posviz._validate import check_choice, check_float, check_int
-from posviz.figures._common import MAX_CELLS, animation_controls
+from posviz.figures._common import MAX_CELLS, Panels, animation_controls
 from posviz.figures._common import f32 as _f32
 from posviz.figures._common import typed as _typed
 from posviz.figures._registry import figure
@@ -233,26 +232,26 @@ def rope_cos_sin_tables(*, dim: int = 16, base: float = 10000.0, n_positions: in
     d = rope.inv_freq(dim, base).size * 2
     shown = min(n_positions, MAX_TABLE_ROWS)  # the first rows show the pattern; more only slows the redraw
     pos = np.arange(shown, dtype=np.float64)
-    fig = make_subplots(rows=2, cols=2, shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.04,
-                        vertical_spacing=0.1,
-                        subplot_titles=["interleaved: cos", "interleaved: sin", "half-split: cos",
-                                        "half-split: sin"])
-    for r, layout in enumerate(("interleaved", "half"), start=1):
+    # panels 1, 2 on top, 3, 4 below; the top row shares the bottom row's x axes, the right column the left's y
+    p = Panels.grid(2, 2, ["interleaved: cos", "interleaved: sin", "half-split: cos", "half-split: sin"],
+                    hspace=0.04, vspace=0.1, title_size=16)
+    for r, layout in enumerate(("interleaved", "half")):
         tables = rope.cos_sin(pos, dim, base, layout)
-        for c, (name, tab) in enumerate(zip(("cos", "sin"), tables), start=1):
-            fig.add_trace(go.Heatmap(
+        for c, (name, tab) in enumerate(zip(("cos", "sin"), tables)):
+            p.add(go.Heatmap(
                 z=_f32(tab), x=np.arange(d), y=_f32(pos), colorscale=DIVERGING, zmid=0, zmin=-1, zmax=1,
-                meta="diverging", showscale=(r, c) == (1, 2), colorbar=dict(title="value"),
+                meta="diverging", showscale=(r, c) == (0, 1), colorbar=dict(title="value"),
                 name=f"{layout} {name}",
                 hovertemplate=f"{layout} {name}<br>position m = %{{y}}<br>channel %{{x}}<br>"
-                              "value = %{z:.3f}<extra></extra>"), row=r, col=c)
-    for c in (1, 2):
-        fig.update_xaxes(title_text="channel", row=2, col=c)
-    for r in (1, 2):
-        fig.update_yaxes(title_text="position m", autorange="reversed", row=r, col=1)
+                              "value = %{z:.3f}<extra></extra>"), 2 * r + c + 1)
+    for panel in (1, 2):
+        p.axis("x", panel, matches=f"x{panel + 2}", showticklabels=False)
+        p.axis("x", panel + 2, title="channel")
+    for panel in (1, 3):
+        p.axis("y", panel, title="position m", autorange="reversed")
+        p.axis("y", panel + 1, matches="y" if panel == 1 else "y3", showticklabels=False)
     note = "" if shown == n_positions else f" (first {shown} of {n_positions} positions shown)"
-    fig.update_layout(title=f"cos/sin tables as stored, d = {dim}" + note, height=620)
-    return fig
+    return p.figure(title=f"cos/sin tables as stored, d = {dim}" + note, height=620)
 
 
 # ---------------------------------------------------------------------------- 3. relative property
@@ -327,24 +326,21 @@ def rope_vs_sinusoidal(*, dim: int = 64, base: float = 10000.0, max_offset: int 
     r = rope.relative_scores(q, k, deltas, base)
     r_mirror = rope.relative_scores(q, k, -deltas, base)
     s = sinusoidal.dot_by_offset(deltas, dim, base)
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-                        subplot_titles=["RoPE: q_m·k_n depends on the sign of Δ",
-                                        "sinusoidal PE(p)·PE(p+Δ): the same for +Δ and -Δ"])
-    fig.add_trace(go.Scatter(x=_f32(deltas), y=_f32(r), name="RoPE score at Δ", line=dict(color=COLORS[0]),
-                             hovertemplate="Δ = %{x}<br>score = %{y:.4f}<extra>RoPE</extra>"), row=1, col=1)
-    fig.add_trace(go.Scatter(x=_f32(deltas), y=_f32(r_mirror), name="RoPE score at -Δ (mirror)",
-                             line=dict(color=COLORS[1], dash="dot"),
-                             hovertemplate="Δ = %{x}<br>score at -Δ = %{y:.4f}<extra>mirror</extra>"),
-                  row=1, col=1)
-    fig.add_trace(go.Scatter(x=_f32(deltas), y=_f32(s), name="sinusoidal Σ cos(Δ w_i)",
-                             line=dict(color=COLORS[2]),
-                             hovertemplate="Δ = %{x}<br>PE·PE = %{y:.4f}<extra>sinusoidal</extra>"), row=2, col=1)
-    fig.update_xaxes(title_text="offset Δ = m - n (tokens)", row=2, col=1)
-    fig.update_yaxes(title_text="score", row=1, col=1)
-    fig.update_yaxes(title_text="dot product", row=2, col=1)
-    fig.update_layout(title=f"Left or right? d = {dim}, b = {base:g}" + _every(step, "offset"), height=560,
-                      legend=dict(orientation="h", y=-0.18))
-    return fig
+    p = Panels.grid(2, 1, ["RoPE: q_m·k_n depends on the sign of Δ",
+                           "sinusoidal PE(p)·PE(p+Δ): the same for +Δ and -Δ"], vspace=0.12, title_size=16)
+    p.add(go.Scatter(x=_f32(deltas), y=_f32(r), name="RoPE score at Δ", line=dict(color=COLORS[0]),
+                     hovertemplate="Δ = %{x}<br>score = %{y:.4f}<extra>RoPE</extra>"), 1)
+    p.add(go.Scatter(x=_f32(deltas), y=_f32(r_mirror), name="RoPE score at -Δ (mirror)",
+                     line=dict(color=COLORS[1], dash="dot"),
+                     hovertemplate="Δ = %{x}<br>score at -Δ = %{y:.4f}<extra>mirror</extra>"), 1)
+    p.add(go.Scatter(x=_f32(deltas), y=_f32(s), name="sinusoidal Σ cos(Δ w_i)", line=dict(color=COLORS[2]),
+                     hovertemplate="Δ = %{x}<br>PE·PE = %{y:.4f}<extra>sinusoidal</extra>"), 2)
+    p.axis("x", 1, matches="x2", showticklabels=False)  # one offset axis, labelled under the lower panel
+    p.axis("x", 2, title="offset Δ = m - n (tokens)")
+    p.axis("y", 1, title="score")
+    p.axis("y", 2, title="dot product")
+    return p.figure(title=f"Left or right? d = {dim}, b = {base:g}" + _every(step, "offset"), height=560,
+                    legend=dict(orientation="h", y=-0.18))
 
 
 @figure("rope_norms")
@@ -471,32 +467,27 @@ def rope_frequency_ladder(*, dim: int = 64, base: float = 10000.0, n_positions: 
     lam = rope.wavelengths(dim, base)
     i = np.arange(theta.size)
     long_ = lam > n_positions
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
-                        subplot_titles=["frequency θ_i (rad/token)", "wavelength λ_i = 2π/θ_i (tokens)"])
-    fig.add_trace(go.Scatter(x=i, y=theta, mode="lines+markers", name="θ_i = b^(-2i/d)",
-                             line=dict(color=COLORS[0]), marker=dict(size=5),
-                             hovertemplate="pair %{x}<br>θ = %{y:.4g} rad/token<extra></extra>"), row=1, col=1)
+    p = Panels.grid(1, 2, ["frequency θ_i (rad/token)", "wavelength λ_i = 2π/θ_i (tokens)"], hspace=0.12,
+                    title_size=16)
+    p.add(go.Scatter(x=i, y=theta, mode="lines+markers", name="θ_i = b^(-2i/d)", line=dict(color=COLORS[0]),
+                     marker=dict(size=5), hovertemplate="pair %{x}<br>θ = %{y:.4g} rad/token<extra></extra>"), 1)
     if show_claim:
-        fig.add_trace(go.Scatter(x=i, y=theta[::-1], mode="lines", name="claimed ordering (reversed, wrong)",
-                                 line=dict(color=COLORS[3], dash="dash"),
-                                 hovertemplate="claimed: pair %{x} at %{y:.4g} rad/token<extra></extra>"),
-                      row=1, col=1)
-    fig.add_trace(go.Scatter(x=i, y=lam, mode="markers", name="λ_i",
-                             marker=dict(size=6, color=np.where(long_, COLORS[3], COLORS[0])),
-                             customdata=np.where(long_, "never turns fully within the positions shown",
-                                                 "turns at least once"),
-                             hovertemplate="pair %{x}<br>λ = %{y:.4g} tokens<br>%{customdata}<extra></extra>"),
-                  row=1, col=2)
-    fig.add_trace(go.Scatter(x=[-0.5, theta.size - 0.5], y=[n_positions, n_positions], mode="lines",
-                             name=f"positions shown N = {n_positions}", line=dict(color=COLORS[3], dash="dot"),
-                             hovertemplate=f"N = {n_positions}<extra></extra>"), row=1, col=2)
-    fig.update_yaxes(type="log", row=1, col=1, title_text="θ_i (rad/token, log)")
-    fig.update_yaxes(type="log", row=1, col=2, title_text="λ_i (tokens, log)")
-    fig.update_xaxes(title_text="pair i", row=1, col=1)
-    fig.update_xaxes(title_text="pair i", row=1, col=2)
-    fig.update_layout(title=f"Pair 0 is the fastest: θ_0 = 1 rad/token, λ_0 = 2π; d = {dim}, b = {base:g}",
-                      legend=dict(orientation="h", y=-0.25))
-    return fig
+        p.add(go.Scatter(x=i, y=theta[::-1], mode="lines", name="claimed ordering (reversed, wrong)",
+                         line=dict(color=COLORS[3], dash="dash"),
+                         hovertemplate="claimed: pair %{x} at %{y:.4g} rad/token<extra></extra>"), 1)
+    p.add(go.Scatter(x=i, y=lam, mode="markers", name="λ_i",
+                     marker=dict(size=6, color=np.where(long_, COLORS[3], COLORS[0])),
+                     customdata=np.where(long_, "never turns fully within the positions shown", "turns at least once"),
+                     hovertemplate="pair %{x}<br>λ = %{y:.4g} tokens<br>%{customdata}<extra></extra>"), 2)
+    p.add(go.Scatter(x=[-0.5, theta.size - 0.5], y=[n_positions, n_positions], mode="lines",
+                     name=f"positions shown N = {n_positions}", line=dict(color=COLORS[3], dash="dot"),
+                     hovertemplate=f"N = {n_positions}<extra></extra>"), 2)
+    p.axis("y", 1, title="θ_i (rad/token, log)", log=True)
+    p.axis("y", 2, title="λ_i (tokens, log)", log=True)
+    p.axis("x", 1, title="pair i")
+    p.axis("x", 2, title="pair i")
+    return p.figure(title=f"Pair 0 is the fastest: θ_0 = 1 rad/token, λ_0 = 2π; d = {dim}, b = {base:g}",
+                    legend=dict(orientation="h", y=-0.25))
 
 
 @figure("rope_float32_error")

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from posviz import sinusoidal as sn
-from posviz.figures._common import TWO_LINE_TOP, downsample, f32, sample_index, sampled_note, subtitled
+from posviz.figures._common import TWO_LINE_TOP, Marks, downsample, f32, sample_index, sampled_note, subtitled
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
@@ -143,10 +143,14 @@ def sinusoidal_exponent_bug(*, d_model: int = 128, base: float = 10000.0) -> go.
     fig.add_scatter(x=i, y=lam, mode="lines+markers", name="right: λ_i = 2π·b^(2i/d)", marker_size=4)
     fig.add_scatter(x=i, y=wrong, mode="lines+markers", name="exponent counted twice: 2π·b^(4i/d)",
                     marker_size=4, line_dash="dash")
-    fig.add_hline(y=2 * np.pi * base, line_dash="dot", line_color="gray",
-                  annotation_text="longest intended wavelength 2π·b", annotation_position="bottom right")
+    # a layout shape with its label at log10(y) (Marks): add_hline's label would sit at y itself, which a log axis
+    # reads as 10^y, and the autorange would stretch to reach it
+    marks = Marks()
+    marks.hline(2 * np.pi * base, "longest intended wavelength 2π·b", log=True, dash="dot", color="gray", right=True,
+                below=True)
     fig.update_layout(title="Wavelength per pair", xaxis_title="pair index i", yaxis_type="log",
-                      yaxis_title="wavelength λ_i (tokens, log)", legend=dict(orientation="h", y=-0.25))
+                      yaxis_title="wavelength λ_i (tokens, log)", legend=dict(orientation="h", y=-0.25),
+                      shapes=marks.shapes, annotations=marks.notes)
     return fig
 
 

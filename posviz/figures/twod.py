@@ -23,7 +23,6 @@ __all__ = ["patch_channel", "patch_channels", "patch_similarity_modes", "mae_axi
 MODE_LABEL = {"concat": "concat (row | column)", "add": "add (row + column)",
               "mae": "MAE (column | row)"}
 FRAME = "#9aa0b4"  # outline of each image: visible on white and on the dark theme
-PATCH_HOVER = "row %{y}, column %{x}<br>%{customdata}: %{z:.4f}<extra></extra>"
 
 
 def _image_heatmap(z: np.ndarray, name: str, *, diverging: bool = True, zmin: float | None = None,

@@ -24,12 +24,12 @@ import numpy as np
 
 from posviz import scaling
 from posviz._validate import check_choice, check_float, check_int
+from posviz.models.schemes import RESTORE, SCHEMES, WeightsError
 from posviz.models.task import MAX_LENGTH, MIN_LENGTH, bayes_floor, period_range, sample_batch
 
 if TYPE_CHECKING:
     import torch
 
-SCHEMES = ("nope", "learned", "sinusoidal", "rope", "alibi")
 METHODS = tuple(scaling.METHODS)            # default, linear, ntk, dynamic, yarn, llama3
 FINETUNED = ("linear", "yarn")               # RoPE models fine-tuned at L' with a scaling method baked in
 NAMES = SCHEMES + tuple(f"rope_{m}_ft" for m in FINETUNED)   # every shipped model, by file stem
@@ -39,24 +39,12 @@ MAX_TOKENS = 1 << 15                         # n_sequences · length (q and k st
 BATCH_TOKENS = 1 << 12                       # tokens per forward pass of evaluate (logits: 4096·512 floats)
 BATCH_SCORE_CELLS = 1 << 20                  # attention scores per head and layer in one forward pass
 WEIGHTS = Path(__file__).with_name("weights")   # read at every call, so a test may point it at a copy
-RESTORE = "restore it: reinstall posviz, or rebuild the weights with `python -m posviz.models train`"
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
 __all__ = ["SCHEMES", "METHODS", "FINETUNED", "MAX_LENGTH", "load", "load_finetuned", "train_length",
            "manifest", "evaluate", "default_n_sequences", "live_n_sequences", "excess", "bayes_floor",
            "period_range", "sample_batch", "rope_inv_freq", "NAMES", "shared", "losses", "past_L",
-           "WeightsError", "fingerprint", "read_manifest", "record"]
-
-
-class WeightsError(ValueError):
-    """A weights file or the manifest that cannot be used (missing, empty, damaged, not posviz's). ``file`` is
-    its path and ``problem`` what is wrong; the message is one line that also says how to restore it, and
-    never carries torch's own advice (such as turning ``weights_only`` off)."""
-
-    def __init__(self, file: Path | str, problem: str) -> None:
-        self.file = str(file)
-        self.problem = problem
-        super().__init__(f"{self.file} {problem}; {RESTORE}")
+           "WeightsError", "RESTORE", "fingerprint", "read_manifest", "record"]
 
 
 def fingerprint(path: Path) -> dict[str, object]:

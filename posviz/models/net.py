@@ -9,7 +9,7 @@ The schemes differ only in what they add, and they reuse posviz's math:
 * ``sinusoidal``: ``posviz.sinusoidal.sinusoidal_table`` added to the token embeddings (Vaswani §3.5),
   scaled by ``SINUSOIDAL_SCALE`` so that its entries have the token embeddings' initial RMS (0.02), as
   fairseq's √d-scaled embeddings match the table's size; unscaled, the table is 35× the token code at
-  initialisation and the model cannot tell its tokens apart (a first run learned nothing);
+  initialisation and the model cannot tell its tokens apart;
 * ``rope``: q and k rotated by ``posviz.rope.apply_rope`` with any ``inv_freq`` and multiplied by the
   attention factor A, so every method of ``posviz.scaling`` plugs in unchanged (logits × A²);
 * ``alibi``: ``posviz.bias.alibi_bias``, ``-slope_h·(i - j)`` with BLOOM's slopes (Press et al. 2022).
@@ -26,7 +26,7 @@ from torch import nn
 from torch.nn import functional
 
 from posviz.bias import alibi_bias
-from posviz.models import SCHEMES, WeightsError
+from posviz.models.schemes import SCHEMES, WeightsError
 from posviz.models.task import VOCAB
 from posviz.rope import apply_rope
 from posviz.rope import inv_freq as rope_inv_freq

@@ -14,9 +14,10 @@ import pandas  # noqa: F401  (first, before anything that may draw)
 import posviz._speed  # noqa: F401  (sets the server's speed switches before any page math runs)
 from posviz.ui.callouts import check, escape_md, numbers, pitfall, prose, say
 from posviz.ui.course import Lesson, Part, find, href, lessons
-from posviz.ui.page import PageContext, Values, context, controls, plain_page, qr_png, share_link, share_query
+from posviz.ui.page import PageContext, Values, context, controls, qr_png, share_link, share_query
 from posviz.ui.panel import cached, code_snippet, draw_export_settings, figure_name, figure_panel
 from posviz.ui.params import Bool, Choice, Float, Int, LogFloat, Multi, Param, Text
+from posviz.ui.run import plain_page
 
 __all__ = [
     "Bool", "Choice", "Float", "Int", "Lesson", "LogFloat", "Multi", "PageContext", "Param", "Part", "Text",

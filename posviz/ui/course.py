@@ -29,7 +29,7 @@ import re
 import sys
 import threading
 import urllib.parse
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,7 +146,7 @@ class Lesson:
         caller = sys._getframe(1).f_globals.get("__name__")
         if caller != "__main__":
             return
-        from posviz.ui.page import run_lesson  # page imports streamlit; declarations must not need it
+        from posviz.ui.run import run_lesson  # the page imports streamlit; declarations must not need it
 
         run_lesson(self)
 
@@ -217,14 +217,6 @@ def readme_with_table(readme: str, items: Iterable[Lesson]) -> str:
     head, rest = readme.split(README_START, 1)
     _, tail = rest.split(README_END, 1)
     return f"{head}{README_START}\n{markdown_table(items)}\n{README_END}{tail}"
-
-
-def values_for(lesson: Lesson, raw: Mapping[str, Any]) -> dict[str, Any]:
-    """Every control's value with bounds that depend on other controls applied, in declaration order."""
-    out: dict[str, Any] = {}
-    for control in lesson.controls:
-        out[control.name] = control.resolve(out).clamp(raw.get(control.name, control.default))
-    return out
 
 
 def outline(items: Iterable[Lesson]) -> dict[str, Any]:

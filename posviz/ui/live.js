@@ -1,17 +1,23 @@
 // A live posviz figure (Streamlit v2 component, no iframe). It draws the exact figure with Plotly.js and,
 // while one of the page's sliders named in `live` is dragged, shows the precomputed state nearest to the
-// thumb (no server round trip). On release Streamlit reruns once and sends the exact figure again.
-// data: JSON text {plotly: url of plotly.min.js, config, chart, exact: figure, live: [{key, log, index, options,
-// current, version}]}; `options` are the slider's values in order (with `index`, the thumb reports a position).
+// thumb (no server round trip). On release Streamlit reruns once and brings the exact figure at the released
+// value: in the data, or as the name of a file the app serves.
+// data: JSON text {plotly, ahead, config, chart, exactId, exact, exactFile, live: [{key, log, index, options,
+// current, version}]}. `plotly`: the address of Plotly.js, the installed plotly's own bundle, which app.py
+// serves at /posviz/plotly-<version>.min.js; `ahead`: the address of the exact figures it serves, /posviz/exact/
+// (both behind the server's base path: posviz/ui/served.py). `exact` is the figure, or null when the exact
+// figure is the served file `exactFile`; `exactId` names the figure either way. `options` are the slider's
+// values in order (with `index`, the thumb reports a position).
 // The states come from live_states.js once the part is drawn, filed as window.__posvizStates[chart|key] =
-// {version, values, common, states}; a set built for other settings (another version) is not used. A trace
-// that is null in a state is the same in all of them: `common[its index]`.
+// {version, values, ahead, common, states}; a set built for other settings (another version) is not used. A
+// trace that is null in a state is the same in all of them: `common[its index]`.
 // An animated figure (RoPE's clock) keeps its position: a state carries some of its frames, the one nearest
 // to the position on screen is shown, and on release the exact figure opens at that position again.
-// Ahead of the rerun: the exact figure of a state's value is also a file the app serves (`ahead`, its name in
-// the set's `ahead`), so on release the chart fetches the figure at the released value and draws it while
-// Streamlit's rerun is still on its way; the rerun then brings the same figure (same `exactId`: not redrawn)
-// with the numbers and captions. A value without a file waits for the rerun, as before.
+// Ahead of the rerun: the exact figure of a state's value is also a served file (its name in the set's
+// `ahead`, under the data's `ahead` address), so on release the chart fetches the figure at the released value
+// and draws it while Streamlit's rerun is still on its way; the rerun then names the same figure (same
+// `exactId`: not redrawn) with the numbers and captions. A value without a file waits for the rerun's figure;
+// a file that cannot be fetched makes the chart ask for one more run, which sends the figure itself.
 // Stills: so that a drag never waits for Plotly.js, each state is drawn once ahead, in idle time, by Plotly.js
 // into an off-screen box at the chart's size and position, and a copy of what it drew is kept; while the thumb
 // moves, the copy of the nearest state is laid over the chart. A state without a still yet (a drag in the

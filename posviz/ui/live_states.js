@@ -1,7 +1,8 @@
 // The states of a live chart's sliders (posviz.ui.live), sent once the lesson part is drawn. This component
 // shows nothing: it files the states where the chart (live.js) looks for them, by chart and slider key,
 // each with the version of the settings it was built for, and tells the chart they are there.
-// data: JSON text {chart, sets: [{key, version, values, common, states}]}.
+// data: JSON text {chart, sets: [{key, version, values, ahead, common, states}]} (`ahead`: each value's served
+// exact figure, a file name, or null where none was written).
 
 export default function (component) {
   const { data, parentElement } = component;

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from posviz import PUBLIC_URL_ENV
 from posviz._speed import freeze_long_lived_heap
-from posviz.command import PUBLIC_URL_ENV
 from posviz.theme import PRESENTER_SCALE, background
-from posviz.ui.params import Bool, Choice, Param, parse_or_default
+from posviz.ui.params import Bool, Choice, Param, parse_or_default, values_for
 
 if TYPE_CHECKING:
     from posviz.ui.course import Lesson, Part
@@ -78,9 +78,10 @@ def _key(slug: str, name: str) -> str:
 
 
 # --- a lesson page -----------------------------------------------------------------------------------------
-def run_lesson(lesson: Lesson) -> None:
+def draw_lesson(lesson: Lesson) -> None:
     """Draw ``lesson``: title and intro, then (in a fragment) the part choice, the part's controls and the
-    part, its step buttons and the share link; then the sidebar tools."""
+    part, its step buttons and the share link; then the sidebar tools. ``posviz.ui.run.run_lesson`` adds the
+    export settings after them."""
     ctx = start_page(lesson.slug, lesson.title, icon=lesson.icon, intro=lesson.intro)
     _lesson_fragment(lesson)
     _draw_tools(ctx)
@@ -226,14 +227,16 @@ def _choose_part(lesson: Lesson) -> Part:
 
 
 def _lesson_values(lesson: Lesson, part: Part) -> dict[str, Any]:
-    """Every control's value, bounds resolved in declaration order; the part's controls drawn in the sidebar."""
+    """Every lesson control's value (``values_for``: bounds resolved in declaration order); the controls the part
+    uses drawn in the sidebar."""
     ctx = context()
     ctx.sidebar_used = bool(part.uses)
-    for control in lesson.controls:
-        resolved = control.resolve(ctx.values)
-        key = _key(lesson.slug, control.name)
+
+    def draw(control: Param, resolved: Param) -> Any:
         slot = ctx.sidebar_controls if control.name in part.uses else None
-        ctx.values[control.name] = _draw(control, resolved, key, slot)
+        return _draw(control, resolved, _key(lesson.slug, control.name), slot)
+
+    ctx.values = values_for(lesson.controls, draw)
     return ctx.values
 
 
@@ -328,12 +331,12 @@ def controls(*names: str | Param, where: Any = "sidebar", columns: int = 3) -> V
     sidebar = ctx.sidebar_controls if ctx.sidebar_controls is not None else st.sidebar
     container = sidebar if where == "sidebar" else st.container() if where == "main" else where
     ctx.sidebar_used = ctx.sidebar_used or where == "sidebar"
-    slots = _slots(container, len(params), columns if where == "main" else 1)
-    values = Values()
-    for param, slot in zip(params, slots, strict=True):
-        resolved = param.resolve({**ctx.values, **values})
-        values[param.name] = _draw(param, resolved, _key(ctx.slug, param.name), slot)
-    return values
+    slots = iter(list(_slots(container, len(params), columns if where == "main" else 1)))
+
+    def draw(param: Param, resolved: Param) -> Any:
+        return _draw(param, resolved, _key(ctx.slug, param.name), next(slots))
+
+    return Values(values_for(params, draw, earlier=ctx.values))
 
 
 def _declared(ctx: PageContext, names: tuple[str | Param, ...]) -> list[Param]:
@@ -370,16 +373,15 @@ def _sync_url(param: Param, value: Any) -> None:
             st.query_params[param.name] = text
 
 
-# --- the sidebar tools: presenter mode, reset, share link (with a QR code), export settings ------------------
+# --- the sidebar tools: presenter mode, reset, share link (with a QR code) ------------------------------------
 def _draw_tools(ctx: PageContext) -> None:
+    """Presenter mode and reset; the export settings that follow them are posviz.ui.panel's, which builds on this
+    module, so posviz.ui.run draws them."""
     with st.sidebar:
         st.divider()
         PRESENT.render(st.sidebar, _key("_global", "present"))
         st.button("Reset to defaults", on_click=_reset, args=(ctx.slug,), key=f"{ctx.slug}._reset",
                   help="Put every control of this page back to its default value.")
-    from posviz.ui.panel import draw_export_settings  # panel imports this module
-
-    draw_export_settings()
 
 
 def _reset(slug: str) -> None:
@@ -505,8 +507,9 @@ def qr_png(text: str, scale: int = 10) -> bytes:
 
 
 # --- home page and pages without parts ------------------------------------------------------------------------
-def plain_page(title: str, body: Callable[[], None], *, icon: str = "📐", intro: str = "") -> None:
-    """A page that is not a lesson (the home page): title, intro, ``body``, the sidebar tools."""
+def draw_plain_page(title: str, body: Callable[[], None], *, icon: str = "📐", intro: str = "") -> None:
+    """A page that is not a lesson (the home page): title, intro, ``body``, the sidebar tools
+    (``posviz.ui.run.plain_page`` adds the export settings)."""
     ctx = start_page("home", title, icon=icon, intro=intro)
     _begin_controls()
     body()

@@ -376,3 +376,17 @@ def parse_or_default(param: Param, raw: str | None) -> tuple[Any, str | None]:
         default = param.to_url(param.default) if not isinstance(param, Text) else "the example text"
         return param.default, (f"URL parameter `{param.name}` had an invalid value and was ignored; "
                                f"using the default ({default}). Valid: {param.valid_text()}.")
+
+
+def values_for(controls: Sequence[Param], read: Callable[[Param, Param], Any],
+               earlier: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Every control's value, in declaration order: its bounds resolved from the values before it (``earlier``,
+    then those of the controls before it here), and the value ``read(control, resolved)`` gives (the URL's, the
+    session's, a test's) clamped into them. The page reads its controls through this, so a test of it tests
+    what the page does."""
+    values = dict(earlier or {})
+    out: dict[str, Any] = {}
+    for control in controls:
+        resolved = control.resolve(values)
+        values[control.name] = out[control.name] = resolved.clamp(read(control, resolved))
+    return out

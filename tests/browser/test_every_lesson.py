@@ -21,7 +21,7 @@ import urllib.parse
 import pytest
 
 from posviz import ui
-from posviz.ui.params import Bool, Choice, Float, Int, LogFloat, Multi, Param, Text, parse_or_default
+from posviz.ui.params import Bool, Choice, Float, Int, LogFloat, Multi, Param, Text, parse_or_default, values_for
 from testkit.apptest import hostile_value
 from testkit.browser import (
     ROOT,
@@ -76,17 +76,18 @@ def one_step(resolved: Param, value: object) -> object:
 
 def moved_view(lesson: ui.Lesson) -> dict[str, object]:
     """Every control the first part shows, one step from its default (bounds that depend on other controls
-    resolved from the moved values, as the page resolves them), by name in declaration order."""
+    resolved from the moved values by the page's own ``values_for``), by name in declaration order."""
     shown = {c.name for c in shown_controls(lesson)}
-    values: dict[str, object] = {}
     moved: dict[str, object] = {}
-    for control in lesson.controls:
-        resolved = control.resolve(values)
+
+    def read(control: Param, resolved: Param) -> object:
         value = resolved.clamp(control.default)
         if control.name in shown:
             value = moved[control.name] = one_step(resolved, value)
             assert parse_or_default(control, control.to_url(value)) == (value, None), control.name
-        values[control.name] = value
+        return value
+
+    values_for(lesson.controls, read)
     return moved
 
 

@@ -91,8 +91,8 @@ def test_the_share_link_shows_as_a_qr_code_of_the_current_view(page, app_url):
 
 
 def test_step_keys_change_the_part_even_right_after_a_slider_move_and_never_move_the_slider(page, app_url):
-    """A dragged slider keeps the focus: Shift + → used to move it (d 64 -> 90) instead of changing the part.
-    PageDown / PageUp (a clicker) and Shift + arrows now step the parts whatever has the focus."""
+    """A dragged slider keeps the focus, and a focused slider moves on arrow keys (Shift + → would take d from 64 to
+    90): the step keys, PageDown / PageUp (a clicker) and Shift + arrows, step the parts whatever has the focus."""
     page.set_viewport_size({"width": 1280, "height": 800})
     open_page(page, app_url, "RoPE", present=1, part="tables")
     move_slider(page, "head dim d", 2)  # the slider has the focus now, and the address holds its value

@@ -1,0 +1,29 @@
+"""A whole page as Streamlit runs it: a lesson (``run_lesson``, what ``Lesson.run`` calls) or a page without parts
+(``plain_page``, the home page). posviz.ui.page draws the page and its sidebar tools; the export settings after
+them are posviz.ui.panel's. This module sits above both because panel builds on page: page then needs nothing of
+panel's, and no import of the kit goes in a circle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from posviz.ui.page import draw_lesson, draw_plain_page
+from posviz.ui.panel import draw_export_settings
+
+if TYPE_CHECKING:
+    from posviz.ui.course import Lesson
+
+
+def run_lesson(lesson: Lesson) -> None:
+    """Draw ``lesson`` (``posviz.ui.page.draw_lesson``), then the export settings at the foot of the sidebar."""
+    draw_lesson(lesson)
+    draw_export_settings()
+
+
+def plain_page(title: str, body: Callable[[], None], *, icon: str = "📐", intro: str = "") -> None:
+    """A page that is not a lesson (the home page): title, intro, ``body``, the sidebar tools and the export
+    settings."""
+    draw_plain_page(title, body, icon=icon, intro=intro)
+    draw_export_settings()

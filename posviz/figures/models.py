@@ -24,6 +24,8 @@ SCHEME_COLORS = {"nope": COLORS[5], "learned": COLORS[3], "sinusoidal": COLORS[2
                  "alibi": COLORS[7]}
 FINETUNE_LABEL = "{method}, fine-tuned {steps} steps at {length}"
 MAX_BINS = 128            # points per curve: a screen shows the shape, the payload stays small
+# under the plot: inside it the legend covered the curves where they differ most (the repeat's start, low left)
+LEGEND_BELOW = dict(orientation="h", x=0.0, xanchor="left", y=-0.2, yanchor="top")
 
 
 def _bins(length: int, bin_width: int) -> int:
@@ -116,7 +118,7 @@ def models_extension(*, methods: str = "default,linear,ntk,yarn", factor: float 
         _curve(f, losses, width, f"{label}: +{pm.past_L(losses, L):.2f}", METHOD_COLORS[m], "dash")
     return f.figure(title=dict(text=f"RoPE model trained at L = {L}, read at L' = {Lp} (s = {factor:g}); "
                                    f"{n} sequences"),
-                   legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom"), hovermode="x unified")
+                   legend=LEGEND_BELOW, height=560, hovermode="x unified")
 
 
 @figure("models_schemes")
@@ -141,7 +143,7 @@ def models_schemes(*, schemes: str = "nope,learned,sinusoidal,rope,alibi", facto
         losses = pm.losses(s, Lp, seed=seed, n_sequences=n)
         _curve(f, losses, width, f"{SCHEME_LABELS[s]}: +{pm.past_L(losses, L):.2f} past L", SCHEME_COLORS[s])
     return f.figure(title=dict(text=f"Position schemes trained at L = {L}, read at L' = {Lp}; {n} sequences"),
-                   legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom"), hovermode="x unified")
+                   legend=LEGEND_BELOW, height=560, hovermode="x unified")
 
 
 @figure("models_training")

@@ -229,12 +229,13 @@ def _read_only(tree: Path) -> Iterator[None]:
 
 
 def _serve(cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> tuple[subprocess.Popen, str]:
-    """Start an app server (``cmd`` gets the port and loopback address) and wait for its health endpoint."""
+    """Start an app server on a free loopback port (given as Streamlit reads it from the environment, as the
+    container recipe does) and wait for its health endpoint."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
+    env = {**env, "STREAMLIT_SERVER_PORT": str(port), "STREAMLIT_SERVER_ADDRESS": "127.0.0.1"}
     with log.open("w") as out:
-        proc = subprocess.Popen([*cmd, "--server.port", str(port), "--server.address", "127.0.0.1"], cwd=cwd,
-                                env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
         assert _wait_healthy(url, proc) == "ok", log.read_text()[-2000:]
     except BaseException:
@@ -243,19 +244,21 @@ def _serve(cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> tuple[s
     return proc, url
 
 
-def test_posviz_app_from_a_read_only_wheel_served_by_an_unprivileged_user(venv: Path, outside: Path,
-                                                                          env: dict[str, str]):
-    """``posviz app`` from a foreign directory serves the shipped app with the project's .streamlit settings, run
-    by another user than the one who installed it, with the whole venv read-only: Plotly.js comes from the
-    installed plotly, and the exact figures live charts fetch ahead go to that user's cache folder, not beside
-    the app."""
+def test_the_container_recipe_serves_a_read_only_wheel_as_an_unprivileged_user(venv: Path, outside: Path,
+                                                                               env: dict[str, str]):
+    """The Dockerfile's steps where no container engine runs: its CMD (``posviz app``) from a foreign directory,
+    with its ENV, run by another user than the one who installed posviz, the whole venv read-only. The shipped
+    app has the project's .streamlit settings, Plotly.js comes from the installed plotly, and the exact figures
+    live charts fetch ahead go to that user's cache folder (POSVIZ_CACHE_DIR), not beside the app."""
+    recipe = dockerfile()
     prefix, uid = _as_another_user()
     cache = outside / "cache-of-the-teacher"
     cache.mkdir()
     os.chown(cache, uid, -1)
-    user_env = {**env, "HOME": str(cache), "POSVIZ_CACHE_DIR": str(cache)}
+    user_env = {**env, **recipe["env"], "HOME": str(cache), "POSVIZ_CACHE_DIR": str(cache)}
+    command = [str(venv / "bin" / recipe["cmd"][0]), *recipe["cmd"][1:]]
     with _reachable_by_others(venv, Path(sys.base_prefix), outside), _read_only(venv):
-        proc, url = _serve([*prefix, str(venv / "bin" / "posviz"), "app"], outside, user_env, outside / "app.log")
+        proc, url = _serve([*prefix, *command], outside, user_env, outside / "app.log")
         try:
             lesson = sorted((ROOT / "pages").glob("*.py"))[0].stem.split("_", 1)[1]
             home, page = asyncio.run(_home_and_first_lesson(url, lesson))
@@ -273,6 +276,19 @@ def test_posviz_app_from_a_read_only_wheel_served_by_an_unprivileged_user(venv: 
     assert ahead[0] == 206 and ahead[1] == exact[0].read_bytes()  # as written, not gzipped
     assert {p.stat().st_uid for p in exact} == {uid}
     assert "Traceback" not in log and "PermissionError" not in log, log[-2000:]
+
+
+def dockerfile() -> dict:
+    """What the container recipe sets: its ENV (``key=value`` pairs, continued lines joined) and its CMD."""
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    env: dict[str, str] = {}
+    cmd: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("ENV "):
+            env.update(pair.split("=", 1) for pair in line[4:].split())
+        elif line.startswith("CMD "):
+            cmd = json.loads(line[4:])
+    return {"env": env, "cmd": cmd}
 
 
 def _plotly_version(venv: Path) -> str:

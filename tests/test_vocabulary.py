@@ -22,7 +22,7 @@ SKIP_DIRS = {"__pycache__", "node_modules"}
 
 def _text_files() -> Iterator[Path]:
     yield ROOT / "README.md"
-    for name in ("app.py", "home.py"):
+    for name in ("app.py", "Home.py"):
         if (ROOT / name).is_file():
             yield ROOT / name
     for top in TEXT_ROOTS:

@@ -38,12 +38,12 @@ function loadPlotly(url) {
 }
 
 // the slider's value from its range input: a value (st.slider) or an index into the options (st.select_slider)
-function sliderValue(input, live) {
+export function sliderValue(input, live) {
   const now = Number(input.value);
   return live.index ? live.options[Math.round(now)] : now;
 }
 
-function nearest(live, values, value) {
+export function nearest(live, values, value) {
   const dist = (v) => (live.log ? Math.abs(Math.log(v) - Math.log(value)) : Math.abs(v - value));
   let best = 0;
   values.forEach((v, i) => { if (dist(v) < dist(values[best])) best = i; });
@@ -56,7 +56,7 @@ function currentFrame(chart) {
   return slider && slider.active ? Number(slider.active) : 0;
 }
 
-function merged(trace, change) {
+export function merged(trace, change) {
   const out = { ...trace };
   for (const [k, v] of Object.entries(change)) {
     const nested = v && typeof v === "object" && !Array.isArray(v) && !("bdata" in v) && out[k];
@@ -80,13 +80,13 @@ function exactText(base, file) {
   return texts.get(file);
 }
 
-function withSliderAt(layout, index) {
+export function withSliderAt(layout, index) {
   if (!layout.sliders || !layout.sliders.length) return layout;
   return { ...layout, sliders: layout.sliders.map((s, i) => (i ? s : { ...s, active: index })) };
 }
 
 // a state as a figure: its own traces, the shared ones, and the frame nearest to the position `at`
-function stateFigure(set, state, template, at) {
+export function stateFigure(set, state, template, at) {
   const data = state.data.map((t, k) => t || set.common[k]);
   let layout = { ...state.layout, template };
   if (state.frames && state.frames.length) {
@@ -113,7 +113,7 @@ function statesOf(chart, live) {
 const ANIMATED = ["x", "y", "text", "hovertext", "customdata"]; // and marker.color on a fixed colour scale
 
 // a trace without what Plotly.animate redraws, and whether it can be patched at all
-function restOf(trace, layout) {
+export function restOf(trace, layout) {
   const rest = { ...trace };
   ANIMATED.forEach((k) => delete rest[k]);
   const m = trace.marker;
@@ -125,7 +125,7 @@ function restOf(trace, layout) {
   return ok ? JSON.stringify(rest) : null;
 }
 
-function signature(fig) {
+export function signature(fig) {
   return {
     traces: fig.data.map((t) => JSON.stringify(t)),
     rests: fig.data.map((t) => restOf(t, fig.layout)),
@@ -135,7 +135,7 @@ function signature(fig) {
   };
 }
 
-function patchOf(held, next) {
+export function patchOf(held, next) {
   if (!held || held.traces.length !== next.traces.length || held.layout !== next.layout ||
       held.frames !== next.frames) return null;
   const changed = next.traces.map((t, k) => k).filter((k) => held.traces[k] !== next.traces[k]);

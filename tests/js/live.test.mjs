@@ -1,0 +1,68 @@
+// Unit tests of live.js's pure functions (node's own test runner: node --test tests/js/). What needs a page
+// (stills, overlays, the fetch of a figure ahead) is tested in a browser by tests/browser/test_live.py.
+import assert from "node:assert/strict";
+import test from "node:test";
+
+import {
+  merged, nearest, patchOf, restOf, signature, sliderValue, stateFigure, withSliderAt,
+} from "../../posviz/ui/live.js";
+
+test("a slider's value: its position, or the option at it for an index slider", () => {
+  assert.equal(sliderValue({ value: "2.5" }, { index: false }), 2.5);
+  assert.equal(sliderValue({ value: "1.6" }, { index: true, options: [10, 100, 1000] }), 1000);
+});
+
+test("the nearest state: by value on a linear slider, by ratio on a log one", () => {
+  assert.equal(nearest({ log: false }, [1, 10, 20], 14), 1);
+  assert.equal(nearest({ log: false }, [1, 10, 20], 16), 2);
+  // 3.5 is nearer 1 than 10 in value, but nearer 10 in ratio (3.5 / 1 > 10 / 3.5)
+  assert.equal(nearest({ log: true }, [1, 10], 3.5), 1);
+  assert.equal(nearest({ log: false }, [1, 10], 3.5), 0);
+});
+
+test("a frame's change merges into a trace: nested objects key by key, arrays and encoded arrays whole", () => {
+  const trace = { x: [1, 2], marker: { color: "red", size: 3 }, y: { bdata: "AA==", dtype: "f4" } };
+  const out = merged(trace, { marker: { size: 5 }, x: [3], y: { bdata: "AQ==", dtype: "f4" } });
+  assert.deepEqual(out, { x: [3], marker: { color: "red", size: 5 }, y: { bdata: "AQ==", dtype: "f4" } });
+  assert.deepEqual(trace.marker, { color: "red", size: 3 }); // the held trace is not changed
+});
+
+test("a state's figure: its own traces, the shared ones where it has none, the nearest frame applied", () => {
+  const set = { common: [{ name: "shared" }, null] };
+  const state = {
+    data: [null, { name: "own", y: [0] }],
+    layout: { sliders: [{ active: 0 }] },
+    frames: [{ index: 0, traces: [1], data: [{ y: [1] }] }, { index: 10, traces: [1], data: [{ y: [2] }] }],
+  };
+  const fig = stateFigure(set, state, "tpl", 7);
+  assert.deepEqual(fig.data, [{ name: "shared" }, { name: "own", y: [2] }]);
+  assert.equal(fig.layout.template, "tpl");
+  assert.equal(fig.layout.sliders[0].active, 10);
+  assert.deepEqual(withSliderAt({ title: "t" }, 3), { title: "t" }); // no slider: the layout as it was
+});
+
+const axes = { xaxis: { range: [0, 1] }, yaxis: { range: [0, 1] } };
+
+test("a trace can be patched in only if Plotly.animate redraws all that changed, over fixed axes", () => {
+  assert.notEqual(restOf({ type: "scatter", x: [1] }, axes), null);
+  assert.equal(restOf({ type: "scatter", x: [1] }, { ...axes, yaxis: { autorange: true } }), null);
+  assert.equal(restOf({ type: "heatmap", z: [[1]] }, axes), null);
+  assert.equal(restOf({ type: "scatter", fill: "toself" }, axes), null);
+  // a marker colour on a fixed colour scale is redrawn by animate: it is not part of what must stay
+  const a = restOf({ type: "scatter", marker: { color: [1], cmin: 0, cmax: 1 } }, axes);
+  const b = restOf({ type: "scatter", marker: { color: [0], cmin: 0, cmax: 1 } }, axes);
+  assert.equal(a, b);
+});
+
+test("the patch from one exact figure to the next: the run of changed traces, or none if anything else moved", () => {
+  const fig = (ys, title = "a", name = "n") => ({
+    data: ys.map((y) => ({ type: "scatter", y: [y], name })), layout: { ...axes, title }, frames: [],
+  });
+  const held = signature(fig([1, 2, 3]));
+  assert.deepEqual(patchOf(held, signature(fig([1, 9, 8]))), { traces: [1, 2], title: false });
+  assert.deepEqual(patchOf(held, signature(fig([7, 2, 8]))), { traces: [0, 1, 2], title: false });
+  assert.deepEqual(patchOf(held, signature(fig([1, 2, 3], "b"))), { traces: [], title: true });
+  assert.equal(patchOf(held, signature(fig([1, 9, 3], "a", "m"))), null); // a legend name: Plotly.react
+  assert.equal(patchOf(held, signature(fig([1, 2]))), null);
+  assert.equal(patchOf(null, held), null);
+});

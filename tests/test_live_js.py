@@ -1,0 +1,19 @@
+"""live.js's pure functions under node's own test runner (tests/js/*.test.mjs): picking the state nearest the
+thumb, merging a frame into a trace, a state as a figure, and when a new exact figure can be patched in."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_live_js_unit_tests_pass_under_node():
+    node = shutil.which("node") or shutil.which("nodejs")
+    assert node, "node runs live.js's unit tests: apt-get install nodejs (.ci/run does)"
+    done = subprocess.run([node, "--test", *sorted(str(p) for p in (ROOT / "tests" / "js").glob("*.test.mjs"))],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "# fail 0" in done.stdout and "# pass 0" not in done.stdout

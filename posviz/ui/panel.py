@@ -346,7 +346,7 @@ _PROGRESS_KEY = "_export.progress"
 
 
 def _export_progress() -> ExportProgress:
-    """This session's ExportProgress (made on first use)."""
+    """The ExportProgress of the viewer's Streamlit session state (made on first use)."""
     tracker = st.session_state.get(_PROGRESS_KEY)
     if not isinstance(tracker, ExportProgress):
         tracker = st.session_state[_PROGRESS_KEY] = ExportProgress()

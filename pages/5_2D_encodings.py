@@ -3,7 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from posviz import rope2d, ui
+from posviz import mrope, rope2d, ui
+from posviz.figures.mrope import mrope_ids, mrope_pair_angles, segment_spans, sequence
 from posviz.figures.twod import (
     flux_angles,
     flux_scores,
@@ -16,6 +17,8 @@ from posviz.figures.twod import (
     resize_error_map,
     rope2d_two_queries,
 )
+from posviz.rope import inv_freq
+from posviz.scaling import mrope_axis
 from posviz.sinusoidal import sinusoidal_2d
 
 
@@ -49,18 +52,32 @@ ROPE_BASE = ui.LogFloat("rbase", "RoPE base", default=100.0, lo=2.0, hi=1e5, ext
                         help="100 for axial RoPE-ViT; 10 for RoPE-Mixed's initial magnitudes.")
 SEED = ui.Int("seed", "random seed", default=0, lo=0, hi=999)
 TEXT_TOKENS = ui.Int("ntext", "text tokens shown", default=8, lo=0, hi=64)
+# The text + image + video sequence of parts 7a and 7b (grids in merged tokens, 2 × 2 patches each)
+MROPE_SEQUENCE = (
+    ui.Int("mt1", "text tokens before the image", default=4, lo=1, hi=32),
+    ui.Int("mih", "image rows h' (tokens)", default=3, lo=1, hi=16),
+    ui.Int("miw", "image columns w' (tokens)", default=4, lo=1, hi=16),
+    ui.Int("mt2", "text tokens after the image", default=3, lo=1, hi=32),
+    ui.Int("mvt", "video frames t (0: no video)", default=2, lo=0, hi=16,
+           help="Temporal patches: two video frames each. 0 leaves the video and the text after it out."),
+    ui.Int("mvh", "video rows h' (tokens)", default=3, lo=1, hi=16),
+    ui.Int("mvw", "video columns w' (tokens)", default=3, lo=1, hi=16),
+    ui.Int("mt3", "text tokens after the video", default=3, lo=1, hi=32),
+)
 
 
 lesson = ui.Lesson(
     "2d", "2D encodings", icon="🖼️", order=5, headline="patch_channels",
     summary="Sin/cos codes for an H×W grid of image patches (MAE, concat, add), which patches look alike (add mode "
             "gives PE(r, c) = PE(c, r)), MAE's `emb_h` that really encodes the column, bicubic resizing against the "
-            "formula; axial and RoPE-Mixed 2-D RoPE whose scores depend only on (dx, dy), and FLUX.1's three axes "
-            "where text tokens at (0, 0, 0) are not rotated at all.",
+            "formula; axial and RoPE-Mixed 2-D RoPE whose scores depend only on (dx, dy), FLUX.1's three axes "
+            "where text tokens at (0, 0, 0) are not rotated at all, and Qwen2-VL's M-RoPE: three position ids per "
+            "token and the rotary pairs split between them.",
     intro="A vision transformer cuts an image into an H × W grid of patches, and each patch needs a position "
           "with two coordinates. You will see how sin/cos codes for the row and the column are combined, which "
           "patches end up looking alike, what happens when the grid is resized, and how RoPE rotates by a "
-          "row and a column at once (including FLUX, where text tokens get no rotation at all).",
+          "row and a column at once (including FLUX, where text tokens get no rotation at all, and Qwen2-VL, "
+          "where text, image and video tokens each get three position ids).",
     controls=(
         ui.Int("H", "grid height H (patches)", default=14, lo=1, hi=64,
                help="Rows of patches. Non-square grids are fine; at most 64."),
@@ -380,6 +397,149 @@ def part_flux_scores(v: ui.Values) -> None:
     )
 
 
+# ---------------------------------------------------------------------------- 7. M-RoPE (Qwen2-VL)
+
+def sequence_of(q: ui.Values) -> tuple:
+    """The segments the sequence controls describe (grids before the 2 × 2 merge, as transformers reads them)."""
+    return sequence(**sequence_params(q))
+
+
+def sequence_params(q: ui.Values) -> dict:
+    return dict(n_text_before=q.mt1, image_h=q.mih, image_w=q.miw, n_text_mid=q.mt2, video_t=q.mvt, video_h=q.mvh,
+                video_w=q.mvw, n_text_after=q.mt3)
+
+
+@ui.cached
+def mrope_ids_of(segments: tuple, variant: str, spg: float, text_after: str) -> np.ndarray:
+    return mrope.mrope_position_ids(segments, variant=variant, second_per_grid_t=spg, text_after=text_after)
+
+
+def starts_after_largest(segments: tuple, ids: np.ndarray) -> tuple[bool, str]:
+    """Whether every segment starts one past the largest id before it, and the first one that does not."""
+    for _, a, _, label in segment_spans(segments):
+        if a and int(ids[:, a].min()) != int(ids[:, :a].max()) + 1:
+            return False, f"{label} starts at {int(ids[:, a].min())}, the ids before it reach {int(ids[:, :a].max())}"
+    return True, f"{len(segment_spans(segments))} segments, each starting one past the largest id before it"
+
+
+def image_words(segments: tuple, ids: np.ndarray) -> str:
+    """The image's ids and where the text after it resumes, in words from the ids themselves."""
+    (_, a, b, label), (_, c, _, _) = segment_spans(segments)[1:3]
+    img, start = ids[:, a:b + 1], int(ids[0, a])
+    return (f"The {label.split()[1]} image's {b - a + 1} tokens all keep temporal id {img[0, 0]}; their height ids "
+            f"run {img[1].min()}–{img[1].max()} and their width ids {img[2].min()}–{img[2].max()}. The text after "
+            f"it resumes at {ids[0, c]} = {start} + {ids[0, c] - start}: the image moves the position on by "
+            f"{ids[0, c] - start}, its larger side, although it holds {b - a + 1} tokens.")
+
+
+def video_words(segments: tuple, ids: np.ndarray, variant: str, spg: float) -> str:
+    spans = segment_spans(segments)
+    if len(spans) < 5:
+        return "Set the video frames above 0 to add a video."
+    _, a, b, label = spans[3]
+    _, _, h, w = mrope.check_segments(segments)[3]
+    frames = ids[0, a:b + 1:h * w] - ids[0, a]  # the first token of every frame grid
+    step = ("one temporal id per frame grid (Qwen2-VL)" if variant == "qwen2_vl" else
+            f"floor(k · {mrope.TOKENS_PER_SECOND:g} tokens per second · {spg:g} s) for frame grid k (Qwen2.5-VL)")
+    shown = ", ".join(map(str, frames[:8])) + (", …" if frames.size > 8 else "")
+    return f"The {label.split()[1]} video's frame grids get temporal offsets {shown}: {step}."
+
+
+@lesson.part("mrope", "7a · M-RoPE ids", title="7a. M-RoPE (Qwen2-VL): three position ids per token",
+             controls=(
+                 *MROPE_SEQUENCE,
+                 ui.Choice("mvariant", "model", default="qwen2_vl",
+                           options={"qwen2_vl": "Qwen2-VL: a frame grid is one temporal step",
+                                    "qwen2_5_vl": "Qwen2.5-VL: temporal ids in seconds"}),
+                 ui.Float("spg", "seconds per frame grid (Qwen2.5-VL)", default=1.0, lo=0.25, hi=4.0, step=0.25,
+                          help="second_per_grid_t: two frames per grid, so 1 s at 2 frames per second."),
+                 ui.Choice("mafter", "the next segment starts at", default="max_id",
+                           options={"max_id": "largest id so far + 1 (as released; transformers 4.x)",
+                                    "spatial": "start + max(h', w') (transformers 5.x)"}),
+             ))
+def part_mrope(v: ui.Values) -> None:
+    ui.prose(
+        "Qwen2-VL reads text, images and videos in one sequence, and M-RoPE gives every token three position ids "
+        "(temporal, height, width). A text token gets its index three times, so on text M-RoPE is plain RoPE. An "
+        "image becomes a grid of tokens (2 × 2 patches merged into one): all its tokens share one temporal id, "
+        "and their height and width ids count rows and columns from the same start. A video adds one temporal "
+        "id per frame grid. Ids as transformers' `get_rope_index` computes them.")
+    q = ui.controls(*MROPE_SEQUENCE, where="main", columns=4)
+    m = ui.controls("mvariant", "spg", "mafter", where="main", columns=3)
+    segs = sequence_of(q)
+    ids = mrope_ids_of(segs, m.mvariant, m.spg, m.mafter)
+    ui.numbers({"tokens N": ids.shape[1], "largest id": int(ids.max()), "next generated token's id":
+                int(ids.max()) + 1, "rope delta (max id + 1 − N)": mrope.rope_delta(ids)}, fmt="{:,}")
+    ui.figure_panel(
+        mrope_ids, {**sequence_params(q), "variant": m.mvariant, "second_per_grid_t": m.spg, "text_after": m.mafter},
+        key="mrope_ids",
+        caption=f"What to notice: {image_words(segs, ids)} {video_words(segs, ids, m.mvariant, m.spg)} "
+                f"In all, {ids.shape[1]} tokens use ids 0 … {int(ids.max())}, so generation continues at "
+                f"{int(ids.max()) + 1}, not at {ids.shape[1]}.",
+        latex=r"\text{text at } s{+}j:\ (s{+}j,\, s{+}j,\, s{+}j) \qquad \text{grid token } (k, r, c):\ "
+              r"(s + \lfloor k\,\Delta \rfloor,\ s + r,\ s + c)",
+        code=[mrope.mrope_position_ids, mrope.rope_delta],
+    )
+    ok, detail = starts_after_largest(segs, ids)
+    ui.check("no segment reuses an id: each starts one past the largest id before it", ok=ok, detail=detail)
+    text = mrope.token_types(segs) == 0
+    plain = ids[0, text][:, None] * inv_freq(128, mrope.QWEN2_VL_THETA)[None, :]  # (text tokens, 64): 1-D RoPE
+    gap = float(np.abs(mrope.mrope_angles(ids)[text] - plain).max())
+    ui.check("on text tokens M-RoPE is 1-D RoPE: the three ids agree and pair k turns by p·θ_k",
+             ok=bool((ids[:, text] == ids[0, text]).all()) and gap == 0.0,
+             detail=f"largest angle difference from plain RoPE {gap:.1e} rad over {int(text.sum())} text tokens")
+    if m.mafter == "spatial" and not ok:
+        st.markdown("transformers 5.x starts the next segment at start + max(h', w'), which ignores the frames: "
+                    "after a video with more frames than rows and columns, text ids repeat the video's temporal "
+                    "ids. The code Qwen released with the models uses the largest id + 1 rule.")
+
+
+@ui.cached
+def section_spread(segments: tuple, base: float, interleaved: bool) -> dict[str, float]:
+    """For each axis, how far its pairs' angles spread across the image's tokens."""
+    _, a, b, _ = segment_spans(segments)[1]
+    ids = mrope.mrope_position_ids(segments)[:, a:b + 1]
+    return mrope.axis_angle_spread(ids, 128, base, (24, 20, 20) if interleaved else mrope.MROPE_SECTION, interleaved)
+
+
+@lesson.part("mrope_pairs", "7b · M-RoPE pairs", title="7b. M-RoPE: which pairs turn with which id",
+             controls=(
+                 *MROPE_SEQUENCE,
+                 ui.LogFloat("mbase", "base b (rope_theta)", default=1e6, lo=100.0, hi=1e7,
+                             help="Qwen2-VL and Qwen2.5-VL ship 1000000."),
+                 ui.Bool("minter", "interleaved sections (Qwen3-VL)", default=False),
+             ))
+def part_mrope_pairs(v: ui.Values) -> None:
+    ui.prose(
+        "A head of 128 channels has 64 rotary pairs, and Qwen2-VL's `mrope_section` (16, 24, 24) splits them: "
+        "pairs 0–15 turn with the temporal id, 16–39 with the height id, 40–63 with the width id. The section "
+        "counts pairs (frequencies), not channels: transformers splits the 64 frequencies with it and copies "
+        "them to both halves of `rotate_half`. Qwen3-VL interleaves the axes instead (t, h, w, t, h, w, …).")
+    q = ui.controls(*MROPE_SEQUENCE, where="main", columns=4)
+    c = ui.controls("mbase", "minter", where="main", columns=2)
+    segs = sequence_of(q)
+    section = (24, 20, 20) if c.minter else mrope.MROPE_SECTION
+    waves = mrope.axis_wavelengths(128, c.mbase, section, c.minter)
+    ui.numbers({f"{axis} λ (ids)": f"{lo:,.3g} – {hi:,.3g}" for axis, (lo, hi) in waves.items()})
+    spread = section_spread(segs, c.mbase, c.minter)
+    ui.figure_panel(
+        mrope_pair_angles, {**sequence_params(q), "base": c.mbase, "interleaved": c.minter}, key="mrope_pairs",
+        live={"mbase": "base"},
+        caption=f"What to notice: inside the image the temporal pairs do not move at all (spread "
+                f"{spread['temporal']:.3g} rad: one temporal id), while the height pairs spread by up to "
+                f"{spread['height']:.3g} rad and the width pairs by up to {spread['width']:.3g} rad. "
+                + ("Chunked, the temporal id gets only the fastest pairs and the width id only the slowest "
+                   f"(wavelengths {waves['width'][0]:,.3g} – {waves['width'][1]:,.3g} ids), so across a small "
+                   "image they barely turn; interleaving gives every axis fast and slow pairs."
+                   if not c.minter else
+                   "Interleaved, every axis has fast and slow pairs, so the rows and columns of even a small "
+                   "image turn the fast pairs by visible angles."),
+        latex=r"\text{angle}_k = \mathrm{id}_{\mathrm{axis}(k)}\,\theta_k,\quad \theta_k = b^{-2k/128},\quad "
+              r"\mathrm{axis}(k) = t,\ h,\ w \text{ for } k < 16,\ < 40,\ < 64",
+        code=[mrope.mrope_angles, mrope.mrope_freqs, mrope.axis_wavelengths, mrope.axis_angle_spread],
+    )
+
+
 # ---------------------------------------------------------------------------- pitfalls, under every part
 
 def collision(v: ui.Values, mode: str) -> None:
@@ -395,7 +555,22 @@ def flux_claim() -> None:
              detail=f"largest angle difference between text tokens = {spread:g} rad")
 
 
-@lesson.part("pitfalls", "7 · pitfalls", uses=(*GRID,), title="7. Pitfalls")
+def section_order(interleaved: bool) -> None:
+    """Which id the first six pairs of Qwen3-VL's section [24, 20, 20] turn with, read chunked or interleaved."""
+    axis = mrope_axis((24, 20, 20), interleaved)
+    got = " ".join("thw"[a] for a in axis[:6])
+    ui.check(f"read {'interleaved' if interleaved else 'as chunked blocks'}, pairs 0–5 turn with t h w t h w, as "
+             "transformers' Qwen3-VL applies them", ok=got == "t h w t h w", detail=f"they turn with {got}")
+
+
+def text_after_image() -> tuple[int, int, int]:
+    """The default sequence's image size and where the text after it starts, with M-RoPE and with 0 … N−1."""
+    segs = sequence()
+    (_, a, b, _), (_, c, _, _) = segment_spans(segs)[1:3]
+    return b - a + 1, int(mrope.mrope_position_ids(segs)[0, c]), int(mrope.sequential_position_ids(segs)[0, c])
+
+
+@lesson.part("pitfalls", "8 · pitfalls", uses=(*GRID,), title="8. Pitfalls")
 def pitfalls(v: ui.Values) -> None:
     grid = grid_of(v)
     ui.pitfall(
@@ -438,6 +613,33 @@ def pitfalls(v: ui.Values) -> None:
         wrong=flux_claim,
         right=lambda: ui.figure_panel(flux_angles, {"height": 4, "width": 4, "n_text": 8}, key="flux_right",
                                       caption="The text rows are all zero: no rotation, whatever their order."),
+    )
+    n_image, mrope_at, count_at = text_after_image()
+    ui.pitfall(
+        "position ids 0 … N−1 for a Qwen2-VL sequence",
+        "Code that builds position ids itself (sequence packing, a custom attention kernel, a port to another "
+        "framework) can hand a Qwen2-VL model the ids a text model uses, 0 … N−1 on every axis. Then an image's "
+        "tokens no longer share a temporal id or count rows and columns, and every text token after the image "
+        f"sits too far on: after the {n_image}-token image of part 7a the text starts at {count_at} instead of "
+        f"{mrope_at}. On text alone the two agree, so a text-only test does not catch it.",
+        key="mrope_ids",
+        wrong=lambda: ui.figure_panel(mrope_ids, {"ids": "sequential"}, key="mrope_wrong",
+                                      caption="0 … N−1 on every axis: the image is flattened into a line of text."),
+        right=lambda: ui.figure_panel(mrope_ids, {}, key="mrope_right",
+                                      caption="M-RoPE: one temporal id per image, rows and columns from the same "
+                                              "start, text resuming after the largest id."),
+    )
+    qwen3 = (24, 20, 20)
+    misread = int((mrope_axis(qwen3, False) != mrope_axis(qwen3, True)).sum())
+    ui.pitfall(
+        "reading mrope_section as chunked when the config says interleaved",
+        "Qwen2-VL and Qwen2.5-VL give each axis one block of pairs (16 temporal, then 24 height, then 24 width). "
+        "Qwen3-VL's config keeps an mrope_section ([24, 20, 20]) but adds `mrope_interleaved: true`: the axes "
+        f"take turns, pair by pair. Code that ignores the flag rotates {misread} of the 64 pairs by the wrong id. "
+        "Part 7b draws both layouts.",
+        key="mrope_sections",
+        wrong=lambda: section_order(False),
+        right=lambda: section_order(True),
     )
 
 

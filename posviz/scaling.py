@@ -504,7 +504,10 @@ class RopeConfig:
                                   "rotary dim d": self.dim,
                                   "max_position_embeddings": self.max_position_embeddings}
         for k, v in self.params.items():
-            if isinstance(v, (list, tuple)):
+            if k == "mrope_section":  # three pair counts: shown whole, with the axes they go to
+                order = "interleaved t, h, w" if self.params.get("mrope_interleaved") else "temporal, height, width"
+                v = f"{list(v)} pairs ({order}), of {self.dim // 2}"
+            elif isinstance(v, (list, tuple)):
                 v = f"list of {len(v)} numbers, {min(v):.4g} .. {max(v):.4g}"
             out[k] = v
         return out

@@ -47,6 +47,33 @@ def test_mrope_squares_cover_every_pair_once():
     np.testing.assert_array_equal(np.concatenate([t.x for t in squares]), np.arange(64))
 
 
+def test_interleaved_mrope_is_one_legend_entry_per_axis():
+    """Qwen3-VL's interleaved sections: one square trace per axis holding exactly the pairs transformers' Qwen3-VL
+    turns with that id (posviz.scaling.mrope_axis, tested against it), not one per run of pairs."""
+    cfg = {"head_dim": 128, "rope_theta": 5e5, "rope_scaling": {"rope_type": "default", "mrope_section": [24, 20, 20],
+                                                                "mrope_interleaved": True}}
+    fig = config_blocks(config_json=json.dumps(cfg))
+    squares = [t for t in fig.data if t.name.startswith("M-RoPE")]
+    assert [t.name for t in squares] == ["M-RoPE temporal: 24 pairs, interleaved", "M-RoPE height: 20 pairs, "
+                                         "interleaved", "M-RoPE width: 20 pairs, interleaved"]
+    axis = sc.mrope_axis((24, 20, 20), True)
+    for a, t in enumerate(squares):
+        np.testing.assert_array_equal(t.x, np.flatnonzero(axis == a))
+    np.testing.assert_array_equal(squares[1].x[:3], [1, 4, 7])
+
+
+def test_the_config_table_shows_mrope_section_whole():
+    """RopeConfig.summary (the page's "what was read" table) gives the three pair counts and their order, not the
+    "list of 3 numbers, 16 .. 24" of a long factor list."""
+    chunked = {"head_dim": 128, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}
+    assert sc.read_rope_config(chunked).summary()["mrope_section"] == \
+        "[16, 24, 24] pairs (temporal, height, width), of 64"
+    interleaved = {"head_dim": 128, "rope_scaling": {"rope_type": "default", "mrope_section": [24, 20, 20],
+                                                     "mrope_interleaved": True}}
+    assert sc.read_rope_config(interleaved).summary()["mrope_section"] == \
+        "[24, 20, 20] pairs (interleaved t, h, w), of 64"
+
+
 def test_a_paste_is_read_never_replaced():
     cfg, name = config_source("Llama 3.1 8B", '{"head_dim": 64}')
     assert (cfg, name) == ({"head_dim": 64}, "pasted config.json")

@@ -9,7 +9,9 @@ import base64
 import numpy as np
 import pytest
 
+from posviz import mrope
 from posviz import rope2d as r2
+from posviz.figures.mrope import sequence
 from posviz.rope import inv_freq
 from testkit.apptest import GARBAGE, assert_clean, chart_specs, numbers, page_at, run_page, warnings_text
 
@@ -18,22 +20,29 @@ pytestmark = pytest.mark.app
 PAGE = "pages/5_2D_encodings.py"
 SLUG = "2d"
 SIDEBAR = ["H", "W", "D", "base", "combine", "part"]
+MROPE_SEQUENCE = ["mt1", "mih", "miw", "mt2", "mvt", "mvh", "mvw", "mt3"]
 PART_PARAMS = {"grid": ["ch"], "multiples": ["first", "spread"], "similarity": ["row", "col"], "mae": [],
                "resize": ["nh", "nw", "recompute", "rch"], "resize_error": ["nh", "nw", "recompute"],
                "rope": ["kind", "hd", "rbase", "content", "seed", "head", "ra", "ca", "rb", "cb", "by_offset"],
-               "mixed": ["hd", "rbase", "seed"], "flux": ["ntext"], "flux_scores": ["ntext", "fq", "fr", "fc"]}
+               "mixed": ["hd", "rbase", "seed"], "flux": ["ntext"], "flux_scores": ["ntext", "fq", "fr", "fc"],
+               "mrope": [*MROPE_SEQUENCE, "mvariant", "spg", "mafter"],
+               "mrope_pairs": [*MROPE_SEQUENCE, "mbase", "minter"]}
 # every part draws one chart, so a slider move redraws one chart; words of its title at defaults
 TITLES = {"grid": "MAE (column | row), ch 1", "multiples": "every 4th channel from 0 of 64", "similarity":
           "Which patches look like patch (row 2, column 9)", "mae": "Which channels move", "resize":
           "14×14 grid used at 20×20", "resize_error": "Bicubic 14×14 → 20×20", "rope": "axial RoPE (base 100)",
           "mixed": "RoPE-Mixed at initialisation", "flux": "FLUX.1 RoPE angles", "flux_scores":
-          "FLUX.1 RoPE: query = patch (row 2, column 3)"}
+          "FLUX.1 RoPE: query = patch (row 2, column 3)", "mrope": "Position ids: M-RoPE (Qwen2-VL)",
+          "mrope_pairs": "M-RoPE angles per pair, chunked, section (16, 24, 24)"}
 LARGEST = dict(spread="0", H="64", W="64", D="1024", base="1000000", ch="1023", first="1023", row="63", col="63",
                nh="64", nw="64", rch="1023", kind="mixed", hd="128", rbase="100000", content="random", seed="999",
                head="15", ra="63", ca="63", rb="63", cb="0", by_offset="1", ntext="64", fq="text", fr="63",
-               fc="63", recompute="integer", combine="add")
+               fc="63", recompute="integer", combine="add", mt1="32", mih="16", miw="16", mt2="32", mvt="16",
+               mvh="16", mvw="16", mt3="32", mvariant="qwen2_5_vl", spg="4", mafter="spatial", mbase="10000000",
+               minter="1")
 SMALLEST = dict(H="1", W="1", D="4", base="10", ch="0", first="0", row="0", col="0", nh="1", nw="1", rch="0",
-                hd="4", rbase="2", seed="0", head="0", ra="0", ca="0", rb="0", cb="0", ntext="0", fr="0", fc="0")
+                hd="4", rbase="2", seed="0", head="0", ra="0", ca="0", rb="0", cb="0", ntext="0", fr="0", fc="0",
+                mt1="1", mih="1", miw="1", mt2="1", mvt="0", mvh="1", mvw="1", mt3="1", spg="0.25", mbase="100")
 
 
 def arr(v: object) -> np.ndarray:
@@ -86,7 +95,7 @@ def test_every_part_draws_one_chart(part):
 def test_pitfalls_are_a_part_of_their_own():
     at = page_at(PAGE, part="pitfalls")
     assert_clean(at)
-    assert not chart_specs(at) and len(at.main.toggle) == 3  # each pitfall's wrong/right on demand
+    assert not chart_specs(at) and len(at.main.toggle) == 5  # each pitfall's wrong/right on demand
 
 
 def test_part_choice_lists_every_part_and_old_links_open_the_first_half():
@@ -94,7 +103,7 @@ def test_part_choice_lists_every_part_and_old_links_open_the_first_half():
     assert at.radio(key=f"{SLUG}.part").options == [
         "1a · patch grid", "1b · small multiples", "2 · similar patches", "3 · MAE's halves",
         "4a · resolution change", "4b · resize error", "5a · 2-D RoPE", "5b · RoPE-Mixed directions",
-        "6a · FLUX.1 angles", "6b · FLUX.1 scores", "7 · pitfalls"]
+        "6a · FLUX.1 angles", "6b · FLUX.1 scores", "7a · M-RoPE ids", "7b · M-RoPE pairs", "8 · pitfalls"]
     # parts split in two kept their key for the first half: links shared before the split open it
     for part, words in (("grid", "ch 1"), ("resize", "grid used at"), ("flux", "FLUX.1 RoPE angles")):
         assert words in chart_specs(page_at(PAGE, part=part))[0]["layout"]["title"]["text"]
@@ -325,3 +334,71 @@ def test_resize_part_names_deit_and_computes_timms_difference(query, sizes):
     assert "as DeiT does" in prose and "no antialias" in prose
     assert f"from {h} × {w} to {nh} × {nw} its table differs from this one by up to {gap:.3g}" in prose
     assert gap == pytest.approx(0.0524 if nh == 20 else 0.173, abs=5e-4)
+
+
+def test_mrope_part_numbers_chart_and_checks():
+    """Part 7a at defaults: the chart plots posviz.mrope's ids (tested equal to transformers' get_rope_index), the
+    numbers and the caption are read off them, and both checks hold."""
+    at = page_at(PAGE, part="mrope")
+    assert_clean(at)
+    ids = mrope.mrope_position_ids(sequence())
+    (spec,) = chart_specs(at)
+    for a, name in enumerate(("temporal", "height", "width")):
+        (trace,) = [t for t in spec["data"] if t["name"] == f"{name} id"]
+        np.testing.assert_array_equal(arr(trace["y"]), ids[a])
+    assert numbers(at) == {"tokens N": "40", "largest id": "16", "next generated token's id": "17",
+                           "rope delta (max id + 1 − N)": "-23"}
+    caption = at.caption[0].value
+    assert "The 3×4 image's 12 tokens all keep temporal id 4" in caption
+    assert "resumes at 8 = 4 + 4" in caption and "generation continues at 17, not at 40" in caption
+    texts = " ".join(m.value for m in at.markdown)
+    assert "each starts one past the largest id before it** holds" in texts
+    assert "pair k turns by p·θ_k** holds" in texts
+
+
+def test_mrope_part_long_video_under_transformers_5_reuses_ids():
+    at = page_at(PAGE, part="mrope", mafter="spatial", mvt="8", mvh="2", mvw="2")
+    assert_clean(at)
+    texts = " ".join(m.value for m in at.markdown)
+    assert "each starts one past the largest id before it** fails — text ×3 starts at 13, the ids before it reach 18" \
+        in texts
+    assert "The code Qwen released with the models uses the largest id + 1 rule" in texts
+    at = page_at(PAGE, part="mrope", mvariant="qwen2_5_vl", spg="0.25", mvt="4")
+    assert "temporal offsets 0, 0, 1, 1: floor(k · 2 tokens per second · 0.25 s)" in at.caption[0].value
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_mrope_pairs_caption_spreads_come_from_the_angles(interleaved):
+    at = page_at(PAGE, part="mrope_pairs", minter=str(int(interleaved)), mbase="10000")
+    assert_clean(at)
+    section = (24, 20, 20) if interleaved else (16, 24, 24)
+    segs = sequence()
+    ids = mrope.mrope_position_ids(segs)[:, 4:16]  # the 3×4 image's tokens
+    ang = mrope.mrope_angles(ids, 128, 1e4, section, interleaved)
+    freqs = mrope.mrope_freqs(128, 1e4, section, interleaved)
+    height, width = (float(np.ptp(ang[:, freqs[k] > 0], axis=0).max()) for k in (1, 2))
+    caption = at.caption[0].value
+    assert f"height pairs spread by up to {height:.3g} rad and the width pairs by up to {width:.3g} rad" in caption
+    assert (width > 1.0) == interleaved  # chunked: the width id only turns the slowest pairs
+    title = chart_specs(at)[0]["layout"]["title"]["text"]
+    assert ("interleaved, section (24, 20, 20)" in title) == interleaved
+    lam = mrope.axis_wavelengths(128, 1e4, section, interleaved)["temporal"]
+    assert numbers(at)["temporal λ (ids)"] == f"{lam[0]:,.3g} – {lam[1]:,.3g}"
+
+
+def test_mrope_pitfalls_show_wrong_and_right():
+    at = run_page(PAGE, query={"part": "pitfalls"})
+    texts = " ".join(m.value for m in at.markdown)
+    assert "the text starts at 16 instead of 8" in texts
+    assert "rotates 43 of the 64 pairs by the wrong id" in texts  # chunked and interleaved [24, 20, 20] agree on 21
+    for key in ("mrope_ids", "mrope_sections"):
+        at.toggle(key=f"{SLUG}.pitfall.{key}").set_value(True)
+    at.run()
+    assert_clean(at)
+    wrong, right = chart_specs(at)
+    n = len(arr(wrong["data"][0]["y"]))
+    np.testing.assert_array_equal(arr(wrong["data"][1]["y"]), np.arange(n))  # 0 … N−1 on the height axis too
+    np.testing.assert_array_equal(arr(right["data"][1]["y"]), mrope.mrope_position_ids(sequence())[1])
+    texts = " ".join(m.value for m in at.markdown)
+    assert "read as chunked blocks, pairs 0–5 turn with t h w t h w" in texts and "they turn with t t t t t t" in texts
+    assert "read interleaved, pairs 0–5 turn with t h w t h w, as transformers' Qwen3-VL applies them** holds" in texts

@@ -18,8 +18,10 @@ RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/wh
         -c /tmp/posviz/requirements.txt "/tmp/posviz[app,export]" \
     && rm -rf /tmp/posviz
 
-RUN useradd --create-home --uid 10001 posviz
-USER 10001
+# uid 1000: the user a Hugging Face Space runs its container as (deploy/huggingface/README.md), so there too the
+# process has this account's home; anywhere else any unprivileged uid serves as well
+RUN useradd --create-home --uid 1000 posviz
+USER 1000
 # Streamlit reads its options from STREAMLIT_* variables: `docker run -e STREAMLIT_SERVER_PORT=...` moves it
 ENV POSVIZ_CACHE_DIR=/tmp/posviz-cache \
     BROWSER_PATH=/usr/bin/chromium \

@@ -1,8 +1,9 @@
-"""Serve a class: N ``posviz app`` processes on loopback behind Debian's nginx, with sticky sessions.
+"""Serve a class: ``posviz app`` processes behind Debian's nginx, with sticky sessions.
 
     python deploy/serve_class.py                                  # one process per core, http://127.0.0.1:8080
     python deploy/serve_class.py --processes 2 --port 8080
     python deploy/serve_class.py --processes 4 --listen 0.0.0.0   # let the room's network in (see docs/DEPLOY.md)
+    python deploy/serve_class.py --listen 0.0.0.0 --upstream 10.0.0.11:8501 --upstream 10.0.0.12:8501
 
 One Streamlit process runs a session's reruns on one core at a time (Python's GIL), so a class on a
 machine with several cores is served by several processes. Each student's browser must keep talking to
@@ -19,6 +20,14 @@ while the others keep serving. nginx sends no one to it meanwhile (a refused con
 process at once, and the process is marked ``down`` in the configuration) and takes it back once its
 ``/_stcore/health`` answers. nginx itself is restarted the same way. Each death and restart is one line
 on stderr. Only Ctrl-C (or SIGTERM) stops nginx and every app process.
+
+``--upstream HOST:PORT`` (repeatable) adds an app process that runs elsewhere, started separately (``posviz
+app --server.address 0.0.0.0`` on another machine): nginx sends browsers to it with the same cookie and hash,
+and with only upstreams no local process is started unless ``--processes`` asks for some. The script cannot
+restart a process on another machine; it watches it instead. nginx's own passive check takes an upstream out
+for ``fail_timeout`` at its first refused or failed connection; the supervisor asks every upstream's
+``/_stcore/health`` every few seconds, marks it ``down`` after two failed answers in a row and takes it back at
+its first good one (one line on stderr each).
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +56,9 @@ STABLE_SECONDS = 60.0     # a process that stayed up this long starts the back-o
 START_SECONDS = 120.0     # a restarted app process that does not answer its health check by then is killed
 FAIL_TIMEOUT = 5          # nginx: seconds a process that refused a connection gets no new connection
 POLL_SECONDS = 0.2        # how often the supervisor looks at the processes
+UPSTREAM_PROBE_SECONDS = 2.0  # how often the supervisor asks each --upstream's /_stcore/health
+UPSTREAM_PROBE_TIMEOUT = 3.0  # seconds an answer may take (a busy app's health check answers between reruns)
+UPSTREAM_DOWN_AFTER = 2       # failed answers in a row that take an upstream out (one slow answer does not)
 
 NGINX_CONF = """\
 daemon off;
@@ -120,16 +133,33 @@ http {{
 """
 
 
-def nginx_conf(run: Path, listen: str, port: int, backends: list[int], down: frozenset[int] = frozenset()) -> str:
-    """nginx.conf text: ``listen:port`` proxied to 127.0.0.1:<each backend>, sticky on a cookie.
+def nginx_conf(run: Path, listen: str, port: int, backends: list[int | str],
+               down: frozenset[int | str] = frozenset()) -> str:
+    """nginx.conf text: ``listen:port`` proxied to every backend, sticky on a cookie.
 
-    A backend in ``down`` (a process that died and does not answer its health check yet) stays in the list
-    but marked ``down``: consistent hashing keeps every other browser on its process. ``max_fails=1``
-    takes a process out for ``fail_timeout`` at its first refused connection, before the supervisor notices.
+    A backend is a port on 127.0.0.1 (a local app process) or ``"HOST:PORT"`` (an upstream elsewhere). One in
+    ``down`` (a process that died and does not answer its health check yet) stays in the list but marked
+    ``down``: consistent hashing keeps every other browser on its process. ``max_fails=1`` takes a process
+    out for ``fail_timeout`` at its first refused connection, before the supervisor notices.
     """
-    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout={FAIL_TIMEOUT}s"
-                         f"{' down' if p in down else ''};" for p in backends)
+    servers = "\n".join(f"        server {_address(b)} max_fails=1 fail_timeout={FAIL_TIMEOUT}s"
+                         f"{' down' if b in down else ''};" for b in backends)
     return NGINX_CONF.format(run=run, listen=listen, port=port, servers=servers)
+
+
+def _address(backend: int | str) -> str:
+    return f"127.0.0.1:{backend}" if isinstance(backend, int) else backend
+
+
+def upstream_address(text: str) -> str:
+    """``HOST:PORT`` (``[v6]:PORT`` for an IPv6 address) checked and returned as nginx and a URL write it."""
+    host, sep, port = text.strip().rpartition(":")
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not sep or not bare or not port.isdigit() or not 1 <= int(port) <= 65535 or ("[" in bare or "/" in bare):
+        raise ValueError(f"upstream must be HOST:PORT with PORT in 1..65535 (e.g. 10.0.0.11:8501), got {text!r}")
+    if ":" in bare and not host.startswith("["):
+        raise ValueError(f"upstream must write an IPv6 address in brackets ([::1]:8501), got {text!r}")
+    return f"{host}:{int(port)}"
 
 
 def free_ports(n: int) -> list[int]:
@@ -219,17 +249,32 @@ class _Child:
     last_exit: int | None = None
 
 
+@dataclass
+class _Upstream:
+    """An app process on another host: whether nginx sends browsers to it, and its recent health answers."""
+
+    address: str                   # HOST:PORT
+    serving: bool = True
+    fails: int = 0                 # failed health answers in a row
+    next_probe: float = 0.0        # time.monotonic() of the next health check
+
+
 class Classroom:
     """N app processes and nginx in front of them: ``with Classroom(2, 8080) as room: room.url``.
 
-    While the room is open a supervisor thread restarts any process that exits (see the module's doc);
-    leaving the ``with`` block stops the supervisor first, then nginx, then the app processes.
+    ``upstreams`` (``"HOST:PORT"``, started elsewhere) join the local processes behind the same nginx; with
+    upstreams, ``processes`` may be 0. While the room is open a supervisor thread restarts any local process
+    that exits and watches the upstreams' health (see the module's doc); leaving the ``with`` block stops the
+    supervisor first, then nginx, then the local app processes.
     """
 
-    def __init__(self, processes: int, port: int, listen: str = "127.0.0.1") -> None:
-        if processes < 1:
-            raise ValueError(f"processes must be >= 1, got {processes}")
+    def __init__(self, processes: int, port: int, listen: str = "127.0.0.1", upstreams: Sequence[str] = ()) -> None:
+        addresses = [upstream_address(u) for u in upstreams]
+        if processes < (0 if addresses else 1) or len(set(addresses)) < len(addresses):
+            raise ValueError(f"processes must be >= 1 (>= 0 with upstreams) and upstreams distinct, got "
+                             f"processes={processes}, upstreams={addresses}")
         self.processes, self.port, self.listen = processes, port, listen
+        self.upstreams = [_Upstream(a) for a in addresses]
         self.url = f"http://127.0.0.1:{port}"
         self.apps: list[_Child] = []
         self.nginx: _Child | None = None
@@ -255,7 +300,8 @@ class Classroom:
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CHECKOUT), env.get("PYTHONPATH")]))
         # one secret for all: a cookie signed by one process is valid in all (Streamlit takes it from the
         # environment or a config file only, never from the command line); a restarted process gets it too
-        env["STREAMLIT_SERVER_COOKIE_SECRET"] = secrets.token_hex(32)
+        # (a secret in the environment is kept: upstreams on other machines are started with the same one)
+        env["STREAMLIT_SERVER_COOKIE_SECRET"] = env.get("STREAMLIT_SERVER_COOKIE_SECRET") or secrets.token_hex(32)
         self._env = env
         self.backends = free_ports(self.processes)
         for i, port in enumerate(self.backends):
@@ -266,8 +312,37 @@ class Classroom:
             wait_healthy(f"http://127.0.0.1:{port}", self.procs)
 
     def _write_conf(self) -> None:
-        down = frozenset(c.port for c in self.apps if not c.serving)
-        (self.run / "nginx.conf").write_text(nginx_conf(self.run, self.listen, self.port, self.backends, down))
+        down = frozenset([*(c.port for c in self.apps if not c.serving),
+                          *(u.address for u in self.upstreams if not u.serving)])
+        backends = [*self.backends, *(u.address for u in self.upstreams)]
+        (self.run / "nginx.conf").write_text(nginx_conf(self.run, self.listen, self.port, backends, down))
+
+    def _check_upstreams(self) -> None:
+        """Ask every upstream's health once at start: one that does not answer yet starts out ``down``."""
+        for up in self.upstreams:
+            up.serving = _healthy(f"http://{up.address}", UPSTREAM_PROBE_TIMEOUT)
+            up.next_probe = time.monotonic() + UPSTREAM_PROBE_SECONDS
+            if not up.serving:
+                _log(f"upstream {up.address} does not answer /_stcore/health; nginx sends no one there until it does")
+        if not self.apps and not any(u.serving for u in self.upstreams):
+            raise RuntimeError("no upstream answers /_stcore/health: start `posviz app` on them first")
+
+    def _probe_upstreams(self) -> None:
+        """Health of each upstream whose turn it is: ``down`` after UPSTREAM_DOWN_AFTER failures, back at once."""
+        for up in self.upstreams:
+            if self._stop.is_set() or time.monotonic() < up.next_probe:
+                continue
+            healthy = _healthy(f"http://{up.address}", UPSTREAM_PROBE_TIMEOUT)
+            up.next_probe = time.monotonic() + UPSTREAM_PROBE_SECONDS
+            up.fails = 0 if healthy else up.fails + 1
+            if up.serving and up.fails >= UPSTREAM_DOWN_AFTER:
+                up.serving = False
+                _log(f"upstream {up.address} failed {up.fails} health checks in a row; marked down in nginx")
+                self._reload_nginx()
+            elif not up.serving and healthy:
+                up.serving = True
+                _log(f"upstream {up.address} answers /_stcore/health again; nginx sends browsers to it")
+                self._reload_nginx()
 
     def _nginx_cmd(self, run: Path) -> list[str]:
         return [_nginx(), "-p", str(run), "-e", str(run / "error.log"), "-c", str(run / "nginx.conf")]
@@ -351,6 +426,7 @@ class Classroom:
                     _log(f"{child.name} on port {child.port} did not answer /_stcore/health within "
                          f"{START_SECONDS:g} s; killing it")
                     child.proc.kill()
+        self._probe_upstreams()
         self._signal_reload(time.monotonic())
 
     def _supervise(self) -> None:
@@ -365,6 +441,7 @@ class Classroom:
         self.run.chmod(0o755)
         try:
             self._start_apps(self.run)
+            self._check_upstreams()
             self._start_nginx(self.run)
         except BaseException:
             self.__exit__()
@@ -406,22 +483,36 @@ def _addresses(listen: str, port: int) -> list[str]:
     return [f"http://{ip}:{port}" for ip in sorted(ips) if not ip.startswith("127.")] or [f"http://127.0.0.1:{port}"]
 
 
-def main(argv: list[str] | None = None) -> int:
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="app processes (default: cores)")
+    ap.add_argument("--processes", type=int, default=None,
+                    help="local app processes (default: one per core; 0 with --upstream)")
+    ap.add_argument("--upstream", action="append", default=[], metavar="HOST:PORT",
+                    help="an app process started elsewhere (`posviz app` on another machine); repeatable")
     ap.add_argument("--port", type=int, default=8080, help="nginx's port")
     ap.add_argument("--listen", default="127.0.0.1",
                     help="nginx's address: 127.0.0.1 (this machine only, the default) or 0.0.0.0 (the room)")
     args = ap.parse_args(argv)
+    if args.processes is None:
+        args.processes = 0 if args.upstream else os.cpu_count() or 1
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C, even if the shell started us ignoring it
     try:
-        with Classroom(args.processes, args.port, args.listen) as room:
-            print(f"{args.processes} posviz app processes on 127.0.0.1:{','.join(map(str, room.backends))}, "
-                  f"nginx in front (run directory {room.run})")
+        with Classroom(args.processes, args.port, args.listen, args.upstream) as room:
+            if room.backends:
+                print(f"{args.processes} posviz app processes on 127.0.0.1:{','.join(map(str, room.backends))}")
+            for up in room.upstreams:
+                print(f"upstream {up.address} ({'serving' if up.serving else 'down until it answers'})")
+            print(f"nginx in front (run directory {room.run})")
             for address in _addresses(args.listen, args.port):
                 print(f"  share: {address}")
-            print("Ctrl-C stops everything; a process that exits is restarted.", flush=True)
+            print("Ctrl-C stops everything; a local process that exits is restarted, an upstream that stops "
+                  "answering is left out until it answers again.", flush=True)
             while True:  # the room's supervisor thread does the work; Ctrl-C or SIGTERM ends the wait
                 time.sleep(3600)
     except KeyboardInterrupt:

@@ -96,7 +96,10 @@ def venv(workdir: Path, wheel: Path, env: dict[str, str]) -> Path:
     _run([sys.executable, "-m", "venv", "--without-pip", str(root)], cwd=workdir, env=env)
     pip = [sys.executable, "-m", "pip", "--python", str(root / "bin" / "python"), "install", "-q", "--no-compile"]
     _run([*pip, "torch==2.13.0"], cwd=workdir, env=env)
-    _run([*pip, f"{wheel}[app,export]", "-c", str(ROOT / "requirements.txt")], cwd=workdir, env=env)
+    pins = workdir / "pins.txt"  # requirements.txt without its index line: torch is installed already
+    pins.write_text("".join(line for line in (ROOT / "requirements.txt").read_text().splitlines(keepends=True)
+                            if not line.startswith("--")))
+    _run([*pip, f"{wheel}[app,export]", "-c", str(pins)], cwd=workdir, env=env)
     return root
 
 

@@ -36,7 +36,7 @@ def pins(path: Path) -> dict[str, str]:
     found: dict[str, str] = {}
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
-        if not line or line.startswith("-r "):
+        if not line or line.startswith(("-r ", "--")):
             continue
         req = Requirement(line)
         specs = list(req.specifier)

@@ -17,10 +17,20 @@ LESSONS = ui.lessons(ROOT / "pages")
 
 
 def test_every_page_declares_a_lesson_with_parts():
-    pages = sorted((ROOT / "pages").glob("*.py"))
+    reference = ui.reference_pages(ROOT / "pages")
+    assert [p.name for p in reference] == ["99_Glossary.py"]  # the one page that is not a lesson
+    pages = [p for p in sorted((ROOT / "pages").glob("*.py")) if p not in reference]
     declared = {ls.script for ls in LESSONS if ls.parts}
     missing = [p.name for p in pages if p.resolve() not in declared]
     assert not missing, f"pages that do not declare a ui.Lesson with parts: {missing}"
+
+
+def test_a_page_that_is_neither_a_lesson_nor_a_plain_page_is_refused(tmp_path):
+    (tmp_path / "1_Stray.py").write_text("import streamlit as st\nst.write('hi')\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="1_Stray.py declares no ui.Lesson and is no ui.plain_page"):
+        ui.lessons(tmp_path)
+    (tmp_path / "1_Stray.py").write_text("from posviz import ui\nui.plain_page('x', print)\n", encoding="utf-8")
+    assert ui.lessons(tmp_path) == [] and ui.reference_pages(tmp_path) == [tmp_path / "1_Stray.py"]
 
 
 def test_lessons_are_in_course_order_and_slugs_are_unique():
@@ -39,10 +49,12 @@ def test_home_page_lists_every_lesson_in_order():
     at = run_page("Home.py")
     assert_clean(at)
     links = [link.proto.page for link in at.get("page_link")]
-    assert [re.sub(r"^\d+_", "", p.split("/")[-1].removesuffix(".py")) for p in links] == \
-        [ls.url_path for ls in LESSONS]
+    names = [re.sub(r"^\d+_", "", p.split("/")[-1].removesuffix(".py")) for p in links]
+    assert names == ["Glossary"] + [ls.url_path for ls in LESSONS]
     captions = [c.value for c in at.caption]
     assert all(ls.summary in captions for ls in LESSONS)
+    labels = [link.proto.label for link in at.get("page_link")][1:]
+    assert labels == [f"**{n}. {ls.title}**" for n, ls in enumerate(LESSONS, start=1)]
 
 
 def test_readme_table_is_built_from_the_declarations():
@@ -296,3 +308,116 @@ def test_each_lesson_names_a_registered_headline_figure_that_the_readme_gallery_
         assert ls.headline in FIGURES, (ls.slug, ls.headline)
         assert f"(docs/gallery/{ls.script.stem.lower()}.png)" in readme, ls.slug
         assert (ROOT / "docs" / "gallery" / f"{ls.script.stem.lower()}.png").is_file()
+
+
+# --- the learning path, its thumbnails, the glossary ---------------------------------------------------------
+def test_the_path_has_every_lesson_with_what_it_needs_before_it():
+    from posviz.ui import path
+
+    steps = path.steps(LESSONS)
+    assert [ls.slug for _, ls, _ in steps] == [ls.slug for ls in LESSONS]
+    assert set(path.PATH) == {ls.slug for ls in LESSONS}, "one row of posviz.ui.path.PATH a lesson"
+    optional = [ls.slug for _, ls, s in steps if s.optional]
+    assert optional == ["gaussian_kernel_rope"]
+    assert steps[0][2].needs == () and all(s.needs for _, _, s in steps[1:])
+    assert path.total_minutes(LESSONS) - path.total_minutes(LESSONS, optional=False) == \
+        path.PATH["gaussian_kernel_rope"].minutes
+    lesson = _lesson(needs=("test_lesson",))
+    with pytest.raises(ValueError, match="comes after it"):
+        path.steps([lesson])
+    assert path.step(_lesson(minutes=7)).minutes == 7  # a lesson's own declaration wins over the table
+
+
+def _plain(values: object) -> object:
+    """Plotted values as plain lists, whether a figure holds them as arrays or as plotly's base64 typed arrays."""
+    import base64
+
+    import numpy as np
+
+    if values is None or isinstance(values, str):
+        return values
+    if isinstance(values, dict) and "bdata" in values:
+        flat = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        shape = values.get("shape")
+        return flat.reshape([int(n) for n in str(shape).split(",")] if shape else flat.shape).tolist()
+    return np.asarray(values).tolist()
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda ls: ls.slug)
+def test_a_thumbnail_is_the_headline_figure_drawn_by_its_own_code(lesson):
+    from posviz.figures import build
+    from posviz.theme import style
+    from posviz.ui import path
+
+    thumb, full = path.thumbnail(lesson.headline), style(build(lesson.headline))
+    assert len(thumb.data) == len(full.data)
+    for small, big in zip(thumb.data, full.data, strict=True):  # the same numbers, drawn smaller
+        assert small.type == big.type
+        for axis in ("x", "y", "z"):
+            a, b = (json.dumps(_plain(t[axis]) if axis in t else None) for t in (small, big))  # NaN == NaN here
+            assert a == b, (lesson.slug, axis)
+    assert thumb.layout.height == path.THUMBNAIL_HEIGHT and not thumb.layout.annotations and not thumb.frames
+
+
+def test_a_thumbnail_not_yet_built_is_built_in_the_background_and_text_meanwhile(monkeypatch):
+    from posviz.ui import path
+
+    started = []
+    monkeypatch.setattr(path, "_BUILT", {})
+    monkeypatch.setattr(path, "_PENDING", set())
+    monkeypatch.setattr(path._WORKER, "submit", lambda fn, *args: started.append(args))
+    assert path.thumbnail_if_ready("sinusoidal_heatmap") is None
+    assert path.thumbnail_if_ready("sinusoidal_heatmap") is None and started == [("sinusoidal_heatmap", "light")]
+    path._build_in_background("no_such_figure", "light")  # a failure leaves text on the page, not a traceback
+    assert path.thumbnail_if_ready("no_such_figure") is None
+    path._build_in_background("sinusoidal_heatmap", "light")
+    assert path.thumbnail_if_ready("sinusoidal_heatmap").layout.height == path.THUMBNAIL_HEIGHT
+
+
+@pytest.mark.app
+def test_home_shows_each_lessons_thumbnail_once_built():
+    from posviz.ui import path
+
+    for ls in LESSONS:
+        path.thumbnail(ls.headline)  # what the background worker does on a first visit
+    at = run_page("Home.py")
+    assert_clean(at)
+    specs = chart_specs(at)
+    assert len(specs) == len(LESSONS)
+    for spec, ls in zip(specs, LESSONS, strict=True):
+        assert spec["layout"]["height"] == path.THUMBNAIL_HEIGHT
+        assert len(spec["data"]) == len(path.thumbnail(ls.headline).data)
+
+
+def test_glossary_links_name_real_terms():
+    from posviz.ui import glossary
+
+    assert ui.term("pair_index") == "[pair index i](/Glossary#pair-index)"
+    assert ui.term("offset", "Δ") == "[Δ](/Glossary#offset)"
+    with pytest.raises(ValueError, match="no glossary term 'nonsense'"):
+        ui.term("nonsense")
+    page = next(p for p in ui.reference_pages(ROOT / "pages") if p.stem.endswith("_Glossary"))
+    assert re.sub(r"^\d+_", "", page.stem) == glossary.GLOSSARY_PATH
+    assert len({t.anchor for t in glossary.TERMS}) == len(glossary.TERMS)
+
+
+@pytest.mark.app
+def test_the_glossary_page_has_a_heading_per_term_at_its_anchor():
+    from posviz.ui import glossary
+
+    at = run_page("pages/99_Glossary.py")
+    assert_clean(at)
+    headings = {h.proto.anchor: h.value for h in at.subheader}
+    for t in glossary.TERMS:
+        assert headings.get(t.anchor) == t.heading
+    assert len(chart_specs(at)) == 1
+
+
+def test_a_link_names_the_lesson_and_part_it_opens():
+    rope = next(ls for ls in LESSONS if ls.slug == "rope")
+    key, part = next(iter(rope.parts.items()))
+    expected = f"[{rope.title}: {part.label}](/{rope.url_path}?part={key})"
+    assert ui.link("rope", key, pages_dir=ROOT / "pages") == expected
+    assert ui.link("rope", text="RoPE", pages_dir=ROOT / "pages") == f"[RoPE](/{rope.url_path})"
+    with pytest.raises(ValueError, match="no part 'nonsense'"):
+        ui.link("rope", "nonsense", pages_dir=ROOT / "pages")

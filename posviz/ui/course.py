@@ -75,7 +75,11 @@ class Lesson:
     summary: str
     intro: str = ""
     controls: tuple[Param, ...] = ()
-    headline: str = ""  # the registered figure that stands for the lesson (the README gallery)
+    headline: str = ""  # the registered figure that stands for the lesson (the README gallery, the home path)
+    # the learning path (None: posviz.ui.path's table says): the lessons to take first (slugs), minutes, optional
+    needs: tuple[str, ...] | None = None
+    minutes: int | None = None
+    optional: bool | None = None
     script: Path = field(default_factory=lambda: Path(sys._getframe(2).f_code.co_filename).resolve())
     parts: dict[str, Part] = field(default_factory=dict)
 
@@ -159,18 +163,38 @@ def quiet_outside_a_server() -> None:
     streamlit.logger.set_log_level("error")
 
 
-def lessons(pages_dir: Path | None = None) -> list[Lesson]:
-    """Every lesson of the app, in course order, read from the page modules in ``pages_dir``."""
+def _pages_dir(pages_dir: Path | None) -> Path:
     if pages_dir is None:  # the checkout's pages/, or in an installed wheel the copy in posviz/_app/
         from posviz.command import app_dir
 
         pages_dir = app_dir() / "pages"
-    pages_dir = Path(pages_dir)
+    return Path(pages_dir)
+
+
+def is_reference_page(path: Path) -> bool:
+    """A page in pages/ that is not a lesson (the glossary): it declares no ``ui.Lesson`` and draws itself with
+    ``ui.plain_page``. Every other page must declare a lesson."""
+    text = Path(path).read_text(encoding="utf-8")
+    return "Lesson(" not in text and "plain_page(" in text
+
+
+def reference_pages(pages_dir: Path | None = None) -> list[Path]:
+    """The pages in ``pages_dir`` that are not lessons (:func:`is_reference_page`), by file name."""
+    return [p for p in sorted(_pages_dir(pages_dir).glob("*.py")) if is_reference_page(p)]
+
+
+def lessons(pages_dir: Path | None = None) -> list[Lesson]:
+    """Every lesson of the app, in course order, read from the page modules in ``pages_dir`` (reference pages
+    such as the glossary are not lessons and are left out)."""
+    pages_dir = _pages_dir(pages_dir)
     found = []
     with _DISCOVERY_LOCK:
         for path in sorted(pages_dir.glob("*.py")):
+            if is_reference_page(path):
+                continue
             if "Lesson(" not in path.read_text(encoding="utf-8"):
-                raise ValueError(f"{path.name} does not declare a ui.Lesson: every page in pages/ is a lesson")
+                raise ValueError(f"{path.name} declares no ui.Lesson and is no ui.plain_page: every page in pages/ "
+                                 "is a lesson or a reference page")
             found += [ls for ls in _REGISTRY.values() if ls.script == path.resolve()] or _import_page(path)
     return sorted({ls.slug: ls for ls in found}.values(), key=lambda ls: ls.order)
 
@@ -201,6 +225,19 @@ def href(slug: str, pages_dir: Path | None = None, **query: object) -> str:
     if part is not None and known and part not in known:
         raise ValueError(f"lesson {slug!r} has no part {part!r}; parts: {', '.join(lesson.parts)}")
     return "/" + lesson.url_path + ("?" + urllib.parse.urlencode(query) if query else "")
+
+
+def link(slug: str, part: str | None = None, text: str | None = None, pages_dir: Path | None = None,
+         **query: object) -> str:
+    """A markdown link to lesson ``slug`` (at ``part`` with ``query``), showing ``text`` or, by default, the
+    lesson's title and the part's label ("RoPE: 9. Which pairs matter"); a wrong slug or part raises as
+    :func:`href` does."""
+    address = href(slug, pages_dir, **({"part": part} if part else {}), **query)
+    if text is None:
+        lesson = find(slug, pages_dir)
+        label = next((p.label for p in lesson.parts.values() if part in (p.key, *p.aliases)), None)
+        text = f"{lesson.title}: {label}" if label else lesson.title
+    return f"[{text}]({address})"
 
 
 def markdown_table(items: Iterable[Lesson]) -> str:

@@ -9,17 +9,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import streamlit as st
+
 from posviz.ui.page import draw_lesson, draw_plain_page
 from posviz.ui.panel import draw_export_settings
+from posviz.ui.questions import draw_questions
 
 if TYPE_CHECKING:
     from posviz.ui.course import Lesson
 
 
 def run_lesson(lesson: Lesson) -> None:
-    """Draw ``lesson`` (``posviz.ui.page.draw_lesson``), then the export settings at the foot of the sidebar."""
+    """Draw ``lesson`` (``posviz.ui.page.draw_lesson``), its check-yourself questions under the parts
+    (``posviz.ui.questions``), then the export settings at the foot of the sidebar."""
     draw_lesson(lesson)
+    _questions(lesson.slug)
     draw_export_settings()
+
+
+@st.fragment
+def _questions(slug: str) -> None:
+    """The lesson's questions in a fragment: picking an answer redraws them alone, not the lesson's figures."""
+    draw_questions(slug)
 
 
 def plain_page(title: str, body: Callable[[], None], *, icon: str = "📐", intro: str = "") -> None:

@@ -1,0 +1,81 @@
+"""Check yourself: every lesson has two or three questions, each answer is computed by posviz and agrees with an
+independent recomputation, and the runner draws a lesson's questions and reveals the computed answer."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from posviz.ui.questions import QUESTIONS, questions
+from testkit.apptest import ROOT, assert_clean, run_page
+from testkit.apptest import course as lessons
+
+CASES = [(slug, n, q) for slug, qs in QUESTIONS.items() for n, q in enumerate(qs)]
+
+# the right choice of each question, worked out by hand from the formula (not by posviz)
+EXPECTED = {
+    ("intro", 0): "are the same rows, shuffled alike",        # attention without positions is equivariant
+    ("intro", 1): "4",                                        # 0111 -> 1000
+    ("intro", 2): "no",                                       # 3/10 != 3/20
+    ("sinusoidal", 0): "6.28 tokens",                         # 2*pi / base**0
+    ("sinusoidal", 1): "no, only on the offset",
+    ("sinusoidal", 2): "equal",                               # sum cos(k w_i) is even in k
+    ("rope", 0): "stays the same",
+    ("rope", 1): "changes",
+    ("rope", 2): "pair 0",
+    ("context_extension", 0): "4",
+    ("context_extension", 1): "is unchanged",                 # (b s^(d/(d-2)))^0 = 1
+    ("context_extension", 2): "1.14",                         # 0.1 ln 4 + 1 = 1.1386
+    ("2d", 0): "the column",
+    ("2d", 1): "16",
+    ("bias", 0): "1/2",                                       # 2^(-8/8)
+    ("bias", 1): "yes",
+    ("bias", 2): "falls",
+    ("gaussian_kernel_rope", 0): "1",                         # 0.7 + 0.3
+    ("gaussian_kernel_rope", 1): "only K(m)·K(n) (absolute)",
+    ("cope", 0): "4",                                         # i - j + 1
+    ("cope", 1): "grows: it counts future tokens",
+    ("long_context", 0): "25,600",                            # (4096 - 1024) * 8 + 1024
+    ("long_context", 1): "20",                                # 4 sinks + 16 recent: slots 0..20
+    ("real_models", 0): "no row: the table has none",
+    ("real_models", 1): "causal",
+    ("real_models", 2): "on q and k in every layer",
+}
+
+
+def test_every_lesson_has_two_or_three_questions():
+    slugs = [ls.slug for ls in lessons()]
+    assert set(QUESTIONS) == set(slugs)
+    assert all(2 <= len(questions(slug)) <= 3 for slug in slugs)
+    assert questions("no_such_lesson") == ()
+    assert set(EXPECTED) == {(slug, n) for slug, n, _ in CASES}
+
+
+@pytest.mark.parametrize(("slug", "n", "q"), CASES, ids=[f"{s}-{n}" for s, n, _ in CASES])
+def test_the_computed_answer_is_the_expected_one(slug, n, q):
+    right, why = q.solve()
+    assert 0 <= right < len(q.choices) and len(set(q.choices)) == len(q.choices)
+    assert q.choices[right] == EXPECTED[(slug, n)]
+    assert any(ch.isdigit() for ch in why) or "R_m" in why
+
+
+def test_the_numbers_in_the_explanations_are_the_formulas():
+    assert f"{0.1 * math.log(4) + 1:.4f}" in QUESTIONS["context_extension"][2].solve()[1]
+    assert f"{2 * math.pi:.4f}" in QUESTIONS["sinusoidal"][0].solve()[1]
+    assert f"{(4096 - 1024) * 8 + 1024:,}" in QUESTIONS["long_context"][0].solve()[1]
+
+
+@pytest.mark.app
+def test_a_lesson_page_reveals_the_computed_answer_when_a_choice_is_picked():
+    at = run_page("pages/2_Sinusoidal.py")
+    assert_clean(at)
+    assert any(e.label.startswith("Check yourself: 3 questions") for e in at.expander)
+    radio = next(w for w in at.radio if w.key == "_check.sinusoidal.0")
+    assert radio.value is None  # predict first: nothing is revealed until a choice is made
+    assert not [m for m in at.markdown if "Right." in str(m.value)]
+    radio.set_value("6.28 tokens").run()
+    assert_clean(at)
+    assert [str(m.value) for m in at.markdown if "Right." in str(m.value)] == \
+        ["**Right.** λ₀ = 2π/θ₀ = 6.2832 tokens (θ₀ = b⁰ = 1)."]
+    assert ROOT.is_dir()

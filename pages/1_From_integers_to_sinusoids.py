@@ -168,12 +168,18 @@ def swamp_numbers(text: str, length: int, d: int, seed: int) -> tuple[float, flo
 
 
 @ui.cached
+def binary_code_numbers(n: int, bits: int) -> dict[str, object]:
+    """What part 4 checks on the binary code alone: each bit's measured flip period, the distinct codes."""
+    codes = intro.binary_encoding(n, bits)
+    return {"periods": intro.measured_flip_periods(codes).tolist(), "distinct": intro.distinct_codes(codes)}
+
+
+@ui.cached
 def binary_numbers(n: int, bits: int, d: int) -> dict[str, object]:
     codes = intro.binary_encoding(n, bits)
     smooth = intro.smooth_bits(n, bits)
     return {
-        "periods": intro.measured_flip_periods(codes).tolist(),
-        "distinct": intro.distinct_codes(codes),
+        **binary_code_numbers(n, bits),
         "round_trip": bool(((smooth > 0.5) == (codes == 1)).all()),
         "steps_binary": intro.step_lengths(codes) if n > 1 else None,
         "steps_sin": intro.step_lengths(intro.position_codes("sinusoidal", n, d)) if n > 1 else None,
@@ -271,15 +277,17 @@ def blind_caption(gaps: tuple[float, float, float] | None, scale: float) -> str:
         return ("What to notice: on the left the layer with no mask and no positions; in the middle the same layer "
                 "after each slot's sinusoidal code was added to its embedding; on the right no positions but a causal "
                 "mask. No word occurs twice in this sentence, so there are no two copies to compare.")
-    _, gap_pe, gap_causal = gaps
-    text = ("What to notice: on the left (no mask, no positions) the outlined rows, the two copies of the repeated "
-            "word, are the same colours channel for channel. In the middle the only change is that each slot's "
-            "sinusoidal code was added to its embedding before the layer")
+    gap, gap_pe, gap_causal = gaps
     than = "more" if gap_causal > gap_pe else "less"
-    return (text + f": the two rows now differ, by up to {gap_pe:.3g} in one channel (the colour scale spans "
-            f"±{scale:.2g}; the table below gives the numbers). On the right the layer has no positions but a "
-            f"causal mask: the rows differ by up to {gap_causal:.3g}, {than} than PE made them differ. The strip "
-            "underneath draws the no-mask difference, without and with PE, on its own colour scale.")
+    return ("What to notice: the strip on top is the difference between the two copies of the repeated word's "
+            "output rows, on its own colour scale: "
+            + ("none without positions (a blank row)" if gap <= 1e-12 else f"up to {gap:.3g} without positions")
+            + ", up to "
+            + f"{gap_pe:.3g} in one channel once each slot's sinusoidal code is added to its embedding. Below, the "
+            "outlined rows themselves: on the left (no mask, no positions) the same colours channel for channel; in "
+            f"the middle (+ PE) they look alike too, because {gap_pe:.3g} is small on the outputs' colour scale of "
+            f"±{scale:.2g} (the table below gives the numbers). On the right the layer has no positions but a causal "
+            f"mask: the rows differ by up to {gap_causal:.3g}, {than} than PE made them differ.")
 
 
 @lesson.part("shuffle", "1b. Shuffle the words", uses=("text", "d", "seed"),
@@ -370,7 +378,7 @@ def part_normalised(v: ui.Values) -> None:
              f"{pos}/{nm.N1} = {c1:.4g}, {pos}/{nm.N2} = {c2:.4g}")
 
 
-@lesson.part("binary", "4. Binary", uses=("P", "bits", "d"), title="4. Third try: binary")
+@lesson.part("binary", "4. Binary", uses=("P", "bits"), title="4. Third try: binary")
 def part_binary(v: ui.Values) -> None:
     ui.prose(
         "Write p in binary and use one bit per dimension: every value is 0 or 1 and a position's code no "
@@ -385,7 +393,7 @@ def part_binary(v: ui.Values) -> None:
         latex=r"b_j(p) = \lfloor p / 2^j \rfloor \bmod 2",
         code=[intro.binary_encoding],
     )
-    nums = binary_numbers(v.P, v.bits, v.d)
+    nums = binary_code_numbers(v.P, v.bits)
     expected = [intro.flip_period(k) if intro.flip_period(k) < v.P else 0 for k in range(v.bits)]
     ui.check("Bit j flips exactly every 2^j tokens (measured on the heatmap's data)", nums["periods"] == expected,
              "measured intervals, LSB to MSB: " + ", ".join(str(v) if v else "no flip yet" for v in nums["periods"]))

@@ -299,8 +299,9 @@ def part_together(p: ui.Values) -> None:
                                     "ends": "fastest 8 and slowest 8", "stride4": "every 4th pair"}, widget="select",
                            help="Up to d = 32 every choice draws all pairs. 16 clocks stay readable and quick to "
                                 "redraw; all d/2 clocks show every step from one pair to the next."),
-                 ui.Bool("angles", "angle m·θ_i under each clock", default=False,
-                         help="Up to 32 pairs: a second line under each clock shows its angle, frame by frame. Off, "
+                 ui.Bool("angles", "angles m·θ_i", default=False,
+                         help="Up to 32 pairs: a second line under each clock shows its angle m·θ_i, frame by frame. "
+                              "Off, "
                               "the angle is in the hover of each tip, and every redraw is quicker (32 labels fewer)."),
              ))
 def part_clock(p: ui.Values) -> None:
@@ -348,15 +349,15 @@ def part_angles(p: ui.Values) -> None:
     )
 
 
-@lesson.part("cossin", "5b. Stored tables", uses=("base", "d", "n"), title="5b. The tables a model stores")
+@lesson.part("cossin", "5b. Stored tables", uses=("base", "d"), title="5b. The tables a model stores")
 def part_tables(p: ui.Values) -> None:
     ui.figure_panel(
-        rope_cos_sin_tables, dict(dim=p.d, base=p.base, n_positions=p.n), key="tables",
+        rope_cos_sin_tables, dict(dim=p.d, base=p.base, n_positions=MAX_TABLE_ROWS), key="tables",
         caption="Models precompute cos(mθ) and sin(mθ) once. Interleaved tables repeat each angle in two "
                 "neighbouring columns; half-split tables put all d/2 angles in the left half and repeat them in "
                 "the right half. Same numbers, different column order: the layout decides which columns rotate "
-                "together." + (f" Only the first {MAX_TABLE_ROWS} of the {p.n} positions are drawn; the pattern "
-                               "just continues." if p.n > MAX_TABLE_ROWS else ""),
+                f"together. The first {MAX_TABLE_ROWS} positions show the pattern; a model's table just continues "
+                "it to its context length.",
         code=[rope.cos_sin, rope.cos_sin_from_inv_freq],
     )
 
@@ -452,13 +453,19 @@ def part_layouts(p: ui.Values) -> None:
 
 
 def mixed_side(p: ui.Values, layout: str, key: str, s: float, s_shift: float, ratio: float, drift: float) -> None:
-    """One side of the mixed-layout pitfall: the score before and after a shift, the norm, and the grid."""
-    ui.numbers({"q_m·k_n": s, "q_(m+c)·k_(n+c)": s_shift, "‖R_m q‖/‖q‖": ratio})
+    """One side of the mixed-layout pitfall: the score of (m, n) and of (m + c, n + c), the norm, and the grid
+    with those two cells marked (equal scores on a consistent layout, different ones on the mixed)."""
+    m, n, c = p.m, p.kpos, p.c
+    ui.numbers({f"q_m·k_n at ({m}, {n})": s, f"q_(m+c)·k_(n+c) at ({m + c}, {n + c})": s_shift,
+                "‖R_m q‖/‖q‖": ratio})
     ui.numbers({f"largest |‖R_m q‖/‖q‖ − 1|, m < {min(p.n, 2048)}": f"{drift:.2e}"})
     ui.figure_panel(rope_score_grid, dict(dim=p.d, base=p.base, n_positions=min(p.n, 128), layout=layout,
-                                            seed=p.seed),
-                    key=key, caption="Diagonals of the mixed version change colour along their length."
-                    if layout == "mixed" else "Consistent layout: constant diagonals.",
+                                            seed=p.seed, m=m, n=n, c=c),
+                    key=key, caption=(f"Diagonals of the mixed version change colour along their length: the marked "
+                                      f"cells ({m}, {n}) and ({m + c}, {n + c}) share a diagonal and score {s:.4f} and "
+                                      f"{s_shift:.4f}." if layout == "mixed" else
+                                      f"Consistent layout: constant diagonals; the marked cells ({m}, {n}) and "
+                                      f"({m + c}, {n + c}) both score {s:.4f}."),
                     code=[rope.rotate])
 
 

@@ -9,6 +9,7 @@ from posviz import bias as b
 from posviz import gaussian as gk
 from posviz import intro, rope, ui
 from posviz.figures.bias import (
+    LOG_DECADES,
     bias_alibi_bloom,
     bias_alibi_slopes,
     bias_attention,
@@ -18,6 +19,10 @@ from posviz.figures.bias import (
     bias_rotation_vs_bias,
     bias_t5_buckets,
 )
+
+# the member settings, each member's folded under its own heading in the sidebar
+G_ALIBI, G_T5, G_KERPLE, G_GAUSS = "ALiBi: heads H, head h", "T5: buckets and their values", "KERPLE: r1, r2", \
+    "Gaussian kernel: α, σ"
 
 lesson = ui.Lesson(
     "bias", "Distance biases", icon="↔️", order=6, headline="bias_distance",
@@ -32,29 +37,34 @@ lesson = ui.Lesson(
         ui.Int("n_heads", "ALiBi heads H", default=8, lo=1, hi=64,
                help="Slopes 2^(−8(h+1)/H) for heads h = 0..H − 1 when H is a power of two; otherwise the first P "
                     "heads (P the largest power of two below H) take the P-head slopes and the others every other "
-                    "slope of the 2P-head sequence."),
+                    "slope of the 2P-head sequence.", group=G_ALIBI),
         ui.Int("head", "ALiBi head h", default=0, lo=0, hi=lambda v: v["n_heads"] - 1, hi_max=63, widget="number",
                help="Heads are numbered from 0. The steepest slope is head 0's when H is a power of two; otherwise "
-                    "it is head P's, the first of the added slopes (P the largest power of two below H)."),
+                    "it is head P's, the first of the added slopes (P the largest power of two below H).",
+               group=G_ALIBI),
         # a number box: with H = 1 its range is the single value 0
         ui.Int("num_buckets", "T5 buckets", default=32, lo=2, hi=128,
-               help="Causal (decoder) buckets: the first half are exact distances, the rest logarithmic."),
+               help="Causal (decoder) buckets: the first half are exact distances, the rest logarithmic.",
+               group=G_T5),
         ui.Int("max_distance", "T5 max_distance (tokens)", default=128, lo="num_buckets", hi=4096,
-               help="Distances from here on share the last bucket."),
-        ui.Choice("t5_shape", "T5 value per bucket", default="kerple_log",
+               help="Distances from here on share the last bucket.", group=G_T5),
+        ui.Choice("t5_shape", "T5 value per bucket", default="seeded",
                   options={"kerple_log": "KERPLE log at the bucket's start", "alibi": "ALiBi head h at the start",
                            "gaussian_log": "+log K at the start", "kerple_power": "KERPLE power at the start",
                            "seeded": "seeded N(0, s²) (untrained)"},
-                  help="T5 learns one number per bucket; pick what those numbers are."),
-        ui.Float("t5_scale", "seeded table scale s", default=1.0, lo=0.0, hi=5.0, step=0.1),
-        ui.Float("log_r1", "KERPLE log r1", default=1.0, lo=0.05, hi=5.0, step=0.05),
-        ui.Float("log_r2", "KERPLE log r2", default=1.0, lo=0.05, hi=5.0, step=0.05),
-        ui.Float("pow_r1", "KERPLE power r1", default=0.5, lo=0.05, hi=5.0, step=0.05),
-        ui.Float("pow_r2", "KERPLE power r2 (≤ 2)", default=0.5, lo=0.05, hi=2.0, step=0.05),
-        ui.Float("alpha1", "Gaussian local weight α1", default=0.7, lo=0.05, hi=1.0, step=0.05),
-        ui.Float("alpha2", "Gaussian global weight α2", default=0.3, lo=0.0, hi=1.0, step=0.05),
-        ui.Float("sigma1", "Gaussian local width σ1 (tokens)", default=5.0, lo=0.5, hi=50.0, step=0.5),
-        ui.Float("sigma2", "Gaussian global width σ2 (tokens)", default=20.0, lo=1.0, hi=500.0, step=1.0),
+                  help="T5 learns one number per bucket and head; pick what those numbers are. By default seeded "
+                       "random numbers, as before training: with any of the other members' curves T5 would be drawn "
+                       "exactly on that member.", group=G_T5),
+        ui.Float("t5_scale", "seeded table scale s", default=1.0, lo=0.0, hi=5.0, step=0.1, group=G_T5),
+        ui.Float("log_r1", "KERPLE log r1", default=1.0, lo=0.05, hi=5.0, step=0.05, group=G_KERPLE),
+        ui.Float("log_r2", "KERPLE log r2", default=1.0, lo=0.05, hi=5.0, step=0.05, group=G_KERPLE),
+        ui.Float("pow_r1", "KERPLE power r1", default=0.5, lo=0.05, hi=5.0, step=0.05, group=G_KERPLE),
+        ui.Float("pow_r2", "KERPLE power r2 (≤ 2)", default=0.5, lo=0.05, hi=2.0, step=0.05, group=G_KERPLE),
+        ui.Float("alpha1", "Gaussian local weight α1", default=0.7, lo=0.05, hi=1.0, step=0.05, group=G_GAUSS),
+        ui.Float("alpha2", "Gaussian global weight α2", default=0.3, lo=0.0, hi=1.0, step=0.05, group=G_GAUSS),
+        ui.Float("sigma1", "Gaussian local width σ1 (tokens)", default=5.0, lo=0.5, hi=50.0, step=0.5, group=G_GAUSS),
+        ui.Float("sigma2", "Gaussian global width σ2 (tokens)", default=20.0, lo=1.0, hi=500.0, step=1.0,
+                 group=G_GAUSS),
         ui.Int("T", "keys T (query at i = T − 1)", default=128, lo=8, hi=1024, step=8),
         ui.Float("content_scale", "content scale c (×q·k/√d)", default=1.0, lo=0.0, hi=4.0, step=0.1,
                  help="0 leaves only the position term; larger values let the content of q and k dominate."),
@@ -92,6 +102,13 @@ def fmt_bias(x: float) -> str:
     return f"{x:.3g}".replace("-", "−")
 
 
+def t5_values(v: ui.Values) -> str:
+    """What T5's per-bucket numbers are at the current setting, for a caption."""
+    if v.t5_shape == "seeded":
+        return f"here untrained: seeded N(0, {v.t5_scale:g}²) numbers"
+    return f"here set to {b.LABELS[v.t5_shape]} at each bucket's start, so its steps sit on that curve"
+
+
 def part_link(slug: str, part: str) -> str:
     """A markdown link to a part of another lesson, its text read from that lesson's declarations."""
     address = ui.href(slug, part=part)  # a ValueError naming the lesson's parts if ``part`` is not one of them
@@ -109,7 +126,7 @@ def part_family(v: ui.Values) -> None:
         caption=f"Every member adds a number that depends only on how far back the key is. At Δ = {at}: ALiBi head "
                 f"{v.head} adds {fmt_bias(val['alibi'])} (a straight line of slope −{slope:.4g}), KERPLE log "
                 f"{fmt_bias(val['kerple_log'])} (it flattens out), KERPLE power {fmt_bias(val['kerple_power'])}, T5 "
-                f"{fmt_bias(val['t5'])} (a staircase: one learned number per bucket), +log K "
+                f"{fmt_bias(val['t5'])} (a staircase: one learned number per bucket, {t5_values(v)}), +log K "
                 f"{fmt_bias(val['gaussian_log'])} (steepening like −Δ²/2σ2² far out, floored at log "
                 f"{gk.KERNEL_FLOOR:.0e} ≈ {fmt_bias(math.log(gk.KERNEL_FLOOR))}), NoPE 0. The faint lines are "
                 "ALiBi's other heads: each head looks at its own range.",
@@ -136,9 +153,11 @@ def part_attention(v: ui.Values) -> None:
         caption=f"Same seeded q and k, same content logits c·q·k/√d, one softmax per member; only the position "
                 f"term differs. Reach = the smallest Δ holding {opts.mass:.0%} of the weight: ALiBi head {v.head} "
                 f"{r['alibi']}, Gaussian +log K {r['gaussian_log']}, KERPLE power {r['kerple_power']}, KERPLE log "
-                f"{r['kerple_log']}, T5 {r['t5']}, and with no bias at all (NoPE) {r['nope']} of the {v.T} keys. "
-                f"RoPE's rotation reaches {r['rope']} and ×K {r['gaussian_mul']}: neither pulls far keys down "
-                "whatever their content.",
+                f"{r['kerple_log']}, T5 {r['t5']} ({t5_values(v)}), and with no bias at all (NoPE) {r['nope']} of "
+                f"the {v.T} keys. RoPE's rotation reaches {r['rope']} and ×K {r['gaussian_mul']}: neither pulls far "
+                "keys down whatever their content."
+                + (f" The log axis spans {LOG_DECADES} powers of ten below the largest weight; a member that falls "
+                   "further is named at its bottom." if opts.log_y else ""),
         latex=r"a_{ij} = \mathrm{softmax}_j\Big(c\,\frac{q_i^\top k_j}{\sqrt d} + b(i-j)\Big),\quad j \le i",
         code=[b.attention_row, b.content_logits, b.reach],
     )

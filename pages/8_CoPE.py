@@ -138,11 +138,11 @@ def soft_count(v: ui.Values) -> str:
     return ""
 
 
-@lesson.part("positions", "2 · positions, every query", uses=HEAD, title="2. Positions are sums of gates")
+@lesson.part("positions", "2 · positions, every query", uses=GATES, title="2. Positions are sums of gates")
 def part_positions(v: ui.Values) -> None:
-    run = show_text(v)
+    run = show_text(v)  # gates and positions: no attention head, so no seed and no d_h
     ui.figure_panel(
-        cope_gates_positions, head(v), key="positions",
+        cope_gates_positions, gates(v), key="positions",
         caption="Read a row: the query counts back from itself, so positions rise to the left in steps wherever a "
                 "gate is near 1 and stay nearly flat where gates are near 0. With sentence gates the tokens of a "
                 "sentence share (almost) one position; with “count everything” the middle panel is the right one "
@@ -171,11 +171,11 @@ def position_checks(v: ui.Values, run: cope.CopeRun) -> None:
                    "keys all share the embedding e[P − 1].")
 
 
-@lesson.part("query", "2 · positions, one query", uses=(*HEAD, "i"), title="2. Positions seen from one query")
+@lesson.part("query", "2 · positions, one query", uses=(*GATES, "i"), title="2. Positions seen from one query")
 def part_query(v: ui.Values) -> None:
     show_text(v)
     ui.figure_panel(
-        cope_query_positions, head(v) | dict(query=v.i), key="query_bars",
+        cope_query_positions, gates(v) | dict(query=v.i), key="query_bars",
         caption="Bars: the CoPE position of every key seen from this query, coloured by the key's gate. Dashed: "
                 "i − j + 1, what plain token counting gives. The bars climb only at counted tokens, so a position "
                 "can mean “2 sentences back” however long the sentences are.",

@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # Pillow is part of the [export] extra: imported where frames
 
 from posviz._validate import check_choice, check_int
 from posviz.figures import FIGURES, build
-from posviz.theme import THEMES, style
+from posviz.theme import THEMES, style, typeset_figure
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
 DATA_FORMATS = ("csv", "json")
@@ -755,7 +755,8 @@ def render(fig: go.Figure, fmt: str, opts: ExportOptions | None = None, *, name:
 def render_into(out: BinaryIO, fig: go.Figure, fmt: str, opts: ExportOptions | None = None, *, name: str = "",
                 params: Mapping[str, object] | None = None, time_limit: float | None = None,
                 progress: Progress | None = None) -> None:
-    """Write ``fig`` (already styled) in format ``fmt`` (one of FORMATS) to ``out``.
+    """Write ``fig`` (already styled) in format ``fmt`` (one of FORMATS) to ``out``; images, animations and HTML
+    pages are typeset first (``posviz.theme.typeset_figure``: θ_i as θ with a subscript, 1.49e+03 as 1.49×10³).
 
     Images and animations need the [export] extra (ExportUnavailableError says how to get it), check the
     budget, then wait for one of the EXPORT_SLOTS render slots (in the order of export_priority, which also
@@ -766,6 +767,8 @@ def render_into(out: BinaryIO, fig: go.Figure, fmt: str, opts: ExportOptions | N
     opts = opts or ExportOptions()
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+    if fmt in RENDERED or fmt == "html":  # a copy: the app keeps its cached figure
+        fig = typeset_figure(go.Figure(fig))
     if fmt not in RENDERED:
         out.write(html_bytes(fig) if fmt == "html" else csv_bytes(fig) if fmt == "csv" else
                   json_bytes(fig, name, params))

@@ -4,6 +4,7 @@ colour bars present, sizes bounded, bad parameters named."""
 from __future__ import annotations
 
 import inspect
+import math
 import re
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 
 from posviz import bias as b
 from posviz.figures import bias as fb
+from posviz.figures._common import compact_number
 from posviz.figures._registry import FIGURES, build
 
 NAMES = fb.__all__
@@ -95,7 +97,7 @@ def test_distance_chart_names_the_parameters_it_draws():
 
 
 def test_attention_chart_every_member_on_one_softmax_with_reach_in_the_legend():
-    fam = b.Family(content_scale=0.5, seed=3)
+    fam = b.Family(content_scale=0.5, seed=3, t5_shape="seeded")  # the figures' default T5 table
     fig = build("bias_attention", T=100, content_scale=0.5, seed=3, mass=0.8)
     assert len(fig.data) == len(b.MEMBERS)
     for m in b.MEMBERS:
@@ -223,3 +225,34 @@ def test_alibi_bloom_chart(masked):
 def test_bad_parameters_raise_value_error_naming_them(name, params, word):
     with pytest.raises(ValueError, match=word):
         build(name, **params)
+
+
+@pytest.mark.parametrize("name", ["bias_distance", "bias_attention", "bias_rotation_vs_bias"])
+def test_t5_is_not_drawn_on_kerple_log_by_default(name):
+    """T5 learns one free number per bucket (and head): by default its table is seeded, untrained, so its
+    staircase is not drawn exactly on KERPLE log (with t5_shape="kerple_log" every step sits on that curve, and
+    students learnt "T5 = KERPLE log")."""
+    fig, same = build(name), build(name, t5_shape="kerple_log")
+    t5, kerple = member(fig, "t5"), member(fig, "kerple_log")
+    gap = np.abs(arr(t5.y) - arr(kerple.y)).max()
+    assert gap > (0.05 if name == "bias_attention" else 0.5)  # weights there, biases (nats) elsewhere
+    if name != "bias_attention":  # its legend gives each member's reach instead
+        assert "seeded N(0, 1²) values, untrained" in t5.name and "values = " in member(same, "t5").name
+
+
+def test_attention_log_axis_is_not_squeezed_by_the_steepest_member():
+    """On the log axis ALiBi's steepest head falls to ~10⁻²⁹ and squeezed every other member into the top band:
+    the axis spans LOG_DECADES powers of ten below the largest weight, and the members that fall further are
+    named, with how low they go."""
+    fig = build("bias_attention", log_y=True)
+    top = max(float(arr(t.y).max()) for t in fig.data)
+    lo, hi = fig.layout.yaxis.range
+    assert hi == pytest.approx(math.log10(top) + 0.1)
+    assert lo == pytest.approx(math.log10(top) - fb.LOG_DECADES - 0.05)
+    alibi = float(arr(member(fig, "alibi").y).min())
+    assert alibi < 1e-20 and math.log10(alibi) < lo  # below the axis...
+    note = fig.layout.annotations[0].text
+    assert note.startswith("below the axis:<br>ALiBi head 0") and compact_number(alibi) in note  # ...and said so
+    kerple = arr(member(fig, "kerple_log").y)
+    assert math.log10(float(kerple.min())) > lo  # the others keep the whole axis
+    assert build("bias_attention", log_y=False).layout.annotations == ()

@@ -7,6 +7,8 @@ import importlib
 import inspect
 import json
 import pkgutil
+import re
+from collections.abc import Iterator
 
 import numpy as np
 import plotly.io as pio
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 from plotly.subplots import make_subplots
 
 import posviz.figures as figures
+from posviz import export
 from posviz.figures import FIGURES, build, spec_of
 from posviz.figures._common import (
     MAX_CELLS,
@@ -27,6 +30,7 @@ from posviz.figures._common import (
     sample_index,
     typed,
 )
+from posviz.theme import PRESENTER_MIN_FONT, compact_number, style, typeset, typeset_figure
 from testkit.figures import trace_array
 
 MODULES = [m.name for m in pkgutil.iter_modules(figures.__path__) if not m.name.startswith("_")]
@@ -183,3 +187,123 @@ def test_animated_figures_slider_steps_name_real_frames(name):
     steps = fig.layout.sliders[0].steps
     assert len(steps) >= 2 and all(s.args[0][0] in frames for s in steps)
     assert [b.label for b in fig.layout.updatemenus[0].buttons] == ["▶ Play", "❚❚ Pause"]
+
+
+# ------------------------------------------------------------------------------------------ presenter text
+
+def _font_sizes(obj: object, path: str = "") -> Iterator[tuple[str, float]]:
+    """Every explicit font size in the plain-JSON ``obj``, with where it is."""
+    if isinstance(obj, list):
+        for i, item in enumerate(obj):
+            yield from _font_sizes(item, f"{path}[{i}]")
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            if key == "template":
+                continue
+            if key.endswith("font") and isinstance(value, dict) and isinstance(value.get("size"), (int, float)):
+                yield f"{path}.{key}", float(value["size"])
+            else:
+                yield from _font_sizes(value, f"{path}.{key}")
+
+
+def _texts(obj: object) -> Iterator[str]:
+    if isinstance(obj, list):
+        for item in obj:
+            yield from _texts(item)
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            if key == "text" and isinstance(value, str):
+                yield value
+            elif key != "template":
+                yield from _texts(value)
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_presenter_text_is_never_smaller_than_the_floor_at_1280(name):
+    """Presenter mode in a 1280×800 window (font scale ×1, ``posviz.ui.page._figure_scale``), where prose is
+    ~21 px: every text of the figure (base font, ticks, titles, notes, chips, clock labels, table cells, text
+    traces, also inside animation frames) is at least PRESENTER_MIN_FONT px, and no subtitle line is drawn as a
+    <sup> (plotly shrinks it to 70 %)."""
+    fig = style(build(name), "light", presenter=1.0)
+    data = json.loads(fig.to_json())
+    assert data["layout"]["font"]["size"] >= PRESENTER_MIN_FONT
+    small = [(where, size) for where, size in _font_sizes({"layout": data["layout"], "data": data["data"],
+                                                            "frames": data.get("frames", [])})
+             if size < PRESENTER_MIN_FONT]
+    assert not small, small[:5]
+    assert not [t for t in _texts(data) if "<br><sup>" in t]
+
+
+def test_presenter_figures_grow_in_height_with_the_scale():
+    """At 1920×1080 (×1.5) a figure is the 1280 px one magnified: the plot's height as well as its width and
+    its fonts grow ×1.5, so the chart keeps its shape."""
+    def plot_height(fig):
+        return fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+
+    normal = style(build("cope_tokens"), "light")
+    tpl = normal.layout.template.layout
+    normal_plot = (normal.layout.height or 450) - (normal.layout.margin.t or tpl.margin.t) - \
+        (normal.layout.margin.b or tpl.margin.b)
+    one, big = style(build("cope_tokens"), "light", presenter=1.0), style(build("cope_tokens"), "light", presenter=1.5)
+    assert plot_height(one) == normal_plot
+    assert plot_height(big) == pytest.approx(1.5 * normal_plot, abs=1)
+    assert big.layout.height > 1.4 * one.layout.height
+
+
+# ------------------------------------------------------------------------------------------ export typography
+
+def test_typeset_writes_indices_as_subscripts_and_powers_of_ten():
+    cases = {"θ_i / θ'_i": "θ<sub>i</sub> / θ'<sub>i</sub>", "q_(m+c)·k_(n+c)": "q<sub>m+c</sub>·k<sub>n+c</sub>",
+             "p_mᵀ W_qᵀW_k p_n": "p<sub>m</sub>ᵀ W<sub>q</sub>ᵀW<sub>k</sub> p<sub>n</sub>",
+             "e[p]_c": "e[p]<sub>c</sub>",
+             "i=5, λ=1.99e+03": "i=5, λ=1.99×10³", "base 1e+06": "base 10⁶", "error 1.4e-14": "error 1.4×10⁻¹⁴",
+             # code names and tags stay as typed
+             "max_distance = 128": "max_distance = 128", "npos_max − 1": "npos_max − 1", "rope_theta": "rope_theta",
+             "<span style='color:#4f46e5'>q</span>": "<span style='color:#4f46e5'>q</span>"}
+    assert {s: typeset(s) for s in cases} == cases
+    assert [compact_number(v) for v in (2.5e-5, 1e-6, 0.05, 20, 1e4)] == ["2.5×10⁻⁵", "10⁻⁶", "0.05", "20", "10k"]
+
+
+# θ_i, λ'_i, q_m, k_(n+c); not a code name such as d_model or max_distance
+_MATH_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])[A-Za-zα-ωΑ-Ω]'?_(\(|[A-Za-z0-9]{1,3}(?![A-Za-z0-9]))")
+_E_NOTATION = re.compile(r"\d(?:\.\d+)?e[+-]?\d")
+
+
+def _shown(fig_json: dict) -> Iterator[str]:
+    """The strings a reader sees in a figure's JSON (no hover templates), without their tags."""
+    def walk(obj: object, key: str = "") -> Iterator[str]:
+        if isinstance(obj, list):
+            for item in obj:
+                yield from walk(item, key)
+        elif isinstance(obj, dict):
+            for k, v in obj.items():
+                if k not in ("template", "hovertemplate", "meta", "customdata", "args"):
+                    yield from walk(v, k)
+        elif isinstance(obj, str) and key in ("text", "name", "ticktext", "label", "prefix"):
+            yield re.sub(r"<[^>]*>", "", obj)
+    yield from walk(fig_json)
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_figures_as_shown_have_no_literal_underscores_e_notation_or_plotly_log_digits(name):
+    """What an export shows: θ_i drawn as θ with a subscript i (not a literal underscore), 1.49e+03 as 1.49×10³,
+    no SI prefix on a dimensionless axis, and log axes labelled at full size (plotly's own log labels set the 2s
+    and 5s between powers of ten in a smaller font, crowded)."""
+    fig = typeset_figure(style(build(name), "light"))  # as posviz.export renders it
+    data = json.loads(fig.to_json())
+    shown = list(_shown({"layout": data["layout"], "data": data["data"], "frames": data.get("frames", [])}))
+    assert not [s for s in shown if _MATH_UNDERSCORE.search(s) or _E_NOTATION.search(s)]
+    axes = [ax for key, ax in data["layout"].items() if key.startswith(("xaxis", "yaxis"))]
+    assert all(ax.get("tickvals") is not None or ax.get("dtick") not in (None, "D1", "D2") for ax in axes
+               if ax.get("type") == "log")
+    assert fig.layout.template.layout.xaxis.exponentformat == "power"
+
+
+def test_exports_are_typeset_and_the_apps_figure_is_left_alone():
+    """An export (SVG/PNG/PDF/GIF/MP4/HTML) draws θ_i as θ<sub>i</sub>; the figure the app cached and passed in is
+    not changed by exporting it."""
+    fig = style(build("scaling_ratio"), "light")
+    before = fig.to_json()
+    html = export.render(fig, "html").decode()
+    assert "θ<sub>i</sub> / θ'<sub>i</sub>" in html or "θ\\u003csub\\u003ei" in html
+    assert fig.to_json() == before

@@ -5,9 +5,10 @@ Per figure, four cases (``CASES``), each rendered once per run in one theme:
 
 - ``column``: the chart at ``CHART_WIDTH`` (820 px, the column a 1280 px window gives it) at the figure's own
   height, as the app draws it outside presenter mode;
-- ``presenter1.25`` / ``presenter1.5``: presenter mode at the narrowest column that gets that font scale
-  (``posviz.ui.page._figure_scale``: ×k from k × 820 px on, so 1025 and 1230 px), the figure styled as the panel
-  styles it (``style(fig, theme, k)``: fonts and margins ×k, the figure taller by its larger margins);
+- ``presenter1`` / ``presenter1.25`` / ``presenter1.5``: presenter mode at the narrowest column that gets that
+  font scale (``posviz.ui.page._figure_scale``: ×k from k × 820 px on, so 820 px in a 1280×800 window, 1025 and
+  1230 px at 1920×1080), the figure styled as the panel styles it (``style(fig, theme, k)``: the figure magnified
+  ×k, and no text under PRESENTER_MIN_FONT px, which is checked here on the rendered text too);
 - ``blog_export``: 1200×675 through ``posviz.export.export_figure``, the path of the app's and the CLI's export
   buttons (what writers put in an article).
 
@@ -29,7 +30,7 @@ import pytest
 
 from posviz import export
 from posviz.figures import FIGURES, build
-from posviz.theme import style
+from posviz.theme import PRESENTER_MIN_FONT, style
 from posviz.ui.page import CHART_WIDTH, SCALE_STEPS
 from testkit.browser import CHROMIUM_ARGS, chromium_path, need_browser
 from testkit.text_layout import Chart, Text, collect, cut_off, open_svg, overlaps, problems
@@ -57,7 +58,7 @@ class Case:
 
 CASES = (
     Case("column", CHART_WIDTH),
-    *(Case(f"presenter{k:g}", round(CHART_WIDTH * k), scale=k) for k in SCALE_STEPS if k > 1),
+    *(Case(f"presenter{k:g}", round(CHART_WIDTH * k), scale=k) for k in SCALE_STEPS),
     Case("blog_export", *export.SIZE_PRESETS["blog"], exported=True),
 )
 
@@ -208,4 +209,7 @@ def test_figure_text_is_clean(renders, svg_page, name, case):
     assert (chart.width, chart.height) == (width, height)
     assert len(chart.texts) >= 2  # at least a title and a label were read
     found = problems(chart)
+    if case.scale:  # what a class reads: nothing smaller than presenter mode's floor
+        found += [f"{t} is {t.size:g} px, under {PRESENTER_MIN_FONT} px" for t in chart.texts
+                  if t.size < PRESENTER_MIN_FONT - 0.05]
     assert not found, f"{case.label} {width}×{height} {theme}:\n" + "\n".join(found)

@@ -83,6 +83,11 @@ def test_attention_figure_shows_identical_dog_rows_only_without_positions():
     assert strip.zmax == pytest.approx(np.abs(out_pe[1] - out_pe[4]).max(), rel=1e-6)
     assert strip.zmax < 0.2 * np.abs(_z(right)).max()  # too small to see on the outputs' own scale
     assert f"±{strip.zmax:.2g}" in fig.layout.annotations[3].text
+    # where the eye goes first: the strip is on top of the three output panels, its title gives the numbers
+    strip_y0 = fig.layout.yaxis4.domain[0]
+    assert all(strip_y0 > fig.layout[f"yaxis{n}"].domain[1] for n in ("", "2", "3"))
+    assert f"up to {strip.zmax:.2g} with PE" in fig.layout.annotations[3].text
+    assert "0 without positions" in fig.layout.annotations[3].text
     assert list(left.y) == ["0: the", "1: dog", "2: chased", "3: another", "4: dog"]
     a, b = _z(left), _z(right)
     assert a.shape == b.shape == (5, 16)

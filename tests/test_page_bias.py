@@ -58,8 +58,10 @@ def test_defaults_open_the_family_part():
     assert [h.value for h in at.header] == [PARTS["family"]]
     assert len(chart_specs(at)) == 1
     d = np.arange(129)
+    fam = b.Family(t5_shape="seeded")  # the page's default T5 table: seeded, untrained
     for member in b.BIASES:
-        np.testing.assert_allclose(values(trace(at, member)["y"]), b.distance_bias(member, d), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(values(trace(at, member)["y"]), b.distance_bias(member, d, fam), rtol=1e-6,
+                                   atol=1e-6)
     text = caption(at)
     assert "At Δ = 100: ALiBi head 0 adds −50 (a straight line of slope −0.5)" in text
     assert f"KERPLE log {-math.log(101):.3g}".replace("-", "−") in text
@@ -79,7 +81,7 @@ def test_every_part_draws_one_chart_under_its_heading(part):
 def test_attention_part_at_chosen_settings():
     q = dict(n_heads="12", head="9", T="64", content_scale="0.5", seed="7", log_r1="2", mass="0.8")
     at = part_at("attention", **q)
-    fam = b.Family(n_heads=12, head=9, content_scale=0.5, seed=7, log_r1=2.0)
+    fam = b.Family(n_heads=12, head=9, content_scale=0.5, seed=7, log_r1=2.0, t5_shape="seeded")
     text = caption(at)
     for member in b.MEMBERS:
         w = b.attention_row(member, 64, fam)
@@ -273,3 +275,19 @@ def test_hostile_values_warn_and_fall_back(query, names):
         assert f"`{name}`" in warnings_text(at), name
     assert len(chart_specs(at)) == 1
     assert "<script>" not in str([m.value for m in at.markdown])
+
+
+def test_family_part_folds_each_members_settings_under_its_heading():
+    """Part 1 showed 16 controls in a row before any member; each member's settings are now folded under its own
+    sidebar heading, and only the settings of no one member (seed, span) are drawn open."""
+    at = part_at("family")
+    headings = [e.label for e in at.sidebar.expander]
+    assert headings[:4] == ["ALiBi: heads H, head h", "T5: buckets and their values", "KERPLE: r1, r2",
+                            "Gaussian kernel: α, σ"]
+    inside = {w.key for e in at.sidebar.expander[:4] for kind in ("slider", "number_input", "selectbox")
+              for w in e.get(kind)}
+    assert {"bias.n_heads", "bias.head", "bias.num_buckets", "bias.t5_shape", "bias.log_r1", "bias.sigma2"} <= inside
+    t5 = next(c for c in ui.lessons(ROOT / "pages") if c.slug == "bias").controls
+    t5 = next(c for c in t5 if c.name == "t5_shape")
+    assert t5.default == "seeded"
+    assert "here untrained: seeded N(0, 1²) numbers" in caption(at)

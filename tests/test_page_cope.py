@@ -276,7 +276,8 @@ def test_sidebar_shows_only_the_controls_the_part_reads(part):
     shown = {w.key.removeprefix("cope.") for kind in ("slider", "selectbox", "text_area", "toggle", "radio")
              for w in at.sidebar.get(kind) if str(w.key).startswith("cope.") and not str(w.key).startswith("cope._")}
     head = {"example", "text", "rule", "scale", "bias", "causal", "npos_max", "seed", "d_head"}
-    want = {"count": head - {"seed", "d_head"} | {"i"}, "positions": head, "query": head | {"i"},
+    want = {"count": head - {"seed", "d_head"} | {"i"}, "positions": head - {"seed", "d_head"},
+            "query": head - {"seed", "d_head"} | {"i"},
             "interp": head | {"i", "emb", "j"}, "table": head | {"i", "emb", "j"}, "attention": head | {"i", "emb"},
             "pitfalls": head | {"i", "emb"}}[part]
     assert shown == want

@@ -417,7 +417,9 @@ def test_the_founding_claim_is_about_bidirectional_attention_and_the_causal_case
     gap_causal = intro.row_gap(demos["none", True].out, 1, 4)
     scale = max(float(abs(d.out).max()) for d in demos.values())
     caption = at.caption[0].value
-    assert f"by up to {gap_pe:.3g} in one channel (the colour scale spans ±{scale:.2g}" in caption
+    assert f"up to {gap_pe:.3g} in one channel once each slot's sinusoidal code is added" in caption
+    assert f"on the outputs' colour scale of ±{scale:.2g}" in caption
+    assert "the strip on top is the difference" in caption and "none without positions (a blank row)" in caption
     assert f"no positions but a causal mask: the rows differ by up to {gap_causal:.3g}, more than PE" in caption
     assert f"{gap_causal:.3g}" == "0.666" and f"{gap_pe:.3g}" == "0.0572"
     check = _by_label(at)["With a causal mask and no positions, output[1] and output[4] differ"]
@@ -464,3 +466,13 @@ def test_the_shuffle_part_writes_the_permutation_as_pi_not_p():
     assert not any("(PX)" in el.value for el in at.latex)
     assert "attn(Π·x) = Π·attn(x)" in " ".join(m.value for m in at.markdown)
     assert "attn(Π·x) = Π·attn(x)" in chart_specs(at)[0]["layout"]["title"]["text"]
+
+
+def test_binary_part_offers_only_the_controls_it_reads():
+    """Part 4 (binary) draws the code of P positions in n bits; the embedding size d changes nothing there, so it is
+    not offered (it was, and moving it did nothing)."""
+    at = part_at("binary")
+    keys = [str(w.key) for kind in ("slider", "number_input", "text_input") for w in at.sidebar.get(kind)]
+    shown = {k.removeprefix(f"{SLUG}.") for k in keys if k.startswith(f"{SLUG}.") and not k.startswith(f"{SLUG}._")}
+    assert shown == {"P", "bits"}
+    assert ui.find(SLUG).parts["binary"].uses == ("P", "bits")

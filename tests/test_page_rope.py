@@ -124,7 +124,7 @@ def test_relative_part_numbers_and_grid():
     assert m["q_m·k_n"] == m["q_(m+c)·k_(n+c)"]
     assert m["‖q‖"] == m["‖R_m q‖"]
     assert len(checks(at)) == 1
-    marks = [t["name"] for t in grid_spec["data"][1:]]  # the cells the numbers quote, and their diagonal
+    marks = [t["name"] for t in grid_spec["data"][1:4]]  # the cells the numbers quote, and their diagonal
     assert marks == ["the diagonal m − n = 3", f"(m, n) = (5, 2): score {rope.score(q, k, 5, 2):.4f}",
                      f"(m + c, n + c) = (9, 6): score {rope.score(q, k, 9, 6):.4f}"]
     assert f"both score {rope.score(q, k, 5, 2):.4f}" in at.caption[0].value
@@ -171,7 +171,8 @@ def test_smallest_settings():
         if part == "tables":
             assert arr(specs[0]["data"][0]["z"]).shape == (1, 8)
         if part == "cossin":
-            assert [arr(t["z"]).shape for t in specs[0]["data"]] == [(8, 2)] * 4
+            # the first MAX_TABLE_ROWS positions whatever N is (N is not this part's control)
+            assert [arr(t["z"]).shape for t in specs[0]["data"]] == [(rf.MAX_TABLE_ROWS, 2)] * 4
         if part == "relative":
             assert "half-split" in title(specs[0])
 
@@ -197,7 +198,7 @@ def test_largest_settings_cap_and_say_so():
         if part == "tables":
             assert "(1 position in 7 shown)" in title(specs[0])
         if part == "cossin":
-            assert "(first 64 of 8192 positions shown)" in title(specs[0])
+            assert f"The first {rf.MAX_TABLE_ROWS} positions show the pattern" in at.caption[0].value
         at.run()  # a warm rerun at the largest settings (its speed: benchmarks/slider_to_chart.py --largest)
         assert_clean(at)
 
@@ -561,3 +562,35 @@ def test_left_right_caption_numbers(query):
     assert f"moving the query from {top} to {top + c} leaves RoPE's curve in place (largest change " \
            f"{float(np.abs(cur['rope_a'] - cur['rope_ac']).max()):.1e}) but moves the absolute one (by up to " \
            f"{float(np.abs(cur['abs_a'] - cur['abs_ac']).max()):.3g})" in text
+
+
+def test_parts_show_only_the_controls_they_use():
+    """5b's tables show the first MAX_TABLE_ROWS positions whatever N is: N is not offered there. 7b's m, n and c
+    are used where the student sees them: each side's grid marks (m, n) and (m + c, n + c), its numbers name
+    those cells, and moving c moves the marks."""
+    at = part_at("cossin")
+    shown = {str(w.key).removeprefix("rope.") for kind in ("slider", "select_slider", "number_input", "selectbox",
+                                                          "toggle", "radio", "text_input")
+             for w in at.sidebar.get(kind) if str(w.key).startswith("rope.") and not str(w.key).startswith("rope._")}
+    assert "n" not in shown and "d" in shown
+    assert len(arr(chart_specs(at)[0]["data"][0]["y"])) == rf.MAX_TABLE_ROWS
+    for c in ("4", "7"):
+        at = run_page(PAGE, query={"part": "mixed", "m": "5", "kpos": "2", "c": c})
+        for _ in each_pitfall(at, "rope", ["mixed"]):
+            grids = [s for s in chart_specs(at) if title(s).startswith("Score")]
+            assert len(grids) == 2
+            for spec in grids:
+                cells = [(t["x"][0], t["y"][0]) for t in spec["data"]
+                         if t.get("mode") == "markers" and t.get("xaxis") in (None, "x")]
+                assert cells == [(2, 5), (2 + int(c), 5 + int(c))]
+            names = [k for k, _ in number_items(at)]
+            assert f"q_(m+c)·k_(n+c) at ({5 + int(c)}, {2 + int(c)})" in names
+
+
+def test_clock_toggle_label_fits_its_column():
+    """The clock's four controls share a row of the 820 px column (about 190 px each): a longer label was cut to
+    "angle m·θ_i under e..."."""
+    from posviz import ui
+
+    toggle = next(c for c in ui.find("rope").parts["clock"].controls if c.name == "angles")
+    assert len(toggle.label) <= 18

@@ -125,9 +125,9 @@ def test_clock_hands_follow_the_rotation():
     theta = rope.inv_freq(dim, base)
     cx = np.asarray(fig.data[1].x, dtype=np.float64)  # circle centres, from the label trace
     cy = np.asarray(fig.data[1].y, dtype=np.float64) + rf.LABEL_DY[0]
-    tips_x, tips_y = np.asarray(fig.data[3].x), np.asarray(fig.data[3].y)  # frame 0: all hands at 45°
-    np.testing.assert_allclose(tips_x - cx, math.cos(math.pi / 4), atol=1e-5)
-    np.testing.assert_allclose(tips_y - cy, math.sin(math.pi / 4), atol=1e-5)
+    first = ft(fig, 0, 3)  # frame 0: all hands at 45°
+    np.testing.assert_allclose(arr(first.x) - cx, math.cos(math.pi / 4), atol=1e-5)
+    np.testing.assert_allclose(arr(first.y) - cy, math.sin(math.pi / 4), atol=1e-5)
     last = ft(fig, -1, 3)
     expected = np.pi / 4 + m_max * theta
     np.testing.assert_allclose(arr(last.x) - cx, np.cos(expected), atol=1e-5)
@@ -141,6 +141,29 @@ def test_clock_hands_follow_the_rotation():
     assert "of 4 pairs have completed a full turn" in ft(fig, -1, 4).text[0]
 
 
+def test_clock_still_is_an_informative_frame():
+    """Before Play (the page's still, a PNG/SVG export) the clock shows m = m_max/3, not m = 0 where every hand
+    of the "ones" query points at 45°: the fast pairs have turned past a full circle, the slow ones barely moved,
+    and the slider starts at that frame."""
+    dim, base, m_max, n = 16, 10000.0, 30.0, 31
+    fig = build("rope_clock", dim=dim, base=base, m_max=m_max, n_frames=n)
+    theta = rope.inv_freq(dim, base)
+    still = rf.clock_still(n)
+    assert still == 10 and fig.layout.sliders[0].active == still
+    assert fig.layout.sliders[0].steps[still].args[0][0] == fig.frames[still].name
+    cx = np.asarray(fig.data[1].x, dtype=np.float64)
+    cy = np.asarray(fig.data[1].y, dtype=np.float64) + rf.LABEL_DY[0]
+    m = 10.0
+    np.testing.assert_allclose(arr(fig.data[3].x) - cx, np.cos(np.pi / 4 + m * theta), atol=1e-5)
+    np.testing.assert_allclose(arr(fig.data[3].y) - cy, np.sin(np.pi / 4 + m * theta), atol=1e-5)
+    angles = np.mod(np.arctan2(arr(fig.data[3].y) - cy, arr(fig.data[3].x) - cx), 2 * np.pi)
+    assert np.ptp(angles) > 1.0  # the hands point different ways
+    assert arr(fig.data[3].marker.color).tolist() == (m * theta >= 2 * np.pi).astype(float).tolist()
+    assert fig.data[4].text[0].startswith("m = 10:")
+    big = build("rope_clock", n_frames=rf.MAX_FRAMES)  # a slider stopping at every 2nd frame: the still is a stop
+    assert int(big.layout.sliders[0].steps[big.layout.sliders[0].active].args[0][0]) == rf.clock_still(rf.MAX_FRAMES)
+
+
 def test_clock_labels_show_the_angle_frame_by_frame():
     plain = build("rope_clock", dim=8, base=100.0, m_max=30.0, n_frames=31)  # by default: one label line
     assert len(plain.data) == 5 and list(plain.frames[0].traces) == [2, 3, 4]
@@ -150,7 +173,7 @@ def test_clock_labels_show_the_angle_frame_by_frame():
     assert fig.data[1].text[1] == f"i=1, λ={2 * math.pi / theta[1]:.3g}"  # first line: pair and wavelength
     angle_line = fig.data[5]  # second line: the angle, a template filled from each frame's customdata
     assert angle_line.texttemplate == "m·θ=%{customdata:.3~g} rad"
-    assert arr(angle_line.customdata).tolist() == [0.0] * 4
+    np.testing.assert_allclose(arr(angle_line.customdata), 10 * theta, rtol=1e-6)  # the still: m = 10
     np.testing.assert_allclose(arr(ft(fig, -1, 5).customdata), 30 * theta, rtol=1e-6)
     np.testing.assert_allclose(arr(ft(fig, 10, 5).customdata), 10 * theta, rtol=1e-6)
     assert ft(fig, 10, 5).to_plotly_json().keys() == {"type", "customdata"}  # a frame sends numbers, no text
@@ -161,7 +184,9 @@ def test_clock_labels_show_the_angle_frame_by_frame():
     # 33 pairs: static two-line labels, the angle in the hover
     many = build("rope_clock", dim=66, show_angles=True, pairs="all")
     assert list(many.frames[0].traces) == [2, 3, 4]
-    assert many.data[1].text[32] == "i=32" and many.data[5].text[32] == f"λ={rope.wavelengths(66, 1e4)[32]:.3g}"
+    assert many.data[1].text[32] == "i=32" and many.data[5].text[32] == "λ=47.5k"  # 4.75e+04 tokens, written short
+    default = build("rope_clock", dim=64)
+    assert [t for t in default.data[1].text if "e+" in t] == []  # 1.49k, never 1.49e+03
 
 
 def test_clock_position_slider_is_light():
@@ -183,7 +208,8 @@ def test_clock_layout_and_subsets():
     for layout in ("interleaved", "half"):
         fig = build("rope_clock", dim=8, preset="random", seed=3, layout=layout)
         u, v = rope.pair_channels(8, layout)[2]
-        tip = np.array([fig.data[3].x[2] - fig.data[1].x[2], fig.data[3].y[2] - fig.data[1].y[2] - rf.LABEL_DY[0]])
+        m0 = ft(fig, 0, 3)  # frame 0, m = 0: the query's own direction
+        tip = np.array([arr(m0.x)[2] - fig.data[1].x[2], arr(m0.y)[2] - fig.data[1].y[2] - rf.LABEL_DY[0]])
         np.testing.assert_allclose(tip, np.array([q[u], q[v]]) / math.hypot(q[u], q[v]), atol=1e-6)
     assert len(build("rope_clock", dim=256, pairs="ends").data[3].x) == 16
     # the default: 16 pairs from the fastest to the slowest, every pair up to d = 32
@@ -502,3 +528,26 @@ def test_base_choice_marks_the_base_and_b_star():
 def test_new_figures_name_a_bad_parameter(name, params, word):
     with pytest.raises(ValueError, match=word):
         build(name, **params)
+
+
+def test_score_grid_zooms_on_the_marked_cells_of_a_large_grid():
+    """At RoPE 6a's defaults (N = 256, (m, n) = (5, 2), c = 4) the two marks sat on top of each other in the
+    corner of a 245 px heatmap: a second panel shows the cells around them one position per cell, the marks
+    apart, each on the cell whose score it quotes, both on the same diagonal."""
+    fig = build("rope_score_grid", dim=64, n_positions=256, m=5, n=2, c=4)
+    q, k = rope.sample_qk(64, 0)
+    zoom = next(t for t in fig.data if t.type == "heatmap" and t.xaxis == "x2")
+    rows, cols = arr(zoom.y).astype(int), arr(zoom.x).astype(int)
+    assert rows[0] <= 5 and rows[-1] >= 9 and cols[0] <= 2 and cols[-1] >= 6
+    z = arr(zoom.z).reshape(rows.size, cols.size)
+    for m, n in ((5, 2), (9, 6)):
+        assert z[list(rows).index(m), list(cols).index(n)] == pytest.approx(rope.score(q, k, m, n), abs=1e-4)
+    marks = [t for t in fig.data if t.xaxis == "x2" and t.type == "scatter" and t.mode == "markers"]
+    assert [(t.x[0], t.y[0]) for t in marks] == [(2, 5), (6, 9)]
+    # on the zoom's own scale the marks are 4 cells apart along each axis: px per cell × 4 > a mark's size
+    x0, x1 = fig.layout.xaxis2.domain
+    plot_px = 820 - 72 - 30  # the 820 px column less the template's side margins
+    px_per_cell = (x1 - x0) * plot_px / (cols[-1] - cols[0] + 1)
+    assert 4 * px_per_cell > max(t.marker.size for t in marks)
+    assert fig.layout.xaxis2.range == (cols[0] - 0.5, cols[-1] + 0.5)
+    assert len(build("rope_score_grid", dim=16, n_positions=32, m=5, n=2, c=4).data) == 4  # a small grid: no zoom

@@ -189,15 +189,51 @@ def test_dynamic_frames_and_scrubber():
     assert b_plain == pytest.approx(sc.dynamic_base(64, 1e4, 1, 2048, length), rel=1e-9)
     first = fig.frames[0]
     assert int(first.name) == 2048 and np.allclose(_arr(first.data[1].y), 1.0)  # nothing moves at l = L
+    # the still (before Play, in an export) is the frame nearest L' = 8192, where the base has moved
+    still = fig.layout.sliders[0].active
+    length = int(fig.frames[still].name)
+    assert abs(math.log(length / 8192)) == min(abs(math.log(int(f.name) / 8192)) for f in fig.frames)
+    assert _arr(fig.data[2].x).tolist() == [length, length]
+    assert _arr(fig.data[2].y)[0] == pytest.approx(sc.dynamic_base(64, 1e4, 4, 2048, length), rel=1e-6)
+    assert float(_arr(fig.data[3].y).max()) > 1.5  # not the flat line at 1 of l = L
     play = fig.layout.updatemenus[0].buttons[0]
     assert play.args[1]["frame"]["redraw"] is False
+
+
+def test_score_far_bands_do_not_cover_each_other():
+    """Five min..max bands on one panel overlapped, the last drawn (Llama 3) over all: each method's far band now
+    has a strip of its own, stacked, none overlapping another, all on one Δ axis, the legend under the plot."""
+    fig = build("scaling_score", methods="default,linear,ntk,yarn,llama3")
+    strips = [fig.layout[f"yaxis{n}"].domain for n in range(2, 7)]
+    assert all(a[0] > b[1] for a, b in zip(strips, strips[1:]))  # top to bottom, apart
+    for n, m in zip(range(2, 7), ("default", "linear", "ntk", "yarn", "llama3")):
+        own = [t for t in fig.data if t.yaxis == f"y{n}"]
+        assert {t.legendgroup for t in own} == {m} and sum(t.fill == "tonexty" for t in own) == 1
+    assert all(fig.layout[f"xaxis{n}"].matches == "x2" for n in range(3, 7))
+    assert fig.layout.legend.orientation == "h" and fig.layout.legend.yref == "container"
+
+
+@pytest.mark.parametrize("name", ["scaling_unseen", "scaling_wavelengths", "scaling_ratio"])
+def test_legend_sits_under_the_plot_not_beside_it(name):
+    """A legend at the right took ~40 % of the 820 px chart's width: it is in rows under the plot, with the bottom
+    margin grown by its rows, so the plot keeps the column's width."""
+    fig = build(name)
+    legend = fig.layout.legend
+    assert legend.orientation == "h" and legend.yref == "container" and legend.y == 0
+    names = [t.name for t in fig.data if t.showlegend is not False and t.name]
+    columns = fs.legend_columns(names)
+    assert legend.traceorder == "normal"  # grouped, a method's two entries stacked in a column of their own
+    # every entry fits its column: the longest name at 7 px a character (14 px sans), its symbol beside it
+    assert max(len(n) for n in names) * fs.LEGEND_CHAR + fs.LEGEND_SYMBOL <= fs.LEGEND_WIDTH / columns
+    assert fig.layout.margin.b == fs.AXIS_ROOM + math.ceil(len(names) / columns) * fs.LEGEND_ROW + 8
 
 
 def test_score_near_and_far():
     fig = build("scaling_score", methods="default,linear", dim=64, factor=4, original_len=1024)
     near = [t for t in fig.data if t.xaxis in (None, "x")]
     far = [t for t in fig.data if t.xaxis == "x2"]
-    assert len(near) == 2 and len(far) == 6  # per method: the lowest, highest and mean score of each bin
+    assert len(near) == 2 and len(far) == 3  # the first method's strip: the lowest, highest and mean of each bin
+    assert len([t for t in fig.data if t.xaxis == "x3"]) == 3  # the second method's, below it
     theta = inv_freq(64, 1e4)
     np.testing.assert_allclose(_arr(near[0].y), np.cos(np.outer(np.arange(129), theta)).mean(1), atol=1e-6)
     # PI stretches the curve: its score at 4Δ equals plain RoPE's at Δ
@@ -300,3 +336,16 @@ def test_fuzz_pasted_config_through_the_figure(kind, block, top):
     for t in fig.data:
         assert np.all(np.isfinite(_arr(t.y)))
     assert _size(fig) < 500 * KB
+
+
+def test_ratio_and_wavelength_labels_sit_where_no_curve_runs():
+    """Labels ran over curves: the Llama 3 band's and YaRN's ramp ends' labels sit just above the plot, "s = 8"
+    under its line (PI's curve runs on the line itself), the long-wavelength band's label above the plot."""
+    ratio = build("scaling_ratio")
+    above = {a.text for a in ratio.layout.annotations if a.y == 1.0 and a.yanchor == "bottom"}
+    assert {"Llama 3 band", "YaRN low = 20", "YaRN high = 46"} <= above
+    s_label = next(a for a in ratio.layout.annotations if a.text == "s = 8")
+    assert s_label.yanchor == "top"
+    waves = build("scaling_wavelengths")
+    band = next(a for a in waves.layout.annotations if a.text.startswith("λ_i > L"))
+    assert (band.y, band.yanchor) == (1.0, "bottom")

@@ -92,3 +92,18 @@ def test_exponent_bug_draws_both_curves_and_the_intended_ceiling_on_the_log_axis
     # on a log axis an annotation's y is log10 of the value: the label sits on the line, inside the chart
     assert label.yref == "y" and label.y == pytest.approx(np.log10(2 * np.pi * base))
     assert "2π·b" in label.text
+
+
+def test_waves_are_continuous_curves_through_the_table_at_integer_positions():
+    """Dimension 0 (λ = 2π tokens) as a continuous sine, 8 samples per token, with dots at the integer
+    positions that are exactly the table's entries: joined at integers alone it looked jagged."""
+    fig = build("sinusoidal_waves", n_positions=100, d_model=128, dims=(0, 21))
+    curve, dots = fig.data[0], fig.data[1]
+    assert curve.mode == "lines" and dots.mode == "markers"
+    assert len(curve.x) == 8 * 99 + 1
+    np.testing.assert_allclose(curve.y, np.sin(np.asarray(curve.x, dtype=float)), atol=1e-6)
+    table = _pe(np.arange(100), 128, 10000.0)
+    np.testing.assert_allclose(dots.y, table[:, 0], atol=1e-6)
+    np.testing.assert_allclose(np.interp(np.arange(100), curve.x, curve.y), table[:, 0], atol=1e-5)
+    # the largest gap between neighbouring points of the drawn line is 1/8 token, not a whole token
+    assert float(np.diff(np.asarray(curve.x, dtype=float)).max()) == pytest.approx(1 / 8)

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from posviz.theme import compact_number, log_ticks  # noqa: F401  (the kit's tick helpers live with the type)
+
 # One heatmap cell cap for every figure: ~0.85 MB of float32 JSON, under the 1 MB payload budget of a
 # page's heatmap; a screen cannot show more cells than that anyway.
 MAX_CELLS = 160_000
@@ -80,36 +82,6 @@ def subtitled(main: str, detail: str) -> str:
     return f"{main}<br><sup>{detail}</sup>"
 
 
-def compact_number(v: float) -> str:
-    """A tick label written out in full and short: 20, 0.05, 10k, 2.5M, 1B (never a lone "2" or "9")."""
-    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if abs(v) >= div:
-            return f"{v / div:g}{suffix}"
-    if 0 < abs(v) < 1e-3:
-        k = math.log10(abs(v))
-        if abs(k - round(k)) < 1e-9:  # 10⁻⁶ rather than 1e-06
-            return "10" + str(round(k)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-        return f"{v:.0e}"
-    return f"{v:g}"
-
-
-def log_ticks(lo: float, hi: float, most: int = 7) -> dict:
-    """``tickvals``/``ticktext`` of a log axis showing [lo, hi]: the powers of ten inside (every k-th when
-    there are more than ``most``), plus 2× and 5× them when fewer than three powers fit. plotly's own log
-    ticks label the minor ones with a bare digit ("2 3 4 … 9" stacked under "10k", "9" just under "1")."""
-    lo, hi = max(min(lo, hi), 1e-300), max(lo, hi, 1e-300)
-    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-    powers = [10.0 ** k for k in range(k0, k1 + 1) if lo * (1 - 1e-9) <= 10.0 ** k <= hi * (1 + 1e-9)]
-    if len(powers) >= 3:
-        vals = powers[::math.ceil(len(powers) / most)]
-    else:
-        vals = [m * 10.0 ** k for k in range(k0, k1 + 1) for m in (1, 2, 5)
-                if lo * (1 - 1e-9) <= m * 10.0 ** k <= hi * (1 + 1e-9)]
-        if len(vals) < 2:  # less than a factor 2 shown: the ends themselves
-            vals = sorted({float(f"{lo:.2g}"), float(f"{hi:.2g}")})
-    return dict(tickmode="array", tickvals=vals, ticktext=[compact_number(v) for v in vals])
-
-
 # ------------------------------------------------------------------------------------------ panels
 
 def _sfx(panel: int) -> str:
@@ -145,10 +117,11 @@ class Marks:
         self.notes: list[dict] = []
 
     def _line(self, axis: str, at: float, text: str, panel: int, log: bool, dash: str, color: str,
-              at_end: bool, before: bool = False) -> None:
+              at_end: bool, before: bool = False, outside: bool = False) -> None:
         """A line across ``panel`` at ``at`` on ``axis`` ("y": horizontal, "x": vertical), labelled near its
         start (left, bottom) or, with ``at_end``, near its end (right, top); the label is after the line (right
-        of it, above it) or, with ``before``, before it."""
+        of it, above it) or, with ``before``, before it. ``outside`` (a vertical line): the label just above the
+        plot, where no curve runs over it."""
         a, other = _sfx(panel), "x" if axis == "y" else "y"
         self.shapes.append({"type": "line", f"{other}ref": f"{other}{a} domain", f"{other}0": 0, f"{other}1": 1,
                             f"{axis}ref": f"{axis}{a}", f"{axis}0": at, f"{axis}1": at,
@@ -159,6 +132,8 @@ class Marks:
                            f"{axis}anchor": ("top" if before else "bottom") if axis == "y" else
                            ("right" if before else "left"), "text": text, "showarrow": False,
                            "font": dict(color=color)})
+        if outside and axis == "x":
+            self.notes[-1].update(y=1.0, yanchor="bottom")
 
     def hline(self, y: float, text: str, *, panel: int = 1, log: bool = False, dash: str = "dash",
               color: str = "#888", right: bool = False, below: bool = False) -> None:
@@ -167,19 +142,22 @@ class Marks:
         self._line("y", y, text, panel, log, dash, color, right, below)
 
     def vline(self, x: float, text: str, *, panel: int = 1, log: bool = False, dash: str = "dash",
-              color: str = "#888", top: bool = True, left: bool = False) -> None:
+              color: str = "#888", top: bool = True, left: bool = False, outside: bool = False) -> None:
         """A vertical line at ``x``, its label right of it (``left``: left of it) at the top (``top=False``: at
-        the bottom)."""
-        self._line("x", x, text, panel, log, dash, color, top, left)
+        the bottom; ``outside``: just above the plot)."""
+        self._line("x", x, text, panel, log, dash, color, top, left, outside)
 
     def vrect(self, x0: float, x1: float, text: str, *, panel: int = 1, color: str = "#d55e00",
-              opacity: float = 0.08) -> None:
+              opacity: float = 0.08, outside: bool = False) -> None:
+        """A shaded band from ``x0`` to ``x1``, its label at its top left inside the plot (``outside``: just above
+        the plot, where no curve runs over it)."""
         a = _sfx(panel)
         self.shapes.append(dict(type="rect", yref=f"y{a} domain", y0=0, y1=1, xref=f"x{a}", x0=x0, x1=x1,
                                 fillcolor=color, opacity=opacity, line=dict(width=0), layer="below"))
         if text:
-            self.notes.append(dict(yref=f"y{a} domain", y=0.99, xref=f"x{a}", x=x0, text=text, showarrow=False,
-                                   xanchor="left", yanchor="top", font=dict(color=color)))
+            self.notes.append(dict(yref=f"y{a} domain", y=1.0 if outside else 0.99, xref=f"x{a}", x=x0, text=text,
+                                   showarrow=False, xanchor="left", yanchor="bottom" if outside else "top",
+                                   font=dict(color=color)))
 
 
 class Panels:
@@ -267,14 +245,16 @@ class Panels:
 # ------------------------------------------------------------------------------------------ animation
 
 def animation_controls(frames: Sequence[str], labels: Sequence[str], *, duration: int = 120, x: float = 0.0,
-                       y: float = -0.02, slider_x: float = 0.18, prefix: str | None = None) -> dict:
+                       y: float = -0.02, slider_x: float = 0.18, prefix: str | None = None, active: int = 0) -> dict:
     """``updatemenus`` (▶ Play / ❚❚ Pause) and ``sliders`` (one step per frame) for a plotly animation that
     runs in the browser, as layout keywords: ``go.Figure(..., layout=dict(..., **animation_controls(...)))``.
 
     ``frames`` are frame names, ``labels`` the slider's tick labels (empty strings to thin them out);
     ``prefix`` shows the current value above the slider ("current length l = "), None hides it (each
     label costs the browser a measurement on every redraw). The buttons sit left of the slider on one
-    row, both hanging from ``y`` (paper coordinates), so neither covers the other's text.
+    row, both hanging from ``y`` (paper coordinates), so neither covers the other's text. ``active`` is the slider
+    stop the figure's own traces show (the still a page and an export show before Play): an informative frame,
+    not necessarily the first.
     """
     play = dict(frame=dict(duration=duration, redraw=False), fromcurrent=True, transition=dict(duration=0),
                 mode="immediate")
@@ -286,7 +266,7 @@ def animation_controls(frames: Sequence[str], labels: Sequence[str], *, duration
                           showactive=False, pad=dict(t=4, r=8),
                           buttons=[dict(label="▶ Play", method="animate", args=[None, play]),
                                    dict(label="❚❚ Pause", method="animate", args=[[None], pause])])],
-        sliders=[dict(active=0, x=slider_x, len=1.0 - slider_x, y=y, yanchor="top", pad=dict(t=4),
+        sliders=[dict(active=active, x=slider_x, len=1.0 - slider_x, y=y, yanchor="top", pad=dict(t=4),
                       currentvalue=current,
                       steps=[dict(label=lab, value=name, method="animate", args=[[name], pause])
                              for name, lab in zip(frames, labels, strict=True)])])

@@ -4,12 +4,14 @@ All numbers come from ``posviz.bias`` (which reuses ``posviz.gaussian`` and ``po
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 
 from posviz import bias as b
 from posviz._validate import check_choice, check_float, check_int
-from posviz.figures._common import Panels, log_ticks
+from posviz.figures._common import Panels, compact_number, log_ticks
 from posviz.figures._common import f32 as _f32
 from posviz.figures._registry import figure
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
@@ -29,7 +31,9 @@ def _member_name(member: str, fam: b.Family) -> str:
     if member == "alibi":
         return f"ALiBi head {fam.head}: −{b.alibi_slopes(fam.n_heads)[fam.head]:.4g}·Δ"
     if member == "t5":
-        return f"T5 buckets ({fam.num_buckets}, max distance {fam.max_distance}, table: {fam.t5_shape})"
+        values = (f"seeded N(0, {fam.t5_scale:g}²) values, untrained" if fam.t5_shape == "seeded" else
+                  f"values = {b.LABELS.get(fam.t5_shape, fam.t5_shape)} at each bucket's start")
+        return f"T5, {fam.num_buckets} buckets to {fam.max_distance}: {values}"
     if member == "kerple_log":
         return f"KERPLE log −{fam.log_r1:g}·log(1 + {fam.log_r2:g}·Δ)"
     if member == "kerple_power":
@@ -46,7 +50,7 @@ def _line(x: np.ndarray, y: np.ndarray, member: str, name: str, **extra: object)
 
 @figure("bias_distance")
 def bias_distance(*, span: int = 128, y_floor: float = -20.0, n_heads: int = 8, head: int = 0,
-                  num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "kerple_log",
+                  num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "seeded",
                   t5_scale: float = 1.0, log_r1: float = 1.0, log_r2: float = 1.0, pow_r1: float = 0.5,
                   pow_r2: float = 0.5, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
                   sigma2: float = 20.0, seed: int = 0) -> go.Figure:
@@ -78,7 +82,7 @@ def bias_distance(*, span: int = 128, y_floor: float = -20.0, n_heads: int = 8, 
 def bias_attention(*, T: int = 128, group: str = "all", log_y: bool = False, mass: float = 0.9,
                    content_scale: float = 1.0, d: int = 64, base: float = 10000.0, seed: int = 0,
                    n_heads: int = 8, head: int = 0,
-                   num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "kerple_log",
+                   num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "seeded",
                    t5_scale: float = 1.0, log_r1: float = 1.0, log_r2: float = 1.0, pow_r1: float = 0.5,
                    pow_r2: float = 0.5, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
                    sigma2: float = 20.0) -> go.Figure:
@@ -97,18 +101,39 @@ def bias_attention(*, T: int = 128, group: str = "all", log_y: bool = False, mas
                                      dash="dot" if m in ("rope", "gaussian_mul") else "solid"),
                            hovertemplate="Δ = %{x}<br>weight = %{y:.4g}<extra>" + b.LABELS[m] + "</extra>"))
     yaxis = dict(title=dict(text="attention weight (log)" if log_y else "attention weight"))
+    notes = []
     if log_y:
         yaxis.update(type="log", exponentformat="power")
+        notes = _log_floor(yaxis, {m: b.attention_row(m, T, fam) for m in members}, fam)
     layout = dict(
         title=dict(text=f"Attention of the query at i = {T - 1} over its {T} keys, same q·k for every member"),
         xaxis=dict(title=dict(text="distance Δ = i − j of the key (tokens)")), yaxis=yaxis,
-        legend=dict(orientation="h", y=-0.22), height=540)
+        legend=dict(orientation="h", y=-0.22), height=540, annotations=notes)
     return go.Figure(data=traces, layout=layout)
+
+
+LOG_DECADES = 6  # bias_attention's log axis spans this many powers of ten below the largest weight
+
+
+def _log_floor(yaxis: dict, weights: dict[str, np.ndarray], fam: b.Family) -> list[dict]:
+    """The log axis of ``bias_attention`` from LOG_DECADES below the largest weight to it: one steep member (ALiBi's
+    steepest head reaches 10⁻²⁹) would otherwise squeeze every other into the top band. Members that fall below
+    the floor are named in a note, with how low they go."""
+    top = max(float(w.max()) for w in weights.values())
+    floor = max(min(float(w.min()) for w in weights.values()), top * 10.0 ** -LOG_DECADES)
+    yaxis["range"] = [math.log10(floor) - 0.05, math.log10(top) + 0.1]
+    below = [f"{_member_name(m, fam).split(':')[0]} (to {compact_number(float(w.min()))})"
+             for m, w in weights.items() if float(w.min()) < floor]
+    if not below:
+        return []
+    # top right: far keys carry a few hundredths at most, so the top of the plot is empty there
+    return [dict(xref="paper", yref="paper", x=0.99, y=0.99, xanchor="right", yanchor="top", showarrow=False,
+                 align="right", text="below the axis:<br>" + "<br>".join(below))]
 
 
 @figure("bias_heatmap")
 def bias_heatmap(*, member: str = "alibi", T: int = 48, n_heads: int = 8, head: int = 0,
-                 num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "kerple_log",
+                 num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "seeded",
                  t5_scale: float = 1.0, log_r1: float = 1.0, log_r2: float = 1.0, pow_r1: float = 0.5,
                  pow_r2: float = 0.5, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
                  sigma2: float = 20.0, seed: int = 0) -> go.Figure:
@@ -143,7 +168,7 @@ def bias_heatmap(*, member: str = "alibi", T: int = 48, n_heads: int = 8, head: 
 @figure("bias_rotation_vs_bias")
 def bias_rotation_vs_bias(*, span: int = 256, y_floor: float = -20.0, d: int = 64, base: float = 10000.0,
                           seed: int = 0, n_samples: int = b.ROPE_SAMPLES, n_heads: int = 8, head: int = 0,
-                          num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "kerple_log",
+                          num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "seeded",
                           t5_scale: float = 1.0, log_r1: float = 1.0, log_r2: float = 1.0, pow_r1: float = 0.5,
                           pow_r2: float = 0.5, alpha1: float = 0.7, alpha2: float = 0.3, sigma1: float = 5.0,
                           sigma2: float = 20.0) -> go.Figure:

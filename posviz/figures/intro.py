@@ -65,6 +65,9 @@ ATTENTION_PANELS = (("none", False, "no mask, no PE"), ("sinusoidal", False, "no
                     ("none", True, "causal mask, no PE"))  # (positions, causal, panel title)
 
 
+STRIP = (0.8, 1.0)  # intro_attention: paper y of the difference strip, on top where the eye goes first
+
+
 @figure("intro_attention")
 def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: int = 0) -> go.Figure:
     """One self-attention layer's outputs for a sentence: bidirectional without positions, bidirectional with
@@ -72,8 +75,9 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
 
     Left: a word that occurs twice gets two identical output rows (outlined). Middle: after adding sinusoidal
     PE to each slot the two rows differ. Right: the causal mask alone already makes them differ (each copy
-    sees a different set of earlier words). The strip below draws the two rows' difference without and with
-    PE (bidirectional) on its own colour scale.
+    sees a different set of earlier words). The strip on top, where the eye goes first, draws the two rows'
+    difference without and with PE (bidirectional) on its own colour scale: on the outputs' scale the PE
+    difference (a few hundredths on ±1.4) is invisible, and the rows look the same.
     """
     demos = [intro.attention_demo(text, d_model, seed, positions, causal=causal)
              for positions, causal, _ in ATTENTION_PANELS]
@@ -83,22 +87,24 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
     pair = intro.repeated_pair(plain.tokens)
     # three panels sharing the token axis, built as one layout dict (Panels): make_subplots and update_xaxes
     # validate every property (~15 ms of each slider move that changes d, the seed or the sentence).
-    # With a repeated word, a strip below shows the two rows' difference on its own colour scale: with PE
-    # it is small next to the outputs (a few hundredths on a ±1 scale) and would not show above.
-    top = (0.42, 1.0) if pair else (0.0, 1.0)
+    # With a repeated word, a strip on top shows the two rows' difference on its own colour scale: with PE
+    # it is small next to the outputs (a few hundredths on a ±1 scale) and would not show in them.
+    top = (0.0, STRIP[0] - 0.2) if pair else (0.0, 1.0)
     columns = grid_domains(1, 3, hspace=0.03)
-    domains = [(col[0], top) for col in columns] + ([((0.0, 1.0), (0.0, 0.16))] if pair else [])
+    domains = [(col[0], top) for col in columns] + ([((0.0, 1.0), STRIP)] if pair else [])
     titles = [title for _, _, title in ATTENTION_PANELS]
     if pair:
         i, j = pair
         diff = np.stack([plain.out[i] - plain.out[j], with_pe.out[i] - with_pe.out[j]])  # (2, d)
         lim = float(max(np.abs(diff).max(), 1e-9))
-        titles.append(f"row {i} − row {j} ('{plain.tokens[i]}' twice), no mask, own colour scale ±{lim:.2g}")
+        gap_plain, gap_pe = (float(np.abs(row).max()) for row in diff)
+        titles.append(f"'{plain.tokens[i]}' twice: row {i} − row {j}, no mask: {gap_plain:.2g} without positions, "
+                      f"up to {gap_pe:.2g} with PE (own scale ±{lim:.2g})")
     grid = Panels(domains, titles, title_size=15)
     for panel, (demo, (_, _, name)) in enumerate(zip(demos, ATTENTION_PANELS), start=1):
         trace = _output_heatmap(demo, labels, zmax, name, panel == len(demos))
         if pair:
-            trace["colorbar"] = dict(trace["colorbar"], len=0.6, y=0.67)
+            trace["colorbar"] = dict(trace["colorbar"], len=top[1] - top[0], y=(top[0] + top[1]) / 2)
         grid.add(trace, panel)
         grid.axis("x", panel, title="output channel")
         if panel > 1:
@@ -108,7 +114,8 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
     if pair:
         grid.add(dict(type="heatmap", z=f32(diff), x=np.arange(d_model), y=["no positions", "with PE"],
                       colorscale=DIVERGING, meta="diverging", zmid=0, zmin=-lim, zmax=lim,
-                      colorbar=dict(title=dict(text="difference", side="right"), len=0.22, y=0.08,
+                      colorbar=dict(title=dict(text="difference", side="right"), len=STRIP[1] - STRIP[0],
+                                    y=(STRIP[0] + STRIP[1]) / 2,
                                     tickvals=[-lim, lim], ticktext=[f"{-lim:.2g}", f"{lim:.2g}"]),
                       name="row difference",
                       hovertemplate=f"%{{y}}<br>channel %{{x}}<br>row {i} − row {j} = %{{z:.4f}}<extra></extra>"), 4)

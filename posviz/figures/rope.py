@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from posviz import rope, sinusoidal
 from posviz._validate import check_choice, check_float, check_int
-from posviz.figures._common import MAX_CELLS, Panels, animation_controls
+from posviz.figures._common import MAX_CELLS, Panels, animation_controls, compact_number
 from posviz.figures._common import f32 as _f32
 from posviz.figures._common import typed as _typed
 from posviz.figures._registry import figure
@@ -114,13 +114,13 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 30.0, n_f
     live = bool(show_angles) and n_sel <= MAX_LIVE_LABELS
     second_line = None
     if n_sel <= MAX_LIVE_LABELS:
-        first_line = [f"i={i}, λ={lam[i]:.3g}" for i in sel]
+        first_line = [f"i={i}, λ={_short(lam[i])}" for i in sel]
         if live:
-            second_line = dict(texttemplate="m·θ=%{customdata:.3~g} rad", customdata=_f32(ang[0]),
+            second_line = dict(texttemplate="m·θ=%{customdata:.3~g} rad", customdata=_f32(ang[clock_still(n_frames)]),
                                name="angle m·θ_i at this position")
     else:
         first_line = [f"i={i}" for i in sel]
-        second_line = dict(text=[f"λ={lam[i]:.3g}" for i in sel], name="wavelength λ_i")
+        second_line = dict(text=[f"λ={_short(lam[i])}" for i in sel], name="wavelength λ_i")
     label_font = dict(size=8 if small else 11)
 
     hover = [f"pair {i} (channels {ch[j, 0]}, {ch[j, 1]})<br>θ_{i} = {theta[i]:.4g} rad/token"
@@ -144,7 +144,8 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 30.0, n_f
                 dict(type="scatter", text=[status(f)])] + [dict(type="scatter", customdata=_typed(ang[f]))] * live
 
     top = 1.4
-    hx, hy = hands(0)
+    still = clock_still(n_frames)
+    hx, hy = hands(still)
     data = [
         dict(type="scatter", x=_f32(ring_x), y=_f32(ring_y), mode="lines", line=dict(color="#9aa0b4", width=1),
              hoverinfo="skip", name="unit circle per pair"),
@@ -152,13 +153,13 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 30.0, n_f
              textfont=label_font, name="pair i" + ", wavelength λ_i" * (n_sel <= MAX_LIVE_LABELS)),
         dict(type="scatter", x=hx, y=hy, mode="lines", line=dict(color=COLORS[0], width=2), hoverinfo="skip",
              name="hand (pair rotated by m·θ_i)"),
-        dict(type="scatter", x=_f32(cx + uv[0, :, 0]), y=_f32(cy + uv[0, :, 1]), mode="markers",
-             customdata=_f32(ang[0]), hovertext=hover,
-             marker=dict(size=6 if small else 9, color=_f32(np.zeros(n_sel)), colorscale=_WRAP_SCALE, cmin=0,
-                         cmax=1),
+        dict(type="scatter", x=_f32(cx + uv[still, :, 0]), y=_f32(cy + uv[still, :, 1]), mode="markers",
+             customdata=_f32(ang[still]), hovertext=hover,
+             marker=dict(size=6 if small else 9, color=_f32(np.abs(ang[still]) >= rope.TWO_PI),
+                         colorscale=_WRAP_SCALE, cmin=0, cmax=1),
              hovertemplate="%{hovertext}<br>angle m·θ_i = %{customdata:.4g} rad<extra></extra>",
              name="tip (orange once the pair has turned fully)"),
-        dict(type="scatter", x=[-1.0], y=[top], mode="text", text=[status(0)], textposition="middle right",
+        dict(type="scatter", x=[-1.0], y=[top], mode="text", text=[status(still)], textposition="middle right",
              hoverinfo="skip", name="status"),
     ]
     if second_line is not None:
@@ -181,12 +182,24 @@ def rope_clock(*, dim: int = 16, base: float = 10000.0, m_max: float = 30.0, n_f
         # The status line above the clocks shows the position, so the slider has no "current value" box,
         # and it labels every 10th or 12th step only: plotly draws and measures every label (and every
         # current-value text) on each redraw, ~25 ms for 49 steps.
-        **_player(n_frames, [f"{p:.4g}" for p in pos], every=every),
+        **_player(n_frames, [f"{p:.4g}" for p in pos], every=every, still=still),
         margin=dict(l=10, r=10, t=60, b=90),
     )
     fig = go.Figure(data=data, layout=layout)  # validated: five or six traces and the layout are cheap
     fig.frames = [go.Frame(fr, _validate=False) for fr in frames]  # the bulk: skip per-attribute checks
     return fig
+
+
+def _short(v: float) -> str:
+    """A wavelength to 3 significant digits, short: 6.28, 199, 1.49k, 47.1k (never 1.49e+03)."""
+    return compact_number(float(f"{v:.3g}"))
+
+
+def clock_still(n_frames: int) -> int:
+    """The clock's frame before Play (the page's still and an export's): a third of the way, m = m_max/3, where
+    the fastest pairs have turned past a full circle and the slow ones barely moved (at m = 0 every hand points
+    the same way); a stop of the slider."""
+    return min(_slider_stops(n_frames), key=lambda f: abs(f - (n_frames - 1) / 3))
 
 
 # ---------------------------------------------------------------------------- 2. angle and cos/sin tables
@@ -286,7 +299,56 @@ def rope_score_grid(*, dim: int = 64, base: float = 10000.0, n_positions: int = 
                       yaxis=dict(title="query position m", autorange="reversed", scaleanchor="x",
                                  constrain="domain"),
                       legend=dict(orientation="h", y=-0.16, x=0))
+    if min(m, n) >= 0 and not note and n_positions > ZOOM_ABOVE:
+        _score_zoom(fig, q, k, (m, n, c), base, layout, bool(swap), spread)
     return fig
+
+
+ZOOM_ABOVE = 48  # rope_score_grid: from this many positions on, the marked cells get a zoomed panel of their own
+ZOOM_PAD = 4  # positions around the marked cells in that panel
+
+
+def _score_zoom(fig: go.Figure, q: np.ndarray, k: np.ndarray, cells: tuple[int, int, int], base: float,
+                layout: str, swap: bool, spread: float) -> None:
+    """A second panel, right of the whole grid, zoomed on the marked cells (m, n) and (m + c, n + c) with a few
+    positions around them, one cell per position: in a grid of hundreds of positions the two marks sat on top of
+    each other in a corner. The marks and the diagonal are drawn again there, larger; the grid keeps the left."""
+    m, n, c = cells
+    width = max(c + 1 + 2 * ZOOM_PAD, 16)
+    rows = np.arange(max(0, m - ZOOM_PAD), max(0, m - ZOOM_PAD) + width, dtype=np.float64)
+    cols = np.arange(max(0, n - ZOOM_PAD), max(0, n - ZOOM_PAD) + width, dtype=np.float64)
+    rows, cols = rows[:MAX_GRID_POSITIONS], cols[:MAX_GRID_POSITIONS]
+    s = _score_block(q, k, rows, cols, base, layout, swap)
+    marks = list(fig.data[1:])
+    fig.add_trace(go.Heatmap(z=_f32(s), x=_f32(cols), y=_f32(rows), colorscale=DIVERGING, zmid=0, zmin=-spread,
+                             zmax=spread, meta="diverging", showscale=False, xaxis="x2", yaxis="y2",
+                             name="zoom on the marked cells",
+                             hovertemplate="query m = %{y}<br>key n = %{x}<br>score = %{z:.4f}<extra></extra>"))
+    for t in marks:
+        fig.add_trace(go.Scatter(t).update(showlegend=False, xaxis="x2", yaxis="y2"))
+    for t in marks:  # on the whole grid the marks only locate the zoom
+        if t.mode == "markers":
+            t.marker.size = 9
+    half = 0.45
+    fig.update_layout(
+        xaxis=dict(domain=[0.0, half]),
+        xaxis2=dict(domain=[1 - half, 1.0], anchor="y2", title="key position n", range=[cols[0] - 0.5, cols[-1] + 0.5],
+                    constrain="domain"),
+        yaxis2=dict(anchor="x2", range=[rows[-1] + 0.5, rows[0] - 0.5], scaleanchor="x2", constrain="domain"),
+        annotations=[dict(xref=f"{x} domain", yref=f"{y} domain", x=0.5, y=1.0, yanchor="bottom", showarrow=False,
+                          text=text) for x, y, text in (
+            ("x", "y", "every position"),
+            ("x2", "y2", f"zoom: m = {int(rows[0])}…{int(rows[-1])}, n = {int(cols[0])}…{int(cols[-1])}"))],
+        height=480)
+
+
+def _score_block(q: np.ndarray, k: np.ndarray, rows: np.ndarray, cols: np.ndarray, base: float, layout: str,
+                 swap: bool) -> np.ndarray:
+    """Scores of query positions ``rows`` against key positions ``cols``: the block of ``rope.score_grid`` over
+    their union (one call of the math layer, rows × cols picked out)."""
+    pos = np.union1d(rows, cols)
+    full = rope.score_grid(q, k, pos, base, layout, swap=swap)
+    return full[np.ix_(np.searchsorted(pos, rows), np.searchsorted(pos, cols))]
 
 
 def _score_marks(fig: go.Figure, q: np.ndarray, k: np.ndarray, m: int, n: int, c: int, n_positions: int,
@@ -566,16 +628,23 @@ def _panel_title(text: str, x: float, top: float) -> dict:
                 showarrow=False, font=dict(size=13))
 
 
-def _player(n_frames: int, labels: list[str], *, duration: int = 90, every: int = 10) -> dict:
+def _slider_stops(n_frames: int) -> list[int]:
+    """The frames a player's slider stops at: every frame up to MAX_SLIDER_STEPS, else every k-th and the last."""
+    stride = math.ceil((n_frames - 1) / (MAX_SLIDER_STEPS - 1))
+    return sorted(set(range(0, n_frames, stride)) | {n_frames - 1})
+
+
+def _player(n_frames: int, labels: list[str], *, duration: int = 90, every: int = 10, still: int = 0) -> dict:
     """Play/pause buttons and a frame slider that run in the browser (the shared ``animation_controls``).
 
     Above MAX_SLIDER_STEPS frames the slider stops at every k-th frame and the last (plotly draws every step
-    on each redraw); Play still shows every frame. Only every ``every``-th stop carries its label.
+    on each redraw); Play still shows every frame. Only every ``every``-th stop carries its label. ``still`` is
+    the frame the figure's own traces show (a stop of the slider, which starts there).
     """
-    stride = math.ceil((n_frames - 1) / (MAX_SLIDER_STEPS - 1))
-    stops = sorted(set(range(0, n_frames, stride)) | {n_frames - 1})
+    stops = _slider_stops(n_frames)
+    still = min(stops, key=lambda f: abs(f - still))
     return animation_controls([str(f) for f in stops], [labels[f] if f % every == 0 else "" for f in stops],
-                              duration=duration, slider_x=0.24)
+                              duration=duration, slider_x=0.24, active=stops.index(still))
 
 
 # ---------------------------------------------------------------------------- 1. why not just add?

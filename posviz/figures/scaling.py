@@ -63,11 +63,41 @@ def _label(m: str) -> str:
     return sc.METHODS[m].label if m in sc.METHODS else m
 
 
+LEGEND_ROW = 26  # px a row of a horizontal legend takes at the base font
+LEGEND_COLUMNS = 3  # at most this many legend entries per row
+LEGEND_WIDTH = 720  # px the legend has in the 820 px column (the plot's width)
+LEGEND_CHAR = 7.0  # px per character of a legend entry at the base font (a generous average), + LEGEND_SYMBOL
+LEGEND_SYMBOL = 48
+AXIS_ROOM = 64  # px under the plot for the x tick labels and the axis title
+
+
+def legend_columns(names: list[str]) -> int:
+    """Entries per row of a legend under the plot: as many as fit the longest entry, at most LEGEND_COLUMNS."""
+    longest = max((len(name) for name in names), default=1)
+    return max(1, min(LEGEND_COLUMNS, int(LEGEND_WIDTH // (longest * LEGEND_CHAR + LEGEND_SYMBOL))))
+
+
+def _legend_below(names: list[str], height: int) -> dict:
+    """Layout keywords putting the legend in rows under the plot (at the figure's bottom, ``yref="container"``),
+    the bottom margin grown to hold them and the figure taller by as much: a legend at the right took ~40 % of
+    an 820 px chart from the curves and its entries ran over them. Entries in trace order (a legend group would
+    stack its entries in a column of its own), each a column's width, as many columns as the longest fits."""
+    columns = legend_columns(names)
+    extra = math.ceil(len(names) / columns) * LEGEND_ROW + 8
+    return dict(legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left",
+                            traceorder="normal", entrywidth=1 / columns - 0.005, entrywidthmode="fraction"),
+                margin=dict(b=AXIS_ROOM + extra), height=height + extra)
+
+
+def _legend_names(f: Panels) -> list[str]:
+    return [t["name"] for t in f.traces if isinstance(t, dict) and t.get("showlegend", True) and t.get("name")]
+
+
 def _shade_long_wavelengths(marks: Marks, lam: np.ndarray, L: int) -> None:
     """Shade the pairs whose original wavelength exceeds L (they never finish a turn in training)."""
     idx = np.nonzero(lam > L)[0]
     if idx.size:
-        marks.vrect(idx[0] - 0.5, lam.size - 0.5, "λ_i > L: never a full turn in training")
+        marks.vrect(idx[0] - 0.5, lam.size - 0.5, "λ_i > L: never a full turn in training", outside=True)
 
 
 @figure("scaling_wavelengths")
@@ -102,8 +132,8 @@ def scaling_wavelengths(*, methods: str = DEFAULT_METHODS, dim: int = 128, base:
            exponentformat="B" if wave else "power")  # 10⁻⁴ rather than 100μ rad/token
     f.axis("x", title="pair index i")
     what = "wavelengths" if wave else "frequencies"
-    return f.figure(title=f"Per-pair {what}, d = {dim}, b = {base:g}, s = {factor:g}", height=480,
-                   hovermode="x unified")
+    return f.figure(title=f"Per-pair {what}, d = {dim}, b = {base:g}, s = {factor:g}", hovermode="x unified",
+                    **_legend_below(_legend_names(f), 480))
 
 
 @figure("scaling_ratio")
@@ -124,22 +154,23 @@ def scaling_ratio(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float
         f.scatter(x=i, y=f32(theta0 / theta), mode=_per_pair_mode(dim), name=name,
                   line=dict(color=METHOD_COLORS[m], width=2), marker=dict(size=4),
                   hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra>" + _label(m) + "</extra>")
-    f.marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
+    f.marks.hline(factor, f"s = {factor:g}", log=True, dash="dot", below=True)  # PI's line runs on s itself
     if "yarn" in res:
         low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
         for x, txt in ((low, f"YaRN low = {low:.3g}"), (high, f"YaRN high = {high:.3g}")):
             if x <= dim // 2 - 1:
-                f.marks.vline(x, txt, color=METHOD_COLORS["yarn"], top=False)
+                f.marks.vline(x, txt, color=METHOD_COLORS["yarn"], outside=True)
     if "llama3" in res and high_freq_factor > low_freq_factor:
         lam = 2 * np.pi / theta0
         lo_edge = np.searchsorted(lam, L / high_freq_factor)
         hi_edge = np.searchsorted(lam, L / low_freq_factor, side="right")
         if hi_edge > lo_edge:
-            f.marks.vrect(lo_edge - 0.5, hi_edge - 0.5, "Llama 3 blend band", color=METHOD_COLORS["llama3"],
-                          opacity=0.1)
+            f.marks.vrect(lo_edge - 0.5, hi_edge - 0.5, "Llama 3 band", color=METHOD_COLORS["llama3"],
+                          opacity=0.1, outside=True)
     f.axis("y", title="θ_i / θ'_i  (1 = untouched, s = interpolated)", log=True)
     f.axis("x", title="pair index i (fast → slow)")
-    return f.figure(title=f"How much each pair is slowed down (s = {factor:g}, L = {L:,})", hovermode="x unified")
+    return f.figure(title=f"How much each pair is slowed down (s = {factor:g}, L = {L:,})", hovermode="x unified",
+                    **_legend_below(_legend_names(f), 450))
 
 
 @figure("scaling_unseen")
@@ -171,7 +202,8 @@ def scaling_unseen(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: floa
     f.marks.hline(2 * np.pi, "2π: one full turn", log=True, dash="dot")
     f.axis("y", title="largest angle reached (rad)", log=True)
     f.axis("x", title="pair index i")
-    return f.figure(title=f"Unseen angles at L' = {Lp:,} (× = beyond every angle seen in training)", height=520)
+    return f.figure(title=f"Unseen angles at L' = {Lp:,} (× = beyond every angle seen in training)",
+                    **_legend_below(_legend_names(f), 520))
 
 
 @figure("scaling_yarn_ramp")
@@ -303,8 +335,10 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
               line=dict(color=METHOD_COLORS["dynamic"], width=2.5))
     f.scatter(1, x=f32(grid), y=f32(plain), mode="lines", name="α = max(1, l/L) (factor 1)",
               line=dict(color=COLORS[2], width=2.5, dash="dash"))
-    bases, r_hf, r_pl = state(int(steps[0]))
-    f.scatter(1, x=[int(steps[0])] * 2, y=bases, mode="markers", name="current length l",
+    # the still (before Play, and in an export) is the target length L': at l = L the base has not moved yet
+    still = int(np.argmin(np.abs(np.log(steps) - math.log(Lp))))
+    bases, r_hf, r_pl = state(int(steps[still]))
+    f.scatter(1, x=[int(steps[still])] * 2, y=bases, mode="markers", name="current length l",
               marker=dict(size=12, color="#8c8c8c"))
     f.scatter(2, x=i, y=r_hf, mode=_per_pair_mode(dim), name="θ/θ', factor s", showlegend=False,
               line=dict(color=METHOD_COLORS["dynamic"], width=2.5), marker=dict(size=4))
@@ -329,7 +363,7 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
         margin=dict(b=100),  # the legend in the right panel's empty top left
         legend=dict(x=f.layout["xaxis2"]["domain"][0] + 0.01, y=0.99, xanchor="left", yanchor="top"),
         **animation_controls(names, [f"{int(n):,}" for n in steps], duration=150, y=0.13, slider_x=0.25,
-                             prefix="current length l = "))
+                             prefix="current length l = ", active=still))
     fig.frames = frames
     return fig
 
@@ -372,30 +406,42 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
     width = (Lp + 1) / far_x.size
     far_title = (f"far: every Δ up to L' = {Lp:,}" if width <= 1
                  else f"far: Δ up to L' = {Lp:,}, bins of {width:.3g}")  # line: bin mean; band: its range
-    f = Panels.grid(1, 2, ("near: Δ = 0..128, every token", far_title), widths=(0.4, 0.6))
-    for m, (theta, _) in res.items():
+    # far: one strip per method, stacked, so that no method's band covers another's (five overlapping bands, the
+    # last drawn on top of all, hid every method but one)
+    n = len(res)
+    gap = 0.04
+    strip = (1.0 - gap * (n - 1)) / n
+    far_rows = [(max(0.0, 1.0 - r * (strip + gap) - strip), 1.0 - r * (strip + gap)) for r in range(n)]
+    f = Panels([((0.0, 0.34), (0.0, 1.0))] + [((0.44, 1.0), row) for row in far_rows],
+               ("near: Δ = 0..128, every token", far_title))
+    for r, (m, (theta, _)) in enumerate(res.items(), start=2):
         y = sc.rope_scores(theta, near, qk, seed)
         f.scatter(1, x=f32(near), y=f32(y), mode="lines", name=_label(m), legendgroup=m,
                   line=dict(color=METHOD_COLORS[m], width=2),
                   hovertemplate="Δ = %{x:,.0f}<br>score = %{y:.3f}<extra>" + _label(m) + "</extra>")
         far = sc.rope_scores(theta, far_at.ravel(), qk, seed).reshape(far_at.shape)  # (bins, offsets per bin)
         lo, hi = far.min(axis=1), far.max(axis=1)
-        band = _rgba(METHOD_COLORS[m], 0.18)
-        f.scatter(2, x=f32(far_x), y=f32(lo), mode="lines", name=f"{_label(m)}: lowest in bin", legendgroup=m,
+        band = _rgba(METHOD_COLORS[m], 0.3)
+        f.scatter(r, x=f32(far_x), y=f32(lo), mode="lines", name=f"{_label(m)}: lowest in bin", legendgroup=m,
                   showlegend=False, line=dict(color=band, width=0), hoverinfo="skip")
-        f.scatter(2, x=f32(far_x), y=f32(hi), mode="lines", name=f"{_label(m)}: highest in bin", legendgroup=m,
+        f.scatter(r, x=f32(far_x), y=f32(hi), mode="lines", name=f"{_label(m)}: highest in bin", legendgroup=m,
                   showlegend=False, line=dict(color=band, width=0), fill="tonexty", fillcolor=band,
                   customdata=f32(lo), hovertemplate="Δ ≈ %{x:,.0f}<br>score from %{customdata:.3f} to %{y:.3f}"
                                                     "<extra>" + _label(m) + "</extra>")
-        f.scatter(2, x=f32(far_x), y=f32(far.mean(axis=1)), mode="lines", name=f"{_label(m)}: mean in bin",
+        f.scatter(r, x=f32(far_x), y=f32(far.mean(axis=1)), mode="lines", name=f"{_label(m)}: mean in bin",
                   legendgroup=m, showlegend=False, line=dict(color=METHOD_COLORS[m], width=1.5),
                   hovertemplate="Δ ≈ %{x:,.0f}<br>mean score %{y:.3f}<extra>" + _label(m) + "</extra>")
-    f.marks.vline(L, f"L = {L:,}", panel=2)
-    for col in (1, 2):
-        f.axis("x", col, title="distance Δ = m − n (tokens)")
+        f.marks.vline(L, f"L = {L:,}" if r == 2 else "", panel=r)
+        last = r == n + 1
+        f.axis("x", r, showticklabels=last, title="distance Δ = m − n (tokens)" if last else None,
+               exponentformat="SI", **({"matches": "x2"} if r > 2 else {}))  # tokens: 10k, 20k
+        # 0 and 1 only: a strip's −1 would sit on the 1 of the strip below it
+        f.axis("y", r, range=[-1.05, 1.05], tickvals=[0, 1], zeroline=True)
+    f.axis("x", 1, title="distance Δ = m − n (tokens)")
     f.axis("y", 1, title="score / largest possible score")
     who = "q = k = all ones" if qk == "ones" else f"seeded random q, k (seed {seed})"
-    return f.figure(title=f"Attention score vs distance ({who})", height=460)
+    return f.figure(title=f"Attention score vs distance ({who})",
+                    **_legend_below(_legend_names(f), max(460, 160 + 70 * n)))
 
 
 @figure("scaling_config")

@@ -36,23 +36,38 @@ def _pair_of(dim: int, d_model: int, layout: str) -> tuple[int, str]:
     return dim // 2, "sin" if dim % 2 == 0 else "cos"
 
 
+WAVE_SAMPLES = 4001  # points of each continuous wave: 8 per token up to 500 positions
+
+
 @figure("sinusoidal_waves")
 def sinusoidal_waves(*, n_positions: int = 100, d_model: int = 128, base: float = 10000.0,
                      layout: str = "interleaved", dims: tuple[int, ...] = (0, 21)) -> go.Figure:
-    """Chosen dimensions of PE as waves over position, each labelled with its wavelength."""
+    """Chosen dimensions of PE as waves over position, each labelled with its wavelength: the continuous
+    sin(p·ω_i) or cos(p·ω_i) (Vaswani et al. 2017, docs/FORMULAS.md 1), and dots at the integer positions, the
+    table's entries (a fast dimension sampled at integers alone, joined by lines, looks jagged)."""
     pe = sn.sinusoidal_table(n_positions, d_model, base, layout)  # (P, d)
     lam = sn.wavelengths(d_model, base)
+    omega = sn.frequencies(d_model, base)
     fig = go.Figure()
     p = np.arange(n_positions)
+    fine = np.linspace(0, n_positions - 1, min(8 * (n_positions - 1) + 1, WAVE_SAMPLES))
+    dots = n_positions <= 200  # beyond that the dots merge into the curve
     for n, dim in enumerate(dims[:8]):
         if not 0 <= dim < d_model:
             raise ValueError(f"dims must lie in [0, {d_model - 1}] for d_model {d_model}; got {dim}")
         pair, kind = _pair_of(dim, d_model, layout)
-        fig.add_scatter(x=p, y=pe[:, dim].astype(np.float32), mode="lines", line=dict(color=COLORS[n % 10]),
-                        name=f"dim {dim} ({kind}, pair {pair}): λ = {lam[pair]:.4g} tokens",
-                        hovertemplate="p=%{x}<br>PE=%{y:.3f}<extra></extra>")
-    fig.update_layout(title="Single dimensions as waves", xaxis_title="position p", yaxis_title="PE(p, j)",
-                      yaxis_range=[-1.1, 1.1], legend=dict(orientation="h", y=-0.25))
+        color = COLORS[n % 10]
+        wave = (np.sin if kind == "sin" else np.cos)(fine * omega[pair])
+        name = f"dim {dim} ({kind}, pair {pair}): λ = {lam[pair]:.4g} tokens"
+        fig.add_scatter(x=f32(fine), y=f32(wave), mode="lines", line=dict(color=color), name=name, legendgroup=name,
+                        hovertemplate="p=%{x:.2f}<br>PE=%{y:.3f}<extra></extra>")
+        if not dots:
+            continue
+        fig.add_scatter(x=p, y=f32(pe[:, dim]), mode="markers", showlegend=False,
+                        marker=dict(color=color, size=5), name=f"{name}, integer positions", legendgroup=name,
+                        hovertemplate="p=%{x}<br>PE=%{y:.3f}<extra>table entry</extra>")
+    fig.update_layout(title="Single dimensions as waves (dots: the integer positions)", xaxis_title="position p",
+                      yaxis_title="PE(p, j)", yaxis_range=[-1.1, 1.1], legend=dict(orientation="h", y=-0.25))
     return fig
 
 

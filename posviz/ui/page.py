@@ -228,12 +228,17 @@ def _choose_part(lesson: Lesson) -> Part:
 
 def _lesson_values(lesson: Lesson, part: Part) -> dict[str, Any]:
     """Every lesson control's value (``values_for``: bounds resolved in declaration order); the controls the part
-    uses drawn in the sidebar."""
+    uses drawn in the sidebar, those of a ``group`` in a folded section of that name."""
     ctx = context()
     ctx.sidebar_used = bool(part.uses)
+    groups: dict[str, Any] = {}  # a folded sidebar section per group, made when its first control is drawn
 
     def draw(control: Param, resolved: Param) -> Any:
         slot = ctx.sidebar_controls if control.name in part.uses else None
+        if slot is not None and control.group:
+            if control.group not in groups:
+                groups[control.group] = slot.expander(control.group)
+            slot = groups[control.group]
         return _draw(control, resolved, _key(lesson.slug, control.name), slot)
 
     ctx.values = values_for(lesson.controls, draw)

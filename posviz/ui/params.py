@@ -53,6 +53,9 @@ class Param:
     label: str
     default: Any
     help: str | None = None
+    # the sidebar heading this control sits under, folded away (a lesson with many settings groups them by the
+    # thing they tune: "ALiBi", "T5"...); None: drawn directly in the sidebar
+    group: str | None = dataclasses.field(default=None, kw_only=True)
 
     def parse(self, raw: str) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError

@@ -21,7 +21,7 @@ class BuildPyWithApp(build_py):
     def run(self) -> None:
         super().run()
         if getattr(self, "editable_mode", False):
-            return  # an editable install runs the checkout's own app.py (posviz.command finds it)
+            return  # an editable install runs the checkout's own app.py (posviz._app_files.app_dir finds it)
         target = Path(self.build_lib) / "posviz" / "_app"
         for pattern in APP_GLOBS:
             for src in sorted(ROOT.glob(pattern)):

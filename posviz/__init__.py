@@ -7,7 +7,7 @@ cheap: no torch, no plotly, no streamlit.
 
 __version__ = "0.1.0"
 
-# The address students open (share links, QR codes): ``posviz app --public-url`` (posviz.command) sets this variable
+# The address students open (share links, QR codes): ``posviz app --public-url`` (posviz.cli) sets this variable
 # for the app's pages (posviz.ui.page) to read. It lives here, below both, so that the UI kit needs nothing of the
 # command that starts it.
 PUBLIC_URL_ENV = "POSVIZ_PUBLIC_URL"

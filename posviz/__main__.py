@@ -1,7 +1,7 @@
-"""Entry point of ``python -m posviz``: the same commands as ``posviz`` (see posviz.command)."""
+"""Entry point of ``python -m posviz``: the same commands as ``posviz`` (see posviz.cli)."""
 
 import sys
 
-from posviz.command import main
+from posviz.cli import main
 
 sys.exit(main())

@@ -4,7 +4,8 @@ dimension), xPos, ReRoPE and leaky ReRoPE. Self-Extend, attention sinks and PoSE
 Every function validates its arguments (``ValueError`` naming the parameter, its value and the valid range) and
 caps its sizes. Sources: Men et al. 2024 ("Base of RoPE Bounds Context Length"), Liu et al. 2023 ("Scaling Laws
 of RoPE-based Extrapolation"), Sun et al. 2022 ("A Length-Extrapolatable Transformer", xPos, as in
-microsoft/torchscale), Su 2023 (ReRoPE, as in bojone/rerope); RoPE itself is docs/FORMULAS.md §1.1.
+microsoft/torchscale), Su 2023 (ReRoPE, as in bojone/rerope); the formulas are docs/FORMULAS.md §9.1 (base,
+bound, critical dimension), §9.2 (xPos), §9.3 (ReRoPE), their pitfalls §9.7; RoPE itself is docs/FORMULAS.md §1.1.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def cosine_sum(positions: object = (0, 1, 2, 3), dim: int = 128, base: float = 1
 
     It is the RoPE score of a query and key whose pairs are all equal, (q·k at distance m)/(q·q); Men et al.
     2024 ask that it stay >= 0 for every m up to the context length, so that a token similar to the query is
-    still preferred over a random one at any distance.
+    still preferred over a random one at any distance. docs/FORMULAS.md §9.1.
     """
     m = check_array("positions", positions, ndim=1, min_size=1, max_size=1 << 20, lo=0.0, hi=1e9, scalar_ok=True)
     dim = check_int("dim", dim, 2, 1024, even=True)
@@ -111,7 +112,7 @@ def _grid_bound(dim: int, length: int) -> float:
 def critical_dimension(dim: int = 128, base: float = 10000.0, train_length: int = 4096) -> int:
     """Liu et al. 2023's critical dimension d_extra = 2⌈(d/2)·log_b(T_train/2π)⌉: the dimensions before it belong
     to pairs whose wavelength 2π b^(2i/d) fits in the training length (they saw a full period); the rest did not.
-    Clamped to [0, d]."""
+    Clamped to [0, d]. docs/FORMULAS.md §9.1."""
     dim = check_int("dim", dim, 2, 1024, even=True)
     base = check_float("base", base, 1.0, 1e12, lo_open=True)
     train_length = check_int("train_length", train_length, 1, 1 << 40)
@@ -130,7 +131,8 @@ def extrapolation_limit(dim: int = 128, base: float = 10000.0, train_length: int
 
 def xpos_zeta(dim: int = 128, gamma: float = 0.4) -> np.ndarray:
     """xPos's per-pair decay ζ_i = (2i/d + γ)/(1 + γ), i = 0..d/2-1 (Sun et al. 2022; torchscale's XPOS
-    buffer (arange(0, d, 2) + γd)/((1 + γ)d) with γ = 0.4). Low pairs (fast rotation) decay fastest."""
+    buffer (arange(0, d, 2) + γd)/((1 + γ)d) with γ = 0.4). Low pairs (fast rotation) decay fastest.
+    docs/FORMULAS.md §9.2."""
     dim = check_int("dim", dim, 2, 1024, even=True)
     gamma = check_float("gamma", gamma, 0.0, 100.0, lo_open=True)
     return (np.arange(0, dim, 2, dtype=np.float64) / dim + gamma) / (1 + gamma)  # (dim/2,)
@@ -217,7 +219,7 @@ def rerope_relative(T: int = 16, window: int = 4, leaky_k: float = 0.0) -> np.nd
     """ReRoPE's relative positions (Su 2023): r = m - n inside the window, capped at w beyond it
     (min(m - n, w)); leaky ReRoPE (leaky_k = k > 1) compresses instead, w + (m - n - w)/k beyond w. Every (m, n)
     as bojone/rerope computes it before the causal mask (its window test is |m - n| < w, so a key far in the
-    future also gets w); attention masks n > m. Returns (T, T)."""
+    future also gets w); attention masks n > m. Returns (T, T). docs/FORMULAS.md §9.3."""
     T = check_int("T", T, 1, MAX_MATRIX_SIDE)
     window = check_int("window", window, 1, 1 << 20)
     leaky_k = check_float("leaky_k", leaky_k, 0.0, 1e6)

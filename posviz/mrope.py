@@ -6,8 +6,8 @@ The d/2 rotary pairs are split by ``mrope_section`` ((16, 24, 24) for head dim 1
 of its section's axis, ``angle_k = id_{axis(k)} · θ_k`` with the usual ``θ_k = base**(-2k/d)``
 (:func:`posviz.rope.inv_freq`; which pair belongs to which axis is :func:`posviz.scaling.mrope_axis`).
 Wang et al. 2024, "Qwen2-VL" (arXiv:2409.12191) §2.1; the ids are those of transformers'
-``Qwen2VLModel.get_rope_index`` and ``Qwen2_5_VLModel.get_rope_index``; RoPE on several axes is
-docs/FORMULAS.md §4.
+``Qwen2VLModel.get_rope_index`` and ``Qwen2_5_VLModel.get_rope_index``; the id rules, the sections and the
+pitfalls are docs/FORMULAS.md §4.5, RoPE on several axes docs/FORMULAS.md §4.
 
 A sequence is a tuple of segments: ``("text", n)`` for n text tokens, ``("image", t, h, w)`` and
 ``("video", t, h, w)`` with (t, h, w) the vision encoder's patch grid, exactly transformers' ``image_grid_thw`` /
@@ -115,7 +115,7 @@ def mrope_position_ids(segments: object = DEMO, spatial_merge_size: int = SPATIA
     ``"max_id"``: one past the largest id so far (Qwen's ``get_rope_index`` as released with the models,
     transformers 4.x); ``"spatial"``: ``s + max(h', w')`` (transformers 5.x). They agree on images, and on videos
     whose largest temporal id is below max(h', w'); after a longer video the second overlaps text ids with the
-    video's temporal ids. Wang et al. 2024 (Qwen2-VL) §2.1; docs/FORMULAS.md §4.
+    video's temporal ids. Wang et al. 2024 (Qwen2-VL) §2.1; docs/FORMULAS.md §4.5.
     """
     segs = check_segments(segments, spatial_merge_size)
     variant = check_choice("variant", variant, VARIANTS)
@@ -165,7 +165,7 @@ def mrope_freqs(dim: int = 128, base: float = QWEN2_VL_THETA, section: tuple[int
 
     ``section`` counts rotary PAIRS (frequencies), adding up to dim/2: transformers splits the dim/2 frequencies
     with it and then duplicates them for the two halves of ``rotate_half``. Chunked (Qwen2-VL, Qwen2.5-VL) or
-    ``interleaved`` (Qwen3-VL) as :func:`posviz.scaling.mrope_axis`.
+    ``interleaved`` (Qwen3-VL) as :func:`posviz.scaling.mrope_axis`. docs/FORMULAS.md §4.5.
     """
     dim = check_int("dim", dim, 2, 1024, even=True)
     theta = inv_freq(dim, check_float("base", base, 1.0, 1e12, lo_open=True))  # (dim/2,)

@@ -161,6 +161,17 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
     }, "Qwen/Qwen3-8B config.json (head_dim 128, 32 heads, 36 layers, rope_theta 1000000.0, "
        "max_position_embeddings 40960, rope_scaling null), checked against public copies of the file. The "
        "model card's YaRN block (factor 4 over 32768) is something users add, not part of the file."),
+    Preset("Qwen2-VL 7B Instruct (M-RoPE)", {
+        "model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4,
+        "num_hidden_layers": 28, "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+        "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+    }, "Qwen/Qwen2-VL-7B-Instruct config.json (RoPE keys): hidden_size 3584, 28 heads of 128 with 4 key/value "
+       "heads, 28 layers, max_position_embeddings 32768, rope_theta 1000000.0, rope_scaling {type mrope, "
+       "mrope_section [16, 24, 24]}; the sizes, max_position_embeddings and rope_theta checked against a "
+       "public copy of the values and a public printout of the model's modules (k_proj 3584 -> 512: 4 key/value "
+       "heads of 128); the rope_scaling block has the form public copies of the Qwen2.5-VL 7B config and "
+       "transformers' Qwen2-VL tests use. The section splits the 64 rotary pairs between the temporal, height "
+       "and width ids (docs/FORMULAS.md §4.5); transformers reads type \"mrope\" as the default frequencies."),
     Preset("GPT-NeoX 20B", {
         "hidden_size": 6144, "num_attention_heads": 64, "max_position_embeddings": 2048,
         "rotary_emb_base": 10000, "rotary_pct": 0.25,

@@ -4,7 +4,8 @@ positions, attention sinks with a rolling KV cache (StreamingLLM), and training 
 
 Sources: Jin et al. 2024 ("LLM Maybe LongLM", Self-Extend, as in datamllab/LongLM), Xiao et al. 2023
 ("Efficient Streaming Language Models with Attention Sinks", as in mit-han-lab/streaming-llm), Zhu et al. 2023
-(PoSE, as in dwzhu-pku/PoSE) and Ruoss et al. 2023 ("Randomized Positional Encodings").
+(PoSE, as in dwzhu-pku/PoSE) and Ruoss et al. 2023 ("Randomized Positional Encodings"); the formulas are
+docs/FORMULAS.md §9.4 (Self-Extend), §9.5 (attention sinks), §9.6 (PoSE, randomised ids), their pitfalls §9.7.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def self_extend_relative(T: int = 24, group: int = 4, window: int = 6, shift: bo
     query ⌊m/G⌋ + W - W/G and key ⌊n/G⌋, so r = ⌊m/G⌋ - ⌊n/G⌋ + W - W/G (true division: not an integer when G
     does not divide W). The shift W - W/G makes the grouped part start near W; ``shift=False`` drops it (the
     common slip). When T - 1 < W no pair is grouped and the shift is not applied. Every (m, n) as the reference
-    computes it before the causal mask (n > m is masked)."""
+    computes it before the causal mask (n > m is masked). docs/FORMULAS.md §9.4."""
     T = check_int("T", T, 1, MAX_SIDE)
     group = check_int("group", group, 1, 1 << 16)
     window = check_int("window", window, 1, 1 << 20)
@@ -72,7 +73,8 @@ def sink_cache(step: int = 40, n_sink: int = 4, window: int = 16) -> dict[str, n
     """What StreamingLLM's rolling cache holds when token ``step`` (0-based) is the query (Xiao et al. 2023,
     mit-han-lab/streaming-llm's StartRecentKVCache with position shift): the first ``n_sink`` tokens and the
     ``window`` most recent ones, plus the query. RoPE positions are slots in the cache, 0..len-1, not places in
-    the text. Keys "token" (text index of each key, the query last) and "position" (its RoPE position)."""
+    the text. Keys "token" (text index of each key, the query last) and "position" (its RoPE position).
+    docs/FORMULAS.md §9.5."""
     step = check_int("step", step, 0, MAX_STEPS)
     n_sink = check_int("n_sink", n_sink, 0, 4096)
     window = check_int("window", window, 1, 1 << 16)
@@ -105,7 +107,7 @@ def sink_positions_over_stream(steps: int = 200, n_sink: int = 4, window: int = 
 def pose_position_ids(train_length: int = 16, target_length: int = 64, split: int = 5, skip: int = 20) -> np.ndarray:
     """PoSE's position ids for one training window (Zhu et al. 2023, two chunks as dwzhu-pku/PoSE's
     train_pose.py): ids 0..L_c-1 with a skip u added to the second chunk, which starts at index ``split``:
-    [0, ..., s-1, s+u, ..., L_c-1+u]. Valid: 1 <= s <= (L_c+1)//2, 0 <= u <= L_t - L_c."""
+    [0, ..., s-1, s+u, ..., L_c-1+u]. Valid: 1 <= s <= (L_c+1)//2, 0 <= u <= L_t - L_c. docs/FORMULAS.md §9.6."""
     train_length = check_int("train_length", train_length, 2, 1 << 16)
     target_length = check_int("target_length", target_length, train_length, MAX_TARGET)
     split = check_int("split", split, 1, (train_length + 1) // 2)

@@ -22,30 +22,38 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import torch
 
-# posviz's modules that are not math (the command line, the app launcher, figure export, the plotly themes); every
-# other module posviz/<name>.py is, so a new lesson's math module is covered without an edit here.
-NOT_MATH = ("cli", "command", "export", "theme")
+# posviz's modules and packages that are not math (the command line, figure export, the plotly themes, the figures,
+# the app's ui, the tiny models); every other module posviz/<name>.py or package posviz/<name>/ is, so a new
+# lesson's math module is covered without an edit here.
+NOT_MATH = ("cli", "export", "theme", "figures", "ui", "models")
 
 
 def math_modules() -> tuple[str, ...]:
-    """Every module ``posviz/<name>.py`` except the private ones (``_validate``, ``_speed``, ``__main__``) and
-    ``NOT_MATH``."""
+    """Every module ``posviz/<name>.py`` and package ``posviz/<name>/`` except the private ones (``_validate``,
+    ``_speed``, ``__main__``) and ``NOT_MATH``."""
     import posviz
 
     return tuple(sorted(m.name for m in pkgutil.iter_modules(posviz.__path__)
-                        if not m.ispkg and not m.name.startswith("_") and m.name not in NOT_MATH))
+                        if not m.name.startswith("_") and m.name not in NOT_MATH))
+
+
+def _defined_in(fn: Callable, mod: object) -> bool:
+    """Whether ``fn`` is ``mod``'s own: defined in the module, or in one of its submodules for a package."""
+    home, name = fn.__module__, mod.__name__
+    return home == name or (hasattr(mod, "__path__") and home.startswith(name + "."))
 
 
 MODULES = math_modules()
 
 
 def public_functions() -> dict[str, Callable]:
-    """``{"module.function": function}`` for every public function defined in the math modules."""
+    """``{"module.function": function}`` for every public function defined in the math modules (a package's
+    under its own name: ``scaling.yarn_inv_freq``, wherever in ``posviz/scaling/`` it is defined)."""
     out: dict[str, Callable] = {}
     for m in MODULES:
         mod = importlib.import_module(f"posviz.{m}")
         for name, fn in inspect.getmembers(mod, inspect.isfunction):
-            if fn.__module__ == mod.__name__ and not name.startswith("_"):
+            if _defined_in(fn, mod) and not name.startswith("_"):
                 out[f"{m}.{name}"] = fn
     from posviz import cope
 

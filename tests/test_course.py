@@ -268,7 +268,7 @@ def test_a_part_declares_its_own_controls_and_their_bounds_are_checked():
 
 
 def test_the_outline_lists_every_lesson_part_and_control_as_declared():
-    from posviz import command
+    from posviz import cli as command
 
     out = course.outline(LESSONS)
     assert [ls["slug"] for ls in out["lessons"]] == [ls.slug for ls in LESSONS]
@@ -292,7 +292,7 @@ def test_the_outline_lists_every_lesson_part_and_control_as_declared():
 
 
 def test_posviz_lessons_json_is_the_outline(capsys):
-    from posviz import command
+    from posviz import cli as command
 
     assert command.main(["lessons", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)

@@ -56,7 +56,7 @@ def test_list_and_names_work_on_a_plain_install(monkeypatch, capsys):
     import failed here before)."""
     monkeypatch.setattr(posviz, "export", export)  # restored afterwards: the fresh modules stay in this test
     monkeypatch.setattr(posviz, "cli", cli)
-    for name in ("posviz.export", "posviz.cli"):
+    for name in ("posviz.export", "posviz.cli", "posviz.cli.export"):
         monkeypatch.delitem(sys.modules, name)
     block(monkeypatch, *EXTRA)
     fresh = importlib.import_module("posviz.cli")

@@ -83,16 +83,20 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_the_math_modules_are_the_modules_below_the_figures():
-    """MODULES is every posviz/<name>.py but the private ones and NOT_MATH; the layers (docs/CONTRIBUTING.md)
-    say the same from the source: a math module imports nothing of plotly, streamlit or the layers above it, and
-    every module of NOT_MATH does."""
+    """MODULES is every posviz/<name>.py or package posviz/<name>/ but the private ones and NOT_MATH; the layers
+    (docs/CONTRIBUTING.md) say the same from the source: a math module imports nothing of plotly, streamlit or the
+    layers above it, and every module of NOT_MATH does."""
     above = ("plotly", "streamlit", "posviz.figures", "posviz.ui", "posviz.export", "posviz.cli", "posviz.theme")
     root = Path(posviz.__file__).parent
 
-    def is_math(name: str) -> bool:
-        return not any(m == a or m.startswith(a + ".") for m in _imports(root / f"{name}.py") for a in above)
+    def files(name: str) -> list[Path]:
+        """The module ``posviz/<name>.py``, or every file of the package ``posviz/<name>/``."""
+        return [root / f"{name}.py"] if (root / f"{name}.py").is_file() else sorted((root / name).rglob("*.py"))
 
-    assert all((root / f"{name}.py").is_file() for name in NOT_MATH)
+    def is_math(name: str) -> bool:
+        return not any(m == a or m.startswith(a + ".") for f in files(name) for m in _imports(f) for a in above)
+
+    assert all(files(name) for name in NOT_MATH)
     assert [name for name in MODULES if not is_math(name)] == []
     assert [name for name in NOT_MATH if is_math(name)] == []
 

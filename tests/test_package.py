@@ -128,7 +128,7 @@ def test_wheel_ships_the_app_and_every_data_file(wheel: Path):
         assert sorted(set(data) - names) == [], "package data missing from the wheel (pyproject package-data)"
         assert sorted({rel for rel in package if rel.endswith(".py")} - names) == []
         entry_points = zf.read(f"{wheel.name.split('-')[0]}-{wheel.name.split('-')[1]}.dist-info/entry_points.txt")
-    assert "posviz = posviz.command:main" in entry_points.decode()
+    assert "posviz = posviz.cli:main" in entry_points.decode()
 
 
 def test_public_api_and_export_from_the_wheel(venv: Path, outside: Path, env: dict[str, str]):

@@ -25,7 +25,7 @@ MODEL = {
     "DeepSeek-V3": ("DeepseekV3Config", "deepseek_v3"), "gpt-oss 20B": ("GptOssConfig", "gpt_oss"),
     "Phi-3 mini 128k (Apr 2024)": ("Phi3Config", "phi3"), "GPT-NeoX 20B": ("GPTNeoXConfig", "gpt_neox"),
     "Llama 4 Scout 17B-16E": ("Llama4Config", "llama4"), "Gemma 3 27B": ("Gemma3Config", "gemma3"),
-    "Qwen3 8B": ("Qwen3Config", "qwen3"),
+    "Qwen3 8B": ("Qwen3Config", "qwen3"), "Qwen2-VL 7B Instruct (M-RoPE)": ("Qwen2VLConfig", "qwen2_vl"),
 }
 
 # What the issue asks for, per preset: (rope_type, rotary dim d, base, factor or None)
@@ -37,7 +37,7 @@ EXPECTED = {
     "DeepSeek-V3": ("yarn", 64, 1e4, 40.0), "gpt-oss 20B": ("yarn", 64, 150000.0, 32.0),
     "Phi-3 mini 128k (Apr 2024)": ("longrope", 96, 1e4, 32.0), "GPT-NeoX 20B": ("default", 24, 1e4, None),
     "Llama 4 Scout 17B-16E": ("llama3", 128, 5e5, 16.0), "Gemma 3 27B": ("linear", 128, 1e6, 8.0),
-    "Qwen3 8B": ("default", 128, 1e6, None),
+    "Qwen3 8B": ("default", 128, 1e6, None), "Qwen2-VL 7B Instruct (M-RoPE)": ("default", 128, 1e6, None),
 }
 
 
@@ -72,6 +72,8 @@ def test_specific_real_values():
     assert phi["short_factor"][0] == 1.05 and phi["short_factor"][-1] == 3.049999999999997
     neox = scaling.read_rope_config(presets.get_preset("GPT-NeoX 20B").config)
     assert (neox.head_dim, neox.partial_rotary_factor) == (96, 0.25)
+    vl = scaling.read_rope_config(presets.get_preset("Qwen2-VL 7B Instruct (M-RoPE)").config)
+    assert (vl.params["mrope_section"], vl.params["mrope_interleaved"]) == ((16, 24, 24), False)
 
 
 def test_get_preset_returns_a_copy():

@@ -111,9 +111,9 @@ def _imports(path: Path) -> set[str]:
 
 
 def _allowed_groups(rel: str) -> tuple[str, ...]:
-    if rel.startswith(("posviz/ui/", "pages/")) or rel in ("app.py", "Home.py", "posviz/command.py"):
+    if rel.startswith(("posviz/ui/", "pages/")) or rel in ("app.py", "Home.py", "posviz/cli/app.py"):
         return ("core", "app")
-    if rel in ("posviz/export.py", "posviz/cli.py"):
+    if rel == "posviz/export.py" or rel.startswith("posviz/cli/"):
         return ("core", "export")
     return ("core",)
 

@@ -847,3 +847,19 @@ def test_describe_config_is_linear_in_layers_and_caps_them():
         sc.describe_config(dict(cfg, layer_types=["full_attention"] * 2 * n))
     with pytest.raises(ValueError, match="no_rope_layers"):
         sc.describe_config({"head_dim": 64, "no_rope_layers": [1] * (n + 1)})
+
+
+@pytest.mark.parametrize("method", sorted(sc.METHODS))
+def test_one_registry_serves_the_sliders_and_the_config_reader(method):
+    """``scaled_inv_freq`` (one set of slider numbers) and ``inv_freq_from_config`` (a config.json) both dispatch
+    through ``ROPE_INIT_FUNCTIONS``: the same numbers give the same frequencies and attention factor."""
+    assert tuple(sc.ROPE_INIT_FUNCTIONS) == sc.ROPE_TYPES and set(sc.METHODS) <= set(sc.ROPE_INIT_FUNCTIONS)
+    block = {"rope_type": method, "factor": 8.0, "original_max_position_embeddings": 4096,
+             "low_freq_factor": 1.0, "high_freq_factor": 4.0}
+    config = {"head_dim": 64, "rope_theta": 10000.0, "rope_scaling": block,
+              "max_position_embeddings": 4096 if method == "dynamic" else 32768}
+    theta, factor = sc.scaled_inv_freq(method, 64, 10000.0, 8.0, 4096)
+    theta_cfg, factor_cfg = sc.inv_freq_from_config(config, seq_len=32768)
+    np.testing.assert_allclose(theta, theta_cfg, rtol=1e-15)
+    assert factor == pytest.approx(factor_cfg, rel=1e-15)
+    assert (method == "default") == np.array_equal(theta, sc.inv_freq(64, 10000.0))

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from posviz import command
+import posviz
+from posviz.cli import app as command
 from posviz.ui.page import is_loopback, student_address
 from testkit.apptest import assert_clean, run_page
 
@@ -37,10 +38,10 @@ def test_a_link_to_this_computer_only_is_recognised(url, loopback):
 
 
 def test_posviz_app_takes_the_public_url_and_passes_the_rest_on(monkeypatch):
-    monkeypatch.delenv(command.PUBLIC_URL_ENV, raising=False)
+    monkeypatch.delenv(posviz.PUBLIC_URL_ENV, raising=False)
     rest = command._take_public_url(["--server.port", "8600", "--public-url", "http://192.168.1.20:8600"])
     assert rest == ["--server.port", "8600"]
-    assert os.environ[command.PUBLIC_URL_ENV] == "http://192.168.1.20:8600"
+    assert os.environ[posviz.PUBLIC_URL_ENV] == "http://192.168.1.20:8600"
     assert command._take_public_url(["--public-url=https://a.example/x"]) == []
     for bad in ("192.168.1.20:8600", "ftp://a.example", "http://a.example/?q=1", ""):
         with pytest.raises(ValueError, match="--public-url"):

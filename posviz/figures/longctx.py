@@ -1,6 +1,7 @@
 """Figures of the long-context methods lesson: the base bound for every preset and B_m, xPos's decay, ReRoPE's and
 Self-Extend's relative positions, the attention-sink cache over a stream, and PoSE's position ids and coverage.
-All numbers come from ``posviz.longctx`` and ``posviz.streams``."""
+All numbers come from ``posviz.longctx`` and ``posviz.streams``; the formulas and their sources are
+docs/FORMULAS.md §9.1–§9.6, the pitfalls §9.7."""
 
 from __future__ import annotations
 

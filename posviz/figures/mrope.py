@@ -2,7 +2,8 @@
 rotary pair turns by at every token with the pairs split into temporal, height and width sections.
 
 A sequence is described by scalars (text lengths, merged grid sizes), so every figure can be built from the
-command line and the page's sliders; the ids and angles come from :mod:`posviz.mrope`.
+command line and the page's sliders; the ids and angles come from :mod:`posviz.mrope`. Wang et al. 2024
+(Qwen2-VL, arXiv:2409.12191) §2.1; docs/FORMULAS.md §4.5.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
-"""The ``posviz`` command: ``posviz app`` serves the lessons, ``posviz lessons`` lists them, ``posviz export …``
-is posviz.cli.
-
-    posviz app                          # same as `streamlit run app.py` in the repository, from any directory
-    posviz app --server.port 8600       # any further arguments go to `streamlit run`
-    posviz app --public-url http://192.168.1.20:8501 --server.address 0.0.0.0   # the address share links give
-    posviz lessons                      # the course: lessons, parts and their controls
-    posviz lessons --json               # the same as JSON (title, page, slug, order; each part's controls)
-    posviz export --list                # every figure (see posviz.cli)
-    posviz export sinusoidal_heatmap -o pe.svg
+"""``posviz app`` and ``posviz lessons``: serve the lessons with Streamlit, or print the course they declare.
 
 ``posviz app`` runs the checkout's own app.py when posviz is imported from a source checkout (or an
 editable install), else the copy a wheel ships in ``posviz/_app`` (setup.py copies it at build time).
 Streamlit reads the ``.streamlit/config.toml`` beside the script it runs, so the project's settings
-apply whatever the working directory is.
+apply whatever the working directory is. ``--public-url`` is the address students open, for share links and
+QR codes. Nothing here imports Streamlit or plotly: ``app`` execs Streamlit, ``lessons`` imports the pages lazily.
 """
 
 from __future__ import annotations
@@ -22,33 +14,9 @@ import json
 import os
 import sys
 import urllib.parse
-from pathlib import Path
 
-import posviz
 from posviz import PUBLIC_URL_ENV
-
-USAGE = """usage: posviz {app,lessons,export} ...
-
-  posviz app [--public-url URL] [streamlit run options]
-                                       serve the lessons (e.g. --server.port 8600 --server.address 0.0.0.0);
-                                       URL: the address students open, for share links and QR codes
-  posviz lessons [--json]              the course: every lesson, part and control, as an outline or as JSON
-  posviz export --list                 list every figure and its parameters
-  posviz export NAME [--param value ...] -o FILE [-o FILE ...]
-  posviz --version
-"""
-
-
-def app_dir() -> Path:
-    """Directory holding the app's app.py, pages/ and .streamlit/: the checkout's root, else the wheel's copy."""
-    package = Path(posviz.__file__).resolve().parent
-    checkout = package.parent
-    if all((checkout / name).exists() for name in ("app.py", "pages", "pyproject.toml")):
-        return checkout
-    shipped = package / "_app"
-    if (shipped / "app.py").is_file():
-        return shipped
-    raise FileNotFoundError(f"posviz app: no app.py in {checkout} or {shipped}; reinstall posviz")
+from posviz._app_files import app_dir
 
 
 def run_app(args: list[str]) -> int:
@@ -114,24 +82,3 @@ def list_lessons(args: list[str]) -> int:
     else:
         print(course.outline_text(found))
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Dispatch ``posviz app …`` and ``posviz export …``; return the exit code (2 on a usage error)."""
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if not argv or argv[0] in ("-h", "--help", "help"):
-        print(USAGE, end="", file=sys.stdout if argv else sys.stderr)
-        return 0 if argv else 2
-    if argv[0] == "--version":
-        print(f"posviz {posviz.__version__}")
-        return 0
-    if argv[0] == "app":
-        return run_app(argv[1:])
-    if argv[0] == "lessons":
-        return list_lessons(argv[1:])
-    if argv[0] == "export":
-        from posviz.cli import main as export_main  # imports plotly and the figures: only when exporting
-
-        return export_main(argv)
-    print(f"posviz: error: unknown command {argv[0]!r}\n{USAGE}", end="", file=sys.stderr)
-    return 2

@@ -1,10 +1,11 @@
-"""Model time of the "What a real model does" part: the shipped RoPE model at L' up to 1,024.
+"""Model time of the evidence parts of Context extension: the shipped models at L' up to 1,024.
 
-A rerun of the live part evaluates the RoPE model once per selected method at L' = s·L with the
-figure's default number of sequences (``posviz.models.live_n_sequences``). Budget: all selected
-methods together <= 150 ms of model time. Also times the scheme comparison (five models) and whole figure
-builds. Prints the median of 5 runs per case (after a warm-up run) as wall time and as this process's
-CPU time: on a machine shared with other jobs the wall time measures the queue, the CPU time the model.
+A lesson slider value is served from the shipped evidence grid (``weights/curves.npz``: every curve the sliders
+can ask for, 32 sequences each), so a rerun pays for reading it, not for the models; any other setting (a figure
+exported at s = 2.5, another seed) runs the models live: ``posviz.models.evaluate_sequences`` on 32 sequences per
+curve. Times both, and whole figure builds with the models' caches cleared. Prints the median of 5 runs per case
+(after a warm-up run) as wall time and as this process's CPU time: on a machine shared with other jobs the wall
+time measures the queue, the CPU time the model.
 
     python -m benchmarks.models_speed [--threads N]
 """
@@ -18,22 +19,22 @@ from collections.abc import Callable
 from functools import partial
 
 METHODS = ("default", "linear", "ntk", "yarn")           # the figure's default selection
-ALL_METHODS = ("default", "linear", "ntk", "dynamic", "yarn", "llama3")
 
 
-def _methods(model: object, length: int, factor: float, n: int, methods: tuple[str, ...]) -> None:
+def _live(length: int, factor: float, methods: tuple[str, ...]) -> None:
     import posviz.models as pm
 
     for m in methods:
-        pm.evaluate(model, length, m, factor, n_sequences=n)
+        pm.evaluate_sequences(pm.shared("rope"), length, m, factor, 0, 32)
 
 
 def _cold_build(name: str, **params: object) -> object:
-    """A figure build that runs the models (posviz.models remembers recent curves; forget them first)."""
-    import posviz.models as pm
+    """A figure build with every remembered curve and grid read forgotten first."""
     from posviz.figures import build
+    from posviz.models import curves
 
-    pm._losses.cache_clear()
+    curves._live.cache_clear()
+    curves._grid.cache_clear()
     return build(name, **params)
 
 
@@ -42,19 +43,16 @@ def cases() -> dict[str, Callable[[], object]]:
     import posviz.models as pm
 
     L = pm.train_length()
-    rope = pm.shared("rope")
     out: dict[str, Callable[[], object]] = {}
-    for Lp in (256, 512, 1024):
-        n = pm.live_n_sequences(Lp)
-        out[f"evaluate RoPE, 1 method, L'={Lp}, n={n}"] = partial(_methods, rope, Lp, Lp / L, n, ("yarn",))
-        out[f"evaluate RoPE, {len(METHODS)} methods, L'={Lp}, n={n}"] = partial(_methods, rope, Lp, Lp / L, n,
-                                                                               METHODS)
-        out[f"evaluate RoPE, {len(ALL_METHODS)} methods, L'={Lp}, n={n}"] = partial(_methods, rope, Lp, Lp / L, n,
-                                                                                   ALL_METHODS)
-    out["figure models_extension (4 methods, s=16)"] = partial(_cold_build, "models_extension", factor=16.0)
-    out["figure models_extension (4 methods + 2 fine-tunes, s=4)"] = partial(_cold_build, "models_extension",
-                                                                             finetuned=True)
-    out["figure models_schemes (5 schemes, s=4)"] = partial(_cold_build, "models_schemes")
+    for Lp in (160, 256, 1024):
+        out[f"live: RoPE, {len(METHODS)} methods, L'={Lp}, 32 sequences each"] = partial(_live, Lp, Lp / L, METHODS)
+    out["grid: figure models_extension (4 methods + 2 fine-tunes, s=4)"] = partial(
+        _cold_build, "models_extension", finetuned=True)
+    out["grid: figure models_extension (4 methods, s=16)"] = partial(_cold_build, "models_extension", factor=16.0)
+    out["grid: figure models_schemes (5 schemes, s=8)"] = partial(_cold_build, "models_schemes", factor=8.0)
+    out["grid: figure models_retrieval (5 schemes, s=8)"] = partial(_cold_build, "models_retrieval",
+                                                                    kind="schemes", factor=8.0)
+    out["live: figure models_extension (4 methods, s=2.5)"] = partial(_cold_build, "models_extension", factor=2.5)
     return out
 
 

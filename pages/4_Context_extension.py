@@ -8,7 +8,17 @@ from posviz import presets as ps
 from posviz import scaling as sc
 from posviz import ui
 from posviz.figures.configs import config_blocks, config_source
-from posviz.figures.models import SCHEME_LABELS, finetuned_at, models_extension, models_schemes
+from posviz.figures.models import (
+    LEARNED_MARGIN,
+    SCHEME_LABELS,
+    curve_label,
+    learned_at_L,
+    method_curves,
+    models_extension,
+    models_retrieval,
+    models_schemes,
+    scheme_curves,
+)
 from posviz.figures.scaling import (
     ENVELOPE_BINS,
     scaling_dynamic,
@@ -21,6 +31,7 @@ from posviz.figures.scaling import (
     scaling_wavelengths,
     scaling_yarn_ramp,
 )
+from posviz.models.curves import GRID_FACTORS, NEAR_FLOOR, RETRIEVAL_THRESHOLD, SCHEME_FACTORS
 from posviz.rope import inv_freq
 
 lesson = ui.Lesson(
@@ -491,9 +502,15 @@ def pitfall_numbers() -> dict[str, float]:
                 wrong_logits=sc.scaled_cos_sin_logit_multiplier(factor), logits=sc.get_mscale(factor) ** 2)
 
 
+def model_curve(name: str, Lp: int, method: str = "default", factor: float = 1.0) -> pm.Curve:
+    """A shipped model's evidence curve at L' (the one the figures draw: 32 sequences, the shipped grid at the
+    slider's values)."""
+    return pm.curve(name, Lp, method, factor if name.startswith("rope") else 1.0)
+
+
 def model_excess(name: str, Lp: int, method: str, factor: float) -> float:
-    """A shipped model's mean loss above the Bayes floor past L at L' (the cached curve the figure draws)."""
-    return pm.past_L(pm.losses(name, Lp, method, factor, 0, pm.live_n_sequences(Lp)), pm.train_length())
+    """A shipped model's mean loss above the Bayes floor past L at L' (the curve the figure draws)."""
+    return pm.past_L(model_curve(name, Lp, method, factor).loss, pm.train_length())
 
 
 def usable(names: tuple[str, ...]) -> tuple[str, ...]:
@@ -522,12 +539,28 @@ def trained_at() -> str:
         return "L"
 
 
+def held_fixed() -> str:
+    """The one sentence that says what the experiment holds fixed as L' grows."""
+    try:
+        lo, hi = pm.period_range(pm.train_length())
+    except pm.WeightsError:
+        return ""
+    return (f"At every L' each sequence repeats with a period drawn from {lo}–{hi}, the training range, so the "
+            "copy distance never leaves what training saw: only the positions are new, and any rise past L is "
+            "the position code's doing. ")
+
+
+def scale_control(name: str, label: str, factors: tuple[float, ...]) -> ui.LogFloat:
+    """A model part's scale slider: the values the shipped evidence grid holds for it (``factors``)."""
+    return ui.LogFloat(name, label, default=4.0, lo=1.0, hi=max(factors), extra=factors,
+                       help=f"The shipped models were trained at {trained_at()}; L' = s·L, up to s = "
+                            f"{max(factors):g} (the curves shipped precomputed, 32 sequences each).")
+
+
 @lesson.part("evidence", "10. What a real model does", uses=("methods",),
              title="What a real model does: RoPE trained at L = 64, read at L' = s·L",
              controls=(
-                 ui.Float("model_s", "scale s = L'/L for the model", default=4.0, lo=1.0, hi=16.0, step=0.25,
-                          help=f"The shipped model was trained at {trained_at()}; L' = s·L up to "
-                               f"{pm.MAX_LENGTH}."),
+                 scale_control("model_s", "scale s = L'/L for the model", GRID_FACTORS),
                  ui.Bool("finetuned", "add the PI and YaRN models fine-tuned at L' = 4L (drawn at s = 4)",
                          default=True),
              ))
@@ -538,53 +571,87 @@ def part_evidence(v: ui.Values) -> None:
     L = pm.train_length()
     Lp = int(round(c.model_s * L))
     methods = v.methods or ("default",)
-    excess = {m: model_excess("rope", Lp, m, c.model_s) for m in methods}
-    tally = "; ".join(f"{sc.METHODS[m].label} +{x:.2f}" for m, x in excess.items())
     loads = usable(tuple(f"rope_{m}_ft" for m in pm.FINETUNED)) if c.finetuned else ()
     ready = tuple(m for m in pm.FINETUNED if f"rope_{m}_ft" in loads)
-    tuned = finetuned_at(c.model_s, ready)
-    tuned_text = "; ".join(f"{sc.METHODS[m].label} after {pm.record(f'rope_{m}_ft')['steps']} steps +"
-                           f"{model_excess(f'rope_{m}_ft', Lp, m, c.model_s):.2f}" for m in tuned)
     params = dict(methods=",".join(methods), factor=c.model_s, finetuned=c.finetuned)
     if c.finetuned and ready != pm.FINETUNED:  # a fine-tune's file is damaged (warned above): draw the others
         params["finetunes"] = ",".join(ready)
+    drawn = method_curves(params["methods"], c.model_s, c.finetuned, params.get("finetunes", "linear,yarn"),
+                          pm.CURVE_SEQUENCES, 0)
+    tally = "; ".join(f"{curve_label(k)} +{pm.past_L(cv.loss, L):.2f}" for k, _, cv, _ in drawn)
     ui.figure_panel(
         models_extension, params,
         key="evidence",
-        caption=f"A 2-layer transformer trained here at L = {L} to continue sequences that repeat with an unknown "
-                f"period (up to half their length), read at L' = {Lp}: every curve is computed now on "
-                f"{pm.live_n_sequences(Lp)} fresh sequence(s). The dotted curve is the best loss any model can "
-                f"reach. Mean loss above it past L, in nats: {tally}"
-                + (f". Dashed, fine-tuned at L' with the method in place: {tuned_text}" if tuned_text else "")
-                + ".",
+        caption=f"A {layers('rope')}-layer transformer trained here at L = {L} to continue sequences that repeat "
+                f"with an unknown period, read at L' = {Lp}. {held_fixed()}Each curve averages "
+                f"{pm.CURVE_SEQUENCES} fresh sequences (band: ±2 standard errors); the dotted curve is the best "
+                f"loss any model can reach. Mean loss above it past L, in nats: {tally}.",
         code=[pm.evaluate, pm.rope_inv_freq],
     )
     ui.prose(
-        "Before the repeat starts nothing can be predicted, so the floor is high on the left. After it, finding "
-        "the next token needs the fast pairs (to find the previous token, one step back) and the slow pairs "
-        "(to match content up to half the sequence back). "
-        + recovered(excess | {"default": model_excess("rope", Lp, "default", c.model_s)}, c.model_s)
+        "Before the repeat starts nothing can be predicted, so the floor is high on the left; once every period "
+        "has shown itself it is 0. Finding the next token needs the fast pairs (the previous token, one step "
+        "back) and the slow pairs (content up to half the training length back). "
+        + recovered({k: pm.past_L(cv.loss, L) for k, _, cv, _ in drawn}
+                    | {"default": model_excess("rope", Lp, "default", c.model_s)}, c.model_s)
+        + " " + floor_exits(drawn, L)
         + f" This is one {parameters('rope')}-parameter model on a synthetic task: docs/MODELS.md records the run "
           "and where it differs from the 7B models of the papers, which rank the methods on their own tasks.")
+    ui.figure_panel(
+        models_retrieval, dict(params, kind="methods"), key="evidence_retrieval",
+        caption="Retrieval beside the loss: the share of tokens the model copies exactly (its most likely token "
+                "is the one the repeat determines), per position, over the same sequences. "
+                + retrieval_sentence(drawn, L, Lp),
+        code=[pm.evaluate_sequences, pm.effective_context],
+    )
 
 
 def recovered(excess: dict[str, float], s: float) -> str:
-    """How much of plain RoPE's loss past L each method recovers without training, at scale ``s``, from the
-    curves the figure draws (``excess``: mean loss above the floor past L, by method; "default" included)."""
+    """How much of plain RoPE's loss past L each method recovers without training, and their order, at scale
+    ``s``, from the curves the figure draws (``excess``: mean loss above the floor past L by curve key of
+    ``method_curves``; "default" included)."""
     plain = excess["default"]
-    if s == 1.0 or plain <= 0:
+    if s == 1.0:
         return "At s = 1 nothing is read past L."
+    what = f"Past L at s = {s:g}, plain RoPE is +{plain:.2f} nats above the floor."
+    if plain <= 0:
+        return what
     shares = []
     for m, x in excess.items():
-        if m == "default":
+        if m == "default" or m.startswith("ft:"):
             continue
         share = 1.0 - x / plain
         shares.append(f"{sc.METHODS[m].label} {share:.0%}" if share >= 0 else
                       f"{sc.METHODS[m].label} none (worse than no scaling: +{x:.2f})")
-    what = f"Past L at s = {s:g}, plain RoPE is +{plain:.2f} nats above the floor."
     if not shares:
         return what + " Pick methods above to compare."
-    return what + " The share of that loss each method recovers without any training: " + "; ".join(shares) + "."
+    order = " < ".join(f"{curve_label(k)} ({x:.2f})" for k, x in sorted(excess.items(), key=lambda kv: kv[1]))
+    return (what + " The share of that loss each method recovers without any training: " + "; ".join(shares)
+            + f". From closest to the floor past L to farthest: {order}.")
+
+
+def floor_exits(drawn: list, L: int) -> str:
+    """Where each drawn curve leaves the floor (``pm.leaves_floor``: the first window of L/4 positions from L/2 on
+    more than ``NEAR_FLOOR`` nats above it), said to be inside L when it is."""
+    parts = []
+    for key, _, cv, _ in drawn:
+        t = pm.leaves_floor(cv)
+        parts.append(f"{curve_label(key)} " + ("stays within it to the end" if t is None else
+                                               f"leaves it at t ≈ {t:,}" + (" (inside L)" if t < L else "")))
+    return (f"Where each curve first rises more than {NEAR_FLOOR:g} nats above the floor (in windows of "
+            f"{L // 4} positions): " + "; ".join(parts) + ".")
+
+
+def retrieval_sentence(drawn: list, L: int, Lp: int) -> str:
+    """Each drawn curve's retrieval past L and effective context, and what loss alone would hide."""
+    if Lp <= L:
+        return "At s = 1 nothing is read past L."
+    parts = [f"{curve_label(k)} {np.nanmean(cv.retrieval[L:]):.0%} (effective context {pm.effective_context(cv):,})"
+             for k, _, cv, _ in drawn]
+    return (f"Exact copies past L, and the effective context (positions read before retrieval first falls below "
+            f"{RETRIEVAL_THRESHOLD:.0%}): " + "; ".join(parts) + ". Long-context evaluations report both: a "
+            "perplexity that does not blow up says the model is not confused on average, an effective context "
+            "says how far it still finds the one token that matters.")
 
 
 def parameters(name: str) -> str:
@@ -592,10 +659,13 @@ def parameters(name: str) -> str:
     return f"{sum(t.numel() for t in pm.shared(name).parameters()) / 1000:.0f} k"
 
 
+def layers(name: str) -> int:
+    """A shipped model's number of transformer blocks."""
+    return pm.shared(name).config.n_layers
+
+
 @lesson.part("schemes", "11. Schemes past L", title="Position schemes past L: one task, five schemes",
-             controls=(
-                 ui.Float("schemes_s", "scale s = L'/L", default=4.0, lo=1.0, hi=16.0, step=0.25),
-             ))
+             controls=(scale_control("schemes_s", "scale s = L'/L", SCHEME_FACTORS),))
 def part_schemes(v: ui.Values) -> None:
     c = ui.controls(where="main", columns=1)
     schemes = usable(pm.SCHEMES)
@@ -603,21 +673,52 @@ def part_schemes(v: ui.Values) -> None:
         return
     L = pm.train_length()
     Lp = int(round(c.schemes_s * L))
-    at_L = {s: pm.record(s)["metrics"][f"at_L_{L}"]["excess_over_floor"] for s in schemes}
-    past = {s: model_excess(s, Lp, "default", 1.0) for s in schemes}
+    at_L = {s: learned_at_L(s) for s in schemes}
     params = dict(factor=c.schemes_s) | ({} if schemes == pm.SCHEMES else {"schemes": ",".join(schemes)})
+    drawn = scheme_curves(params.get("schemes", ",".join(pm.SCHEMES)), c.schemes_s, pm.CURVE_SEQUENCES, 0)
+    past = {k: pm.past_L(cv.loss, L) for k, _, cv, _ in drawn}
     ui.figure_panel(
         models_schemes, params, key="schemes",
-        caption="The same model, task and training with each position scheme. Above the floor at L, where they "
-                "were trained (256 sequences, from the training record): "
+        caption="The same model, task and training with each position scheme. " + held_fixed()
+                + "Above the floor at L, where they were trained (256 sequences, from the training record): "
                 + "; ".join(f"{SCHEME_LABELS[s]} +{x:.2f}" for s, x in at_L.items())
                 + f". Past L at L' = {Lp}: " + "; ".join(f"{SCHEME_LABELS[s]} +{x:.2f}" for s, x in past.items())
-                + ". A scheme that did not learn the task at L has nothing to extrapolate: a flat curve high "
-                  "above the floor is not success.",
+                + ".",
         code=[pm.evaluate],
     )
-    ui.prose("The learned table has no row past L, so positions ≥ L reuse its last row. ALiBi needs no change "
-             "to read longer but pays its linear penalty on far keys, which this task needs.")
+    ui.prose(schemes_prose(drawn, at_L, past, L, Lp))
+    ui.figure_panel(
+        models_retrieval, dict(params, kind="schemes"), key="schemes_retrieval",
+        caption="Retrieval beside the loss, per scheme, over the same sequences. " + retrieval_sentence(drawn, L, Lp),
+        code=[pm.evaluate_sequences, pm.effective_context],
+    )
+
+
+NOPE_WHY = ("With no position signal, a model must first count positions from how its attention spreads over the "
+            "tokens so far, then use the count to find the previous token, then match: a layer more than the "
+            "other schemes need, and a count fine enough to tell t − 1 from t − 2 at t ≈ 60. ")
+
+
+def schemes_prose(drawn: list, at_L: dict[str, float], past: dict[str, float], L: int, Lp: int) -> str:
+    """What the scheme curves show, every number from them: who learned the task at L, the order past L."""
+    learned = [s for s in at_L if at_L[s] <= LEARNED_MARGIN]
+    missed = [s for s in at_L if at_L[s] > LEARNED_MARGIN]
+    text = (f"Every scheme is within {LEARNED_MARGIN:g} nats of the floor at L, so each learned the task and the "
+            "comparison past L is fair. " if not missed else
+            f"{', '.join(SCHEME_LABELS[s] for s in missed)} did not learn the task at L (more than "
+            f"{LEARNED_MARGIN:g} nats above the floor there, dotted): "
+            + ("it has nothing to extrapolate, so its curve is not compared. " if len(missed) == 1 else
+               "they have nothing to extrapolate, so their curves are not compared. ")
+            + (NOPE_WHY if "nope" in missed else ""))
+    if Lp <= L:
+        return text + "At s = 1 nothing is read past L."
+    ranked = sorted((s for s in learned if s in past), key=past.get)
+    text += ("Past L, from closest to the floor to farthest: "
+             + " < ".join(f"{SCHEME_LABELS[s]} ({past[s]:.2f})" for s in ranked) + ". ")
+    return text + ("The learned table has no row past L, so positions ≥ L reuse its last row; the sinusoidal "
+                   "table and RoPE reach angles never seen in training; ALiBi's bias depends only on the distance, "
+                   "and its linear penalty makes the far tokens that past L become distractors cheap to ignore; "
+                   "NoPE has no position code at all.")
 
 
 @lesson.part("pitfalls", "Pitfalls", uses=(*SIZE, *LLAMA3))

@@ -191,7 +191,7 @@ def test_losses_follow_the_file_not_the_name(weights):
 def test_training_records_the_checksum_that_loading_verifies(tmp_path):
     from posviz.models.train import Recipe, _train_one
 
-    recipe = Recipe(steps=2, finetune_steps=1)
+    recipe = Recipe(steps=2, scheme_steps=(), finetune_steps=1)
     threads = torch.get_num_threads()
     try:
         record = _train_one(tmp_path, recipe, 1, "alibi")["alibi"]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import posviz.models as pm
-from posviz.figures.models import binned
+from posviz.figures.models import LEARNED_MARGIN, SCHEME_LABELS
 from posviz.scaling import METHODS
 from testkit.apptest import assert_clean, chart_specs, run_page, warnings_text
 
@@ -24,7 +24,8 @@ def captions(at) -> str:
 
 
 def curve(spec: dict, label: str) -> dict:
-    return next(t for t in spec["data"] if t["name"].startswith(label))
+    """The drawn curve named ``label`` (not its band)."""
+    return next(t for t in spec["data"] if t["name"].startswith(label) and t.get("showlegend", True) is not False)
 
 
 def _y(trace: dict) -> np.ndarray:
@@ -36,46 +37,99 @@ def _y(trace: dict) -> np.ndarray:
     return np.asarray(y, dtype=np.float64)
 
 
-@pytest.mark.parametrize("s", ["4", "2.5"])
+def _drawn(spec: dict) -> list[dict]:
+    """The drawn curves of a chart (no floor, no bands)."""
+    return [t for t in spec["data"] if not t["name"].startswith("Bayes") and t.get("showlegend", True) is not False]
+
+
+def _prose(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("s", ["4", "16"])
 def test_evidence_draws_each_method_and_quotes_its_loss_past_L(s):
     at = run_page(PAGE, {"part": "evidence", "model_s": s, "methods": "default,linear,yarn"})
     assert_clean(at)
     factor = float(s)
     L = pm.train_length()
     Lp = int(round(factor * L))
-    spec = chart_specs(at)[0]
+    loss_spec, retrieval_spec = chart_specs(at)
     text = captions(at)
-    assert f"read at L' = {Lp}" in text
-    n = pm.live_n_sequences(Lp)
-    width = max(1, -(-Lp // 128))
+    assert f"read at L' = {Lp}" in text and "period drawn from 8–32, the training range" in text
     for m in ("default", "linear", "yarn"):
-        losses = pm.evaluate(pm.load("rope"), Lp, m, factor, seed=0, n_sequences=n)
-        excess = pm.past_L(losses, L)
-        assert f"{METHODS[m].label} +{excess:.2f}" in text
-        np.testing.assert_allclose(_y(curve(spec, METHODS[m].label)), binned(losses, width)[1], rtol=1e-5)
-    dashed = [t for t in spec["data"] if "fine-tuned" in t["name"]]
+        c = pm.curve("rope", Lp, m, factor)
+        assert f"{METHODS[m].label} +{pm.past_L(c.loss, L):.2f}" in text
+        np.testing.assert_allclose(_y(curve(loss_spec, METHODS[m].label)), c.loss_bin, rtol=1e-5)
+        np.testing.assert_allclose(_y(curve(retrieval_spec, METHODS[m].label)), c.retrieval_bin, rtol=1e-5,
+                                   equal_nan=True)
+        assert f"effective context {pm.effective_context(c):,}" in curve(retrieval_spec, METHODS[m].label)["name"]
+    dashed = [t for t in _drawn(loss_spec) if "fine-tuned" in t["name"]]
     assert len(dashed) == (2 if factor == 4.0 else 0)
-    assert ("Dashed, fine-tuned" in text) == (factor == 4.0)
 
 
-@pytest.mark.parametrize("s", ["2", "4", "16"])
-def test_evidence_prose_says_how_much_each_method_recovers_at_the_scale_shown(s):
-    """The sentence under the figure is computed from its curves at the student's s (at s = 4 NTK-aware
-    recovers about half, at 16 far less; PI can be worse than no scaling), never a fixed "most of the loss"."""
+@pytest.mark.parametrize("s", ["4", "16"])
+def test_evidence_prose_names_the_fractions_and_the_order_the_curves_have(s):
+    """The sentences under the figure are computed from its curves at the student's s: each method's share of
+    plain RoPE's loss past L, the order from closest to the floor to farthest, where each leaves the floor."""
     at = run_page(PAGE, {"part": "evidence", "model_s": s, "methods": "default,linear,ntk,yarn,llama3"})
     assert_clean(at)
-    prose = " ".join(m.value for m in at.markdown)
-    Lp = int(round(float(s) * pm.train_length()))
-    past = {m: pm.past_L(pm.losses("rope", Lp, m, float(s), 0, pm.live_n_sequences(Lp)), pm.train_length())
-            for m in ("default", "linear", "ntk", "yarn", "llama3")}
-    assert f"Past L at s = {float(s):g}, plain RoPE is +{past['default']:.2f} nats above the floor." in prose
+    prose = _prose(at)
+    factor, L = float(s), pm.train_length()
+    Lp = int(round(factor * L))
+    curves = {m: pm.curve("rope", Lp, m, factor) for m in ("default", "linear", "ntk", "yarn", "llama3")}
+    past = {m: pm.past_L(c.loss, L) for m, c in curves.items()}
+    drawn = {t["name"].split(":")[0]: float(re.search(r"\+(\d+\.\d+) past L", t["name"]).group(1))
+             for t in _drawn(chart_specs(at)[0]) if "fine-tuned" not in t["name"]}
+    assert drawn == {METHODS[m].label: round(x, 2) for m, x in past.items()}
+    assert f"Past L at s = {factor:g}, plain RoPE is +{past['default']:.2f} nats above the floor." in prose
     for m in ("linear", "ntk", "yarn", "llama3"):
         share = 1 - past[m] / past["default"]
         said = f"{METHODS[m].label} {share:.0%}" if share >= 0 else f"{METHODS[m].label} none (worse than no scaling"
         assert said in prose, (m, share)
-    assert "recover most of the loss" not in prose and "ordering of the methods is the papers'" not in prose
+    keys = {"default", "linear", "ntk", "yarn", "llama3"}
+    if factor == 4.0:
+        keys |= {"ft:linear", "ft:yarn"}
+    ordered = re.search(r"From closest to the floor past L to farthest: (.*?)\.( |$)", prose).group(1)
+    named = [part.rsplit(" (", 1)[0] for part in ordered.split(" < ")]
+    values = [float(part.rsplit(" (", 1)[1].rstrip(")")) for part in ordered.split(" < ")]
+    assert len(named) == len(keys) and values == sorted(values)
+    for label, value in zip(named, values):
+        if label in drawn:
+            assert value == pytest.approx(drawn[label], abs=0.006)
+    for m, c in curves.items():
+        t = pm.leaves_floor(c)
+        said = "stays within it to the end" if t is None else f"leaves it at t ≈ {t:,}" + (" (inside L)" * (t < L))
+        assert f"{METHODS[m].label} {said}" in prose
     params = sum(t.numel() for t in pm.shared("rope").parameters())
     assert f"one {params / 1000:.0f} k-parameter model" in prose
+
+
+@pytest.mark.parametrize("s", ["4", "8"])
+def test_schemes_part_quotes_the_training_record_and_the_drawn_curves(s):
+    at = run_page(PAGE, {"part": "schemes", "schemes_s": s})
+    assert_clean(at)
+    L, factor = pm.train_length(), float(s)
+    Lp = int(round(factor * L))
+    text, prose = captions(at), _prose(at)
+    loss_spec, retrieval_spec = chart_specs(at)
+    assert len(_drawn(loss_spec)) == len(_drawn(retrieval_spec)) == len(pm.SCHEMES)
+    past = {}
+    for sch in pm.SCHEMES:
+        rec = pm.manifest()["models"][sch]["metrics"][f"at_L_{L}"]["excess_over_floor"]
+        assert f"+{rec:.2f}" in text.split("Past L")[0]
+        c = pm.curve(sch, Lp)
+        past[sch] = pm.past_L(c.loss, L)
+        assert re.search(rf"\+{past[sch]:.2f}", text.split("Past L")[1])
+        assert f"effective context {pm.effective_context(c):,}" in curve(retrieval_spec, SCHEME_LABELS[sch])["name"]
+    learned = [sch for sch in pm.SCHEMES if pm.manifest()["models"][sch]["metrics"][f"at_L_{L}"]
+               ["excess_over_floor"] <= LEARNED_MARGIN]
+    for sch in set(pm.SCHEMES) - set(learned):     # drawn dotted, labelled, said, and left out of the order
+        assert "did not learn the task" in curve(loss_spec, SCHEME_LABELS[sch])["name"]
+        assert curve(loss_spec, SCHEME_LABELS[sch])["line"]["dash"] == "dot"
+    missed = [SCHEME_LABELS[sch] for sch in pm.SCHEMES if sch not in learned]
+    assert (f"{', '.join(missed)} did not learn the task at L" in prose) == bool(missed)
+    order = " < ".join(f"{SCHEME_LABELS[sch]} ({past[sch]:.2f})" for sch in sorted(learned, key=past.get))
+    assert f"Past L, from closest to the floor to farthest: {order}." in prose
 
 
 def test_evidence_without_finetunes_and_a_bad_scale_falls_back_with_a_warning():
@@ -85,20 +139,6 @@ def test_evidence_without_finetunes_and_a_bad_scale_falls_back_with_a_warning():
     spec = chart_specs(at)[0]
     assert not [t for t in spec["data"] if "fine-tuned" in t["name"]]
     assert "read at L' = 256" in captions(at)
-
-
-def test_schemes_part_quotes_the_training_record_and_the_live_curves():
-    at = run_page(PAGE, {"part": "schemes", "schemes_s": "2"})
-    assert_clean(at)
-    L = pm.train_length()
-    text = captions(at)
-    spec = chart_specs(at)[0]
-    assert len([t for t in spec["data"] if not t["name"].startswith("Bayes")]) == len(pm.SCHEMES)
-    for s in pm.SCHEMES:
-        rec = pm.manifest()["models"][s]["metrics"][f"at_L_{L}"]["excess_over_floor"]
-        assert f"+{rec:.2f}" in text
-        live = pm.past_L(pm.evaluate(pm.load(s), 2 * L, n_sequences=pm.live_n_sequences(2 * L)), L)
-        assert re.search(rf"\+{live:.2f}", text.split("Past L")[1])
 
 
 @pytest.fixture
@@ -133,7 +173,7 @@ def test_schemes_part_warns_of_a_damaged_file_and_draws_the_other_schemes(damage
     at = run_page(PAGE, {"part": "schemes", "schemes_s": "2"})
     assert_clean(at)
     assert "sha256" in _one_restore_line(at, damaged / "alibi.pt")
-    names = [t["name"] for t in chart_specs(at)[0]["data"] if not t["name"].startswith("Bayes")]
+    names = [t["name"] for t in _drawn(chart_specs(at)[0])]
     assert [n.split(":")[0] for n in names] == ["NoPE", "learned absolute", "sinusoidal", "RoPE"]
     text = captions(at)
     assert "ALiBi" not in text and "RoPE +" in text
@@ -145,10 +185,10 @@ def test_evidence_part_warns_of_a_damaged_finetune_and_draws_the_rest(damaged):
     at = run_page(PAGE, {"part": "evidence", "model_s": "4", "methods": "default,yarn"})
     assert_clean(at)
     assert "truncated" in _one_restore_line(at, path)
-    names = [t["name"] for t in chart_specs(at)[0]["data"]]
-    assert [n.split(":")[0].split(",")[0] for n in names if not n.startswith("Bayes")] == \
+    names = [t["name"] for t in _drawn(chart_specs(at)[0])]
+    assert [n.split(":")[0].split(",")[0] for n in names] == \
         [METHODS["default"].label, METHODS["yarn"].label, METHODS["linear"].label]
-    assert "fine-tuned" in names[-1] and "Dashed, fine-tuned at L' with the method in place: PI" in captions(at)
+    assert "fine-tuned" in names[-1] and "PI / linear, fine-tuned" in captions(at)
 
 
 @pytest.mark.parametrize("part", ["evidence", "schemes"])

@@ -80,6 +80,43 @@ def test_bayes_floor_matches_a_monte_carlo_of_the_bayes_predictor():
     assert np.all(np.abs(mean - floor) <= 4 * sem + 1e-9), (mean - floor) / sem
 
 
+def test_fair_floor_matches_a_monte_carlo_of_the_bayes_predictor_past_the_training_length():
+    """The fair evaluation: sequences of T = 40 whose periods are drawn from a training length of 20's range
+    (3..10); the Bayes predictor enumerates exactly those periods."""
+    T, n, periods = 40, 200, period_range(20)
+    _, targets, drawn = sample_batch(n, T, 9, periods)
+    assert drawn.min() >= periods[0] and drawn.max() <= periods[1]
+    losses = np.array([_bayes_loss(row, *periods) for row in targets])  # (n, T)
+    mean, sem = losses.mean(axis=0), losses.std(axis=0) / math.sqrt(n) + 1e-9
+    floor = bayes_floor(T, periods)
+    assert np.all(np.abs(mean - floor) <= 4 * sem + 1e-9), (mean - floor) / sem
+    np.testing.assert_allclose(floor[periods[1] + 1:], 0.0)     # every period has shown itself by then
+    np.testing.assert_allclose(floor[:20], bayes_floor(20))      # the training length's floor, then zeros
+
+
+@given(L=st.integers(8, 256), s=st.integers(1, 4), seed=st.integers(0, 10**6))
+@settings(max_examples=30, deadline=None)
+def test_fair_sequences_keep_the_training_periods_at_any_length(L, s, seed):
+    lo, hi = period_range(L)
+    T = min(MAX_LENGTH, s * L)
+    _, targets, drawn = sample_batch(2, T, seed, (lo, hi))
+    assert np.all((drawn >= lo) & (drawn <= hi))
+    for row, P in zip(targets, drawn):
+        assert np.array_equal(row[P:], row[:-P])
+    floor = bayes_floor(T, (lo, hi))
+    np.testing.assert_allclose(floor[: min(T, L)], bayes_floor(L)[: min(T, L)])
+    assert np.all(floor[hi + 1:] == 0)
+
+
+@pytest.mark.parametrize("periods, name", [((0, 5), "periods"), ((5, 4), "periods"), ((2, VOCAB + 1), "periods"),
+                                           ("8,32", "periods"), ((8,), "periods")])
+def test_bad_periods_name_the_parameter(periods, name):
+    with pytest.raises(ValueError, match=name):
+        sample_batch(2, 64, 0, periods)
+    with pytest.raises(ValueError, match=name):
+        bayes_floor(64, periods)
+
+
 def test_bayes_floor_closed_form_edges():
     T = 64
     lo, hi = period_range(T)

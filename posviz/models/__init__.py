@@ -34,7 +34,8 @@ METHODS = tuple(scaling.METHODS)            # default, linear, ntk, dynamic, yar
 FINETUNED = ("linear", "yarn")               # RoPE models fine-tuned at L' with a scaling method baked in
 NAMES = SCHEMES + tuple(f"rope_{m}_ft" for m in FINETUNED)   # every shipped model, by file stem
 MAX_FACTOR = 64.0
-MAX_SCORE_CELLS = 1 << 22                    # n_sequences · length² (attention scores per head and layer)
+MAX_SCORE_CELLS = 1 << 25                    # n_sequences · length²: 32 sequences at 1,024 (evaluated in batches)
+DEFAULT_SCORE_CELLS = 1 << 22                # evaluate's default n_sequences keeps n·length² under this
 MAX_TOKENS = 1 << 15                         # n_sequences · length (q and k stacked: 2·32768·64 values)
 BATCH_TOKENS = 1 << 12                       # tokens per forward pass of evaluate (logits: 4096·512 floats)
 BATCH_SCORE_CELLS = 1 << 20                  # attention scores per head and layer in one forward pass
@@ -43,7 +44,8 @@ SHA256 = re.compile(r"[0-9a-f]{64}")
 
 __all__ = ["SCHEMES", "METHODS", "FINETUNED", "MAX_LENGTH", "load", "load_finetuned", "train_length",
            "manifest", "evaluate", "default_n_sequences", "live_n_sequences", "excess", "bayes_floor",
-           "period_range", "sample_batch", "rope_inv_freq", "NAMES", "shared", "losses", "past_L",
+           "period_range", "sample_batch", "rope_inv_freq", "NAMES", "shared", "losses", "past_L", "floor",
+           "evaluate_sequences",
            "WeightsError", "RESTORE", "fingerprint", "read_manifest", "record"]
 
 
@@ -234,14 +236,19 @@ def past_L(losses: np.ndarray, L: int) -> float:
     losses = np.asarray(losses, dtype=np.float64)
     if losses.size <= L:
         return float("nan")
-    return float(np.mean(losses[L:] - bayes_floor(losses.size)[L:]))
+    return float(np.mean(losses[L:] - floor(losses.size, _trained(L))[L:]))
+
+
+def _trained(L: int) -> int | None:
+    """The training length whose periods the floor of ``past_L(..., L)`` uses: L itself when it is one."""
+    return L if MIN_LENGTH <= L <= MAX_LENGTH else None
 
 
 def default_n_sequences(length: int) -> int:
     """How many sequences ``evaluate`` averages by default: as many as keep n·T² <= 2^22 (and n·T <= 2^15),
-    at most 64."""
+    at most 64 (the lesson's curves take 32 at every length: ``posviz.models.curve``)."""
     length = check_int("length", length, MIN_LENGTH, MAX_LENGTH)
-    return max(1, min(64, MAX_SCORE_CELLS // (length * length), MAX_TOKENS // length))
+    return max(1, min(64, DEFAULT_SCORE_CELLS // (length * length), MAX_TOKENS // length))
 
 
 def live_n_sequences(length: int) -> int:
@@ -273,11 +280,26 @@ def evaluate(model: torch.nn.Module, length: int, method: str = "default", facto
              n_sequences: int | None = None) -> np.ndarray:
     """Mean cross-entropy (nats) at each position of ``n_sequences`` fresh task sequences, shape (length,).
 
-    Position t is the loss of predicting x_t (``posviz.models.task``). ``method``/``factor``: a RoPE
-    scaling method of ``posviz.scaling`` applied at inference (RoPE models only; others take "default"
-    and 1). ``n_sequences`` defaults to ``default_n_sequences(length)``; n·length² is capped at 2^22 and
-    n·length at 2^15.
-    Seeds below 10^6 never overlap the training data (training uses seeds from 10^9 on).
+    Position t is the loss of predicting x_t (``posviz.models.task``). The periods are drawn from the
+    model's training length, ``period_range(L)``, at every length: past L only the positions are new, never
+    the copy distance (the fair test of length extrapolation). ``method``/``factor``: a RoPE scaling method
+    of ``posviz.scaling`` applied at inference (RoPE models only; others take "default" and 1).
+    ``n_sequences`` defaults to ``default_n_sequences(length)``; n·length² is capped at 2^25 and n·length
+    at 2^15 (forward passes in batches keep the memory far below 256 MB). Seeds below 10^6 never overlap the
+    training data (training uses seeds from 10^9 on).
+    """
+    loss, _, _ = evaluate_sequences(model, length, method, factor, seed, n_sequences)
+    return loss.mean(axis=0)
+
+
+def evaluate_sequences(model: torch.nn.Module, length: int, method: str = "default", factor: float = 1.0,
+                       seed: int = 0, n_sequences: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per sequence and position, for ``evaluate``'s sequences: ``(loss, exact, determined)``, each (n, length).
+
+    ``loss`` is the cross-entropy in nats (float64), ``exact`` whether the model's most likely token is x_t
+    (greedy copy-exactness, the retrieval score of passkey-style tests), ``determined`` whether the history
+    fixes x_t (the period P has been seen: t > P), the positions where retrieval can be scored at all.
+    Arguments and caps as ``evaluate``.
     """
     import torch
 
@@ -287,13 +309,7 @@ def evaluate(model: torch.nn.Module, length: int, method: str = "default", facto
     factor = check_float("factor", factor, 1.0, MAX_FACTOR)
     seed = check_int("seed", seed, 0, 2**31 - 1)
     n = default_n_sequences(length) if n_sequences is None else check_int("n_sequences", n_sequences, 1, 4096)
-    if n * length > MAX_TOKENS:
-        raise ValueError(f"n_sequences · length must be at most {MAX_TOKENS:,} tokens; got {n} · {length} = "
-                         f"{n * length:,}")
-    if n * length * length > MAX_SCORE_CELLS:
-        raise ValueError(f"n_sequences · length² must be at most {MAX_SCORE_CELLS:,} (memory cap); got "
-                         f"{n} · {length}² = {n * length * length:,}; use n_sequences <= "
-                         f"{default_n_sequences(length)} at length {length}")
+    _check_caps(n, length)
     scheme = model.config.scheme
     if scheme != "rope" and method != "default":
         raise ValueError(f"method must be 'default' for a {scheme!r} model (scaling methods act on RoPE); "
@@ -301,19 +317,29 @@ def evaluate(model: torch.nn.Module, length: int, method: str = "default", facto
     if scheme != "rope" and factor != 1.0:
         raise ValueError(f"factor must be 1 for a {scheme!r} model (scaling methods act on RoPE); got {factor:g}")
     theta, A = rope_inv_freq(model, length, method, factor) if scheme == "rope" else (None, 1.0)
-    inputs, targets, _ = sample_batch(n, length, seed)
-    total = torch.zeros(length, dtype=torch.float64)
+    inputs, targets, periods = sample_batch(n, length, seed, period_range(model.config.train_length))
+    loss, exact = np.empty((n, length)), np.empty((n, length), dtype=bool)
     with torch.inference_mode():
         for batch in _batches(n, length):
             logits = model(torch.as_tensor(inputs[batch]), theta, A)  # (b, T, V)
-            loss = torch.nn.functional.cross_entropy(logits.transpose(1, 2), torch.as_tensor(targets[batch]),
-                                                     reduction="none")  # (b, T)
-            total += loss.double().sum(dim=0)
-    out = (total / n).numpy()
-    if not np.all(np.isfinite(out)):
+            y = torch.as_tensor(targets[batch])
+            loss[batch] = torch.nn.functional.cross_entropy(logits.transpose(1, 2), y, reduction="none").numpy()
+            exact[batch] = (logits.argmax(dim=-1) == y).numpy()
+    if not np.all(np.isfinite(loss)):
         raise ValueError(f"the model's loss is not finite at length {length} (method {method!r}, factor "
                          f"{factor:g})")
-    return out
+    return loss, exact, np.arange(length)[None, :] > periods[:, None]
+
+
+def _check_caps(n: int, length: int) -> None:
+    """The memory caps of one evaluation: n·length <= ``MAX_TOKENS``, n·length² <= ``MAX_SCORE_CELLS``."""
+    if n * length > MAX_TOKENS:
+        raise ValueError(f"n_sequences · length must be at most {MAX_TOKENS:,} tokens; got {n} · {length} = "
+                         f"{n * length:,}")
+    if n * length * length > MAX_SCORE_CELLS:
+        raise ValueError(f"n_sequences · length² must be at most {MAX_SCORE_CELLS:,} (memory cap); got "
+                         f"{n} · {length}² = {n * length * length:,}; use n_sequences <= "
+                         f"{default_n_sequences(length)} at length {length}")
 
 
 def _batches(n: int, length: int) -> list[slice]:
@@ -324,8 +350,29 @@ def _batches(n: int, length: int) -> list[slice]:
     return [slice(start, start + per) for start in range(0, n, per)]
 
 
-def excess(losses: np.ndarray) -> float:
-    """Mean loss above the Bayes floor of ``posviz.models.task`` over all positions (0 = perfect)."""
-    losses = np.asarray(losses, dtype=np.float64)
-    return float(np.mean(losses - bayes_floor(losses.size)))
+def floor(length: int, L: int | None = None) -> np.ndarray:
+    """The Bayes floor (nats, shape (length,)) of the evaluation at ``length`` of a model trained at ``L``
+    (default ``train_length()``): ``task.bayes_floor`` with the periods of L, so it is 0 from L/2 on."""
+    L = train_length() if L is None else check_int("L", L, MIN_LENGTH, MAX_LENGTH)
+    return bayes_floor(length, period_range(L))
 
+
+def excess(losses: np.ndarray, L: int | None = None) -> float:
+    """Mean loss above the Bayes floor (``floor``, training length ``L``) over all positions (0 = perfect)."""
+    losses = np.asarray(losses, dtype=np.float64)
+    return float(np.mean(losses - floor(losses.size, L)))
+
+
+
+_CURVES = ("CURVE_SEQUENCES", "Curve", "curve", "effective_context", "leaves_floor")
+__all__ += list(_CURVES)
+
+
+def __getattr__(name: str) -> object:
+    """The evidence curves of ``posviz.models.curves`` (loss and retrieval per position with bands; the shipped
+    grid), read from there on first use: that module uses this one, so neither imports the other at load."""
+    if name in _CURVES:
+        from posviz.models import curves
+
+        return getattr(curves, name)
+    raise AttributeError(f"module 'posviz.models' has no attribute {name!r}")

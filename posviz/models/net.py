@@ -106,6 +106,8 @@ class TinyLM(nn.Module):
         self.embed = nn.Embedding(config.vocab + 1, config.d_model)  # + BOS
         if config.scheme == "learned":
             self.pos = nn.Embedding(config.train_length, config.d_model)
+        if config.scheme == "sinusoidal":   # a trained gain on the fixed table (Hua et al. 2022's scaled sinusoids)
+            self.pos_scale = nn.Parameter(torch.tensor(SINUSOIDAL_SCALE))
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layers))
         self.ln_f = nn.LayerNorm(config.d_model)
         self.meta: dict[str, object] = {}   # what load() knows about the weights (fine-tune method, factor)
@@ -123,7 +125,7 @@ class TinyLM(nn.Module):
         if c.scheme == "learned":
             x = x + self.pos(torch.arange(T).clamp(max=c.train_length - 1))
         elif c.scheme == "sinusoidal":
-            x = x + SINUSOIDAL_SCALE * torch.as_tensor(sinusoidal_table(T, c.d_model), dtype=x.dtype)
+            x = x + self.pos_scale * torch.as_tensor(sinusoidal_table(T, c.d_model), dtype=x.dtype)
         rope = None
         if c.scheme == "rope":
             theta = rope_inv_freq(c.head_dim, c.rope_base) if inv_freq is None else inv_freq

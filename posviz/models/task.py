@@ -34,8 +34,23 @@ def period_range(length: int) -> tuple[int, int]:
     return math.ceil(T / 8), T // 2
 
 
-def sample_batch(n_sequences: int, length: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _periods(length: int, periods: tuple[int, int] | None) -> tuple[int, int]:
+    """``periods`` checked (1 <= lo <= hi <= VOCAB), or the training draw at ``length`` if None."""
+    if periods is None:
+        return period_range(length)
+    if not (isinstance(periods, tuple) and len(periods) == 2):
+        raise ValueError(f"periods must be a (lo, hi) pair of ints; got {periods!r}")
+    hi = check_int("periods[1]", periods[1], 1, VOCAB)
+    return check_int("periods[0]", periods[0], 1, hi), hi
+
+
+def sample_batch(n_sequences: int, length: int, seed: int, periods: tuple[int, int] | None = None,
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n_sequences`` task sequences of ``length`` tokens from ``seed``: ``(inputs, targets, periods)``.
+
+    The period of each sequence is drawn from ``periods = (lo, hi)`` (both inclusive), by default
+    ``period_range(length)``, the draw at the training length. Evaluation past L passes the training
+    length's range, so the copy distance stays what training saw and only the positions change.
 
     ``targets`` (n, T) int64 holds x_0..x_{T-1}; ``inputs`` is BOS followed by ``targets[:, :-1]``;
     ``periods`` (n,) the period P of each sequence. Tokens of the first period are distinct (a random
@@ -47,24 +62,25 @@ def sample_batch(n_sequences: int, length: int, seed: int) -> tuple[np.ndarray, 
         raise ValueError(f"n_sequences × length must be at most {MAX_BATCH_TOKENS:,}; got {n} × {T} = {n * T:,}")
     seed = check_int("seed", seed, 0, 2**63 - 1)
     rng = np.random.default_rng(seed)
-    lo, hi = period_range(T)
-    periods = rng.integers(lo, hi + 1, size=n)  # (n,)
+    lo, hi = _periods(T, periods)
+    drawn = rng.integers(lo, hi + 1, size=n)  # (n,)
     perm = np.argsort(rng.random((n, VOCAB)), axis=1)[:, :hi]  # (n, hi): distinct tokens per row
     t = np.arange(T)
-    targets = np.take_along_axis(perm, t[None, :] % periods[:, None], axis=1)  # (n, T): x_t = perm[t mod P]
+    targets = np.take_along_axis(perm, t[None, :] % drawn[:, None], axis=1)  # (n, T): x_t = perm[t mod P]
     inputs = np.concatenate([np.full((n, 1), BOS), targets[:, :-1]], axis=1)  # (n, T)
-    return inputs.astype(np.int64), targets.astype(np.int64), periods
+    return inputs.astype(np.int64), targets.astype(np.int64), drawn
 
 
-def bayes_floor(length: int) -> np.ndarray:
-    """The lowest mean loss (nats) any model can reach at each position t of the task, shape (T,).
+def bayes_floor(length: int, periods: tuple[int, int] | None = None) -> np.ndarray:
+    """The lowest mean loss (nats) any model can reach at each position t of the task, shape (T,), with the
+    period drawn from ``periods = (lo, hi)`` (default ``period_range(length)``; see ``sample_batch``).
 
     Given x_0..x_{t-1}: if the period P < t the repeat has shown P and x_t is certain (loss 0). If not,
     the history is all distinct and P is uniform on ``{max(lo, t) .. hi}``; x_t = x_0 with probability
     ``π_t = 1/(hi - max(lo, t) + 1)`` (when t >= lo), else uniform over the V - t unused tokens. Averaging
     over P ~ U{lo..hi}: ``Pr(P=t)·(-ln π_t) + Pr(P>t)·(-ln((1 - π_t)/(V - t)))``.
     """
-    lo, hi = period_range(length)
+    lo, hi = _periods(check_int("length", length, 1, MAX_LENGTH), periods)
     t = np.arange(length, dtype=np.float64)
     n_periods = hi - lo + 1
     p_equal = np.where((t >= lo) & (t <= hi), 1.0 / n_periods, 0.0)

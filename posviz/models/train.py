@@ -19,27 +19,45 @@ import numpy as np
 import torch
 from torch.nn import functional
 
-from posviz.models import SCHEMES, WeightsError, excess, fingerprint, read_manifest, rope_inv_freq
+from posviz.models import (
+    FINETUNED,
+    SCHEMES,
+    WeightsError,
+    excess,
+    fingerprint,
+    past_L,
+    read_manifest,
+    rope_inv_freq,
+)
 from posviz.models.net import NetConfig, TinyLM
-from posviz.models.task import sample_batch
+from posviz.models.task import period_range, sample_batch
 
 TRAIN_SEED_OFFSET = 10**9
 
 
 @dataclass(frozen=True)
 class Recipe:
-    """Everything that determines a run, recorded in the manifest."""
+    """Everything that determines a run, recorded in the manifest. ``scheme_steps`` gives a scheme its own
+    number of steps (("nope", 6000),): a scheme that learns the task more slowly trains longer, on the same
+    batches as far as the others go."""
 
     train_length: int = 64
-    steps: int = 1500
-    batch: int = 16
-    lr: float = 2e-3
+    steps: int = 3000
+    batch: int = 32
+    lr: float = 3e-3
     warmup: int = 100
     seed: int = 0
+    n_layers: int = 2
+    d_model: int = 64
+    scheme_steps: tuple[tuple[str, int], ...] = (("nope", 6000), ("sinusoidal", 1500), ("alibi", 4500))
     finetune_factor: float = 4.0
-    finetune_steps: int = 150
+    finetune_steps: int = 300
     finetune_batch: int = 8
-    finetune_lr: float = 5e-4
+    finetune_lr: float = 2e-3
+
+    def steps_of(self, scheme: str) -> int:
+        """The training steps of ``scheme`` at L."""
+        return dict(self.scheme_steps).get(scheme, self.steps)
 
 
 def learning_rate(step: int, steps: int, peak: float, warmup: int) -> float:
@@ -51,20 +69,25 @@ def learning_rate(step: int, steps: int, peak: float, warmup: int) -> float:
 
 
 def train_steps(model: TinyLM, steps: int, length: int, batch: int, lr: float, warmup: int, seed: int,
-                method: str = "default", factor: float = 1.0, log_every: int = 50) -> list[tuple[int, float]]:
+                method: str = "default", factor: float = 1.0, log_every: int = 10,
+                stop: int | None = None) -> list[tuple[int, float]]:
     """Train ``model`` in place for ``steps`` AdamW steps on fresh task batches; returns (step, loss) pairs.
 
-    RoPE models use ``posviz.scaling``'s ``method``/``factor`` frequencies and attention factor in every
-    forward pass (the fine-tunes); other schemes need ``method="default"``.
+    The periods are the model's training length's (``period_range(L)``) at any ``length``, as in evaluation:
+    a fine-tune at L' learns the new positions, not longer copies. RoPE models use ``posviz.scaling``'s
+    ``method``/``factor`` frequencies and attention factor in every forward pass (the fine-tunes); other
+    schemes need ``method="default"``. ``stop`` ends the run after that many steps of the same schedule: the
+    first ``stop`` steps of a recipe, which reproduce the start of its loss log (tests/test_models_reproduce.py).
     """
     theta, A = rope_inv_freq(model, length, method, factor) if model.config.scheme == "rope" else (None, 1.0)
+    periods = period_range(model.config.train_length)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.01)
     model.train()
     log = []
-    for step in range(steps):
+    for step in range(steps if stop is None else min(stop, steps)):
         for group in opt.param_groups:
             group["lr"] = learning_rate(step, steps, lr, warmup)
-        inputs, targets, _ = sample_batch(batch, length, TRAIN_SEED_OFFSET + seed * 10**6 + step)
+        inputs, targets, _ = sample_batch(batch, length, TRAIN_SEED_OFFSET + seed * 10**6 + step, periods)
         logits = model(torch.as_tensor(inputs), theta, A)  # (B, T, V)
         loss = functional.cross_entropy(logits.flatten(0, 1), torch.as_tensor(targets).flatten())
         opt.zero_grad(set_to_none=True)
@@ -79,17 +102,42 @@ def train_steps(model: TinyLM, steps: int, length: int, batch: int, lr: float, w
 def new_model(scheme: str, recipe: Recipe) -> TinyLM:
     """A freshly initialised model of ``scheme``; the initial weights depend on the recipe's seed only."""
     torch.manual_seed(recipe.seed)
-    return TinyLM(NetConfig(scheme, train_length=recipe.train_length))
+    return TinyLM(NetConfig(scheme, train_length=recipe.train_length, n_layers=recipe.n_layers,
+                            d_model=recipe.d_model))
+
+
+CODE_FILES = ("models/net.py", "models/task.py", "models/train.py", "models/schemes.py", "rope.py", "scaling",
+              "bias.py", "sinusoidal.py")   # under posviz/; a folder stands for its .py files
 
 
 def git_revision() -> str:
-    """The commit the training code was run from (``git rev-parse HEAD``), or "unknown"."""
+    """The commit the training code was run from (``git rev-parse HEAD``), "+dirty" when the training code
+    (``CODE_FILES``) differs from it, or "unknown"."""
+    root = Path(__file__).parents[1]
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
-                             cwd=Path(__file__).parent, check=True)
-        return out.stdout.strip()
+        head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
+                              cwd=root.parent, check=True).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--", *(f"posviz/{c}" for c in CODE_FILES)],
+                                 capture_output=True,
+                                 text=True, timeout=10, cwd=root.parent, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
+    return head + ("+dirty" if changed else "")
+
+
+def code_digest() -> str:
+    """sha256 of the training code (``CODE_FILES``, in order): identifies the code a run used even when it
+    was not committed yet."""
+    import hashlib
+
+    root = Path(__file__).parents[1]
+    digest = hashlib.sha256()
+    for entry in CODE_FILES:
+        path = root / entry
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]:
+            if file.exists():   # a module may become a package (scaling.py -> scaling/): hash what is there
+                digest.update(str(file.relative_to(root)).encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
 
 
 def setup_torch(threads: int) -> None:
@@ -98,20 +146,28 @@ def setup_torch(threads: int) -> None:
     torch.use_deterministic_algorithms(True)
 
 
-def summary(losses: np.ndarray) -> dict[str, float]:
-    """The manifest's metrics of one evaluation: mean loss and mean excess over the Bayes floor."""
-    return {"mean_loss": round(float(np.mean(losses)), 5), "excess_over_floor": round(excess(losses), 5)}
+def summary(loss: np.ndarray, exact: np.ndarray, determined: np.ndarray, L: int) -> dict[str, float]:
+    """The manifest's metrics of one evaluation (``posviz.models.evaluate_sequences``' arrays) of a model trained
+    at ``L``: mean loss, mean excess over the Bayes floor and the retrieval rate (exact copies among the
+    determined tokens); past L (when the evaluation is longer than L) the excess and retrieval there."""
+    curve = loss.mean(axis=0)
+    out = {"mean_loss": round(float(np.mean(curve)), 5), "excess_over_floor": round(excess(curve, L), 5),
+           "retrieval": round(float(exact[determined].mean()), 5)}
+    if curve.size > L:
+        out["excess_past_L"] = round(past_L(curve, L), 5)
+        out["retrieval_past_L"] = round(float(exact[:, L:][determined[:, L:]].mean()), 5)
+    return out
 
 
 def evaluation(model: TinyLM, recipe: Recipe, method: str = "default", factor: float = 1.0) -> dict[str, dict]:
     """Metrics at L (in distribution, 256 sequences of evaluation seed 0) and at L' = s·L (32 sequences)."""
-    from posviz.models import evaluate
+    from posviz.models import evaluate_sequences
 
     L = recipe.train_length
     Lp = int(round(recipe.finetune_factor * L))
-    at_L = evaluate(model, L, method, factor, seed=0, n_sequences=256)
-    at_Lp = evaluate(model, Lp, method, factor, seed=0, n_sequences=32)
-    return {f"at_L_{L}": summary(at_L), f"at_Lprime_{Lp}": summary(at_Lp)}
+    at_L = evaluate_sequences(model, L, method, factor, seed=0, n_sequences=256)
+    at_Lp = evaluate_sequences(model, Lp, method, factor, seed=0, n_sequences=32)
+    return {f"at_L_{L}": summary(*at_L, L), f"at_Lprime_{Lp}": summary(*at_Lp, L)}
 
 
 def _train_one(out_dir: Path, recipe: Recipe, threads: int, scheme: str, method: str | None = None) -> dict:
@@ -126,8 +182,12 @@ def _train_one(out_dir: Path, recipe: Recipe, threads: int, scheme: str, method:
     if method is None:
         name = scheme
         model = new_model(scheme, recipe)
-        log = train_steps(model, recipe.steps, L, recipe.batch, recipe.lr, recipe.warmup, recipe.seed)
-        meta = {"scheme": scheme, "seed": recipe.seed, "steps": recipe.steps, "length": L}
+        steps = recipe.steps_of(scheme)
+        log = train_steps(model, steps, L, recipe.batch, recipe.lr, recipe.warmup, recipe.seed)
+        meta = {"scheme": scheme, "seed": recipe.seed, "steps": steps, "length": L,
+                "recipe": {"steps": steps, "batch": recipe.batch, "lr": recipe.lr, "warmup": recipe.warmup,
+                           "length": L, "periods": list(period_range(L)), "n_layers": recipe.n_layers,
+                           "d_model": recipe.d_model}}
         factor = 1.0
     else:
         name = f"rope_{method}_ft"
@@ -138,7 +198,10 @@ def _train_one(out_dir: Path, recipe: Recipe, threads: int, scheme: str, method:
                           recipe.warmup // 4, recipe.seed + 1, method, factor)
         meta = {"scheme": "rope", "finetuned": True, "method": method, "factor": factor, "seed": recipe.seed + 1,
                 "steps": recipe.finetune_steps, "length": Lp,
-                "from": f"rope.pt after {recipe.steps} steps at L = {L}"}
+                "from": f"rope.pt after {recipe.steps_of('rope')} steps at L = {L}",
+                "recipe": {"steps": recipe.finetune_steps, "batch": recipe.finetune_batch, "lr": recipe.finetune_lr,
+                           "warmup": recipe.warmup // 4, "length": Lp, "periods": list(period_range(L)),
+                           "method": method, "factor": factor}}
     seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     model.eval()
     metrics = evaluation(model, recipe, method or "default", factor)
@@ -151,7 +214,8 @@ def _train_one(out_dir: Path, recipe: Recipe, threads: int, scheme: str, method:
 def run(out_dir: Path, recipe: Recipe, threads: int = 1, schemes: tuple[str, ...] = SCHEMES,
         finetune: bool = True, jobs: int = 1, echo: bool = True) -> dict:
     """Train every scheme (and the PI/YaRN fine-tunes once RoPE is done) in ``jobs`` worker processes of
-    ``threads`` torch threads each; write ``<name>.pt`` and ``manifest.json`` to ``out_dir``."""
+    ``threads`` torch threads each; write ``<name>.pt`` and ``manifest.json`` to ``out_dir``. With no schemes,
+    only the fine-tunes, from ``out_dir/rope.pt`` (merge them into the run of that model with ``merge_into``)."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -160,7 +224,7 @@ def run(out_dir: Path, recipe: Recipe, threads: int = 1, schemes: tuple[str, ...
     models: dict[str, dict] = {}
     start = time.perf_counter()
     revision = git_revision()
-    queue = [(s, None) for s in order]
+    queue = [(s, None) for s in order] or ([("rope", m) for m in FINETUNED] if finetune else [])
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         pending: set = set()
         while queue or pending:
@@ -169,7 +233,7 @@ def run(out_dir: Path, recipe: Recipe, threads: int = 1, schemes: tuple[str, ...
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 record = fut.result()
-                record[next(iter(record))]["git_revision"] = revision
+                record[next(iter(record))].update(git_revision=revision, code_sha256=code_digest())
                 models.update(record)
                 name = next(iter(record))
                 if echo:
@@ -177,7 +241,7 @@ def run(out_dir: Path, recipe: Recipe, threads: int = 1, schemes: tuple[str, ...
                     print(f"{name}: {r['train_seconds']:.0f} s ({r['train_cpu_seconds']:.0f} s CPU), "
                           f"train loss {r['final_train_loss']:.4f}, {r['metrics']}", flush=True)
                 if name == "rope" and finetune:
-                    queue[:0] = [("rope", "linear"), ("rope", "yarn")]
+                    queue[:0] = [("rope", m) for m in FINETUNED]
     seconds = time.perf_counter() - start
     return _write_manifest(out_dir, recipe, threads, jobs, models, seconds, revision)
 
@@ -192,9 +256,10 @@ def _write_manifest(out_dir: Path, recipe: Recipe, threads: int, jobs: int, mode
         "train_length": recipe.train_length,
         "recipe": asdict(recipe),
         "data": (f"repeat-with-unknown-period task (posviz.models.task): vocabulary {VOCAB} + BOS, period "
-                 f"P ~ U{{ceil(T/8)..floor(T/2)}}, first period distinct, generated on the fly; training batch "
-                 f"k from seed 10^9 + seed·10^6 + k; evaluation seed 0"),
-        "model": {k: v for k, v in asdict(NetConfig("rope")).items() if k != "scheme"},
+                 f"P ~ U{{ceil(L/8)..floor(L/2)}} of the training length L at every length (training, fine-tuning "
+                 f"and evaluation), first period distinct, generated on the fly; training batch k from seed "
+                 f"10^9 + seed·10^6 + k; evaluation seed 0"),
+        "model": {k: v for k, v in asdict(new_model("rope", recipe).config).items() if k != "scheme"},
         "max_eval_length": MAX_LENGTH,
         "torch": torch.__version__,
         "threads": threads,
@@ -202,6 +267,7 @@ def _write_manifest(out_dir: Path, recipe: Recipe, threads: int, jobs: int, mode
         "total_cpu_seconds": round(sum(m["train_cpu_seconds"] for m in models.values()), 1),
         "total_seconds": round(seconds, 1),
         "git_revision": revision,
+        "code_sha256": code_digest(),
         "models": {k: models[k] for k in sorted(models, key=_order)},
     }
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
@@ -227,51 +293,9 @@ def train_on_batch(model: TinyLM, inputs: np.ndarray, targets: np.ndarray, steps
     return out
 
 
-def report_table(manifest: dict) -> str:
-    """The markdown table of a training run that docs/MODELS.md quotes (a test checks it matches)."""
-    L = manifest["train_length"]
-    Lp = int(round(manifest["recipe"]["finetune_factor"] * L))
-    rows = ["| model | steps × batch at length | wall s | CPU s | final train loss | loss at L | above floor at L "
-            f"| loss at L' = {Lp} | above floor at L' |", "|---|---|---|---|---|---|---|---|---|"]
-    for name, r in manifest["models"].items():
-        a, b = r["metrics"][f"at_L_{L}"], r["metrics"][f"at_Lprime_{Lp}"]
-        label = f"{name} ({r['method']} s = {r['factor']:g} at inference)" if r.get("finetuned") else name
-        batch = manifest["recipe"]["finetune_batch" if r.get("finetuned") else "batch"]
-        rows.append(f"| {label} | {r['steps']} × {batch} at {r['length']} | {r['train_seconds']:.0f} | "
-                    f"{r['train_cpu_seconds']:.0f} | {r['final_train_loss']:.3f} | {a['mean_loss']:.3f} | "
-                    f"{a['excess_over_floor']:.3f} | {b['mean_loss']:.3f} | {b['excess_over_floor']:.3f} |")
-    return "\n".join(rows)
-
-
-REPORT_FACTORS = (2.0, 4.0, 8.0, 16.0)
-REPORT_SEQUENCES = 4
-
-
-def past_L_table() -> str:
-    """Markdown table of mean loss above the Bayes floor past L, RoPE under every method and every scheme
-    plain, at L' = s·L for ``REPORT_FACTORS``; evaluation seed 0, ``REPORT_SEQUENCES`` sequences each."""
-    from posviz.models import FINETUNED, METHODS, SCHEMES, losses, past_L, train_length
-    from posviz.scaling import METHODS as LABELS
-
-    L = train_length()
-    head = "| model, method at inference | " + " | ".join(f"s = {f:g} (L' = {int(f * L)})" for f in REPORT_FACTORS)
-    rows = [head + " |", "|---|" + "---|" * len(REPORT_FACTORS)]
-
-    def row(label: str, name: str, method: str = "default", factors: tuple = REPORT_FACTORS) -> None:
-        def cell(f: float) -> str:
-            factor = f if name.startswith("rope") else 1.0   # non-RoPE schemes are read plain at L'
-            return f"{past_L(losses(name, int(f * L), method, factor, 0, REPORT_SEQUENCES), L):.2f}"
-
-        rows.append(f"| {label} | " + " | ".join(cell(f) if f in factors else "" for f in REPORT_FACTORS) + " |")
-
-    for m in METHODS:
-        row(f"RoPE, {LABELS[m].label}", "rope", m)
-    for m in FINETUNED:
-        row(f"RoPE fine-tuned at 4L, {LABELS[m].label}", f"rope_{m}_ft", m, (4.0,))
-    for scheme in SCHEMES:
-        if scheme != "rope":
-            row(f"{scheme}", scheme)
-    return "\n".join(rows)
+def _steps(recipe: dict, scheme: str) -> int | None:
+    """A recorded recipe's training steps of ``scheme`` (``Recipe.steps_of`` on the JSON form)."""
+    return dict(map(tuple, recipe.get("scheme_steps", []))).get(scheme, recipe.get("steps"))
 
 
 def merge_into(src: Path, dst: Path) -> dict:
@@ -283,8 +307,17 @@ def merge_into(src: Path, dst: Path) -> dict:
     import shutil
 
     new, old = (read_manifest(d / "manifest.json") for d in (src, dst))
-    if new["recipe"] != old["recipe"]:
+    tunes_only = all(r.get("finetuned") for r in new["models"].values())
+    # a model depends on the shared fields and its own scheme's steps (a fine-tune: the RoPE model's steps and,
+    # when it is retrained, its own fine-tuning fields), not on the steps of the other schemes
+    same = [k for k in set(new["recipe"]) | set(old["recipe"])
+            if k != "scheme_steps" and not (tunes_only and k.startswith("finetune_"))]
+    own = {"rope"} if tunes_only else {r.get("scheme") for r in new["models"].values()}
+    if any(new["recipe"].get(k) != old["recipe"].get(k) for k in same) \
+            or any(_steps(new["recipe"], sch) != _steps(old["recipe"], sch) for sch in own):
         raise ValueError(f"the recipes differ: {src} was trained with {new['recipe']}, {dst} with {old['recipe']}")
+    if tunes_only:   # fine-tunes retrained with a new fine-tuning recipe: the run now records that one
+        old["recipe"] = {**old["recipe"], **{k: v for k, v in new["recipe"].items() if k.startswith("finetune_")}}
     for name, record in new["models"].items():
         if fingerprint(src / f"{name}.pt") != {k: record.get(k) for k in ("sha256", "bytes")}:
             raise WeightsError(src / f"{name}.pt", f"does not match the sha256 and size {src}/manifest.json "

@@ -292,7 +292,7 @@ def dynamic_calls(v: ui.Values) -> str:
 
 @lesson.part("scores", "8. Scores past L", uses=EVERY_METHOD, title="Attention score against distance, past L",
              controls=(
-                 ui.Choice("qk", "query and key", default="ones", widget="radio",
+                 ui.Choice("qk", "query and key", default="random", widget="radio",
                            options={"ones": "q = k = all ones", "random": "seeded random q, k"}),
              ))
 def part_scores(v: ui.Values) -> None:
@@ -308,8 +308,8 @@ def part_scores(v: ui.Values) -> None:
         scaling_score, every_method(v) | {"methods": methods, "qk": qk}, key="score",
         caption="Left, every token: PI stretches the curve s times (neighbours 1 and 2 apart look almost the "
                 "same), while NTK, YaRN and Llama 3 keep the fast wiggles that tell close tokens apart. Right, out "
-                f"to L' = {target:,}: beyond the dashed L line plain RoPE keeps producing patterns never seen in "
-                f"training; {far}.",
+                f"to L' = {target:,}, one strip per method: beyond the dashed L line plain RoPE keeps producing "
+                f"patterns never seen in training; {far}.",
         latex=r"q^\top R_{\Delta} k = \sum_i \mathrm{Re}\big[h_i\, e^{\,j\Delta\theta'_i}\big],\quad "
               r"h_i = z^q_i\,\overline{z^k_i},\ j^2 = -1",
         code=[sc.rope_scores],
@@ -345,6 +345,13 @@ def config_table(report: sc.ConfigReport, temperatures: list[dict[str, float]]) 
                  hide_index=True, width="stretch")
 
 
+def _pair_set(idx: np.ndarray) -> str:
+    """'pairs 16–39' for one run of pairs, '24 pairs, interleaved' for pairs spread over the spectrum."""
+    if idx.size and idx[-1] - idx[0] + 1 == idx.size:
+        return f"pairs {idx[0]}–{idx[-1]}"
+    return f"{idx.size} pairs, interleaved"
+
+
 def layer_sentences(report: sc.ConfigReport) -> list[str]:
     """Markdown sentences: which layers use which RoPE block, which use none, how M-RoPE splits the pairs and
     how many channels rotate, all from ``describe_config``'s report."""
@@ -359,12 +366,12 @@ def layer_sentences(report: sc.ConfigReport) -> list[str]:
     if report.nope_layers:
         out.append(f"**No rotation (NoPE)** in {len(report.nope_layers)} of {n} layers "
                    f"({spans(report.nope_layers)}): queries and keys there carry no position from RoPE.")
-    ranges = report.mrope_ranges()
-    if ranges:
+    axes = report.mrope_pairs()
+    if axes:
         pairs = report.blocks[0].rope.dim // 2
         lam = 2 * np.pi / report.blocks[0].inv_freq                     # (d/2,) wavelengths, tokens
-        split = ", ".join(f"pairs {a}–{b} (λ {short(lam[a])}–{short(lam[b])} tokens) turn with the {axis} position "
-                          "id" for axis, a, b in ranges)
+        split = ", ".join(f"{_pair_set(idx)} (λ {short(lam[idx].min())}–{short(lam[idx].max())} tokens) turn with "
+                          f"the {axis} position id" for axis, idx in axes)
         out.append(f"**M-RoPE** splits the {pairs} pairs by mrope_section {list(report.mrope_section)}: {split} "
                    "(the coloured squares on the chart).")
     dims = {(b.rope.dim, b.rope.head_dim, b.rope.head_dim_source, b.rope.partial_rotary_factor): b

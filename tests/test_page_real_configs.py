@@ -254,3 +254,19 @@ def test_length_free_block_is_shown_at_factor_times_the_stated_length(name, targ
     np.testing.assert_allclose(drawn, 2 * np.pi / inv, rtol=1e-5)
     if name.startswith("dynamic"):
         assert (sc.inv_freq(64, 1e4) / inv)[-1] == pytest.approx(3.0, rel=1e-5)
+
+
+def test_interleaved_mrope_is_said_per_axis():
+    """Qwen3-VL interleaves its sections (some sixty runs of pairs): the page names each axis once, with how many
+    pairs it turns, instead of listing every run."""
+    config = {**CONFIGS["Qwen2-VL 7B (mrope)"],
+              "rope_scaling": {"rope_type": "default", "mrope_section": [24, 20, 20], "mrope_interleaved": True}}
+    at = paste(json.dumps(config, indent=2))
+    assert_clean(at)
+    shown = shown_text(at)
+    axis = sc.describe_config(config).mrope_axis
+    for a, name in enumerate(("temporal", "height", "width")):
+        count = int((axis == a).sum())
+        assert shown.count(f"turn with the {name} position id") == 1
+        assert f"{count} pairs, interleaved (λ " in shown or f"pairs 0–{count - 1} (λ " in shown
+    assert "pairs 1–1 " not in shown

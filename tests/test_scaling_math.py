@@ -675,7 +675,8 @@ def test_mrope_axis_matches_transformers(section, interleaved):
 
 def test_mrope_ranges_say_how_sections_split_the_pairs():
     report = sc.describe_config(REAL["Qwen2-VL 7B (mrope)"])
-    assert report.mrope_ranges() == [("temporal", 0, 15), ("height", 16, 39), ("width", 40, 63)]
+    assert [(axis, idx.tolist()) for axis, idx in report.mrope_pairs()] == [
+        ("temporal", list(range(16))), ("height", list(range(16, 40))), ("width", list(range(40, 64)))]
 
 
 def test_model_defaults_equal_transformers_class_defaults():

@@ -45,13 +45,6 @@ def _title(name: str, report: sc.ConfigReport) -> str:
     return f"{name}: {len(report.blocks)} RoPE blocks ({kinds})"
 
 
-def _mrope_pairs(report: sc.ConfigReport) -> list[tuple[str, np.ndarray]]:
-    """The pairs each M-RoPE axis turns, one entry per axis (Qwen3-VL's interleaved sections make some sixty
-    runs, which would be as many legend entries), in section order."""
-    names = ("temporal", "height", "width")
-    return [(names[a], np.flatnonzero(report.mrope_axis == a)) for a in range(3) if (report.mrope_axis == a).any()]
-
-
 @figure("config_blocks")
 def config_blocks(*, preset: str = "Llama 3.1 8B", config_json: str = "") -> go.Figure:
     """Every RoPE block of a model's config.json, per pair: left the wavelength λ_i = 2π/θ'_i of each block at
@@ -87,7 +80,7 @@ def config_blocks(*, preset: str = "Llama 3.1 8B", config_json: str = "") -> go.
                 line=dict(color=color, width=1.5, dash="dot"))
     if report.mrope_axis is not None:
         lam = 2 * np.pi / report.blocks[0].inv_freq
-        for axis, idx in _mrope_pairs(report):
+        for axis, idx in report.mrope_pairs():
             span = (f"pairs {idx[0]}–{idx[-1]}" if idx[-1] - idx[0] == idx.size - 1
                     else f"{idx.size} pairs, interleaved")
             add(1, x=idx, y=lam[idx].astype(np.float32), mode="markers", name=f"M-RoPE {axis}: {span}",

@@ -52,16 +52,15 @@ class ConfigReport:
     notes: tuple[str, ...]
     original_length: int | None = None  # the original (training) length L the target scales, when the config says
 
-    def mrope_ranges(self) -> list[tuple[str, int, int]]:
-        """M-RoPE as (axis, first pair, last pair) runs, e.g. [("temporal", 0, 15), ("height", 16, 39), ...]."""
+    def mrope_pairs(self) -> list[tuple[str, np.ndarray]]:
+        """M-RoPE's pairs per position id, in section order: [("temporal", array([0..15])), ("height", ...), ...].
+
+        One entry per axis whether its pairs are one run (Qwen2-VL's chunked sections) or spread (Qwen3-VL's
+        interleaved ones, some sixty runs)."""
         if self.mrope_axis is None:
             return []
-        names, runs, start = ("temporal", "height", "width"), [], 0
-        for k in range(1, self.mrope_axis.size + 1):
-            if k == self.mrope_axis.size or self.mrope_axis[k] != self.mrope_axis[start]:
-                runs.append((names[int(self.mrope_axis[start])], start, k - 1))
-                start = k
-        return runs
+        names = ("temporal", "height", "width")
+        return [(names[a], np.flatnonzero(self.mrope_axis == a)) for a in range(3) if (self.mrope_axis == a).any()]
 
 
 def mrope_axis(section: tuple[int, ...] | list[int], interleaved: bool = False) -> np.ndarray:

@@ -106,8 +106,8 @@ def new_model(scheme: str, recipe: Recipe) -> TinyLM:
                             d_model=recipe.d_model))
 
 
-CODE_FILES = ("models/net.py", "models/task.py", "models/train.py", "models/schemes.py", "rope.py", "scaling",
-              "bias.py", "sinusoidal.py")   # under posviz/; a folder stands for its .py files
+CODE_FILES = ("models/net.py", "models/task.py", "models/train.py", "models/schemes.py", "rope.py", "rotary.py",
+              "scaling", "bias.py", "sinusoidal.py")   # under posviz/; a folder stands for its .py files
 
 
 def git_revision() -> str:

@@ -230,7 +230,8 @@ def part_blind(v: ui.Values) -> None:
         "the rows: every output is a weighted average of value vectors, with weights from query·key scores. "
         "In a **bidirectional** layer (no mask: every word attends to every word, as in BERT's encoder) nothing "
         "in that recipe looks at **where** a row sits, so two copies of the same word must come out identical, "
-        "even though in the sentence they are different things. A **causal** layer (GPT's decoder) masks the "
+        "even though in the sentence they are different things. A "
+        f"{ui.term('causal', '**causal**')} layer (GPT's decoder) masks the "
         "words after each query: the two copies then average different sets of words, and the mask alone gives "
         "some position away."
     )
@@ -267,7 +268,8 @@ def part_blind(v: ui.Values) -> None:
              f"max |difference| = {gap_pe:.3g}")
     ui.check(f"With a causal mask and no positions, output[{i}] and output[{j}] differ", gap_causal > 1e-6,
              f"max |difference| = {gap_causal:.3g}")
-    ui.prose(f"Causal language models trained with no position encoding at all (NoPE) read positions off the "
+    ui.prose(f"Causal language models trained with no position encoding at all ({ui.term('nope', 'NoPE')}) read "
+             "positions off the "
              f"mask: {part_link('bias', 'nope')}.")
 
 
@@ -456,7 +458,8 @@ def part_sinusoids(v: ui.Values) -> None:
         intro_binary_vs_sinusoid, dict(n_positions=v.P, n_bits=v.bits, bit=v.j), key="smooth",
         caption="What to notice: the two heatmaps show the same stripes at the same wavelengths; on the right "
                 "the edges are blurred into waves. Below, bit j's square wave and its sinusoid rise and fall "
-                "together, the sinusoid peaking in the middle of each run of ones.",
+                "together, the sinusoid peaking in the middle of each run of ones. The curve is the sinusoid at "
+                "every real position; the dots are its values at the integer positions, the code a token gets.",
         latex=r"s_j(p) = \tfrac12 - \tfrac12\cos\!\Big(\pi\,\frac{p - (2^j - 1)/2}{2^j}\Big),\qquad "
               r"\lambda_j = 2^{j+1}",
         code=[intro.smooth_bits],

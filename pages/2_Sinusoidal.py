@@ -42,7 +42,9 @@ def table(v: ui.Values) -> dict:
 def part_table(v: ui.Values) -> None:
     ui.figure_panel(
         sinusoidal_heatmap, {**table(v), "layout": v.layout}, key="heatmap", live="base",
-        caption="Each row is the code added at one position. The left columns flicker from row to row (fast "
+        caption=f"Each row is the code added at one position: {ui.term('dimensions', 'd_model')} = {v.d} numbers, "
+                f"sines and cosines whose frequencies the {ui.term('base', 'base b')} sets. The left columns "
+                "flicker from row to row (fast "
                 "pairs); the right columns barely change over hundreds of positions (slow pairs). In the "
                 "concatenated layout the same numbers are regrouped: all sines first, then all cosines.",
         latex=r"PE(p, 2i) = \sin(p\,\omega_i),\quad PE(p, 2i+1) = \cos(p\,\omega_i),\quad "
@@ -62,7 +64,8 @@ def part_waves(v: ui.Values) -> None:
     ui.figure_panel(
         sinusoidal_waves, {**table(v), "layout": v.layout, "dims": (dims.dim_a, dims.dim_b)}, key="waves",
         live="base",
-        caption=f"Every dimension is a plain sine or cosine of the position; only the wavelength changes. "
+        caption=f"Every dimension is a plain sine or cosine of the position; only the "
+                f"{ui.term('wavelength', 'wavelength')} changes. "
                 f"Wavelengths grow geometrically, by b^(2/d) = {lam[1] / lam[0]:.4g} per pair, from 2π = "
                 f"{lam[0]:.4g} tokens (pair 0) to 2π·b^((d−2)/d) = {lam[-1]:,.0f} tokens (pair {v.d // 2 - 1}, "
                 f"the last): just below 2π·b = {2 * np.pi * v.base:,.0f}, which no pair reaches.",

@@ -221,8 +221,9 @@ def part_derive(p: ui.Values) -> None:
     ui.prose("Ask for a map f that puts the position into the query and the key themselves, such that their dot "
              "product depends on m and n only through m − n (RoFormer §3.1). In two dimensions a rotation does "
              "it: rotating q by mθ and k by nθ leaves them at the angle they had, plus (m − n)θ, and a rotation "
-             "keeps lengths. Written with complex numbers (a pair (u, v) as u + jv, where j² = −1: we write j for the "
-             "imaginary unit because i numbers the pairs), the rotation is a multiplication by e^{jmθ}, and the "
+             "keeps lengths. Written with complex numbers (a pair (u, v) as u + jv, where j² = −1: we write "
+             f"{ui.term('imaginary_unit', 'j for the imaginary unit')} because "
+             f"{ui.term('pair_index', 'i numbers the pairs')}), the rotation is a multiplication by e^{{jmθ}}, and the "
              "product of e^{jmθ} with the conjugate of e^{jnθ} is e^{j(m−n)θ}. "
              "For d dimensions, cut the vector into d/2 pairs and turn each in its own plane at its own speed "
              "θ_i = b^(−2i/d): R_m is block-diagonal, so the d/2 planes never mix.")
@@ -356,7 +357,7 @@ def part_tables(p: ui.Values) -> None:
         caption="Models precompute cos(mθ) and sin(mθ) once. Interleaved tables repeat each angle in two "
                 "neighbouring columns; half-split tables put all d/2 angles in the left half and repeat them in "
                 "the right half. Same numbers, different column order: the layout decides which columns rotate "
-                f"together. The first {MAX_TABLE_ROWS} positions show the pattern; a model's table just continues "
+                f"together. Positions 0 to {MAX_TABLE_ROWS - 1} show the pattern; a model's table just continues "
                 "it to its context length.",
         code=[rope.cos_sin, rope.cos_sin_from_inv_freq],
     )
@@ -383,7 +384,8 @@ def part_relative(p: ui.Values) -> None:
                               c=p.c), key="grid",
         caption=f"The square marks (m, n) = ({p.m}, {p.kpos}) and the circle (m + c, n + c) = ({p.m + p.c}, "
                 f"{p.kpos + p.c}){shown}: both lie on the dashed diagonal m − n = {p.m - p.kpos}, and both score "
-                f"{nums['s']:.4f}. Every diagonal (fixed m − n) has one colour: moving the query and the key "
+                f"{nums['s']:.4f}. Every diagonal (fixed {ui.term('offset', 'offset m − n')}) has one colour: "
+                "moving the query and the key "
                 "together does not change their score. The picture is not symmetric about the main diagonal: "
                 "a key Δ tokens to the left generally scores differently from one Δ tokens to the right (part 6b).",
         latex=r"\langle R_m q, R_n k\rangle = \sum_i \operatorname{Re}\!\big[z^q_i\,\overline{z^k_i}\,"
@@ -437,7 +439,8 @@ def part_layouts(p: ui.Values) -> None:
     lay = ui.controls(where="main", columns=1)
     ui.figure_panel(
         rope_pairing, dict(dim=lay.pd), key="pairing",
-        caption="Interleaved RoPE (RoFormer, Meta, GPT-J) rotates neighbouring channels (2i, 2i+1); half-split "
+        caption=f"Two {ui.term('layout', 'layouts')}: interleaved RoPE (RoFormer, Meta, GPT-J) rotates neighbouring "
+                "channels (2i, 2i+1); half-split "
                 "RoPE (GPT-NeoX, transformers' rotate_half) rotates channel i with channel i + d/2. The grey "
                 "lines are the permutation P that moves one layout onto the other; converting Meta weights to "
                 "transformers applies it to the rows of W_q and W_k.",

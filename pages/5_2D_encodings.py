@@ -300,7 +300,7 @@ def part_resize_error(v: ui.Values) -> None:
                  ui.Int("ca", "query A column", default=3, lo=0, hi=LAST_COL, hi_max=63),
                  ui.Int("rb", "query B row", default=9, lo=0, hi=LAST_ROW, hi_max=63),
                  ui.Int("cb", "query B column", default=10, lo=0, hi=LAST_COL, hi_max=63),
-                 ui.Bool("by_offset", "axes as offsets (dx, dy)", default=False),
+                 ui.Bool("by_offset", "offsets dx, dy", default=False),
              ))
 def part_rope(v: ui.Values) -> None:
     ui.prose(
@@ -318,7 +318,7 @@ def part_rope(v: ui.Values) -> None:
                                    col_b=qb[1], by_offset=qq.by_offset),
         key="rope2d",
         caption="What to notice: the two maps are the same picture shifted so each is centred on its own query; "
-                "turn on 'axes as offsets' and they line up cell for cell. Axial RoPE makes a plus-shaped pattern "
+                "turn on 'offsets dx, dy' and they line up cell for cell. Axial RoPE makes a plus-shaped pattern "
                 "(x and y are scored separately); a mixed head makes an oblique one along its random direction.",
         latex=r"a_k(x, y) = f^x_k\,x + f^y_k\,y,\qquad "
               r"\big(R_{a(p)}q\big)^{\!\top} R_{a(p')}k = q^{\top} R_{a(p') - a(p)}\,k",

@@ -175,7 +175,9 @@ def part_matrix(v: ui.Values) -> None:
     one = bias_at(family(v), 1)[own.member]
     ui.figure_panel(
         bias_heatmap, {**family(v), "member": own.member, "T": T}, key="matrix",
-        caption=f"Each diagonal is one distance, so each is one colour: the bias depends on i − j only, never on "
+        caption=f"Row i is the query and column j the key "
+                f"({ui.term('pair_index', 'i and j are tokens here, not pairs')}). Each diagonal is "
+                f"one distance, so each is one colour: the bias depends on i − j only, never on "
                 f"where the pair sits. Next to the diagonal (Δ = 1) it is {fmt_bias(one)}; in the corner (i, j) = "
                 f"({T - 1}, 0), Δ = {T - 1}, it is {fmt_bias(val)}. The grey triangle is the causal mask: keys "
                 "after the query get −∞, so their softmax weight is exactly 0, whatever the member.",
@@ -202,7 +204,8 @@ def part_t5(v: ui.Values) -> None:
     ui.figure_panel(
         bias_t5_buckets, dict(num_buckets=v.num_buckets, max_distance=v.max_distance, bidirectional=bidirectional,
                               span=v.span), key="t5",
-        caption=f"Distances below max_exact = {exact} get a bucket each; from {exact} to max_distance = "
+        caption=f"The distance is the {ui.term('offset', 'offset Δ = i − j')} (T5's own code is given its opposite). "
+                f"Distances below max_exact = {exact} get a bucket each; from {exact} to max_distance = "
                 f"{v.max_distance} the remaining {n - exact} buckets widen logarithmically; everything further shares "
                 f"the last bucket of its side ({last}). Here {used} of the {v.num_buckets} buckets occur for "
                 f"|i − j| ≤ {v.span}. T5 learns one number per bucket (and per head), so its bias is a staircase "
@@ -238,7 +241,8 @@ def part_alibi(v: ui.Values) -> None:
     ui.figure_panel(
         bias_alibi_slopes, dict(n_heads=v.n_heads), key="slopes",
         caption=f"{first}{extra}{steepest} Head {v.head} (m = {mh:.4g}) halves a key's weight, against an equally "
-                f"similar key at Δ = 0, every ln 2 / m = {math.log(2) / mh:.3g} tokens.",
+                f"similar key at Δ = 0, every ln 2 / m = {math.log(2) / mh:.3g} tokens. Heads count from 0 "
+                f"({ui.term('head_index', 'head index h')}); the ALiBi paper counts from 1.",
         latex=r"m_h = 2^{-8(h+1)/H},\ h = 0..H-1\quad (H = 2^k)",
         code=[b.alibi_slopes],
     )
@@ -287,8 +291,9 @@ def part_nope(v: ui.Values) -> None:
                 f"information. A marker on the first token comes out as 1/(i + 1): {sig['first_token'][last]:.4g} "
                 f"at i = {last}, so 1/output − 1 gives i back (largest error {err:.1e}). Even random values give "
                 f"it away: the variance of the average shrinks like 1/(i + 1) ({sig['variance'][last]:.4g} "
-                f"measured at i = {last}, 1/{v.T} = {1 / v.T:.4g}). This is why causal models trained without position "
-                "encodings still learn where they are (Haviv et al. 2022; Kazemnejad et al. 2023).",
+                f"measured at i = {last}, 1/{v.T} = {1 / v.T:.4g}). This is why models under a "
+                f"{ui.term('causal', 'causal mask')} trained without position encodings ({ui.term('nope', 'NoPE')}) "
+                "still learn where they are (Haviv et al. 2022; Kazemnejad et al. 2023).",
         latex=r"o_i = \frac{1}{i+1}\sum_{j \le i} v_j,\qquad v_j = [j = 0] \ \Rightarrow\ o_i = \frac{1}{i+1}",
         code=[b.nope_signals],
     )

@@ -113,7 +113,8 @@ def part_count(v: ui.Values) -> None:
         cope_tokens, gates(v) | dict(query=v.i), key="tokens", live="scale",
         caption="Our toy tokenizer cuts words longer than 5 characters into pieces (“##” marks a continuation), as "
                 "sub-word tokenizers do. Dark chips are keys the query counts; the green number under each chip is "
-                "its position p_ij: the sum of the gates from that key up to the query, itself included, a soft "
+                f"its position p_ij for query i and key j ({ui.term('pair_index', 'i and j are tokens, not pairs')}"
+                "): the sum of the gates from that key up to the query, itself included, a soft "
                 f"count{soft_count(v)}. Switch the rule between “count words” and “count "
                 "everything” to see pieces stop counting separately.",
         latex=r"g_{ij} = \sigma(z_{ij})\,M_{ij},\qquad z_{ij} = a\,s_{ij} + b,\qquad M_{ij} = [\,j \le i\,]",

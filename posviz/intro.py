@@ -279,9 +279,20 @@ def smooth_bits(n_positions: int, n_bits: int) -> np.ndarray:
     middle of its run of ones (the first Fourier harmonic of the bit, rescaled to [0, 1]).
     """
     n_positions = check_int("n_positions", n_positions, 1, MAX_POSITIONS)
+    return smooth_bits_at(np.arange(n_positions, dtype=np.float64), n_bits)  # (N, n)
+
+
+def smooth_bits_at(positions: object, n_bits: int) -> np.ndarray:
+    """:func:`smooth_bits` at any real positions, fractional ones included, shape (len(positions), n_bits).
+
+    ``S(p, j) = ½ − ½·cos(π (p − (2**j − 1)/2) / 2**j)`` is a function of a real p: drawn through many
+    fractional positions it shows the wave itself, which samples at the integers alone only hint at (bit 0,
+    wavelength 2, is 0, 1, 0, 1 there).
+    """
+    p = check_array("positions", positions, ndim=1, max_size=MAX_CODE_VALUES // MAX_BITS, lo=-MAX_ABS_INPUT,
+                    hi=MAX_ABS_INPUT, scalar_ok=True)[:, None]  # (N, 1)
     n_bits = check_int("n_bits", n_bits, 1, MAX_BITS)
     half_period = 2.0 ** np.arange(n_bits)[None, :]  # (1, n): 2**j
-    p = np.arange(n_positions, dtype=np.float64)[:, None]  # (N, 1)
     return 0.5 - 0.5 * np.cos(np.pi * (p - (half_period - 1) / 2) / half_period)  # (N, n)
 
 

@@ -194,14 +194,33 @@ def test_binary_heatmap_is_the_bits_with_flip_periods_in_the_labels():
 
 def test_binary_vs_sinusoid_panels_match_the_math():
     fig = fig_intro.intro_binary_vs_sinusoid(n_positions=64, n_bits=6, bit=3)
-    hb, hs, line_b, line_s = fig.data
+    hb, hs, line_b, curve_s, dots_s = fig.data
     np.testing.assert_array_equal(_z(hb), intro.binary_encoding(64, 6).T)
     np.testing.assert_allclose(_z(hs), intro.smooth_bits(64, 6).T, atol=1e-6)
     np.testing.assert_array_equal((_z(hs) > 0.5), _z(hb) == 1)
     np.testing.assert_array_equal(np.asarray(line_b.y, dtype=float), intro.binary_encoding(64, 6)[:, 3])
     assert list(hb.y)[3] == "j = 3 (λ = 16)"
+    np.testing.assert_array_equal(np.asarray(dots_s.x, dtype=float), np.arange(64))
+    np.testing.assert_allclose(np.asarray(dots_s.y, dtype=float), intro.smooth_bits(64, 6)[:, 3], atol=1e-6)
     with pytest.raises(ValueError, match="bit"):
         fig_intro.intro_binary_vs_sinusoid(n_bits=6, bit=6)
+
+
+@pytest.mark.parametrize("bit", [0, 1, 3])
+def test_binary_vs_sinusoid_draws_the_sinusoid_between_the_positions(bit):
+    """The smooth bit is a continuous curve through fractional positions, equal to the cosine there (not straight
+    lines between its integer samples, which draw bit 0 as a zigzag), with dots at the integer positions."""
+    fig = fig_intro.intro_binary_vs_sinusoid(n_positions=32, n_bits=5, bit=bit)
+    curve, dots = fig.data[-2:]
+    x = np.asarray(curve.x, dtype=float)
+    assert curve.mode == "lines" and dots.mode == "markers"
+    assert (x % 1 != 0).sum() >= 4 * 31 and x[0] == 0 and x[-1] == 31
+    want = 0.5 - 0.5 * np.cos(np.pi * (x - (2**bit - 1) / 2) / 2**bit)
+    np.testing.assert_allclose(np.asarray(curve.y, dtype=float), want, atol=1e-6)
+    if bit == 0:  # a quarter of the way from 0 to 1: the cosine's 0.1464..., where a straight line gives 0.25
+        np.testing.assert_allclose(np.asarray(curve.y, dtype=float)[x == 0.25], [0.5 - 0.5 * math.cos(math.pi / 4)],
+                                   atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(dots.x, dtype=float), np.arange(32))
 
 
 def _trailing_ones(p: int) -> int:

@@ -191,6 +191,18 @@ def test_smooth_bits_have_the_bit_wavelength_and_round_to_the_bit():
     assert smooth.min() >= 0 and smooth.max() <= 1
 
 
+def test_smooth_bits_at_fractional_positions_against_the_formula():
+    """``smooth_bits_at`` is the cosine of docs/FORMULAS.md's smooth bit at any real p, integers included."""
+    p = np.array([0.0, 0.25, 0.5, 1.0, 2.75, 7.5, 100.125])
+    got = intro.smooth_bits_at(p, 5)
+    for row, pos in enumerate(p):
+        for j in range(5):
+            want = 0.5 - 0.5 * math.cos(math.pi * (pos - (2**j - 1) / 2) / 2**j)
+            assert got[row, j] == pytest.approx(want, abs=1e-12)
+    assert got[2, 0] == pytest.approx(0.5)  # bit 0 halfway between its 0 at p = 0 and its 1 at p = 1
+    np.testing.assert_array_equal(intro.smooth_bits_at(np.arange(40.0), 6), intro.smooth_bits(40, 6))
+
+
 def test_sinusoid_pair_against_math():
     pair = intro.sinusoid_pair(20, 16.0)
     for p in range(20):
@@ -339,6 +351,8 @@ def test_the_slowest_wavelength_is_not_a_repeat_of_the_whole_code():
     (lambda: intro.binary_encoding(10, 0), "n_bits"),
     (lambda: intro.binary_encoding(10, 64), "n_bits"),
     (lambda: intro.smooth_bits(10, 13), "n_bits"),
+    (lambda: intro.smooth_bits_at([0.5, float("nan")], 4), "positions"),
+    (lambda: intro.smooth_bits_at(np.zeros(10**6), 4), "positions"),
     (lambda: intro.sinusoid_pair(10, 0.0), "wavelength"),
     (lambda: intro.flip_period(-1), "bit"),
     (lambda: intro.position_codes("gray", 10), "scheme"),
@@ -390,6 +404,7 @@ FUZZED = {
     intro.normalised_positions: ("length",),
     intro.binary_encoding: ("n_positions", "n_bits"),
     intro.smooth_bits: ("n_positions", "n_bits"),
+    intro.smooth_bits_at: ("positions", "n_bits"),
     intro.sinusoid_pair: ("n_positions", "wavelength"),
     intro.flip_period: ("bit",),
     intro.position_codes: ("scheme", "n_positions", "d_model", "base"),

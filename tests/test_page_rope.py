@@ -198,7 +198,7 @@ def test_largest_settings_cap_and_say_so():
         if part == "tables":
             assert "(1 position in 7 shown)" in title(specs[0])
         if part == "cossin":
-            assert f"The first {rf.MAX_TABLE_ROWS} positions show the pattern" in at.caption[0].value
+            assert f"Positions 0 to {rf.MAX_TABLE_ROWS - 1} show the pattern" in at.caption[0].value
         at.run()  # a warm rerun at the largest settings (its speed: benchmarks/slider_to_chart.py --largest)
         assert_clean(at)
 

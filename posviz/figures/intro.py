@@ -239,12 +239,16 @@ def intro_binary(*, n_positions: int = 64, n_bits: int = 6) -> go.Figure:
     return fig
 
 
+SMOOTH_STEPS_PER_TOKEN = 8  # samples per token of the smooth curve (bit 0's wavelength of 2 gets 16)
+
+
 @figure("intro_binary_vs_sinusoid")
 def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int = 3) -> go.Figure:
     """Binary bits beside smooth bits: each bit's square wave next to a sinusoid of the same wavelength.
 
     Top: the two heatmaps (bit j and its cosine of wavelength 2^(j+1)). Bottom: bit ``bit`` and its
-    sinusoid as curves over the positions.
+    sinusoid over the positions, the sinusoid as a continuous curve (``intro.smooth_bits_at``) with its value at
+    each integer position as a dot.
     """
     if not 0 <= bit < n_bits:
         raise ValueError(f"bit must be in [0, {n_bits - 1}] (one of the n_bits = {n_bits} bits); got {bit}")
@@ -263,8 +267,13 @@ def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int
                       hovertemplate=f"{name}<br>position %{{x}}<br>%{{y}}<br>value %{{z:.3f}}<extra></extra>"), col)
     grid.scatter(3, x=x, y=f32(bits[:, bit]), mode="lines", line=dict(shape="hv", color=COLORS[3]),
                  name=f"bit {bit} (binary)", hovertemplate="position %{x}<br>bit %{y:.0f}<extra>binary</extra>")
-    grid.scatter(3, x=x, y=f32(smooth[:, bit]), mode="lines+markers", line=dict(color=COLORS[0]),
-                 marker=dict(size=4), name=f"bit {bit} (smooth)",
+    # the sinusoid is a function of a real position: drawn through fractional ones it is the smooth wave itself
+    # (joining its integer samples by straight lines would draw bit 0 as a zigzag), with the codes as dots
+    fine = np.linspace(0.0, n_positions - 1, SMOOTH_STEPS_PER_TOKEN * (n_positions - 1) + 1)
+    grid.scatter(3, x=fine, y=f32(intro.smooth_bits_at(fine, bit + 1)[:, bit]), mode="lines",
+                 line=dict(color=COLORS[0]), name=f"bit {bit} (smooth)", hoverinfo="skip")
+    grid.scatter(3, x=x, y=f32(smooth[:, bit]), mode="markers", marker=dict(size=5, color=COLORS[0]),
+                 name=f"bit {bit} (smooth) at each position", showlegend=False,
                  hovertemplate="position %{x}<br>value %{y:.3f}<extra>smooth</extra>")
     grid.axis("y", 1, title="bit j")
     grid.axis("y", 2, showticklabels=False)

@@ -32,9 +32,12 @@ import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from posviz.ui.params import Param
+
+if TYPE_CHECKING:
+    from posviz.ui.questions import Question
 
 _REGISTRY: dict[str, Lesson] = {}
 _DISCOVERY_LOCK = threading.Lock()
@@ -80,6 +83,8 @@ class Lesson:
     needs: tuple[str, ...] | None = None
     minutes: int | None = None
     optional: bool | None = None
+    # check-yourself questions (posviz.ui.questions.Question); None: posviz.ui.questions' table says
+    questions: tuple[Question, ...] | None = None
     script: Path = field(default_factory=lambda: Path(sys._getframe(2).f_code.co_filename).resolve())
     parts: dict[str, Part] = field(default_factory=dict)
 
@@ -94,7 +99,18 @@ class Lesson:
                                  f"control of lesson {self.slug!r}")
         if len(set(names)) != len(names) or {"part", "present"} & set(names):
             raise ValueError(f"lesson {self.slug!r}: control names must be unique and not 'part' or 'present'")
+        self._check_questions()
         _REGISTRY[self.slug] = self
+
+    def _check_questions(self) -> None:
+        """``questions=``: a tuple of ``posviz.ui.questions.Question`` (the table in that module is the default)."""
+        if self.questions is None:
+            return
+        from posviz.ui.questions import Question
+
+        if not isinstance(self.questions, tuple) or not all(isinstance(q, Question) for q in self.questions):
+            raise ValueError(f"lesson {self.slug!r}: questions must be a tuple of posviz.ui.questions.Question; "
+                             f"got {self.questions!r}")
 
     @property
     def url_path(self) -> str:
@@ -165,7 +181,7 @@ def quiet_outside_a_server() -> None:
 
 def _pages_dir(pages_dir: Path | None) -> Path:
     if pages_dir is None:  # the checkout's pages/, or in an installed wheel the copy in posviz/_app/
-        from posviz.command import app_dir
+        from posviz._app_files import app_dir
 
         pages_dir = app_dir() / "pages"
     return Path(pages_dir)
@@ -224,7 +240,17 @@ def href(slug: str, pages_dir: Path | None = None, **query: object) -> str:
     known = {k for p in lesson.parts.values() for k in (p.key, *p.aliases)}
     if part is not None and known and part not in known:
         raise ValueError(f"lesson {slug!r} has no part {part!r}; parts: {', '.join(lesson.parts)}")
-    return "/" + lesson.url_path + ("?" + urllib.parse.urlencode(query) if query else "")
+    return app_path(lesson.url_path) + ("?" + urllib.parse.urlencode(query) if query else "")
+
+
+def app_path(page: str) -> str:
+    """The absolute path of the app's page ``page`` (``"RoPE"``, ``"Glossary#offset"``) behind the server's
+    ``server.baseUrlPath``: a markdown link "/RoPE" would leave an app served under "/course/" for the host's
+    root. Read when the link is made, so it follows the running server's setting ("" outside a server)."""
+    base = ""
+    if "streamlit" in sys.modules:  # declarations and the CLI must not need streamlit; a page has imported it
+        base = str(sys.modules["streamlit"].get_option("server.baseUrlPath") or "").strip("/")
+    return "/" + "/".join(filter(None, (base, page)))
 
 
 def link(slug: str, part: str | None = None, text: str | None = None, pages_dir: Path | None = None,

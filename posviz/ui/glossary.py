@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from posviz.ui.course import app_path
+
 GLOSSARY_PATH = "Glossary"  # the page's address: pages/99_Glossary.py without its number
 
 
@@ -92,8 +94,9 @@ def find_term(key: str) -> Term:
 
 
 def term_href(key: str) -> str:
-    """The relative address of glossary entry ``key``: the glossary page at its heading."""
-    return f"/{GLOSSARY_PATH}#{find_term(key).anchor}"
+    """The address of glossary entry ``key``: the glossary page at its heading, behind the server's base path
+    (``server.baseUrlPath``) as lesson links are (:func:`posviz.ui.course.app_path`)."""
+    return app_path(f"{GLOSSARY_PATH}#{find_term(key).anchor}")
 
 
 def term(key: str, text: str | None = None) -> str:

@@ -1,5 +1,8 @@
 """Check yourself: two or three "predict, then reveal" questions per lesson, keyed by lesson slug.
 
+A lesson may declare its own, ``ui.Lesson(..., questions=(Question(...), ...))``, which then win over the
+:data:`QUESTIONS` table (so a new lesson edits no shared file).
+
 Each answer is computed when it is revealed, by the same posviz functions the lesson's figures draw from: a
 question's ``solve`` returns the index of the right choice and one sentence with the computed numbers. The lesson
 runner draws a lesson's questions under its parts (``draw_questions``); tests/test_questions.py solves them all.
@@ -9,8 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from posviz.ui.course import Lesson
 
 
 @dataclass(frozen=True)
@@ -329,20 +336,34 @@ QUESTIONS: dict[str, tuple[Question, ...]] = {
 
 
 def questions(slug: str) -> tuple[Question, ...]:
-    """The check-yourself questions of lesson ``slug`` (none for a lesson without any)."""
+    """The check-yourself questions of lesson ``slug`` in this module's :data:`QUESTIONS` table (none for a lesson
+    without any there)."""
     return QUESTIONS.get(slug, ())
 
 
-def draw_questions(slug: str) -> None:
-    """Draw lesson ``slug``'s questions in a folded box: pick an answer, then its computed answer is revealed."""
+def lesson_questions(lesson: Lesson) -> tuple[Question, ...]:
+    """The questions ``lesson`` is drawn with: those its ``ui.Lesson(..., questions=...)`` declares, else the
+    table's (:func:`questions`)."""
+    return lesson.questions if lesson.questions is not None else questions(lesson.slug)
+
+
+def question_key(slug: str, n: int) -> str:
+    """The widget key of lesson ``slug``'s question ``n`` (0-based): outside the lesson's own keys ``slug.*``, so
+    an answer is neither a control of the lesson nor a URL parameter."""
+    return f"_check.{slug}.{n}"
+
+
+def draw_questions(slug: str, declared: tuple[Question, ...] | None = None) -> None:
+    """Draw lesson ``slug``'s questions in a folded box: pick an answer, then its computed answer is revealed.
+    ``declared``: the lesson's own ``questions=``, drawn instead of the table's when given."""
     import streamlit as st
 
-    items = questions(slug)
+    items = declared if declared is not None else questions(slug)
     if not items:
         return
     with st.expander(f"Check yourself: {len(items)} questions (predict, then reveal)"):
         for n, q in enumerate(items):
-            picked = st.radio(f"{n + 1}. {q.prompt}", q.choices, index=None, key=f"_check.{slug}.{n}")
+            picked = st.radio(f"{n + 1}. {q.prompt}", q.choices, index=None, key=question_key(slug, n))
             if picked is None:
                 continue
             right, why = q.solve()

@@ -13,24 +13,25 @@ import streamlit as st
 
 from posviz.ui.page import draw_lesson, draw_plain_page
 from posviz.ui.panel import draw_export_settings
-from posviz.ui.questions import draw_questions
+from posviz.ui.questions import Question, draw_questions
 
 if TYPE_CHECKING:
     from posviz.ui.course import Lesson
 
 
 def run_lesson(lesson: Lesson) -> None:
-    """Draw ``lesson`` (``posviz.ui.page.draw_lesson``), its check-yourself questions under the parts
-    (``posviz.ui.questions``), then the export settings at the foot of the sidebar."""
+    """Draw ``lesson`` (``posviz.ui.page.draw_lesson``), its check-yourself questions under the parts (its own
+    ``questions=``, else ``posviz.ui.questions``' table), then the export settings at the foot of the sidebar."""
     draw_lesson(lesson)
-    _questions(lesson.slug)
+    _questions(lesson.slug, lesson.questions)
     draw_export_settings()
 
 
 @st.fragment
-def _questions(slug: str) -> None:
-    """The lesson's questions in a fragment: picking an answer redraws them alone, not the lesson's figures."""
-    draw_questions(slug)
+def _questions(slug: str, declared: tuple[Question, ...] | None) -> None:
+    """The lesson's questions in a fragment: picking an answer redraws them alone, not the lesson's figures. Those
+    the lesson declares (``questions=``) come first; without them, posviz.ui.questions' table's."""
+    draw_questions(slug, declared)
 
 
 def plain_page(title: str, body: Callable[[], None], *, icon: str = "📐", intro: str = "") -> None:

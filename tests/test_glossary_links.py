@@ -1,0 +1,69 @@
+"""Glossary links: every ``ui.term`` key a page uses is a glossary entry, the links follow the server's base path,
+and each part that introduces a symbol links it where it first appears (its prose or caption)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from streamlit import config
+
+from posviz import ui
+from posviz.ui.glossary import TERMS, find_term
+from testkit.apptest import ROOT, assert_clean, page_at
+
+TERM_CALL = re.compile(r"""ui\.term(?:_href)?\(\s*(['"])(\w+)\1""")
+
+# (page, part): the glossary keys it links, where the symbol first appears in it
+LINKED = {
+    ("3_RoPE.py", "derive"): ("pair_index", "imaginary_unit"),
+    ("3_RoPE.py", "relative"): ("offset",),
+    ("3_RoPE.py", "layouts"): ("layout",),
+    ("2_Sinusoidal.py", "table"): ("base", "dimensions"),
+    ("2_Sinusoidal.py", "waves"): ("wavelength",),
+    ("6_Distance_biases.py", "alibi"): ("head_index",),
+    ("6_Distance_biases.py", "matrix"): ("pair_index",),
+    ("6_Distance_biases.py", "t5"): ("offset",),
+    ("6_Distance_biases.py", "nope"): ("causal", "nope"),
+    ("8_CoPE.py", "count"): ("pair_index",),
+    ("1_From_integers_to_sinusoids.py", "blind"): ("causal", "nope"),
+}
+
+
+def test_every_term_a_page_links_is_in_the_glossary():
+    used = {m.group(2) for page in (ROOT / "pages").glob("*.py")
+            for m in TERM_CALL.finditer(page.read_text(encoding="utf-8"))}
+    assert used >= {k for keys in LINKED.values() for k in keys}  # the regex finds the calls
+    known = {t.key for t in TERMS}
+    assert used <= known, f"pages link terms the glossary lacks: {sorted(used - known)}"
+
+
+def test_term_links_point_at_the_glossary_heading():
+    assert ui.term_href("pair_index") == "/Glossary#pair-index"
+    assert ui.term("offset", "Δ") == "[Δ](/Glossary#offset)"
+    assert find_term("head_index").anchor == "head-index"
+
+
+@pytest.mark.parametrize("base", ["course", "/deep/course/"])
+def test_links_follow_the_servers_base_path(base):
+    """Under ``server.baseUrlPath`` a link "/Glossary" would leave the app; glossary and lesson links agree."""
+    old = config.get_option("server.baseUrlPath")
+    config.set_option("server.baseUrlPath", base)
+    try:
+        prefix = "/" + base.strip("/")
+        assert ui.term_href("offset") == f"{prefix}/Glossary#offset"
+        assert ui.term("layout", "layouts") == f"[layouts]({prefix}/Glossary#layout)"
+        assert ui.href("rope", part="derive") == f"{prefix}/RoPE?part=derive"
+    finally:
+        config.set_option("server.baseUrlPath", old)
+    assert ui.term_href("offset") == "/Glossary#offset"
+
+
+@pytest.mark.app
+@pytest.mark.parametrize(("page", "part"), list(LINKED), ids=lambda x: str(x).removesuffix(".py"))
+def test_part_links_its_symbols_to_the_glossary(page, part):
+    at = page_at(f"pages/{page}", part=part)
+    assert_clean(at)
+    shown = "\n".join(e.value for e in (*at.markdown, *at.caption))
+    for key in LINKED[page, part]:
+        assert f"](/Glossary#{find_term(key).anchor})" in shown, (page, part, key)

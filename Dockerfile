@@ -26,7 +26,8 @@ USER 1000
 ENV POSVIZ_CACHE_DIR=/tmp/posviz-cache \
     BROWSER_PATH=/usr/bin/chromium \
     STREAMLIT_SERVER_ADDRESS=0.0.0.0 \
-    STREAMLIT_SERVER_PORT=8501
+    STREAMLIT_SERVER_PORT=8501 \
+    MALLOC_ARENA_MAX=2
 EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
     CMD ["sh", "-c", "curl -fsS http://127.0.0.1:${STREAMLIT_SERVER_PORT}/_stcore/health || exit 1"]

@@ -12,7 +12,7 @@ per state; a still is laid over the chart, a state without one is drawn by Plotl
 "reacts"), with the rate it allows (max fps). Then, on release, the time until the script has rerun and the
 exact figure is drawn, beside a key press on the trivial page (benchmarks/trivial_app.py, Streamlit's default
 settings) measured in the same run, interleaved. (On release at a state's value the page fetches the exact
-figure from the file the app serves for it and the rerun names that file: posviz.ui.live.ahead_file.) Both
+figure from the file the app serves for it and the rerun names that file: posviz.ui.live.store.) Both
 servers run with Streamlit's message cache off, so every message is sent: with the cache on
 (``--message-cache``, Streamlit's default), a message the browser has already been sent is served from its
 cache. The drags alternate direction, so in these two modes most releases revisit a value, whose exact figure

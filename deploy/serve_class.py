@@ -302,6 +302,9 @@ class Classroom:
         # environment or a config file only, never from the command line); a restarted process gets it too
         # (a secret in the environment is kept: upstreams on other machines are started with the same one)
         env["STREAMLIT_SERVER_COOKIE_SECRET"] = env.get("STREAMLIT_SERVER_COOKIE_SECRET") or secrets.token_hex(32)
+        # glibc's per-thread arenas keep freed figure memory mapped: two arenas hold a process near its
+        # measured bound (docs/DEPLOY.md, "What it holds")
+        env.setdefault("MALLOC_ARENA_MAX", "2")
         self._env = env
         self.backends = free_ports(self.processes)
         for i, port in enumerate(self.backends):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from posviz.ui import live
+from posviz.ui import served
 from posviz.ui.params import Bool, Choice, Float, Int, LogFloat, Multi, Param, Text, parse_or_default
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +69,7 @@ def chart_specs(at: AppTest) -> list[dict]:
             if kind == "plotly_chart":
                 specs.append(json.loads(child.proto.spec))
             elif kind == "bidi_component" and child.proto.component_name == "posviz_live":
-                specs.append(live.exact_of(json.loads(json.loads(child.proto.json)))[0])
+                specs.append(live_exact(json.loads(json.loads(child.proto.json)))[0])
             walk(child)
 
     walk(at._tree)
@@ -98,7 +98,16 @@ def live_bytes(component: object) -> int:
     if component.proto.component_name != "posviz_live":
         return len(text)
     payload = json.loads(json.loads(text))
-    return len(text) + (live.exact_of(payload)[1] if payload.get("exactFile") else 0)
+    return len(text) + (live_exact(payload)[1] if payload.get("exactFile") else 0)
+
+
+def live_exact(payload: dict) -> tuple[dict, int]:
+    """The exact figure a live chart's payload (its data, parsed) draws and the bytes it takes: in the payload,
+    or the served file it names (``"exactFile"``, which the page fetches unless it holds it already)."""
+    if payload.get("exactFile"):
+        text = (served.exact_dir() / payload["exactFile"]).read_text(encoding="utf-8")
+        return json.loads(text), len(text)
+    return payload["exact"], len(json.dumps(payload["exact"], separators=(",", ":")))
 
 
 def warnings_text(at: AppTest) -> str:

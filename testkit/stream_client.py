@@ -4,8 +4,9 @@ Streamlit's browser code opens a websocket, sends a ``rerun_script`` BackMsg (pa
 and draws the ForwardMsgs that come back until ``script_finished``. This client does the same without
 drawing, so a test can check what a server sends (the theme from .streamlit/config.toml, charts, exception
 elements) and a load benchmark can run many sessions on two cores without a browser per session. Every
-control of a lesson is bound to the query string, so a rerun with ``d=128`` is the server-side work of a
-slider move (a full-page rerun: a bit more than the fragment rerun a slider move in the browser costs).
+control of a lesson is bound to the query string, but a session reads the address only for controls it has no
+value for yet: a rerun with ``d=128`` moves the slider only on a fresh session's first run (a real move is a
+widget change, as ``benchmarks/students.py`` sends it).
 
 Behind a proxy with sticky sessions the client first GETs ``/`` and keeps the cookies it is given, as a
 browser would, so its websocket lands on the app process that served the page.

@@ -77,7 +77,7 @@ def render_svg(name: str, case: Case, theme: str) -> tuple[bytes, int, int]:
     if case.exported:
         opts = export.ExportOptions(width=case.width, height=case.height, theme=theme)
         return export.export_figure(name, {}, "svg", opts), case.width, case.height
-    fig = style(build(name), theme, case.scale)  # as posviz.ui.panel._figure styles it
+    fig = style(build(name), theme, case.scale)  # as posviz.ui.live.figures.built_figure styles it
     height = case.height or fig.layout.height or PLOTLY_DEFAULT_HEIGHT
     fig.update_layout(width=case.width, height=height)
     return export.render(fig, "svg", export.ExportOptions(width=case.width, height=height, theme=theme)), \

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
 
 import numpy as np
 import pytest
@@ -11,7 +11,23 @@ from hypothesis import strategies as st
 
 from posviz.figures import build
 from posviz.theme import style
-from posviz.ui import live, served
+from posviz.ui import served
+from posviz.ui.live import component
+from posviz.ui.live import figures as live_figures
+from posviz.ui.live import states as live_states_module
+from posviz.ui.live.states import (
+    FIGURE_BUDGET,
+    MAX_STATES,
+    MIN_BUDGET,
+    STATE_BUDGET,
+    _decode,
+    live_states,
+    shared,
+    slider_values,
+    spread,
+    state_budget,
+    to_json,
+)
 from posviz.ui.params import Choice, Float, Int, LogFloat
 from testkit.apptest import chart_specs, live_payload, page_paths, run_page
 
@@ -20,31 +36,31 @@ SIGMA2 = Float("sigma2", "σ2", default=20.0, lo=1.0, hi=500.0, step=1.0)
 
 
 def _trace_array(value: object) -> np.ndarray:
-    return live._decode(value) if isinstance(value, dict) else np.asarray(value, dtype=float)
+    return _decode(value) if isinstance(value, dict) else np.asarray(value, dtype=float)
 
 
 def test_slider_values_are_the_sliders_own_steps():
-    assert live.slider_values(BASE) == BASE.options  # the 1-2-5 select-slider values
-    assert live.slider_values(Int("n", "n", default=8, lo=8, hi=20, step=4)) == (8, 12, 16, 20)
-    values = live.slider_values(Float("s", "s", default=0.5, lo=0.5, hi=2.0, step=0.5))
+    assert slider_values(BASE) == BASE.options  # the 1-2-5 select-slider values
+    assert slider_values(Int("n", "n", default=8, lo=8, hi=20, step=4)) == (8, 12, 16, 20)
+    values = slider_values(Float("s", "s", default=0.5, lo=0.5, hi=2.0, step=0.5))
     assert values == (0.5, 1.0, 1.5, 2.0)
     with pytest.raises(ValueError, match="'c'"):
-        live.slider_values(Choice("c", "c", default="a", options={"a": "A"}))
+        slider_values(Choice("c", "c", default="a", options={"a": "A"}))
 
 
 @given(st.integers(2, 600), st.integers(2, 60), st.data())
 def test_spread_keeps_the_ends_and_the_current_value(n_values, n, data):
     values = tuple(range(n_values))
     current = data.draw(st.sampled_from(values))
-    chosen = live.spread(values, n, current)
+    chosen = spread(values, n, current)
     assert chosen[0] == values[0] and chosen[-1] == values[-1] and current in chosen
     assert len(chosen) <= min(n, n_values) + 1 and list(chosen) == sorted(set(chosen))
 
 
 def test_states_of_a_curve_are_the_exact_figures_at_the_slider_values():
     params = dict(alpha1=0.7, alpha2=0.3, sigma1=5.0, sigma2=20.0)
-    values, states = live.live_states("gaussian_kernel_curve", params, "sigma2", live.slider_values(SIGMA2))
-    assert len(values) in (live.MAX_STATES, live.MAX_STATES + 1) and 20.0 in values and values[-1] == 500.0
+    values, states = live_states("gaussian_kernel_curve", params, "sigma2", slider_values(SIGMA2))
+    assert len(values) in (MAX_STATES, MAX_STATES + 1) and 20.0 in values and values[-1] == 500.0
     for v, state in zip(values[::7], states[::7], strict=False):
         exact = style(build("gaussian_kernel_curve", **{**params, "sigma2": v}), "light", False).to_plotly_json()
         for got, want in zip(state["data"], exact["data"], strict=True):
@@ -56,7 +72,7 @@ def test_states_of_a_curve_are_the_exact_figures_at_the_slider_values():
 
 def test_states_of_a_heatmap_are_the_exact_cells_thinned():
     params = dict(n_positions=100, d_model=128, base=10000.0)
-    values, states = live.live_states("sinusoidal_heatmap", params, "base", live.slider_values(BASE))
+    values, states = live_states("sinusoidal_heatmap", params, "base", slider_values(BASE))
     assert values == BASE.options
     v = values[3]
     exact = build("sinusoidal_heatmap", **{**params, "base": v}).to_plotly_json()["data"][0]
@@ -73,16 +89,16 @@ def test_states_of_a_heatmap_are_the_exact_cells_thinned():
     ("patch_channel", dict(height=64, width=64, d_model=1024, base=10000.0), "base", BASE),
 ])
 def test_states_fit_the_budget_at_defaults_and_the_largest_settings(name, params, param, control):
-    values, states = live.live_states(name, params, param, live.slider_values(control))
-    assert len(live.to_json(states)) <= live.STATE_BUDGET
+    values, states = live_states(name, params, param, slider_values(control))
+    assert len(to_json(states)) <= STATE_BUDGET
     assert len(values) >= 10  # still enough states to move smoothly
 
 
 def test_a_small_budget_means_fewer_states_never_an_overflow():
     params = dict(n_positions=100, d_model=128, base=10000.0)
-    values, states = live.live_states("sinusoidal_heatmap", params, "base", live.slider_values(BASE),
+    values, states = live_states("sinusoidal_heatmap", params, "base", slider_values(BASE),
                                       budget=60_000)
-    assert len(live.to_json(states)) <= 60_000 and 10000.0 in values and len(values) >= 2
+    assert len(to_json(states)) <= 60_000 and 10000.0 in values and len(values) >= 2
 
 
 def test_values_the_builder_rejects_are_not_states(monkeypatch):
@@ -91,32 +107,32 @@ def test_values_the_builder_rejects_are_not_states(monkeypatch):
             raise ValueError("beta_fast must be larger than beta_slow")
         return build(name, **params)
 
-    monkeypatch.setattr(live, "build", strict)
+    monkeypatch.setattr(live_states_module, "build", strict)
     ramp = dict(dim=128, base=10000.0, original_len=4096, beta_fast=32.0, beta_slow=8.0)
     beta_fast = Float("beta_fast", "β", default=32.0, lo=1.0, hi=128.0, step=1.0)
-    values, states = live.live_states("scaling_yarn_ramp", ramp, "beta_fast", live.slider_values(beta_fast))
+    values, states = live_states("scaling_yarn_ramp", ramp, "beta_fast", slider_values(beta_fast))
     assert min(values) > 8.0 and 32.0 in values and len(states) == len(values)
     with pytest.raises(ValueError, match="fewer than 2 valid values of 'beta_fast'"):
-        live.live_states("scaling_yarn_ramp", {**ramp, "beta_slow": 200.0}, "beta_fast",
-                         live.slider_values(beta_fast))
+        live_states("scaling_yarn_ramp", {**ramp, "beta_slow": 200.0}, "beta_fast",
+                         slider_values(beta_fast))
 
 
 def test_a_trace_equal_in_every_state_is_sent_once_and_the_states_rebuild_exactly():
     clock = dict(dim=64, base=10000.0, m_max=30.0, n_frames=31)
-    values, states = live.live_states("rope_clock", clock, "base", live.slider_values(BASE))
-    sent = live.shared(states)
+    values, states = live_states("rope_clock", clock, "base", slider_values(BASE))
+    sent = shared(states)
     assert "0" in sent["common"]  # the unit circles do not depend on the base: one copy for all states
     assert "1" not in sent["common"]  # the labels under them (i, λ_i) do
     for full, state in zip(states, sent["states"], strict=True):
         rebuilt = [t if t is not None else sent["common"][str(k)] for k, t in enumerate(state["data"])]
-        assert live.to_json(rebuilt) == live.to_json(full["data"])
-    assert len(live.to_json(sent)) < len(live.to_json(states))
+        assert to_json(rebuilt) == to_json(full["data"])
+    assert len(to_json(sent)) < len(to_json(states))
 
 
 def test_states_of_an_animated_figure_carry_its_exact_frames_within_the_budget():
     clock = dict(dim=64, base=10000.0, m_max=30.0, n_frames=31, show_angles=True)
-    values, states = live.live_states("rope_clock", clock, "base", live.slider_values(BASE))
-    assert len(live.to_json(live.shared(states))) <= live.STATE_BUDGET and len(values) == len(BASE.options)
+    values, states = live_states("rope_clock", clock, "base", slider_values(BASE))
+    assert len(to_json(shared(states))) <= STATE_BUDGET and len(values) == len(BASE.options)
     kept = [f["index"] for f in states[0]["frames"]]
     assert kept[0] == 0 and kept[-1] == 30 and len(kept) >= 5  # evenly spread over the whole animation
     v = values[4]
@@ -152,13 +168,11 @@ def test_a_live_figure_and_its_states_fit_the_payload_caps(page):
 def test_a_release_draws_the_exact_figure_kept_from_the_states_without_building_it(monkeypatch):
     """The states of RoPE's clock are built from the exact figure at every base the slider offers; a release at
     another base draws that figure as it was kept (no build), and it is the exact figure at the released base."""
-    from posviz.ui import panel
-
     query = {"part": "clock", "seed": "4321", "d": "32"}  # settings no other test draws: nothing cached before
     at = run_page(next(p for p in page_paths() if p.endswith("_RoPE.py")), query)
     built = []
-    real = panel.build
-    monkeypatch.setattr(panel, "build", lambda name, **kw: built.append(name) or real(name, **kw))
+    real = live_figures.build
+    monkeypatch.setattr(live_figures, "build", lambda name, **kw: built.append(name) or real(name, **kw))
     at.select_slider(key="rope.base").set_value(20000.0).run()
     assert "rope_clock" not in built
     drawn = chart_specs(at)[0]
@@ -170,95 +184,42 @@ def test_a_release_draws_the_exact_figure_kept_from_the_states_without_building_
                                _trace_array(expected["frames"][5]["data"][1]["x"]), rtol=1e-6)
 
 
-def test_the_shelf_of_exact_figures_drops_the_least_recently_used_to_stay_within_its_bytes():
-    from posviz.ui.panel import Shelf
-
-    shelf = Shelf(max_bytes=10)
-    shelf.put("a", "1234")
-    shelf.put("b", "5678")
-    assert shelf.get("a") == "1234"  # a is now the most recently used
-    shelf.put("c", "90ab")  # 12 > 10: the least recently used (b) goes
-    assert (shelf.get("a"), shelf.get("b"), shelf.get("c"), shelf.size) == ("1234", None, "90ab", 8)
-    shelf.put("a", "123456")  # replacing a text counts its new size only
-    assert shelf.size == 10 and shelf.get("c") == "90ab"
-    shelf.put("d", "x" * 11)  # larger than the shelf: nothing stays
-    assert shelf.size == 0 and shelf.get("a") is None
-
-
 def test_the_states_share_what_the_exact_figure_leaves_of_the_cap_it_falls_under():
     # a figure at defaults (60 KB): its two sliders share what it leaves of 480 KB, at most 300 KB each
-    assert live.state_budget(60_000, 2) == (live.FIGURE_BUDGET - 60_000) // 2 == 210_000
-    assert live.state_budget(10_000, 1) == live.STATE_BUDGET
+    assert state_budget(60_000, 2) == (FIGURE_BUDGET - 60_000) // 2 == 210_000
+    assert state_budget(10_000, 1) == STATE_BUDGET
     # RoPE's largest clock (0.74 MB) is past the defaults' cap: its states fit under the 2 MB cap instead
-    assert live.state_budget(737_273, 1) == live.STATE_BUDGET
-    assert 737_273 + live.state_budget(737_273, 1) <= 2_000_000
+    assert state_budget(737_273, 1) == STATE_BUDGET
+    assert 737_273 + state_budget(737_273, 1) <= 2_000_000
     # never less than MIN_BUDGET, even for a figure near the 2 MB cap (the payload tests bound the total)
-    assert live.state_budget(1_880_000, 1) == live.MIN_BUDGET
+    assert state_budget(1_880_000, 1) == MIN_BUDGET
     for exact in range(0, 1_900_000, 10_000):
         for sliders in (1, 2):
-            budget = live.state_budget(exact, sliders)
-            assert live.MIN_BUDGET <= budget <= live.STATE_BUDGET
-            assert exact + sliders * budget <= max(live.FIGURE_BUDGET, 2_000_000) or budget == live.MIN_BUDGET
-
-
-def test_an_exact_figure_is_served_under_the_hash_of_its_text(tmp_path):
-    """``ahead_file`` names a figure by its text: the same text one file, another text another, each file whole."""
-    a, b = '{"data": [], "layout": {"title": "a"}}', '{"data": [], "layout": {"title": "b"}}'
-    name = live.ahead_file(a, tmp_path)
-    assert name == f"{live.content_id(a)}.json" and (tmp_path / name).read_text(encoding="utf-8") == a
-    assert live.ahead_file(a, tmp_path) == name and live.ahead_file(b, tmp_path) != name
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, live.ahead_file(b, tmp_path)])  # no temp
-
-
-def test_a_folder_that_cannot_be_written_costs_the_file_and_leaves_nothing_behind(tmp_path, monkeypatch):
-    """A read-only place (here: a folder path under a file) and a disk that fills mid-write both raise OSError,
-    which the panel takes as "no file ahead"; the full disk's temporary file is removed, and a file of the
-    same name written earlier by another process is left whole."""
-    blocked = tmp_path / "a-file"
-    blocked.write_text("")
-    text = '{"data": []}'
-    with pytest.raises(OSError):
-        live.ahead_file(text, blocked / "exact")
-    assert not live.touch_ahead(f"{live.content_id(text)}.json", blocked / "exact")
-
-    folder = tmp_path / "exact"
-    kept = live.ahead_file('{"kept": 1}', folder)
-
-    def fill_the_disk(self, text, encoding=None):
-        with open(self, "w", encoding=encoding) as f:
-            f.write(text[: len(text) // 2])
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(Path, "write_text", fill_the_disk)
-    with pytest.raises(OSError, match="No space"):
-        live.ahead_file('{"data": [1, 2, 3, 4]}', folder)
-    assert sorted(p.name for p in folder.iterdir()) == [kept]  # no .tmp, no half file
-    assert (folder / kept).read_text(encoding="utf-8") == '{"kept": 1}'
-
-
-def test_the_served_figures_drop_the_least_recently_used_to_stay_within_their_bytes(tmp_path):
-    import os
-
-    names = [live.ahead_file(str(i) * 100, tmp_path, max_bytes=10**6) for i in range(3)]
-    for age, name in zip((30, 20, 10), names, strict=True):  # written 30, 20 and 10 s ago
-        os.utime(tmp_path / name, (1e9 - age, 1e9 - age))
-    assert live.touch_ahead(names[0], tmp_path)  # the oldest is used again: now the most recent
-    assert not live.touch_ahead("0" * 24 + ".json", tmp_path)  # never written
-    newest = live.ahead_file("x" * 100, tmp_path, max_bytes=300)  # 400 bytes: the least recently used goes
-    assert sorted(p.name for p in tmp_path.glob("*.json")) == sorted([names[0], names[2], newest])
+            budget = state_budget(exact, sliders)
+            assert MIN_BUDGET <= budget <= STATE_BUDGET
+            assert exact + sliders * budget <= max(FIGURE_BUDGET, 2_000_000) or budget == MIN_BUDGET
 
 
 def test_each_state_s_served_file_is_the_exact_figure_at_its_value():
-    """The file the page fetches on release at a state's value holds the exact figure there, as the builder makes
-    it (not the thinned state)."""
-    import json
-
-    from posviz.ui import panel
-
+    """The file the page fetches when the learner lets go at a state's value holds the exact figure there, as the
+    builder makes it (not the thinned state)."""
     params = {"alpha1": 0.6, "alpha2": 0.4, "sigma1": 4.0}  # settings no other test uses
-    text = panel._live_json("gaussian_kernel_curve", tuple(params.items()), "sigma2", SIGMA2, "light", 0.0)
-    sent = json.loads("{" + text + "}")
-    assert len(sent["ahead"]) == len(sent["values"]) >= 2 and all(sent["ahead"])
-    for value, name in list(zip(sent["values"], sent["ahead"], strict=True))[::9]:
+    sent = component.state_set("gaussian_kernel_curve", params, "sigma2", SIGMA2, "light", 0.0, STATE_BUDGET, True)
+    assert len(sent["files"]) == len(sent["values"]) >= 2 and all(sent["files"])
+    for value, name in list(zip(sent["values"], sent["files"], strict=True))[::9]:
         expected = style(build("gaussian_kernel_curve", **params, sigma2=value), "light", 0.0).to_json()
         assert (served.exact_dir() / name).read_text(encoding="utf-8") == expected
+
+
+def test_a_chart_payload_is_plain_json_serialised_once():
+    """The chart's data is one JSON text of plain values: the exact figure as a dict (not spliced text), and,
+    where the figure is a served file still there, its name instead of the figure."""
+    params = {"alpha1": 0.5, "alpha2": 0.5, "sigma1": 7.0, "sigma2": 30.0}
+    chart = component.LiveChart("gaussian_kernel_curve", params, {"sigma2": "sigma2"}, {"sigma2": SIGMA2}, "g",
+                                "light", 0.0, "g.kernel.chart")
+    exact = live_figures.figure_json("gaussian_kernel_curve", params, "light", 0.0)
+    payload = component.chart_payload(chart, exact, {}, "")
+    assert json.loads(component.encode(payload)) == payload  # nothing but JSON values
+    assert payload["exact"] == json.loads(style(build("gaussian_kernel_curve", **params), "light", 0.0).to_json())
+    assert payload["exactFile"] is None and payload["exactId"] == exact.id
+    assert payload["live"][0]["options"] == list(slider_values(SIGMA2)) and payload["live"][0]["key"] == "g.sigma2"

@@ -12,7 +12,8 @@ import plotly
 import pytest
 from starlette.routing import Router
 
-from posviz.ui import live, served
+from posviz.ui import served
+from posviz.ui.live.store import STORE
 
 
 def _get(path: str, base: str = "") -> tuple[int, dict[str, str], bytes]:
@@ -49,7 +50,7 @@ def test_plotly_js_is_the_installed_plotly_s_own_bundle_under_its_version():
 
 def test_an_exact_figure_is_served_from_the_cache_folder_by_its_content_name():
     text = '{"data": [], "layout": {"title": {"text": "served"}}}'
-    name = live.ahead_file(text)  # the default folder: $POSVIZ_CACHE_DIR (tests/conftest.py) / exact-figures
+    name = STORE.files.write(text)  # the default folder: $POSVIZ_CACHE_DIR (tests/conftest.py) / exact-figures
     assert (served.exact_dir() / name).is_file()
     status, headers, body = _get(f"/posviz/exact/{name}")
     assert (status, body) == (200, text.encode()) and headers["content-type"] == "application/json"

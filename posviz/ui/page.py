@@ -43,7 +43,7 @@ class PageContext:
     slug: str
     theme: str = "light"
     presenter: bool = False
-    figure_presenter: float = 0.0  # presenter mode's font scale for figures (fits the window); 0: not presenting
+    figure_font_scale: float = 0.0  # presenter mode's font scale for figures (fits the window); 0: not presenting
     params: dict[str, Param] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)
     part: Part | None = None  # the part being drawn: ``controls`` draws only the controls it declares
@@ -96,7 +96,7 @@ def start_page(slug: str, title: str, *, icon: str, intro: str) -> PageContext:
     ctx.theme = "dark" if getattr(st.context.theme, "type", None) == "dark" else "light"
     ctx.presenter = bool(_value(PRESENT, PRESENT, _key("_global", "present"), st.sidebar))
     if ctx.presenter:
-        ctx.figure_presenter = _figure_scale(slug)
+        ctx.figure_font_scale = _figure_scale(slug)
         _presenter_css()
     st.title(title)
     if intro and ctx.presenter:

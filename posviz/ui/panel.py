@@ -1,18 +1,14 @@
 """The figure panel: chart, caption, formula, "Show the code", exports and "Copy as code".
 
-Figures are built by name from the registry (``posviz.figures.FIGURES``) and cached per parameters,
-theme and presenter mode (bounded). Downloads are generated only when clicked (deferred callables),
-so a rerun never pays for an export.
+Figures are built by name from the registry (``posviz.figures.FIGURES``) and kept per settings, theme and
+presenter font scale in the process's one store, bounded in bytes (``posviz.ui.live.store``); a live figure is
+drawn by ``posviz.ui.live``. Downloads are generated only when clicked (deferred callables), so a rerun never
+pays for an export.
 """
 
 from __future__ import annotations
 
-import collections
-import contextlib
 import functools
-import hashlib
-import inspect
-import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -21,43 +17,27 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from posviz import export
-from posviz.figures import FIGURES, build
+from posviz.figures import FIGURES
 from posviz.figures._registry import spec_of
-from posviz.theme import style
-from posviz.ui import live as livemod
-from posviz.ui import served
 from posviz.ui.callouts import escape_md
+from posviz.ui.live import component
+from posviz.ui.live.figures import built_figure, cached_call, source_of
 from posviz.ui.page import context, release_held
-from posviz.ui.params import LogFloat
 
 _EXPORT_KEY = "_export"
 FORMAT_LABELS = {"png": "PNG", "svg": "SVG", "pdf": "PDF", "html": "HTML", "csv": "CSV", "json": "JSON",
                  "gif": "GIF", "mp4": "MP4"}
 
 
-def _freeze(params: Mapping[str, object]) -> tuple[tuple[str, object], ...]:
-    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items()))
-
-
 def cached(fn: Callable) -> Callable:
-    """Cache a page's computation per arguments, shared by every session (``st.cache_data``: each caller gets
-    its own copy of the result), at most 32 settings per function. The one cache a page uses; figures are
-    cached by ``figure_panel`` itself."""
-    return st.cache_data(max_entries=32, show_spinner=False)(fn)
+    """Cache a page's computation per arguments, shared by every session: each caller gets its own copy of the
+    result (kept pickled), and all such results of a process share one byte budget (``posviz.ui.live.store``).
+    The one cache a page uses; figures are cached by ``figure_panel`` itself."""
+    @functools.wraps(fn)
+    def call(*args: object, **kwargs: object) -> object:
+        return cached_call(fn, args, kwargs)
 
-
-@st.cache_resource(max_entries=256, show_spinner=False)
-def _figure(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: float) -> go.Figure:
-    """Build and style a figure (shared across sessions; treated as read-only)."""
-    return style(build(name, **dict(frozen)), theme, presenter)
-
-
-@functools.lru_cache(maxsize=256)
-def _source(fn: Callable) -> str:
-    try:
-        return inspect.getsource(inspect.unwrap(fn))
-    except (OSError, TypeError):
-        return f"# source of {getattr(fn, '__name__', fn)} is not available"
+    return call
 
 
 def code_snippet(name: str, params: Mapping[str, object]) -> str:
@@ -118,23 +98,22 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
     name = figure_name(figure)
     params = dict(params or {})
     links = _live_links(name, live, params)
-    try:  # a live chart draws the figure's JSON text (often kept from its slider's states: no build)
-        shown = _exact_json(name, _freeze(params), ctx.theme, ctx.figure_presenter) if links else \
-            _figure(name, _freeze(params), ctx.theme, ctx.figure_presenter)
+    chart = f"{ctx.slug}.{key}.chart"
+    config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 2, "filename": name}}
+    try:  # a live chart draws the figure's JSON (often kept from its slider's states: no build)
+        if links:
+            live_chart = component.LiveChart(name, params, links, ctx.params, ctx.slug, ctx.theme,
+                                             ctx.figure_font_scale, chart)
+            component.draw_chart(live_chart, config)
+            ctx.after_part.append(functools.partial(component.draw_state_sets, live_chart))
+        else:
+            shown = built_figure(name, params, ctx.theme, ctx.figure_font_scale)
     except ValueError as err:
         st.warning(f"{escape_md(str(err))}. Showing the figure at its default settings.", icon="⚠️")
         params, links = {}, {}
-        shown = _figure(name, (), ctx.theme, ctx.figure_presenter)
-    config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 2, "filename": name}}
-    if links:
-        chart = f"{ctx.slug}.{key}.chart"
-        file = _ahead_of(_exact_key(name, _freeze(params), ctx.theme, ctx.figure_presenter))
-        _LIVE(data=_live_chart(name, shown, file, params, links, config, chart), key=chart,
-              on_missing_change=functools.partial(_forget_missing, chart))
-        ctx.after_part.append(functools.partial(_live_states, name, params, links, chart))
-    else:
-        st.plotly_chart(shown, theme=None, key=f"{ctx.slug}.{key}.chart", config=config,
-                        height=height or "content")
+        shown = built_figure(name, {}, ctx.theme, ctx.figure_font_scale)
+    if not links:
+        st.plotly_chart(shown, theme=None, key=chart, config=config, height=height or "content")
     st.caption(caption)
     release_held(ctx)  # presenter mode: the numbers asked for before the figure
     if latex:
@@ -154,154 +133,6 @@ def _live_links(name: str, live: str | Sequence[str] | Mapping[str, str],
     return {control: param for control, param in links.items() if param in params}
 
 
-_LIVE = st.components.v2.component("posviz_live", js=livemod.script(), isolate_styles=False)
-_STATES = st.components.v2.component("posviz_live_states", js=livemod.script("states"), isolate_styles=False)
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def _live_json(name: str, fixed: tuple[tuple[str, object], ...], param: str, control: Any, theme: str,
-               presenter: float, budget: int = livemod.STATE_BUDGET, keep: bool = False) -> str:
-    """The scrub states of one live control as JSON text, shared across sessions. ``fixed`` holds every figure
-    parameter but the live one, so releasing the slider at a new value reuses them. A figure with fewer than
-    two valid values at these settings has none (``{"values": []}``): it is an ordinary chart then. With
-    ``keep``, the exact figures built for the states are kept (``_EXACT``) for a release at their values. Each
-    is also written where the page can fetch it (``"ahead"``: each state's file, ``livemod.ahead_file``)."""
-    ahead: dict[float, str] = {}
-
-    def exact_built(value: float, fig: go.Figure) -> None:
-        text = fig.to_json()
-        key = _exact_key(name, _freeze({**dict(fixed), param: value}), theme, presenter)
-        if keep:
-            _EXACT.put(key, text)
-        if len(_AHEAD) >= AHEAD_NAMES:  # bounded: a name dropped here is only a file the page is not told of
-            _AHEAD.clear()
-        with contextlib.suppress(OSError):  # e.g. a read-only install: a release waits for its rerun's figure
-            ahead[value] = _AHEAD[key] = livemod.ahead_file(text)
-
-    try:
-        values, states = livemod.live_states(name, dict(fixed), param, livemod.slider_values(control),
-                                             theme=theme, presenter=presenter, budget=budget, keep=exact_built)
-    except ValueError:
-        return '"values": []'
-    files = [ahead.get(v) for v in values]
-    return livemod.to_json({"values": values, "ahead": files, **livemod.shared(states)})[1:-1]
-
-
-class Shelf:
-    """Texts kept by key, the least recently used dropped first so that together they stay within ``max_bytes``
-    (characters); shared by the sessions' threads."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self._texts: collections.OrderedDict[Any, str] = collections.OrderedDict()
-        self._size = 0
-        self._lock = threading.Lock()
-
-    def put(self, key: Any, text: str) -> None:
-        with self._lock:
-            self._size += len(text) - len(self._texts.pop(key, ""))
-            self._texts[key] = text
-            while self._size > self.max_bytes:
-                self._size -= len(self._texts.popitem(last=False)[1])
-
-    def get(self, key: Any) -> str | None:
-        with self._lock:
-            text = self._texts.get(key)
-            if text is not None:
-                self._texts.move_to_end(key)
-            return text
-
-    @property
-    def size(self) -> int:
-        """Characters kept."""
-        return self._size
-
-
-# the exact figures a live slider's states were built from (40 at most per slider), for a release at one of
-# their values: at RoPE's largest clock (0.74 MB each) a release then skips ~80 ms of building and encoding
-_EXACT = Shelf(64_000_000)
-EXACT_SET_BYTES = 16_000_000  # a slider whose exact figures would take more is not kept (it would churn)
-
-
-_AHEAD: dict[tuple, str] = {}  # exact key -> the file of that figure (livemod.ahead_file), if written
-AHEAD_NAMES = 20_000
-
-
-def _ahead_of(key: tuple) -> str | None:
-    """The served file of the exact figure ``key``, if it is there (then the most recently used: kept)."""
-    file = _AHEAD.get(key)
-    return file if file and livemod.touch_ahead(file) else None
-
-
-def _forget_missing(chart: str) -> None:
-    """The live chart could not fetch the file it was told of (removed meanwhile): forget that file, so that
-    the rerun this asks for sends the figure itself."""
-    missing = (st.session_state.get(chart) or {}).get("missing")
-    for key in [k for k, file in _AHEAD.items() if file == missing]:
-        _AHEAD.pop(key, None)
-
-
-def _exact_key(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: float) -> tuple:
-    return name, repr(frozen), theme, presenter  # repr: 10000 and 10000.0 build different titles
-
-
-def _exact_json(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: float) -> str:
-    """The figure as plotly JSON text: kept from a live slider's states, else built (and cached)."""
-    return _EXACT.get(_exact_key(name, frozen, theme, presenter)) or _figure_json(name, frozen, theme, presenter)
-
-
-def _states_of(name: str, params: Mapping[str, object], param: str) -> tuple[tuple[tuple[str, object], ...], str]:
-    """The settings a live parameter's states depend on (every figure parameter but ``param``) and their version:
-    the chart uses only states built for the settings it was drawn with."""
-    ctx = context()
-    fixed = _freeze({k: v for k, v in params.items() if k != param})
-    version = hashlib.sha1(repr((name, fixed, param, ctx.theme, ctx.figure_presenter)).encode()).hexdigest()[:16]
-    return fixed, version
-
-
-def _live_chart(name: str, exact: str, file: str | None, params: dict[str, object], links: dict[str, str],
-                config: dict, chart: str) -> str:
-    """What the live chart draws (JSON text): the exact figure now (``exact``, its JSON; or, if it is a served
-    ``file``, that file's name: the page may hold it already, fetched ahead on release), and the sliders it
-    follows (their states come after the part, from ``_live_states``)."""
-    ctx = context()
-    base = str(st.get_option("server.baseUrlPath") or "")
-    lives = []
-    for control, param in links.items():
-        c = ctx.params[control]
-        lives.append({"key": f"{ctx.slug}.{control}", "current": params[param], "log": isinstance(c, LogFloat),
-                      "index": isinstance(c, LogFloat), "options": livemod.slider_values(c),
-                      "version": _states_of(name, params, param)[1]})
-    return (f'{{"plotly": {json.dumps(served.url(base, served.PLOTLY_JS))}, '
-            f'"ahead": {json.dumps(served.url(base, "exact") + "/")}, '
-            f'"config": {json.dumps({**config, "responsive": True})}, "chart": {json.dumps(chart)}, '
-            + (f'"exactId": "{file.removesuffix(".json")}", "exactFile": "{file}", "exact": null, ' if file else
-               f'"exactId": "{livemod.content_id(exact)}", "exact": {exact}, ')
-            + f'"live": {livemod.to_json(lives)}}}')
-
-
-def _live_states(name: str, params: dict[str, object], links: dict[str, str], chart: str) -> None:
-    """Send the states of each live control of ``chart``, once the part is drawn: a release redraws the exact
-    figure and its captions first, and only then builds the states the new settings need (the other live
-    sliders' states change with the released value)."""
-    ctx = context()
-    exact = len(_exact_json(name, _freeze(params), ctx.theme, ctx.figure_presenter))
-    budget = livemod.state_budget(exact, len(links))  # two live sliders share what the exact figure leaves
-    sets = []
-    for control, param in links.items():
-        fixed, version = _states_of(name, params, param)
-        keep = exact * min(livemod.MAX_STATES, len(livemod.slider_values(ctx.params[control]))) <= EXACT_SET_BYTES
-        states = _live_json(name, fixed, param, ctx.params[control], ctx.theme, ctx.figure_presenter, budget, keep)
-        sets.append(f'{{"key": {json.dumps(f"{ctx.slug}.{control}")}, "version": {json.dumps(version)}, {states}}}')
-    _STATES(data=f'{{"chart": {json.dumps(chart)}, "sets": [{", ".join(sets)}]}}', key=f"{chart}.states")
-
-
-@st.cache_resource(max_entries=256, show_spinner=False)
-def _figure_json(name: str, frozen: tuple[tuple[str, object], ...], theme: str, presenter: float) -> str:
-    """The cached figure as plotly JSON text (a live chart sends it on every rerun)."""
-    return _figure(name, frozen, theme, presenter).to_json()
-
-
 EXTRAS = {"code": "Show the code", "export": "Export / copy as code"}
 
 
@@ -312,7 +143,7 @@ def _extras(name: str, params: dict[str, object], code: tuple[Callable, ...], ke
                       label_visibility="collapsed")
     if choice == "code":
         for fn in (FIGURES[name].builder, *code):
-            st.code(_source(fn), language="python")
+            st.code(source_of(fn), language="python")
     elif choice == "export":
         _export_buttons(name, params, key)
 
@@ -370,7 +201,7 @@ def _export_buttons(name: str, params: dict[str, object], key: str) -> None:
                + (", transparent" if opts.transparent else "") + " (change in the sidebar's Export settings)")
     fmts = _offered_formats(name)
     ctx = context()
-    n_frames = len(_figure(name, _freeze(params), ctx.theme, ctx.figure_presenter).frames)  # cached: no rebuild
+    n_frames = len(built_figure(name, params, ctx.theme, ctx.figure_font_scale).frames)  # kept: no rebuild
     refused = {}
     for fmt in fmts:
         try:

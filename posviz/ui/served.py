@@ -3,11 +3,11 @@ package or checkout, so an install nobody may write to (a system-wide pip, a Doc
 user, a read-only checkout) serves every lesson.
 
 - **Plotly.js** (live charts draw with it): plotly's own bundle, read from the installed plotly package.
-- **Exact figures written ahead** for live sliders (``posviz.ui.live.ahead_file``): files in a per-user cache
+- **Exact figures of live sliders' states** (``posviz.ui.live.store.ServedFigureFiles``): files in a per-user cache
   folder (the platform's: ``~/.cache/posviz`` under XDG on Linux, ``~/Library/Caches/posviz`` on macOS,
   ``%LOCALAPPDATA%\\posviz\\Cache`` on Windows; or ``$POSVIZ_CACHE_DIR``), shared by one machine's app
-  processes. Where that folder cannot be written the files are simply not made: a release then waits for
-  its rerun's figure, and nothing is said to the student.
+  processes. Where that folder cannot be written the files are simply not made: letting go of a slider
+  then waits for the rerun's figure, and nothing is said to the student.
 
 ``routes()`` gives app.py's ``st.App`` its two routes under ``/posviz/`` (beside Streamlit's own, behind the
 configured ``server.baseUrlPath``); ``url()`` is the address a page asks for.
@@ -28,7 +28,7 @@ from starlette.routing import Route
 CACHE_ENV = "POSVIZ_CACHE_DIR"  # a folder of the user's choosing for generated files (else the platform's)
 PREFIX = "posviz"  # the routes' first path segment (not one of Streamlit's reserved ones)
 PLOTLY_JS = f"plotly-{plotly.__version__}.min.js"  # versioned: a browser may keep it for good
-_EXACT_NAME = re.compile(r"[0-9a-f]{24}\.json")  # posviz.ui.live.content_id + ".json": nothing else is served
+_EXACT_NAME = re.compile(r"[0-9a-f]{24}\.json")  # posviz.ui.live.store.content_id + ".json": nothing else is served
 _KEEP_FOR_GOOD = {"Cache-Control": "public, max-age=31536000, immutable"}
 
 
@@ -45,7 +45,7 @@ def cache_dir() -> Path:
 
 
 def exact_dir() -> Path:
-    """Where ``posviz.ui.live.ahead_file`` writes exact figures and the ``exact/`` route reads them."""
+    """Where ``posviz.ui.live.store.ServedFigureFiles`` writes exact figures and the ``exact/`` route reads them."""
     return cache_dir() / "exact-figures"
 
 

@@ -31,7 +31,7 @@ EXACT = "() => document.querySelector('.posviz-live-chart').dataset.shown === 'e
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_live_drag_moves_the_chart_without_a_rerun(page, app_url, case):
-    """Every state shown during the drag is a still (drawn ahead by Plotly.js), and the drawing on screen
+    """Every state shown during the drag is a still (drawn beforehand by Plotly.js), and the drawing on screen
     changes with it; release reruns once and the address and captions hold the released value."""
     check_drag(page, app_url, case, stills=True)
 
@@ -191,9 +191,9 @@ def test_a_release_patches_in_the_exact_clock_as_a_fresh_plot_draws_it(page, app
     assert at_12["chart"] != after["chart"] and at_12["chart"] == at_12["fresh"] and at_12["hover"]
 
 
-# how the live chart came by its exact figures: drawn in all, fetched ahead of a rerun, and what the last rerun sent
+# how the live chart came by its exact figures: drawn in all, prefetched before a rerun, and what the last rerun sent
 EXACTS = """() => { const c = document.querySelector('.posviz-live-chart');
-    return {exacts: Number(c.dataset.exacts || 0), aheads: Number(c.dataset.aheads || 0), id: c.posvizExactId,
+    return {exacts: Number(c.dataset.exacts || 0), prefetched: Number(c.dataset.prefetched || 0), id: c.posvizExactId,
             file: c.posvizPayload.exactFile || null}; }"""
 
 
@@ -211,19 +211,20 @@ def _release_on_the_heatmap(page, app_url) -> dict:
             "base": urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["base"][0]}
 
 
-def test_a_release_draws_the_exact_figure_fetched_ahead_of_its_rerun_or_else_the_rerun_s(page, app_url):
-    """On release the chart fetches the exact figure at the released value (a file the app serves) and draws it
-    while Streamlit's rerun is on its way; the rerun names the same file and does not draw it again. With that
-    file unreachable the rerun's figure is drawn instead (one more run sends it in the data): the same drawing."""
-    ahead = _release_on_the_heatmap(page, app_url)
-    assert ahead["after"]["aheads"] == ahead["before"]["aheads"] + 1  # drawn ahead of the rerun
-    assert ahead["after"]["exacts"] == ahead["before"]["exacts"] + 1  # ... and not drawn again by it
-    assert ahead["after"]["file"] == ahead["after"]["id"] + ".json" and ahead["runs"] == 1
-    assert ahead["base"] != "10000"  # the drag moved the base: the figures compared below are another base's
+def test_letting_go_draws_the_prefetched_exact_figure_before_its_rerun_or_else_the_rerun_s(page, app_url):
+    """When the learner lets go, the chart fetches the exact figure at the new value (a file the app serves) and
+    draws it while Streamlit's rerun is on its way; the rerun names the same file and does not draw it again. With
+    that file unreachable the rerun's figure is drawn instead (one more run sends it in the data): the same
+    drawing."""
+    prefetched = _release_on_the_heatmap(page, app_url)
+    assert prefetched["after"]["prefetched"] == prefetched["before"]["prefetched"] + 1  # drawn before the rerun
+    assert prefetched["after"]["exacts"] == prefetched["before"]["exacts"] + 1  # ... and not drawn again by it
+    assert prefetched["after"]["file"] == prefetched["after"]["id"] + ".json" and prefetched["runs"] == 1
+    assert prefetched["base"] != "10000"  # the drag moved the base: the figures compared below are another base's
 
     page.route("**/posviz/exact/**", lambda route: route.fulfill(status=404, body=""))
     fallback = _release_on_the_heatmap(page, app_url)
-    assert fallback["base"] == ahead["base"]
-    assert fallback["after"]["aheads"] == 0 and fallback["after"]["file"] is None  # sent in the data at last
+    assert fallback["base"] == prefetched["base"]
+    assert fallback["after"]["prefetched"] == 0 and fallback["after"]["file"] is None  # sent in the data at last
     assert fallback["after"]["exacts"] == fallback["before"]["exacts"] + 1 and fallback["runs"] == 2
-    assert fallback["drawn"] == ahead["drawn"] and fallback["after"]["id"] == ahead["after"]["id"]
+    assert fallback["drawn"] == prefetched["drawn"] and fallback["after"]["id"] == prefetched["after"]["id"]

@@ -1,11 +1,11 @@
-// Unit tests of live.js's pure functions (node's own test runner: node --test tests/js/). What needs a page
-// (stills, overlays, the fetch of a figure ahead) is tested in a browser by tests/browser/test_live.py.
+// Unit tests of posviz/ui/live/chart.js's pure functions (node's own test runner: node --test tests/js/). What needs a page
+// (stills, overlays, the prefetch of a figure) is tested in a browser by tests/browser/test_live.py.
 import assert from "node:assert/strict";
 import test from "node:test";
 
 import {
   merged, nearest, patchOf, restOf, signature, sliderValue, stateFigure, withSliderAt,
-} from "../../posviz/ui/live.js";
+} from "../../posviz/ui/live/chart.js";
 
 test("a slider's value: its position, or the option at it for an index slider", () => {
   assert.equal(sliderValue({ value: "2.5" }, { index: false }), 2.5);

@@ -1,27 +1,26 @@
-// A live posviz figure (Streamlit v2 component, no iframe). It draws the exact figure with Plotly.js and,
-// while one of the page's sliders named in `live` is dragged, shows the precomputed state nearest to the
-// thumb (no server round trip). On release Streamlit reruns once and brings the exact figure at the released
-// value: in the data, or as the name of a file the app serves.
-// data: JSON text {plotly, ahead, config, chart, exactId, exact, exactFile, live: [{key, log, index, options,
-// current, version}]}. `plotly`: the address of Plotly.js, the installed plotly's own bundle, which app.py
-// serves at /posviz/plotly-<version>.min.js; `ahead`: the address of the exact figures it serves, /posviz/exact/
-// (both behind the server's base path: posviz/ui/served.py). `exact` is the figure, or null when the exact
-// figure is the served file `exactFile`; `exactId` names the figure either way. `options` are the slider's
-// values in order (with `index`, the thumb reports a position).
-// The states come from live_states.js once the part is drawn, filed as window.__posvizStates[chart|key] =
-// {version, values, ahead, common, states}; a set built for other settings (another version) is not used. A
+// A live posviz figure (Streamlit v2 component, no iframe: posviz/ui/live/component.py). It draws the exact
+// figure with Plotly.js and, while one of the page's sliders named in `live` is dragged, shows the precomputed
+// state nearest to the thumb (no server round trip). When the learner lets go, Streamlit reruns once and brings
+// the exact figure at the new value: in the data, or as the name of a file the app serves.
+// data: JSON text {plotly, files, config, chart, exactId, exact, exactFile, live: [{key, log, index, options,
+// current, version}]}. `plotly`: the address of Plotly.js (the installed plotly's own bundle); `files`: the
+// address of the exact figures the app serves (both behind the server's base path: posviz/ui/served.py).
+// `exact` is the figure, or null when it is the served file `exactFile`; `exactId` names the figure either way.
+// `options` are the slider's values in order (with `index`, the thumb reports a position).
+// The states come from state_sets.js once the part is drawn, filed as window.__posvizStates[chart|key] =
+// {version, values, files, common, states}; a set built for other settings (another version) is not used. A
 // trace that is null in a state is the same in all of them: `common[its index]`.
 // An animated figure (RoPE's clock) keeps its position: a state carries some of its frames, the one nearest
-// to the position on screen is shown, and on release the exact figure opens at that position again.
-// Ahead of the rerun: the exact figure of a state's value is also a served file (its name in the set's
-// `ahead`, under the data's `ahead` address), so on release the chart fetches the figure at the released value
-// and draws it while Streamlit's rerun is still on its way; the rerun then names the same figure (same
-// `exactId`: not redrawn) with the numbers and captions. A value without a file waits for the rerun's figure;
-// a file that cannot be fetched makes the chart ask for one more run, which sends the figure itself.
-// Stills: so that a drag never waits for Plotly.js, each state is drawn once ahead, in idle time, by Plotly.js
-// into an off-screen box at the chart's size and position, and a copy of what it drew is kept; while the thumb
-// moves, the copy of the nearest state is laid over the chart. A state without a still yet (a drag in the
-// first seconds) is drawn on the chart with Plotly.react.
+// to the position on screen is shown, and the exact figure opens at that position again.
+// Prefetch: the exact figure at each state's value is also a served file (its name in the set's `files`), so
+// when the learner lets go at such a value the chart fetches that figure and draws it while Streamlit's rerun
+// is on its way; the rerun then names the same figure (same `exactId`: not redrawn) with the numbers and
+// captions. A value without a file waits for the rerun's figure; a file that cannot be fetched makes the chart
+// ask for one more run (its `missing` trigger), which sends the figure itself.
+// Stills: so that a drag never waits for Plotly.js, each state is drawn once beforehand, in idle time, by
+// Plotly.js into an off-screen box at the chart's size and position, and a copy of what it drew is kept; while
+// the thumb moves, the copy of the nearest state is laid over the chart. A state without a still yet (a drag in
+// the first seconds) is drawn on the chart with Plotly.react.
 
 function loadPlotly(url) {
   if (!window.__posvizPlotly) {
@@ -65,12 +64,13 @@ export function merged(trace, change) {
   return out;
 }
 
-// the text of a served exact figure (posviz.ui.live.ahead_file), fetched once: the few latest are kept, so a
-// rerun that names the file fetched ahead on release finds it here. Asked as a range (all of it), which
+// the text of a served exact figure (posviz/ui/live/store.py, ServedFigureFiles), fetched once: the few latest
+// are kept, so a rerun that names the file prefetched when the learner let go finds it here. Asked as a range (all of it), which
 // Streamlit's server sends as it is: a whole-file answer it would first gzip at level 9, tens of ms of its
 // time for a figure of a megabyte, while it runs the release's script
 function exactText(base, file) {
-  const texts = (window.__posvizExactTexts = window.__posvizExactTexts || new Map());
+  window.__posvizExactTexts = window.__posvizExactTexts || new Map();
+  const texts = window.__posvizExactTexts;
   if (!texts.has(file)) {
     const asked = fetch(base + file, { headers: { Range: "bytes=0-" } });
     texts.set(file, asked.then((r) => (r.ok ? r.text() : Promise.reject(new Error(r.status)))));
@@ -103,7 +103,7 @@ function statesOf(chart, live) {
   return set && set.version === live.version && set.values.length >= 2 ? set : null;
 }
 
-// --- a release: the exact figure patched in ---------------------------------------------------------------
+// --- let go: the exact figure patched in ------------------------------------------------------------------
 // What a new exact figure changed from the one the chart holds, if Plotly.js can patch it in: the same frames
 // and layout but for the title, and only what Plotly.animate redraws changed (RoPE's clock at a new base: its
 // tips' hover and the wavelength labels). Then Plotly.animate redraws just those traces, as the clock's own
@@ -115,7 +115,7 @@ const ANIMATED = ["x", "y", "text", "hovertext", "customdata"]; // and marker.co
 // a trace without what Plotly.animate redraws, and whether it can be patched at all
 export function restOf(trace, layout) {
   const rest = { ...trace };
-  ANIMATED.forEach((k) => delete rest[k]);
+  for (const k of ANIMATED) delete rest[k];
   const m = trace.marker;
   if (m && m.cmin !== undefined && m.cmax !== undefined) rest.marker = { ...m, color: null };
   const axis = (id, letter) => layout[letter + "axis" + (id || letter).slice(1)]; // "x2" -> xaxis2
@@ -168,7 +168,8 @@ function stillKey(chart, set) {
 }
 
 function stillsFor(chart, live, set) {
-  const all = (chart.posvizStills = chart.posvizStills || {});
+  chart.posvizStills = chart.posvizStills || {};
+  const all = chart.posvizStills;
   const key = stillKey(chart, set);
   if (!all[live.key] || all[live.key].key !== key) all[live.key] = { key, nodes: [] };
   return all[live.key];
@@ -192,7 +193,7 @@ async function drawStill(Plotly, chart, set, i) {
     await Plotly.newPlot(box, data, { ...layout, width, height },
                          { ...chart.posvizPayload.config, responsive: false, staticPlot: true });
     const plot = box.querySelector(".plot-container").cloneNode(true); // its SVG layers, text and images
-    plot.querySelectorAll(".modebar-container").forEach((m) => m.remove());
+    for (const m of plot.querySelectorAll(".modebar-container")) m.remove();
     return plot;
   } finally {
     Plotly.purge(box);
@@ -281,20 +282,22 @@ export default function (component) {
   // paused mid-drag starts one): the chart already shows it, or the drag's state, which stays
   const same = chart.posvizData === data;
   const payload = same ? chart.posvizPayload : JSON.parse(data);
-  const ahead = !same && chart.dataset.holds === "exact" && chart.posvizExactId === payload.exactId; // drawn
-  if (ahead) Object.assign(payload, { exact: chart.posvizExact, signature: chart.posvizHeld });
+  const held = !same && chart.dataset.holds === "exact" && chart.posvizExactId === payload.exactId; // drawn
+  if (held) Object.assign(payload, { exact: chart.posvizExact, signature: chart.posvizHeld });
   else if (!same && payload.exact) payload.signature = signature(payload.exact);
   const layer = overlayOf(parentElement);
   chart.posvizData = data;
   chart.posvizPayload = payload;
-  (chart.posvizObservers || []).forEach((o) => o.disconnect()); // a rerun calls this again: one set of watchers
-  if (chart.posvizReleases) chart.posvizReleases.abort();
-  const releases = (chart.posvizReleases = new AbortController());
-  const observers = (chart.posvizObservers = []);
+  for (const o of chart.posvizObservers || []) o.disconnect(); // a rerun calls this again: one set of watchers
+  if (chart.posvizListeners) chart.posvizListeners.abort();
+  const listeners = new AbortController();
+  const observers = [];
+  chart.posvizListeners = listeners;
+  chart.posvizObservers = observers;
   let frame = 0;
 
-  // the exact figure: in the payload, or its served file (often fetched already, ahead of this rerun)
-  const loaded = payload.exact ? Promise.resolve() : exactText(payload.ahead, payload.exactFile).then((text) => {
+  // the exact figure: in the payload, or its served file (often prefetched already, before this rerun)
+  const loaded = payload.exact ? Promise.resolve() : exactText(payload.files, payload.exactFile).then((text) => {
     payload.exact = JSON.parse(text);
     payload.signature = signature(payload.exact);
   }, (e) => { // the file is gone (removed meanwhile): a rerun sends the figure itself
@@ -305,7 +308,7 @@ export default function (component) {
     if (chart.posvizPayload !== payload) return; // a newer rerun's payload came meanwhile
     chart.posvizTemplate = payload.exact.layout.template;
     if (chart.dataset.holds === "exact" && chart.layout) chart.posvizFrame = currentFrame(chart);
-    const drawExact = () => { // payload.exact: the rerun's figure, or the one fetched ahead of it on release
+    const drawExact = () => { // payload.exact: the rerun's figure, or the one prefetched before it
       const exact = payload.exact;
       const at = (exact.frames || []).length ? Math.min(chart.posvizFrame || 0, exact.frames.length - 1) : 0;
       // with its frames (an animated figure), at the position the learner had before the drag
@@ -334,31 +337,31 @@ export default function (component) {
       hideStill(chart, layer);
       chart.dataset.shown = "exact";
     };
-    if (!same && !ahead) drawExact();
-    // on release at a value whose exact figure is a file: fetch it and draw it before the rerun's comes
-    const drawAhead = async (live, input, value, file) => {
-      chart.posvizAhead = file;
-      const text = await exactText(payload.ahead, file);
+    if (!same && !held) drawExact();
+    // let go at a value whose exact figure is a served file: fetch it and draw it before the rerun's comes
+    const drawPrefetched = async (live, input, value, file) => {
+      chart.posvizFetching = file;
+      const text = await exactText(payload.files, file);
       // a new drag, a value moved on, or the rerun's figure here first: nothing to do
-      if (chart.posvizAhead !== file || sliderValue(input, live) !== value || chart.posvizPayload !== payload ||
+      if (chart.posvizFetching !== file || sliderValue(input, live) !== value || chart.posvizPayload !== payload ||
           !chart.isConnected) return;
       const exact = JSON.parse(text);
       Object.assign(payload, { exact, exactId: file.replace(/[.]json$/, ""), signature: signature(exact) });
       live.current = value;
       drawExact();
-      chart.dataset.aheads = String(Number(chart.dataset.aheads || 0) + 1); // tests: figures drawn ahead
+      chart.dataset.prefetched = String(Number(chart.dataset.prefetched || 0) + 1); // tests: prefetched figures drawn
     };
     const released = (live, box) => {
       const input = box.querySelector("input[type=range]");
       const set = statesOf(chart, live);
-      if (!input || !set || !set.ahead) return;
+      if (!input || !set || !set.files) return;
       const value = sliderValue(input, live);
-      const file = set.ahead[set.values.indexOf(value)];
-      if (file && value !== live.current && chart.posvizAhead !== file) {
-        drawAhead(live, input, value, file).catch((e) => console.warn("posviz ahead", e));
+      const file = set.files[set.values.indexOf(value)];
+      if (file && value !== live.current && chart.posvizFetching !== file) {
+        drawPrefetched(live, input, value, file).catch((e) => console.warn("posviz prefetch", e));
       }
     };
-    if (!chart.posvizWatch) { // states filed (live_states.js), the clock moved, the chart resized: stills to draw
+    if (!chart.posvizWatch) { // states filed (state_sets.js), the clock moved, the chart resized: stills to draw
       chart.posvizWatch = () => { chart.dataset.stills = ""; predraw(Plotly, chart); }; // not ready until counted
       window.addEventListener("posviz-states", chart.posvizWatch);
       chart.on("plotly_animated", chart.posvizWatch);
@@ -402,10 +405,10 @@ export default function (component) {
         attributeFilter: ["style", "value", "aria-valuetext"] });
       observers.push(observer);
       // the slider takes its value on release (a drag may end off the slider) or on a key
-      const opts = { capture: true, signal: releases.signal };
+      const opts = { capture: true, signal: listeners.signal };
       let dragging = false;
       const release = () => requestAnimationFrame(() => released(live, box));
-      box.addEventListener("pointerdown", () => { dragging = true; chart.posvizAhead = null; }, opts);
+      box.addEventListener("pointerdown", () => { dragging = true; chart.posvizFetching = null; }, opts);
       for (const type of ["pointerup", "mouseup", "touchend"]) {
         document.addEventListener(type, () => { if (dragging) { dragging = false; release(); } }, opts);
       }
@@ -413,8 +416,8 @@ export default function (component) {
     }
   }).catch((e) => console.warn("posviz live chart", e));
   return () => {
-    observers.forEach((o) => o.disconnect());
-    releases.abort();
+    for (const o of observers) o.disconnect();
+    listeners.abort();
     if (frame) cancelAnimationFrame(frame);
   };
 }

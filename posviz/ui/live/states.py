@@ -1,33 +1,16 @@
-"""Live figures: the chart follows a slider while it is dragged, with posviz's exact math.
+"""The states of a live slider: the page's own figure at the slider's values, thinned to fit a byte budget.
 
-The kit builds the figure at the slider's own values (the 1-2-5 steps of a ``LogFloat``, the steps of an
-``Int`` or ``Float``; at most ``MAX_STATES`` of them, evenly spread by slider position), each with the page's
-own builder. While the learner drags, a small script (``live.js``, a Streamlit v2 component, no iframe)
-watches the slider's thumb and shows the precomputed state nearest to it: no server round trip. Each state
-is drawn once ahead by Plotly.js, in idle time, and its drawing laid over the chart while the thumb moves.
-The slider is the ordinary control (bound to the URL and the session like any other); on release Streamlit
-reruns once and the exact figure, captions and exports follow the released value. The exact figures built for
-the states are kept (the panel's byte-bounded shelf), so a release at one of their values skips the build, and
-a new exact figure that changed only what ``Plotly.animate`` redraws (scatter data, labels, hover; RoPE's clock)
-is patched into the chart rather than redrawn whole. Each of them is also written as a file the app serves
-(``ahead_file``, in the per-user cache folder: ``posviz.ui.served``): on release at a state's value the chart
-fetches the exact figure from it and draws it while the rerun is on its way, and the rerun names that file
-instead of sending the figure again.
-
-States are for the eye while the thumb moves: each is thinned to every k-th point or cell and stored as
-float32 so that all of them fit in ``STATE_BUDGET`` bytes; the exact figure is drawn on release.
+The kit builds the figure at the slider's own values (the 1-2-5 steps of a ``LogFloat``, the steps of an ``Int``
+or ``Float``; at most ``MAX_STATES`` of them, evenly spread by slider position), each with the page's own
+builder. States are for the eye while the thumb moves: each is thinned to every k-th point or cell and stored
+as float32 so that all of them fit in ``STATE_BUDGET`` bytes of JSON; the exact figure is drawn on release.
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
-import json
 import math
-import os
-import threading
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,7 +19,7 @@ from plotly.io.json import to_json_plotly
 
 from posviz.figures import build
 from posviz.theme import style
-from posviz.ui import served
+from posviz.ui.live.store import build_slot
 from posviz.ui.params import Float, Int, LogFloat, Param
 
 MAX_STATES = 40
@@ -44,10 +27,6 @@ STATE_BUDGET = 300_000  # bytes of JSON for all the states of one live slider
 FIGURE_BUDGET = 480_000  # a figure at defaults and the states of all its live sliders (the payload cap: 500 KB)
 MIN_BUDGET = 60_000  # states of one slider, at the least
 LARGE_FIGURE_BUDGET = 1_900_000  # a figure already past FIGURE_BUDGET and its states (the cap at any settings: 2 MB)
-_JS = Path(__file__).with_name("live.js")
-
-
-AHEAD_BYTES = 256_000_000  # the exact figures kept in the cache folder, the least recently written dropped first
 
 
 def slider_values(control: Param) -> tuple[float, ...]:
@@ -175,23 +154,24 @@ def _stride(fig: go.Figure, per_state: int) -> int:
 
 
 def live_states(name: str, params: Mapping[str, object], param: str, values: Sequence[float], *,
-                theme: str = "light", presenter: bool | float = False, budget: int = STATE_BUDGET,
+                theme: str = "light", font_scale: float = 0.0, budget: int = STATE_BUDGET,
                 max_states: int = MAX_STATES,
-                keep: Callable[[float, go.Figure], None] | None = None) -> tuple[tuple[float, ...], list[dict]]:
+                on_exact: Callable[[float, go.Figure], None] | None = None) -> tuple[tuple[float, ...], list[dict]]:
     """The figure ``name`` built by its own builder at values of its parameter ``param`` (exact math), thinned
     so that all states, sent as ``shared(states)``, fit in ``budget`` bytes of JSON; returns the values used
     and the states. The states do not depend on ``params[param]`` (if given, it is one of them), so a release
-    reuses them. An animated figure's states carry as many of its frames as the budget allows. ``keep``, if
+    reuses them. An animated figure's states carry as many of its frames as the budget allows. ``on_exact``, if
     given, is handed each value and its exact figure as built (a release at that value can then skip the build)."""
     fixed = {k: v for k, v in params.items() if k != param}
     figures = {}
     for v in spread(tuple(values), max_states, params.get(param)):
         try:  # a value the builder rejects with these settings (beta_fast <= beta_slow) is not a state
-            figures[v] = style(build(name, **fixed, **{param: v}), theme, presenter)
+            with build_slot():
+                figures[v] = style(build(name, **fixed, **{param: v}), theme, font_scale)
         except ValueError:
             continue
-        if keep is not None:
-            keep(v, figures[v])
+        if on_exact is not None:
+            on_exact(v, figures[v])
     if len(figures) < 2:
         raise ValueError(f"figure {name!r} has fewer than 2 valid values of {param!r} at these settings")
     chosen = tuple(figures)
@@ -204,9 +184,9 @@ def live_states(name: str, params: Mapping[str, object], param: str, values: Seq
         states = [thin_state(figures[v], stride, frames) for v in chosen]
         size = len(to_json(shared(states)))
     while size > budget and len(chosen) > 2:  # a figure whose size grows with the parameter: fewer states
-        keep = spread(chosen, max(2, len(chosen) * budget // size), params.get(param))
-        states = [s for v, s in zip(chosen, states, strict=True) if v in keep]
-        chosen = keep
+        fewer = spread(chosen, max(2, len(chosen) * budget // size), params.get(param))
+        states = [s for v, s in zip(chosen, states, strict=True) if v in fewer]
+        chosen = fewer
         size = len(to_json(shared(states)))
     return chosen, states
 
@@ -224,84 +204,3 @@ def state_budget(exact: int, sliders: int) -> int:
 def to_json(obj: object) -> str:
     """JSON text with plotly's encoder (numpy arrays left in a trace, e.g. nested text, become lists)."""
     return to_json_plotly(obj)
-
-
-def script(kind: str = "chart") -> str:
-    """The JavaScript of the live chart (``"chart"``) or of the component that hands it its states."""
-    return (_JS if kind == "chart" else _JS.with_name("live_states.js")).read_text(encoding="utf-8")
-
-
-def content_id(text: str) -> str:
-    """The name of the exact figure ``text`` among the files ``ahead_file`` writes (a hash of the text, so a
-    name never stands for two figures, whichever process or version wrote it)."""
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:24]
-
-
-def ahead_file(text: str, folder: Path | None = None, max_bytes: int = AHEAD_BYTES) -> str:
-    """Write the exact figure ``text`` (plotly JSON) to ``folder`` (default: the per-user cache folder,
-    ``served.exact_dir()``) as ``<content_id>.json`` and return that file name: the app serves it
-    (``posviz/exact/``), so that on release the live chart fetches the exact figure at the released value while
-    Streamlit's rerun is still on its way (``live.js``). The folder keeps at most ``max_bytes``: the files
-    written least recently are removed first. Raises ``OSError`` where the folder cannot be written (full or
-    read-only disk); no partial or temporary file is left then."""
-    folder = folder or served.exact_dir()
-    name = f"{content_id(text)}.json"
-    path = folder / name
-    if touch_ahead(name, folder):  # already there: now the most recently used
-        return name
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)  # whole or not at all, for a request that comes meanwhile
-    except OSError:
-        tmp.unlink(missing_ok=True)
-        raise
-    with _WRITTEN_LOCK:  # the folder is read only after each tenth of max_bytes written (and at the first file)
-        written = _WRITTEN[folder] = _WRITTEN.get(folder, max_bytes) + len(text)
-        if written >= max_bytes // 10:
-            _WRITTEN[folder] = 0
-    if written >= max_bytes // 10:
-        _trim(folder, max_bytes)
-    return name
-
-
-_WRITTEN: dict[Path, int] = {}  # bytes this process wrote to a folder since it last trimmed it
-_WRITTEN_LOCK = threading.Lock()
-
-
-def touch_ahead(name: str, folder: Path | None = None) -> bool:
-    """Whether the file ``name`` written by ``ahead_file`` is still there; it is then the most recently used."""
-    try:
-        os.utime((folder or served.exact_dir()) / name)
-    except OSError:  # gone (trimmed), or the folder became unreadable: the page is sent the figure itself
-        return False
-    return True
-
-
-def _trim(folder: Path, max_bytes: int) -> None:
-    """Remove the least recently written ``*.json`` files of ``folder`` until the rest fit in ``max_bytes``."""
-    files = []
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            try:
-                if entry.name.endswith(".json"):
-                    stat = entry.stat()
-                    files.append((stat.st_mtime, stat.st_size, entry.path))
-            except FileNotFoundError:  # removed by another session meanwhile
-                continue
-    total = sum(size for _, size, _ in files)
-    for _, size, path in sorted(files):
-        if total <= max_bytes:
-            break
-        Path(path).unlink(missing_ok=True)
-        total -= size
-
-
-def exact_of(payload: Mapping[str, Any], folder: Path | None = None) -> tuple[dict, int]:
-    """The exact figure a live chart's payload (its data, parsed) draws and the bytes it takes: in the payload,
-    or the served file it names (``"exactFile"``, which the page fetches unless it holds it already)."""
-    if payload.get("exactFile"):
-        text = ((folder or served.exact_dir()) / payload["exactFile"]).read_text(encoding="utf-8")
-        return json.loads(text), len(text)
-    return payload["exact"], len(to_json(payload["exact"]))

@@ -47,7 +47,7 @@ def home() -> None:
             with right:
                 st.page_link(f"pages/{lesson.script.name}", label=f"**{n}. {lesson.title}**", icon=lesson.icon)
                 st.caption(lesson.summary)
-                needs = ", ".join(f"[{titles[s]}]({ui.href(s, PAGES)})" for s in step.needs) or "nothing: start here"
+                needs = ", ".join(f"[{titles[s]}]({ui.href(s, PAGES)})" for s in step.needs) or "nothing (start here)"
                 kind = "optional case study (take it or skip it)" if step.optional else "core"
                 st.markdown(f"**{kind}** · about {step.minutes} min · {len(lesson.parts)} parts · before it: {needs}")
 

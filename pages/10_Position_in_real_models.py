@@ -12,6 +12,7 @@ from posviz.figures.realmodels import (
     realmodels_masks,
     realmodels_places,
 )
+from posviz.theme import compact_number
 
 lesson = ui.Lesson(
     "real_models", "Position in real models", icon="🏛️", order=10, headline="realmodels_learned",
@@ -39,7 +40,7 @@ def learned_numbers() -> dict:
 def part_learned(v: ui.Values) -> None:
     own = ui.controls(where="main", columns=2)
     n = learned_numbers()
-    L, k_neg = n["L"], int(np.argmax(n["learned"] < 0)) if (n["learned"] < 0).any() else None
+    L, k_neg, k_min = n["L"], first_negative(n["learned"]), int(np.argmin(n["learned"]))
     row = realmodels.row_for_position(own.p, L)
     ui.figure_panel(
         realmodels_learned, dict(table=own.table), key="learned",
@@ -47,7 +48,8 @@ def part_learned(v: ui.Values) -> None:
                 f"trained here (the learned scheme, {L} rows of {n['d']}) learned a table whose neighbouring rows "
                 f"have mean cosine {n['learned'][1]:.2f} (the sinusoidal table of the same shape: "
                 f"{n['fixed'][1]:.2f}); "
-                + (f"rows {k_neg} apart are on average opposed ({n['learned'][k_neg]:.2f}). " if k_neg else "")
+                + (f"the mean first turns negative at k = {k_neg} ({n['learned'][k_neg]:.2f}) and is most "
+                   f"negative at k = {k_min} ({n['learned'][k_min]:.2f}). " if k_neg is not None else "")
                 + "Nothing forces the structure: each row is a free parameter trained only by the positions the "
                   "data reached.",
         latex=r"x_p = E[\mathrm{token}_p] + P[p],\qquad P \in \mathbb{R}^{L \times d_{model}}"
@@ -55,12 +57,18 @@ def part_learned(v: ui.Values) -> None:
         code=[realmodels.learned_table, realmodels.cosine_similarity, realmodels.similarity_by_offset])
     ui.numbers({"rows L": L, "position p": own.p, "row it reads": "none (p ≥ L)" if row is None else row})
     st.markdown(f"Symbols: {ui.term('lengths', 'L, the training length')} · "
-                f"{ui.term('dimensions', 'd_model against d')} · {ui.term('positions', 'positions from 0')}")
+                f"{ui.term('dimensions', '$d_{model}$ against $d$')} · {ui.term('positions', 'positions from 0')}")
     ui.check(f"the table has exactly L = {models.train_length()} rows: position p = {own.p} "
              + ("has its own row" if row is not None else "has no row to read"),
              models.train_length() == L,
              "a learned table stops at L − 1; GPT-2 raises an index error past it, and the model here repeats "
              "row L − 1, so it cannot tell positions past L apart. Sinusoidal codes and RoPE compute any row.")
+
+
+def first_negative(mean_cos: np.ndarray) -> int | None:
+    """The smallest offset k whose mean cosine is below 0, or None if none is."""
+    below = np.flatnonzero(np.asarray(mean_cos) < 0)
+    return int(below[0]) if below.size else None
 
 
 @lesson.part("masks", "2. Causal or bidirectional", title="2. Causal against bidirectional: position from the mask",
@@ -73,10 +81,11 @@ def part_masks(v: ui.Values) -> None:
     ui.figure_panel(
         realmodels_masks, dict(T=own.T, seed=own.seed), key="masks",
         caption=f"No position code at all. Bidirectional: every query sees the same {own.T} tokens, so every "
-                f"copy of the word puts {c.start_weight_bidirectional[-1]:.3f} on the start token wherever it "
-                "stands, and shuffling the input "
-                f"only shuffles the output (error {c.perm_error_bidirectional:.1e}): lesson 1's permutation "
-                f"argument. Causal: the query at t sees t + 1 tokens, so its weight on the start token falls "
+                f"copy of the word (t ≥ 1) puts {c.start_weight_bidirectional[-1]:.3f} on the start token "
+                f"wherever it stands (the start token itself, t = 0, puts {c.start_weight_bidirectional[0]:.3f} "
+                "on itself), and shuffling the input only shuffles the output "
+                f"(error {compact_number(c.perm_error_bidirectional)}): lesson 1's permutation argument. "
+                "Causal: the query at t sees t + 1 tokens, so its weight on the start token falls "
                 f"from {w[0]:.2f} at t = 0 to {w[-1]:.3f} at t = {own.T - 1}: a later layer can read the position "
                 "from it. That is why a decoder without any code (NoPE) still works.",
         latex=r"a_t = \frac{e^{s_0}}{e^{s_0} + t\,e^{s_w}}\ \text{(causal)},\qquad "
@@ -86,7 +95,7 @@ def part_masks(v: ui.Values) -> None:
     ui.check("causal: the start token's weight falls strictly with t (position is readable)", falling,
              f"{w[0]:.3f} → {w[-1]:.4f}")
     ui.check("bidirectional: shuffled input gives shuffled output (no order at all)",
-             c.perm_error_bidirectional < 1e-9, f"max error {c.perm_error_bidirectional:.1e}; "
+             c.perm_error_bidirectional < 1e-9, f"max error {compact_number(c.perm_error_bidirectional)}; "
                                                  f"causal: {c.perm_error_causal:.2f}")
     st.markdown(f"See also: [Distance biases, part 6: NoPE]({ui.href('bias', part='nope')}) · "
                 f"[From integers to sinusoids, part 1b: shuffle the words]({ui.href('intro', part='shuffle')}) · "
@@ -111,7 +120,7 @@ def part_places(v: ui.Values) -> None:
                    ": only m − n reaches the logit."),
         code=[realmodels.shift_check])
     same = abs(before - after) <= 1e-9 * max(1.0, abs(before))
-    why = ("the code is added to the token before W_q and W_k mix it, so absolute positions reach the logit"
+    why = ("the code is added to the token before $W_q$ and $W_k$ mix it, so absolute positions reach the logit"
            if place.where == "input" else "the encoding enters through m − n alone")
     ui.check("the logit depends on m − n only (both tokens moved by c)", same, f"{before:.6f} → {after:.6f}: {why}")
     st.markdown(f"Symbols: {ui.term('offset', 'm, n and Δ = m − n')} · {ui.term('layout', 'pair layouts')}")
@@ -133,7 +142,7 @@ def part_atlas(v: ui.Values) -> None:
     st.markdown(f"**{chosen.model}** · {chosen.scheme} · {chosen.facts}  \nSource: {chosen.source}")
     ui.check("every atlas row links a part of the course that exists", all(link(r) for r in rows))
     table = ["| model | scheme | what the config says | explained in |", "|---|---|---|---|"]
-    table += [f"| {r.model} | {r.scheme} | {ui.escape_md(r.facts)} | {ui.link(*r.explained_by)} |" for r in rows]
+    table += [f"| {r.model} | {r.scheme} | {ui.escape_md(r.facts)} | {explained_link(r)} |" for r in rows]
     st.markdown("\n".join(table))
     with st.expander("Sources"):
         st.markdown("\n".join(f"- **{r.model}**: {ui.escape_md(r.source)}" for r in rows))
@@ -142,6 +151,14 @@ def part_atlas(v: ui.Values) -> None:
 @ui.cached
 def atlas_rows() -> tuple:
     return realmodels.atlas()
+
+
+def explained_link(row: realmodels.AtlasRow) -> str:
+    """A link to the part that explains ``row``, labelled with that part's own heading (its declared title)."""
+    slug, key = row.explained_by
+    target = ui.find(slug)
+    part = next(p for p in target.parts.values() if key in (p.key, *p.aliases))
+    return ui.link(slug, key, text=f"{target.title}: {part.title or part.label}")
 
 
 def link(row: realmodels.AtlasRow) -> str:

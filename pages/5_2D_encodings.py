@@ -20,6 +20,7 @@ from posviz.figures.twod import (
 from posviz.rope import inv_freq
 from posviz.scaling import mrope_axis
 from posviz.sinusoidal import sinusoidal_2d
+from posviz.theme import compact_number
 
 
 @ui.cached
@@ -452,7 +453,8 @@ def video_words(segments: tuple, ids: np.ndarray, variant: str, spg: float) -> s
                            options={"qwen2_vl": "Qwen2-VL: a frame grid is one temporal step",
                                     "qwen2_5_vl": "Qwen2.5-VL: temporal ids in seconds"}),
                  ui.Float("spg", "seconds per frame grid (Qwen2.5-VL)", default=1.0, lo=0.25, hi=4.0, step=0.25,
-                          help="second_per_grid_t: two frames per grid, so 1 s at 2 frames per second."),
+                          help="`second_per_grid_t` in the processor's output: two frames per grid, so 1 s at 2 frames "
+                               "per second."),
                  ui.Choice("mafter", "the next segment starts at", default="max_id",
                            options={"max_id": "largest id so far + 1 (as released; transformers 4.x)",
                                     "spatial": "start + max(h', w') (transformers 5.x)"}),
@@ -485,9 +487,10 @@ def part_mrope(v: ui.Values) -> None:
     text = mrope.token_types(segs) == 0
     plain = ids[0, text][:, None] * inv_freq(128, mrope.QWEN2_VL_THETA)[None, :]  # (text tokens, 64): 1-D RoPE
     gap = float(np.abs(mrope.mrope_angles(ids)[text] - plain).max())
-    ui.check("on text tokens M-RoPE is 1-D RoPE: the three ids agree and pair k turns by p·θ_k",
+    ui.check("on text tokens M-RoPE is 1-D RoPE: the three ids agree and pair k turns by p·θₖ",
              ok=bool((ids[:, text] == ids[0, text]).all()) and gap == 0.0,
-             detail=f"largest angle difference from plain RoPE {gap:.1e} rad over {int(text.sum())} text tokens")
+             detail=f"largest angle difference from plain RoPE {compact_number(gap)} rad over {int(text.sum())} "
+                    "text tokens")
     if m.mafter == "spatial" and not ok:
         st.markdown("transformers 5.x starts the next segment at start + max(h', w'), which ignores the frames: "
                     "after a video with more frames than rows and columns, text ids repeat the video's temporal "
@@ -505,7 +508,7 @@ def section_spread(segments: tuple, base: float, interleaved: bool) -> dict[str,
 @lesson.part("mrope_pairs", "7b · M-RoPE pairs", title="7b. M-RoPE: which pairs turn with which id",
              controls=(
                  *MROPE_SEQUENCE,
-                 ui.LogFloat("mbase", "base b (rope_theta)", default=1e6, lo=100.0, hi=1e7,
+                 ui.LogFloat("mbase", "base b (`rope_theta`)", default=1e6, lo=100.0, hi=1e7,
                              help="Qwen2-VL and Qwen2.5-VL ship 1000000."),
                  ui.Bool("minter", "interleaved sections (Qwen3-VL)", default=False),
              ))

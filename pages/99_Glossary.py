@@ -24,7 +24,7 @@ def glossary() -> None:
         rope_frequency_ladder, dict(dim=D, base=BASE), key="ladder",
         caption=f"d = {D}, b = {BASE:,.0f}: pair i = 0 has θ₀ = {theta[0]:g} rad/token and λ₀ = {lam[0]:.2f} "
                 f"tokens; the last pair, i = {theta.size - 1}, has θ = {theta[-1]:.3g} and λ = {lam[-1]:,.0f} "
-                "tokens. The base b is one number; the θ_i are derived from it.",
+                "tokens. The base b is one number; the θᵢ are derived from it.",
         latex=r"\theta_i = b^{-2i/d},\quad \lambda_i = \frac{2\pi}{\theta_i},\quad i = 0,\dots,d/2-1,"
               r"\quad \Delta = m - n",
         code=[rope.inv_freq, rope.wavelengths])

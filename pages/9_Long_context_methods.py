@@ -10,6 +10,7 @@ from posviz.figures import longctx as flc
 from posviz.figures.longctx import (
     base_bound_presets,
     base_cosine_sum,
+    base_text,
     pose_coverage,
     rerope_matrix,
     rerope_score_matrix,
@@ -19,6 +20,7 @@ from posviz.figures.longctx import (
     sink_stream_positions,
     xpos_decay_profile,
 )
+from posviz.theme import compact_number
 
 lesson = ui.Lesson(
     "long_context", "Beyond scaling: long-context methods", icon="🧵", order=9, headline="base_bound_presets",
@@ -47,7 +49,7 @@ def bound_numbers(d: int, base: float, length: int) -> dict:
 
 
 def bound_text(bound: float | None) -> str:
-    return "none up to 1e+12" if bound is None else f"{bound:.3g}"
+    return "none up to 10¹²" if bound is None else base_text(bound)
 
 
 ABF_PRESETS = ("Code Llama 7B", "Llama 3 8B")  # released models that raised the base (Code Llama by fine-tuning)
@@ -65,31 +67,32 @@ def part_base(v: ui.Values) -> None:
     own = ui.controls(where="main", columns=1)
     n = bound_numbers(v.d, v.base, own.length)
     ui.numbers({"lower bound on b for L": bound_text(n["bound"]), "first m with B < 0 at this b":
-                "none ≤ L" if n["first"] < 0 else f"{n['first']:,}", "critical dimension d_extra": n["d_extra"],
-                "T_extra = 2π b^(d_extra/d)": f"{n['t_extra']:,.0f}"})
+                "none ≤ L" if n["first"] < 0 else f"{n['first']:,}", "critical dimension dₑₓₜᵣₐ": n["d_extra"],
+                "extrapolation limit Tₑₓₜᵣₐ": f"{n['t_extra']:,.0f}"})
     ui.figure_panel(
         base_cosine_sum, dict(dim=v.d, base=v.base, length=own.length), key="cosine_sum",
-        caption=f"B_m is the score RoPE gives a key identical to the query at distance m. Men et al. 2024 ask it to "
+        caption=f"Bₘ is the score RoPE gives a key identical to the query at distance m. Men et al. 2024 ask it to "
                 f"stay ≥ 0 up to the context length. At d = {v.d} and L = {own.length:,} the smallest base on a "
-                f"grid of 100 per decade that keeps it is {bound_text(n['bound'])}; b = {v.base:.3g} "
+                f"grid of 100 per decade that keeps it is {bound_text(n['bound'])}; b = {base_text(v.base)} "
                 + ("meets it." if n["first"] < 0 else f"does not (B first dips below 0 at m = {n['first']:,})."),
         latex=r"B_{m,\theta} = \sum_{i=0}^{d/2-1} \cos(m\,b^{-2i/d}) \ge 0\quad \forall\, m \le L",
         code=[lc.cosine_sum, lc.first_negative_position, lc.base_lower_bound])
-    ui.check("B_m ≥ 0 for every m ≤ L at this base", n["first"] < 0,
+    ui.check("Bₘ ≥ 0 for every m ≤ L at this base", n["first"] < 0,
              f"first negative at m = {n['first']:,}" if n["first"] >= 0 else f"checked all {own.length + 1:,} m")
-    ui.prose(f"**The critical dimension** (Liu et al. 2023): pairs whose wavelength 2π b^(2i/d) is shorter than the "
-             f"training length saw a full turn in training. At b = {v.base:.3g} and L = {own.length:,} those are the "
-             f"first d_extra = {n['d_extra']} dimensions; fine-tuning at L with this base extrapolates to about "
-             f"T_extra = {n['t_extra']:,.0f} tokens, the wavelength of the first pair that never turned fully.")
+    ui.prose(f"**The critical dimension** (Liu et al. 2023): pairs whose wavelength $2\\pi\\, b^{{2i/d}}$ is shorter "
+             f"than the training length saw a full turn in training. At b = {base_text(v.base)} and "
+             f"L = {own.length:,} those are the first dₑₓₜᵣₐ = {n['d_extra']} dimensions; fine-tuning at L with this "
+             f"base extrapolates to about Tₑₓₜᵣₐ = {n['t_extra']:,.0f} tokens, the wavelength of the first pair "
+             "that never turned fully.")
     rows = preset_rows()
     by = {r["name"]: r for r in rows}
     above = [r for r in rows if not r["holds"] and r["base"] >= r["bound"]]
     ui.figure_panel(
         base_bound_presets, {}, key="presets",
-        caption=f"Every preset's shipped base (dot: B_m ≥ 0 holds up to L, ×: it does not) against the lower bound "
+        caption=f"Every preset's shipped base (dot: Bₘ ≥ 0 holds up to L, ×: it does not) against the lower bound "
                 f"for the context its base serves (the length before any scaling block; for linear scaling, "
                 f"positions are divided by the factor). {sum(r['holds'] for r in rows)} of {len(rows)} hold. "
-                + " and ".join(f"{n} ({by[n]['base']:.3g} against {by[n]['bound']:.3g} for "
+                + " and ".join(f"{n} ({base_text(by[n]['base'])} against {base_text(by[n]['bound'])} for "
                                f"{by[n]['length'] // 1024}k tokens)" for n in ABF_PRESETS if n in by)
                 + " raised the base well past the bound: that is ABF, raising the base and fine-tuning. "
                 + (f"{len(above)} shipped bases lie above the bound yet fail "
@@ -99,8 +102,8 @@ def part_base(v: ui.Values) -> None:
     ui.pitfall(
         "bisecting for the bound",
         "Whether B stays ≥ 0 is *not* monotone in the base: windows of passing bases open and close. Bisection "
-        f"assumes it is; on the same grid it returns {n['bisection']:.3g} for d = {v.d}, L = {own.length:,}, against "
-        f"{bound_text(n['bound'])} from scanning upwards.",
+        f"assumes it is; on the same grid it returns {base_text(n['bisection'])} for d = {v.d}, "
+        f"L = {own.length:,}, against {bound_text(n['bound'])} from scanning upwards.",
         key="bisection")
 
 
@@ -116,28 +119,29 @@ def part_xpos(v: ui.Values) -> None:
         xpos_decay_profile, dict(dim=v.d, base=v.base, gamma=own.gamma, scale_base=float(own.scale_base),
                                  max_distance=own.max_distance), key="xpos",
         caption=f"RoPE's own 'decay' (grey) is an oscillation that never settles: at Δ = {own.max_distance:,} it is "
-                f"{prof['rope'][-1]:.3f}. xPos multiplies pair i by ζ_i^(Δ/B), from ζ_0 = {zeta[0]:.3f} (fast pairs, "
-                f"strongest decay) to ζ_last = {zeta[-1]:.3f}, so its score (blue) is {prof['xpos'][-1]:.3g} there.",
+                f"{prof['rope'][-1]:.3f}. xPos multiplies pair i by ζᵢ to the power Δ/B, from ζ₀ = {zeta[0]:.3f} "
+                f"(fast pairs, strongest decay) to the last pair's ζ = {zeta[-1]:.3f}, so its score (blue) is "
+                f"{prof['xpos'][-1]:.3g} there.",
         latex=r"\zeta_i = \frac{2i/d + \gamma}{1+\gamma},\quad q_m \mapsto \zeta^{m/B} R_m q_m,\ "
               r"k_n \mapsto \zeta^{-n/B} R_n k_n \Rightarrow \zeta_i^{(m-n)/B}",
         code=[lc.xpos_zeta, lc.xpos_decay, lc.xpos_score_profile])
-    ui.prose("The grey curve is the same B_m as in part 1, divided by d/2: the score of a key equal to the query. "
+    ui.prose("The grey curve is the same Bₘ as in part 1, divided by d/2: the score of a key equal to the query. "
              f"[The RoPE lesson]({ui.href('rope', part='decay')}) shows why that is not a real decay for random q "
-             "and k; xPos adds one that is, the factor ζ^(Δ/B) on every pair, at the price of the key scale "
-             "ζ^(−n/B) that grows with position.")
+             "and k; xPos adds one that is, the factor $\\zeta^{\\Delta/B}$ on every pair, at the price of the key "
+             "scale $\\zeta^{-n/B}$ that grows with position.")
     rng = np.random.default_rng(0)
     q, k = rng.standard_normal((16, v.d)), rng.standard_normal((16, v.d))
     a = lc.xpos_scores(q, k, v.d, v.base, own.gamma, float(own.scale_base), 0)
     b = lc.xpos_scores(q, k, v.d, v.base, own.gamma, float(own.scale_base), 300)
     err = float(np.max(np.abs(a - b)) / np.max(np.abs(a)))
     ui.check("xPos logits depend on m − n only (all positions moved by 300)", err < 1e-9,
-             f"largest relative change {err:.1e}")
+             f"largest relative change {compact_number(err)}")
     centred = lc.xpos_key_scale_overflow(v.d, own.gamma, float(own.scale_base), centred=True)
     plain = lc.xpos_key_scale_overflow(v.d, own.gamma, float(own.scale_base), centred=False)
     ui.pitfall(
         "positions from 0 in half precision",
-        f"The key is scaled by ζ^(−n/B), which grows without bound. In float16 (largest 65504) pair 0's key scale "
-        f"overflows from a sequence of {plain:,} tokens when positions run 0..T−1. torchscale centres them "
+        f"The key is scaled by $\\zeta^{{-n/B}}$, which grows without bound. In float16 (largest 65504) pair 0's "
+        f"key scale overflows from a sequence of {plain:,} tokens when positions run 0..T−1. torchscale centres them "
         f"(n from −T/2), which moves the overflow to {centred:,} tokens; only the difference m − n matters, so "
         "centring changes no logit.",
         key="xpos_fp16")
@@ -146,12 +150,13 @@ def part_xpos(v: ui.Values) -> None:
 @lesson.part("rerope", "3. ReRoPE", uses=("d",), title="3. ReRoPE and leaky ReRoPE: capped relative positions",
              controls=(ui.Int("T", "tokens T", default=64, lo=16, hi=256, step=8),
                        ui.Int("window", "window w", default=16, lo=1, hi=128),
-                       ui.Float("leaky_k", "leaky slope 1/k: k (0 = plain ReRoPE)", default=0.0, lo=0.0, hi=16.0,
-                                step=1.0),
+                       ui.Int("leaky_k", "leak k (0: plain)", default=0, lo=0, hi=16,
+                              help="0: plain ReRoPE, every pair past the window turned by exactly w. k ≥ 1: leaky "
+                                   "ReRoPE, past w the relative position grows at 1/k the rate (k = 1: as RoPE)."),
                        ui.Bool("scores", "show the logits instead of the relative positions", default=False)))
 def part_rerope(v: ui.Values) -> None:
     own = ui.controls("T", "window", "leaky_k", where="main", columns=3)
-    k = own.leaky_k if own.leaky_k >= 1 else 0.0
+    k = float(own.leaky_k)
     rule = f"compresses farther pairs to w + (m − n − w)/{k:g}" if k else "turns every farther pair by exactly w"
     if ui.controls("scores", where="main", columns=1).scores:  # one chart at a time
         ui.figure_panel(
@@ -166,7 +171,7 @@ def part_rerope(v: ui.Values) -> None:
             rerope_matrix, dict(T=own.T, window=own.window, leaky_k=k), key="rerope",
             caption=f"Left: plain RoPE turns a pair by its distance m − n, up to {own.T - 1}. Right: ReRoPE keeps "
                     f"m − n inside the window w = {own.window} and {rule}, so no pair sees a relative position "
-                    "it was not trained on.",
+                    "it was not trained on. Leak k = 0 is plain ReRoPE; k ≥ 1 is leaky ReRoPE, slope 1/k past w.",
             latex=r"r_{mn} = \begin{cases} m-n & m-n < w\\ w + (m-n-w)/k & \text{otherwise (plain: } k=\infty)"
                   r"\end{cases}",
             code=[lc.rerope_relative, lc.rerope_two_pass_scores])
@@ -175,8 +180,8 @@ def part_rerope(v: ui.Values) -> None:
     two = lc.rerope_two_pass_scores(q, kk, own.window, k)
     one = lc.relative_scores(q, kk, lc.rerope_relative(own.T, own.window, k))
     err = float(np.max(np.abs(two - one)))
-    ui.check("two-pass prefill (as bojone/rerope) = one rotation by r_mn per pair", err < 1e-9,
-             f"largest difference {err:.1e} over all {own.T * own.T:,} pairs, before the causal mask")
+    ui.check("two-pass prefill (as bojone/rerope) = one rotation by rₘₙ per pair", err < 1e-9,
+             f"largest difference {compact_number(err)} over all {own.T * own.T:,} pairs, before the causal mask")
     cost = lc.rerope_cost(own.T, v.d, own.window)
     ui.numbers({f"QK multiply-adds at d = {v.d}, RoPE": f"{cost['rope_prefill_macs']:,.0f}",
                 "ReRoPE (two passes)": f"{cost['rerope_prefill_macs']:,.0f}",
@@ -242,6 +247,11 @@ def part_self_extend(v: ui.Values) -> None:
                                       caption="With W − W/G: the grouped part continues from W."))
 
 
+def recent_count(cache: dict, n_sink: int) -> int:
+    """How many tokens of the cache are not sinks: the recent window and the current token."""
+    return int(cache["token"].size) - n_sink
+
+
 @lesson.part("sinks", "5. Attention sinks", title="5. Attention sinks: a rolling cache with its own positions",
              controls=(ui.Int("steps", "stream length (tokens)", default=400, lo=50, hi=4000, step=50),
                        ui.Int("n_sink", "sink tokens s", default=4, lo=0, hi=16),
@@ -254,8 +264,10 @@ def part_sinks(v: ui.Values) -> None:
     ui.figure_panel(
         sink_stream_positions, dict(steps=own.steps, n_sink=own.n_sink, window=own.recent,
                                     train_length=own.train_length), key="sinks",
-        caption=f"StreamingLLM keeps the first {own.n_sink} tokens (the sinks) and the {own.recent} most recent, and "
-                f"gives RoPE their slots in the cache as positions. At the last step the cache holds tokens "
+        caption=f"StreamingLLM keeps the first {own.n_sink} tokens (the sinks), the "
+                f"{recent_count(cache, own.n_sink) - 1} most recent and the current token, and gives RoPE their "
+                f"slots in the cache as positions. At the last step (the query is token {own.steps - 1}) the cache "
+                "holds tokens "
                 f"{cache['token'][:own.n_sink].tolist() if own.n_sink else '[]'} and "
                 f"{int(cache['token'][own.n_sink])}..{int(cache['token'][-1])}, at positions "
                 f"0..{int(cache['position'][-1])}: the largest position never grows past s + window.",
@@ -280,8 +292,8 @@ def part_sinks(v: ui.Values) -> None:
 
 
 @lesson.part("pose", "6. PoSE", title="6. PoSE and randomised positions: long ids from short windows",
-             controls=(ui.Int("chunk", "window L_c (tokens)", default=64, lo=8, hi=256, step=8),
-                       ui.Int("target", "target length L_t", default=512, lo=256, hi=4096, step=64),
+             controls=(ui.Int("chunk", "window $L_c$ (tokens)", default=64, lo=8, hi=256, step=8),
+                       ui.Int("target", "target length $L_t$", default=512, lo=256, hi=4096, step=64),
                        ui.Int("batch", "windows in the batch", default=16, lo=1, hi=64),
                        ui.Int("seed", "seed", default=0, lo=0, hi=9999, widget="number"),
                        ui.Choice("method", "position ids", default="pose",
@@ -300,7 +312,7 @@ def part_pose(v: ui.Values) -> None:
         latex=r"\text{PoSE: } [0..s-1,\ s+u..L_c-1+u],\ s\sim U\{1..\lceil L_c/2\rceil\},\ u\sim U\{0..L_t-L_c\}",
         code=[sm.pose_batch, sm.pose_position_ids, sm.relative_coverage])
     ok = bool(np.all(np.diff(ids, axis=1) > 0) and ids.max() < own.target)
-    ui.check("ids increase within every window and stay below L_t", ok, f"largest id {int(ids.max()):,}")
+    ui.check("ids increase within every window and stay below Lₜ", ok, f"largest id {int(ids.max()):,}")
     backwards = sm.unsorted_order_errors(own.chunk, own.target, own.batch, own.seed)
     ui.pitfall(
         "unsorted random ids",

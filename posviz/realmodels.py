@@ -142,11 +142,12 @@ class Place:
 
 
 PLACES: dict[str, Place] = {
-    "sinusoidal": Place("sinusoidal", "input", False, "Vaswani et al. 2017 §3.4-3.5: embeddings × √d_model, + PE"),
-    "learned": Place("learned (GPT-2, BERT)", "input", False, "GPT-2's wte + wpe (no √d_model scaling); BERT's "
-                                                               "position_embeddings"),
-    "rope": Place("RoPE", "qk", False, "Su et al. 2021 (arXiv:2104.09864) §3.4: R_m q, R_n k in each layer"),
-    "alibi": Place("ALiBi", "logits", False, "Press et al. 2022 (arXiv:2108.12409) §3: −m_h·(i − j) per head"),
+    "sinusoidal": Place("sinusoidal", "input", False,
+                        "Vaswani et al. 2017 §3.4-3.5: embeddings × $\\sqrt{d_{model}}$, + PE"),
+    "learned": Place("learned (GPT-2, BERT)", "input", False,
+                     "GPT-2's wte + wpe (no $\\sqrt{d_{model}}$ scaling); BERT's position_embeddings"),
+    "rope": Place("RoPE", "qk", False, "Su et al. 2021 (arXiv:2104.09864) §3.4: Rₘ q, Rₙ k in each layer"),
+    "alibi": Place("ALiBi", "logits", False, "Press et al. 2022 (arXiv:2108.12409) §3: −mₕ·(i − j) per head"),
     "t5": Place("T5 buckets", "logits", True, "Raffel et al. 2020 §2.1; transformers' T5: layer 0 computes the "
                                                "bias (has_relative_attention_bias), later layers reuse it"),
     "kerple": Place("KERPLE", "logits", False, "Chi et al. 2022 (arXiv:2205.09921): −r1·log(1 + r2·|i − j|)"),

@@ -55,6 +55,8 @@ def test_home_page_lists_every_lesson_in_order():
     assert all(ls.summary in captions for ls in LESSONS)
     labels = [link.proto.label for link in at.get("page_link")][1:]
     assert labels == [f"**{n}. {ls.title}**" for n, ls in enumerate(LESSONS, start=1)]
+    steps = "\n".join(m.value for m in at.markdown)
+    assert "before it: nothing (start here)" in steps and "nothing: start" not in steps
 
 
 def test_readme_table_is_built_from_the_declarations():

@@ -44,6 +44,14 @@ def test_term_links_point_at_the_glossary_heading():
     assert find_term("head_index").anchor == "head-index"
 
 
+def test_term_labels_show_no_raw_subscripts():
+    assert find_term("wavelength").label == "wavelength λᵢ"
+    assert find_term("dimensions").label == "$d$ and $d_{model}$"
+    for t in TERMS:
+        plain = re.sub(r"\$[^$]*\$", "", t.label)  # markdown maths may use _ and ^; plain text may not
+        assert "_" not in plain and "^" not in plain, t.label
+
+
 @pytest.mark.parametrize("base", ["course", "/deep/course/"])
 def test_links_follow_the_servers_base_path(base):
     """Under ``server.baseUrlPath`` a link "/Glossary" would leave the app; glossary and lesson links agree."""

@@ -159,3 +159,22 @@ def test_bad_figure_input_names_the_parameter():
         fl.pose_coverage(method="sorted")
     with pytest.raises(ValueError, match="T"):
         fl.rerope_matrix(T=1)
+
+
+def test_pose_windows_axis_and_chunk_label():
+    fig = fl.pose_coverage(train_length=64, target_length=512, batch=16)
+    assert tuple(fig.layout.yaxis.range) == (15.5, -0.5)  # windows 0..15, the first on top, no row 16
+    [note] = [a for a in fig.layout.annotations if a.text == "L<sub>c</sub> = 64"]
+    assert note.x == 64 and note.xanchor == "left" and note.xshift > 0  # beside its dashed line, not on it
+
+
+def test_figure_text_has_no_raw_subscripts_or_base_exponents():
+    figs = [fl.base_cosine_sum(base=1e4), fl.base_bound_presets(), fl.xpos_decay_profile(),
+            fl.self_extend_angle_plot(), fl.pose_coverage()]
+    for fig in figs:
+        texts = [fig.layout.title.text, *(t.name or "" for t in fig.data), *(a.text for a in fig.layout.annotations),
+                 fig.layout.xaxis.title.text or "", fig.layout.yaxis.title.text or ""]
+        for text in texts:
+            assert not any(s in text for s in ("B_m", "θ_i", "ζ_", "^(", "L_c", "e+0")), text
+    assert "b = 10k" in fl.base_cosine_sum(base=1e4).layout.title.text
+    assert fl.base_text(1e6) == "1M" and fl.base_text(0.0) == "0"

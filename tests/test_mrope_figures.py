@@ -81,3 +81,11 @@ def test_pair_angles_are_mrope_angles(interleaved):
     axis = z_of(strip)[0]
     assert np.bincount(axis.astype(int)).tolist() == list(section)
     assert (axis[:16] == 0).all() != interleaved
+
+
+def test_pair_angles_text_uses_sub_and_superscripts_and_a_short_base():
+    fig = fm.mrope_pair_angles(base=1e6)
+    assert "base 1M;" in fig.layout.title.text and "e+0" not in fig.layout.title.text
+    title = fig.layout.xaxis2.title.text
+    assert "θ<sub>k</sub> = b<sup>−2k/128</sup>" in title and "_" not in title and "^" not in title
+

@@ -353,7 +353,8 @@ def test_mrope_part_numbers_chart_and_checks():
     assert "resumes at 8 = 4 + 4" in caption and "generation continues at 17, not at 40" in caption
     texts = " ".join(m.value for m in at.markdown)
     assert "each starts one past the largest id before it** holds" in texts
-    assert "pair k turns by p·θ_k** holds" in texts
+    assert "pair k turns by p·θₖ** holds" in texts
+    assert "largest angle difference from plain RoPE 0 rad over" in texts  # an exact zero, not 0.0e+00
 
 
 def test_mrope_part_long_video_under_transformers_5_reuses_ids():

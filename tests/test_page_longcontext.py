@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from posviz import longctx as lc
 from posviz import streams as sm
+from posviz.figures.longctx import base_text
 from testkit.apptest import assert_clean, chart_specs, numbers, page_at
 
 pytestmark = pytest.mark.app
@@ -40,24 +41,26 @@ def test_base_part_numbers_and_check():
     at = part_at("base", length="4096")
     assert_clean(at)
     got = numbers(at)
-    assert got["lower bound on b for L"] == f"{lc.base_lower_bound(128, 4096):.3g}"
+    assert got["lower bound on b for L"] == base_text(lc.base_lower_bound(128, 4096))
     first = lc.first_negative_position(128, 1e4, 4096)
     assert got["first m with B < 0 at this b"] == f"{first:,}"
-    assert got["critical dimension d_extra"] == "92"
-    assert any(c.startswith("❌") and "B_m ≥ 0" in c for c in checks(at))  # Llama 2's base misses its bound
+    assert got["critical dimension dₑₓₜᵣₐ"] == "92"
+    assert any(c.startswith("❌") and "Bₘ ≥ 0" in c for c in checks(at))  # Llama 2's base misses its bound
     text = captions(at)
     assert f"dips below 0 at m = {first:,}" in text
-    assert f"{lc.base_bound_bisection(128, 4096):.3g}" in "\n".join(md.value for md in at.markdown)
+    assert f"returns {base_text(lc.base_bound_bisection(128, 4096))} for d" in "\n".join(md.value for md in at.markdown)
+    assert "b = 10k does not" in text and "e+0" not in text
     assert len(chart_specs(at)) == 2
-    assert "Code Llama 7B (1e+06 against 2.34e+05 for 16k tokens)" in text
+    assert base_text(1e6) == "1M" and base_text(2.3449e5) == "234k"
+    assert f"Code Llama 7B (1M against {base_text(lc.base_lower_bound(128, 16384))} for 16k tokens)" in text
     assert "lie above the bound yet fail" in text and "Qwen2.5 7B Instruct + YaRN x4" in text
 
 
 def test_base_part_passes_with_code_llamas_base():
     at = part_at("base", base="1000000", length="16384")
     assert_clean(at)
-    assert any(c.startswith("✅") and "B_m ≥ 0" in c for c in checks(at))
-    assert "meets it." in captions(at)
+    assert any(c.startswith("✅") and "Bₘ ≥ 0" in c for c in checks(at))
+    assert "b = 1M meets it." in captions(at)
 
 
 def test_xpos_part():
@@ -77,6 +80,7 @@ def test_rerope_part(leaky):
     assert any(c.startswith("✅") and "two-pass" in c for c in checks(at))
     assert numbers(at)["pairs served by pass 2"] == f"{lc.rerope_cost(48, 128, 8)['far_fraction']:.0%}"
     assert ("compresses farther pairs to w + (m − n − w)/4" in captions(at)) == (leaky == "4")
+    assert "Leak k = 0 is plain ReRoPE" in captions(at)
     scores = part_at("rerope", T="48", window="8", leaky_k=leaky, scores="1")
     assert_clean(scores)
     [spec] = chart_specs(scores)
@@ -100,7 +104,10 @@ def test_sinks_part():
     at = part_at("sinks", steps="400", n_sink="4", recent="60", train_length="256")
     assert_clean(at)
     text = captions(at)
-    assert "tokens [0, 1, 2, 3] and 339..399, at positions 0..64" in text
+    cache = sm.sink_cache(399, 4, 60)
+    assert cache["token"].size - 4 == 61 and int(cache["token"][4]) == 339  # 60 recent + the current token
+    assert "the 60 most recent and the current token" in text
+    assert "(the query is token 399) the cache holds tokens [0, 1, 2, 3] and 339..399, at positions 0..64" in text
     assert any(c.startswith("✅") for c in checks(at))
     assert "399 at the last step here, against a training length of 256" in "\n".join(m.value for m in at.markdown)
     slots = part_at("sinks", steps="400", n_sink="4", recent="60", train_length="256", slots="1")
@@ -123,4 +130,4 @@ def test_pose_part():
 def test_base_part_without_a_bound_on_the_grid():
     at = part_at("base", d="8", length="65536")
     assert_clean(at)
-    assert numbers(at)["lower bound on b for L"] == "none up to 1e+12"
+    assert numbers(at)["lower bound on b for L"] == "none up to 10¹²"

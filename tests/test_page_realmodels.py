@@ -3,6 +3,7 @@ computed numbers, the atlas links the parts that explain each row, and its quest
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from posviz import models, realmodels, ui
@@ -28,6 +29,11 @@ def test_learned_part_says_the_table_has_no_row_past_L():
     assert numbers(at)["row it reads"] == ("none (p ≥ L)" if L <= 70 else "70")
     sim = realmodels.similarity_by_offset(realmodels.learned_table())
     assert f"have mean cosine {sim[1]:.2f}" in captions(at)
+    k_neg, k_min = int(np.flatnonzero(sim < 0)[0]), int(np.argmin(sim))
+    assert sim[k_neg - 1] >= 0 > sim[k_neg] and sim[k_min] == sim.min()
+    assert (f"first turns negative at k = {k_neg} ({sim[k_neg]:.2f}) and is most negative at k = {k_min} "
+            f"({sim[k_min]:.2f})") in captions(at)
+    assert "opposed" not in captions(at)
     assert f"exactly L = {L} rows" in checks(at) and "holds" in checks(at)
     at = run_page(PAGE, {"part": "learned", "p": "3"})
     assert numbers(at)["row it reads"] == "3"
@@ -38,6 +44,10 @@ def test_masks_part_checks_counting_and_equivariance():
     assert_clean(at)
     c = realmodels.mask_checks(20, seed=4)
     assert f"to {c.start_weight_causal[-1]:.3f} at t = 19" in captions(at)
+    bi = c.start_weight_bidirectional
+    assert np.allclose(bi[1:], bi[-1]) and not np.isclose(bi[0], bi[-1])  # the copies agree; the start differs
+    assert f"copy of the word (t ≥ 1) puts {bi[-1]:.3f} on the start token" in captions(at)
+    assert f"t = 0, puts {bi[0]:.3f} on itself" in captions(at)
     assert checks(at).count("holds") == 2
     assert len(chart_specs(at)) == 1
 
@@ -59,6 +69,10 @@ def test_atlas_links_every_row_to_an_existing_part():
     for row in realmodels.atlas():
         slug, part = row.explained_by
         assert f"]({ui.href(slug, ROOT / 'pages', part=part)})" in text, row.model
+        lesson = ui.find(slug, ROOT / "pages")
+        heading = next(p.title or p.label for p in lesson.parts.values() if part in (p.key, *p.aliases))
+        assert f"[{lesson.title}: {heading}](" in text, row.model
+    assert "Real models' configs](" not in text and "[Context extension: Real models' config.json](" in text
     assert "no RoPE in 12 of 48 layers" in text
 
 

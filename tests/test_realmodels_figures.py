@@ -71,3 +71,21 @@ def test_each_figure_styles_in_every_theme(name):
     for theme in ("light", "dark"):
         fig = style(build(name), theme=theme, presenter=True)
         assert fig.layout.template is not None
+
+
+def test_the_learned_figures_colour_bar_sits_between_the_panels():
+    fig = fr.realmodels_learned()
+    bar = fig.data[0].colorbar
+    left, right = fig.layout.xaxis.domain, fig.layout.xaxis2.domain
+    assert left[1] < bar.x and bar.xanchor == "left"
+    assert right[0] - bar.x >= 0.2  # room for the bar, its ticks and the right panel's "mean cos" title
+
+
+def test_the_atlas_fits_a_presenter_screen():
+    fig = style(fr.realmodels_atlas(), "light", 1.5)
+    rows = len(realmodels.atlas())
+    assert fig.layout.height == round((fr.atlas_height(rows) - fr.ATLAS_TOP - fr.ATLAS_BOTTOM) * 1.5) + round(
+        fr.ATLAS_TOP * 1.5) + round(fr.ATLAS_BOTTOM * 1.5)
+    assert fig.layout.height <= 720  # 1080 px less the browser bar, the page title and the part heading
+    assert len(fig.layout.yaxis.tickvals) == rows
+

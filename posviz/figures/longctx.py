@@ -14,13 +14,18 @@ from posviz import streams as sm
 from posviz._validate import check_bool, check_choice, check_int
 from posviz.figures._common import MAX_CELLS, TWO_LINE_TOP, Panels, downsample, f32, log_ticks, subtitled
 from posviz.figures._registry import figure
-from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
+from posviz.theme import COLORS, DIVERGING, SEQUENTIAL, compact_number
 
 __all__ = ["base_bound_presets", "base_cosine_sum", "xpos_decay_profile", "rerope_matrix", "rerope_score_matrix",
            "self_extend_matrix", "self_extend_angle_plot", "sink_stream_positions", "sink_cache_map",
            "pose_coverage"]
 
 RELATIVE_COLORS = SEQUENTIAL
+
+
+def base_text(base: float) -> str:
+    """A base or a bound to 3 significant digits in the sliders' short form: 10k, 500k, 1M (never 1e+04)."""
+    return compact_number(float(f"{base:.3g}"))
 
 
 def served_length(name: str) -> tuple[int, int, float, str]:
@@ -66,8 +71,8 @@ def base_bound_presets() -> go.Figure:
                  marker=dict(symbol="line-ns-open", size=18, line=dict(width=3), color=COLORS[3]),
                  customdata=[[r["length"], r["dim"]] for r in rows],
                  hovertemplate="bound %{x:.3g}<br>L = %{customdata[0]:,}, d = %{customdata[1]}<extra></extra>")]
-    for holds, name, color, symbol in ((True, "shipped base: B_m ≥ 0 up to L", COLORS[2], "circle"),
-                                       (False, "shipped base: B_m < 0 somewhere ≤ L", COLORS[3], "x")):
+    for holds, name, color, symbol in ((True, "shipped base: B<sub>m</sub> ≥ 0 up to L", COLORS[2], "circle"),
+                                       (False, "shipped base: B<sub>m</sub> < 0 somewhere ≤ L", COLORS[3], "x")):
         pick = [i for i, r in enumerate(rows) if r["holds"] == holds]
         data.append(dict(type="scatter", x=f32(bases[pick]), y=pick, mode="markers", name=name,
                          marker=dict(size=11, color=color, symbol=symbol),
@@ -79,7 +84,8 @@ def base_bound_presets() -> go.Figure:
     labels = [f"{r['name']} · {r['length'] // 1024}k" if r["length"] >= 1024 else r["name"] for r in rows]
     layout = dict(
         title=dict(text=subtitled("Shipped base against the lower bound for its context",
-                                  f"{met} of {len(rows)} presets keep B_m ≥ 0 over the context their base serves")),
+                                  f"{met} of {len(rows)} presets keep B<sub>m</sub> ≥ 0 over the context their "
+                                  "base serves")),
         margin=dict(t=TWO_LINE_TOP, l=10), height=560,
         xaxis=dict(type="log", title=dict(text="RoPE base b (log)"), range=[np.log10(lo), np.log10(hi)],
                    **log_ticks(lo, hi)),
@@ -97,7 +103,7 @@ def base_cosine_sum(*, dim: int = 128, base: float = 10000.0, length: int = 8192
     m = np.unique(np.linspace(0, m_max, 2001).round())
     b = lc.cosine_sum(m, dim, base)
     p = Panels()
-    p.scatter(x=f32(m), y=f32(b), mode="lines", name="B_m", line=dict(color=COLORS[0], width=2),
+    p.scatter(x=f32(m), y=f32(b), mode="lines", name="B<sub>m</sub>", line=dict(color=COLORS[0], width=2),
               hovertemplate="m=%{x:,}<br>B=%{y:.3g}<extra></extra>")
     p.marks.hline(0.0, "0", color="#888")
     p.marks.vline(float(length), f"L = {length:,}", color=COLORS[2])
@@ -106,10 +112,10 @@ def base_cosine_sum(*, dim: int = 128, base: float = 10000.0, length: int = 8192
                   name=f"first B < 0 at m = {first:,}", marker=dict(color=COLORS[3], size=11, symbol="x"))
         note = f"first negative at m = {first:,}: the bound fails for L = {length:,}"
     else:
-        note = f"B_m ≥ 0 for every m ≤ L = {length:,}: the bound holds"
+        note = f"B<sub>m</sub> ≥ 0 for every m ≤ L = {length:,}: the bound holds"
     p.axis("x", title="relative position m (tokens)", tickformat="~s")
-    p.axis("y", title="B_m = Σ cos(m θ_i)")
-    return p.figure(title=dict(text=subtitled(f"B_m at d = {dim}, b = {base:.3g}", note)),
+    p.axis("y", title="B<sub>m</sub> = Σ cos(m θ<sub>i</sub>)")
+    return p.figure(title=dict(text=subtitled(f"B<sub>m</sub> at d = {dim}, b = {base_text(base)}", note)),
                     margin=dict(t=TWO_LINE_TOP), legend=dict(orientation="h", y=-0.2, x=0))
 
 
@@ -123,18 +129,19 @@ def xpos_decay_profile(*, dim: int = 128, base: float = 10000.0, gamma: float = 
     x = prof["distance"][::step]
     decay = lc.xpos_decay(x, dim, gamma, scale_base)
     p = Panels()
-    p.scatter(x=f32(x), y=f32(prof["rope"][::step]), mode="lines", name="RoPE: Σ cos(Δθ_i) / (d/2)",
+    p.scatter(x=f32(x), y=f32(prof["rope"][::step]), mode="lines", name="RoPE: Σ cos(Δθ<sub>i</sub>) / (d/2)",
               line=dict(color="#8a8f9c", width=1.5))
-    p.scatter(x=f32(x), y=f32(prof["xpos"][::step]), mode="lines", name="xPos: Σ ζ_i^(Δ/B) cos(Δθ_i) / (d/2)",
+    p.scatter(x=f32(x), y=f32(prof["xpos"][::step]), mode="lines",
+              name="xPos: Σ ζ<sub>i</sub><sup>Δ/B</sup> cos(Δθ<sub>i</sub>) / (d/2)",
               line=dict(color=COLORS[0], width=2.5))
     for i, dash in ((0, "dash"), (dim // 2 - 1, "dot")):
         p.scatter(x=f32(x), y=f32(decay[:, i]), mode="lines",
-                  name=f"factor of pair {i}: ζ^(Δ/B), ζ = {lc.xpos_zeta(dim, gamma)[i]:.3f}",
+                  name=f"factor of pair {i}: ζ<sup>Δ/B</sup>, ζ = {lc.xpos_zeta(dim, gamma)[i]:.3f}",
                   line=dict(color=COLORS[3] if i == 0 else COLORS[2], dash=dash, width=1.5))
     p.marks.vline(scale_base, f"B = {scale_base:g}", color="#888", top=False)
     p.axis("x", title="distance Δ = m − n (tokens)", tickformat="~s")
     p.axis("y", title="score / (d/2), or factor")
-    return p.figure(title=dict(text=subtitled("xPos multiplies each pair by ζ^(Δ/B)",
+    return p.figure(title=dict(text=subtitled("xPos multiplies each pair by ζ<sup>Δ/B</sup>",
                                               f"at Δ = {max_distance:,}: RoPE {prof['rope'][-1]:.3f}, "
                                               f"xPos {prof['xpos'][-1]:.3g}")),
                     margin=dict(t=TWO_LINE_TOP), legend=dict(orientation="h", y=-0.2, x=0))
@@ -249,9 +256,11 @@ def self_extend_angle_plot(*, T: int = 64, group: int = 4, window: int = 16, dim
     distance = T - 1 - ang["key"]
     order = np.argsort(distance)
     p = Panels()
-    p.scatter(x=f32(distance[order]), y=f32(ang["rope"][order]), mode="lines", name="plain RoPE: (m − n)·θ_i",
+    p.scatter(x=f32(distance[order]), y=f32(ang["rope"][order]), mode="lines",
+              name="plain RoPE: (m − n)·θ<sub>i</sub>",
               line=dict(color="#8a8f9c", dash="dash"))
-    p.scatter(x=f32(distance[order]), y=f32(ang["self_extend"][order]), mode="lines", name="Self-Extend: r·θ_i",
+    p.scatter(x=f32(distance[order]), y=f32(ang["self_extend"][order]), mode="lines",
+              name="Self-Extend: r·θ<sub>i</sub>",
               line=dict(color=COLORS[0], width=2.5))
     p.marks.vline(float(window), f"W = {window}", color=COLORS[2])
     p.axis("x", title="distance m − n (tokens)")
@@ -326,10 +335,11 @@ def pose_coverage(*, train_length: int = 64, target_length: int = 512, batch: in
     p.scatter(1, x=f32(ids.ravel()), y=f32(rows), mode="markers", marker=dict(size=4, color=COLORS[0]),
               name="position id", showlegend=False, hovertemplate="window %{y}<br>id %{x}<extra></extra>")
     p.axis("x", 1, title="position id", range=[-1, target_length])
-    p.axis("y", 1, title="window in the batch", autorange="reversed")
+    p.axis("y", 1, title="window in the batch", range=[batch - 0.5, -0.5])  # windows 0..batch − 1, first on top
     p.scatter(2, x=f32(np.arange(target_length)), y=f32(cover), mode="lines", line=dict(color=COLORS[2], width=2),
               name="windows", showlegend=False, hovertemplate="r=%{x}<br>%{y} windows<extra></extra>")
-    p.marks.vline(float(train_length), f"L_c = {train_length}", panel=2, color="#888")
+    p.marks.vline(float(train_length), f"L<sub>c</sub> = {train_length}", panel=2, color="#888", top=False)
+    p.marks.notes[-1]["xshift"] = 6  # clear of its dashed line, not drawn over it
     p.axis("x", 2, title="relative distance r", range=[-1, target_length])
     p.axis("y", 2, title="windows")
     covered = int((cover > 0).sum())

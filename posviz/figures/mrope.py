@@ -16,7 +16,7 @@ from posviz._validate import check_choice, check_int
 from posviz.figures._common import MAX_CELLS, TWO_LINE_TOP, Panels, f32, subtitled
 from posviz.figures._registry import figure
 from posviz.scaling import mrope_axis
-from posviz.theme import COLORS, CYCLIC
+from posviz.theme import COLORS, CYCLIC, compact_number
 
 __all__ = ["mrope_ids", "mrope_pair_angles"]
 
@@ -135,10 +135,11 @@ def mrope_pair_angles(*, n_text_before: int = 4, image_h: int = 3, image_w: int 
                                           y1=min(b, shown - 1) + 0.5, line=dict(color=SEGMENT_COLORS[kind], width=2)))
     grid.axis("x", 1, showticklabels=False, range=[-0.5, axis.size - 0.5])
     grid.axis("y", 1, showticklabels=False)
-    grid.axis("x", 2, title="rotary pair k (θ_k = b^(−2k/128), fastest first)", range=[-0.5, axis.size - 0.5])
+    grid.axis("x", 2, title="rotary pair k (θ<sub>k</sub> = b<sup>−2k/128</sup>, fastest first)",
+              range=[-0.5, axis.size - 0.5])
     grid.axis("y", 2, autorange="reversed", title="token index in the sequence")
     layout = "interleaved, section (24, 20, 20), as Qwen3-VL" if interleaved else "chunked, section (16, 24, 24)"
     count = f"{pos.shape[1]} tokens" if shown == pos.shape[1] else f"first {shown:,} of {pos.shape[1]:,} tokens"
     return grid.figure(title=subtitled(f"M-RoPE angles per pair, {layout}",
-                                       f"{count}, base {base:g}; boxes: image and video tokens"),
+                                       f"{count}, base {compact_number(base)}; boxes: image and video tokens"),
                        margin=dict(t=TWO_LINE_TOP), height=560, legend=dict(orientation="h", y=-0.14))

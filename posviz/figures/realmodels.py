@@ -11,7 +11,7 @@ from posviz import realmodels as rm
 from posviz._validate import check_choice, check_int
 from posviz.figures._common import TWO_LINE_TOP, Panels, f32, subtitled
 from posviz.figures._registry import figure
-from posviz.theme import COLORS, diverging
+from posviz.theme import COLORS, compact_number, diverging
 
 __all__ = ["realmodels_learned", "realmodels_masks", "realmodels_places", "realmodels_atlas"]
 
@@ -25,6 +25,9 @@ def position_table(table: str) -> np.ndarray:
     return learned if table == "learned" else rm.sinusoidal_like(learned)
 
 
+LEARNED_GAP = 0.28  # paper fraction between the panels: the colour bar and its ticks, then the right y title
+
+
 @figure("realmodels_learned")
 def realmodels_learned(*, table: str = "learned") -> go.Figure:
     """Left: cosine similarity of every pair of rows of the position table (L × L). Right: the mean similarity of
@@ -35,9 +38,9 @@ def realmodels_learned(*, table: str = "learned") -> go.Figure:
     L = shown.shape[0]
     k = np.arange(L)
     p = Panels.grid(1, 2, [f"cos(row p, row q), {table} table", "mean similarity of rows k apart"],
-                    widths=(0.45, 0.55), hspace=0.22)
+                    widths=(0.45, 0.55), hspace=LEARNED_GAP)
     p.add(dict(type="heatmap", z=f32(sim), zmin=-1, zmax=1, colorscale=diverging(), meta="diverging",
-               colorbar=dict(x=0.41, len=0.8, thickness=12),
+               colorbar=dict(x=p.layout["xaxis"]["domain"][1] + 0.012, xanchor="left", len=0.8, thickness=12),
                hovertemplate="p=%{y}, q=%{x}<br>cos=%{z:.2f}<extra></extra>"))
     p.axis("x", 1, title="position q", range=[-0.5, L - 0.5])
     p.axis("y", 1, title="position p", autorange="reversed")
@@ -65,7 +68,7 @@ def realmodels_masks(*, T: int = 16, seed: int = 0) -> go.Figure:
               line=dict(color=COLORS[1], width=3, dash="dash"))
     p.axis("x", title="query position t")
     p.axis("y", title="attention weight on the start token", range=[0, 1.05])
-    note = (f"shuffle check: max |f(Px) − P f(x)| = {checks.perm_error_bidirectional:.1e} bidirectional, "
+    note = (f"shuffle check: max |f(Px) − P f(x)| = {compact_number(checks.perm_error_bidirectional)} bidirectional, "
             f"{checks.perm_error_causal:.2f} causal")
     return p.figure(title=dict(text=subtitled("No position code: what the mask alone tells a query", note)),
                     margin=dict(t=TWO_LINE_TOP), height=400, legend=dict(orientation="h", y=-0.22, x=0))
@@ -139,7 +142,7 @@ def realmodels_atlas() -> go.Figure:
             texts.append("NoPE layers")
     p = Panels()
     p.scatter(x=xs, y=ys, mode="markers+text", text=texts, textposition="middle right",
-              marker=dict(size=13, color=[COLORS[c] for c in xs]), hoverinfo="skip", showlegend=False)
+              marker=dict(size=11, color=[COLORS[c] for c in xs]), hoverinfo="skip", showlegend=False)
     p.axis("x", tickmode="array", tickvals=list(range(4)), ticktext=list(PLACE_COLUMNS), range=[-0.3, 4.2],
            side="top", zeroline=False)
     p.axis("y", tickmode="array", tickvals=list(range(len(rows))), ticktext=[r.model for r in rows],
@@ -147,4 +150,14 @@ def realmodels_atlas() -> go.Figure:
     n_rope = sum(r.scheme in ("RoPE", "M-RoPE") for r in rows)
     return p.figure(title=dict(text=subtitled("Which released models use what",
                                               f"{n_rope} of {len(rows)} rows rotate q and k")),
-                    margin=dict(t=TWO_LINE_TOP + 30, l=10), height=620)
+                    margin=dict(t=ATLAS_TOP, l=10, b=ATLAS_BOTTOM), height=atlas_height(len(rows)))
+
+
+ATLAS_TOP, ATLAS_BOTTOM = TWO_LINE_TOP + 30, 30  # px: title and column labels above, nothing below
+ATLAS_PITCH = 19  # px per model row: presenter mode (×1.5) keeps every row on a 1920×1080 screen
+
+
+def atlas_height(n_rows: int) -> int:
+    """The atlas's height for ``n_rows`` models: margins plus ATLAS_PITCH px a row, so that ×1.5 in presenter
+    mode (16 rows: 672 px) fits under a 1920×1080 screen's browser bar, page title and part heading."""
+    return ATLAS_TOP + ATLAS_BOTTOM + ATLAS_PITCH * n_rows

@@ -54,10 +54,10 @@ TERMS: tuple[Term, ...] = (
          "$\\theta_i = b^{-2i/d}$ radians per token for pair $i$. A config.json calls the base `rope_theta`, "
          "a name that looks like a frequency but is $b$ (10000 in the original papers, 500000 in Llama 3). "
          "Raising $b$ slows every pair but pair 0."),
-    Term("wavelength", "wavelength λ_i", "Wavelength $\\lambda_i = 2\\pi/\\theta_i$",
+    Term("wavelength", "wavelength λᵢ", "Wavelength $\\lambda_i = 2\\pi/\\theta_i$",
          "Tokens for pair $i$ to make one full turn. Pair 0's is $2\\pi \\approx 6.28$ tokens whatever the base; "
          "the last pair's approaches $2\\pi b$."),
-    Term("dimensions", "d and d_model", "$d_{model}$ against $d$ (head dimension)",
+    Term("dimensions", "$d$ and $d_{model}$", "$d_{model}$ against $d$ (head dimension)",
          "The sinusoidal table and learned tables are as wide as the model, $d_{model}$, and are added once to "
          "the token embeddings. RoPE acts inside each attention head, on $d$ channels (the head dimension, or "
          "the part of it that rotates: `partial_rotary_factor`, DeepSeek's `qk_rope_head_dim`)."),

@@ -111,7 +111,9 @@ http {{
             add_header X-Posviz-Upstream $upstream_addr always;  # which app process answered (a loopback port)
         }}
         # Pages, static files, health, media and uploads: a GET that fails is retried on the next process
-        # (nginx never retries a POST or PUT, e.g. an upload, that may have reached the process)
+        # (nginx never retries a POST or PUT, e.g. an upload, that may have reached the process). A 404 is
+        # retried too: after a failover a browser's session (and the export files it made) lives on the
+        # process its websocket moved to, while its cookie hashes back to the restarted one
         location / {{
             proxy_pass http://posviz;
             proxy_http_version 1.1;
@@ -120,7 +122,7 @@ http {{
             proxy_set_header Host $http_host;
             proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
             proxy_connect_timeout 5s;
-            proxy_next_upstream error timeout http_502 http_503 http_504;
+            proxy_next_upstream error timeout http_502 http_503 http_504 http_404;
             proxy_read_timeout 1h;
             proxy_send_timeout 1h;
             proxy_buffering off;

@@ -200,9 +200,19 @@ class AtlasRow:
     preset: str | None = None
 
 
-QWEN2_VL_7B = {"hidden_size": 3584, "num_attention_heads": 28, "num_hidden_layers": 28,
-               "max_position_embeddings": 32768, "rope_theta": 1000000.0,
-               "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}
+# the atlas rows read from posviz.presets: (row name, preset, scheme, the part that explains it); Code Llama and
+# Llama 3 raised the base to train longer (ABF), which the long-context lesson's first part explains
+ATLAS_PRESETS: tuple[tuple[str, str, str, tuple[str, str]], ...] = (
+    ("Code Llama 7B", "Code Llama 7B", "RoPE", ("long_context", "base")),
+    ("Llama 3 8B", "Llama 3 8B", "RoPE", ("long_context", "base")),
+    ("Llama 3.1 8B", "Llama 3.1 8B", "RoPE", ("context_extension", "models")),
+    ("Mistral 7B v0.1", "Mistral 7B v0.1", "RoPE", ("rope", "base")),
+    ("Qwen3 8B", "Qwen3 8B", "RoPE", ("rope", "base")),
+    ("Gemma 3 27B", "Gemma 3 27B", "RoPE", ("context_extension", "models")),
+    ("Llama 4 Scout 17B-16E", "Llama 4 Scout 17B-16E", "RoPE", ("bias", "nope")),
+    ("DeepSeek-V3", "DeepSeek-V3", "RoPE", ("rope", "pairs")),
+    ("Qwen2-VL 7B", "Qwen2-VL 7B Instruct (M-RoPE)", "M-RoPE", ("2d", "mrope")),
+)
 
 # models posviz keeps no RoPE preset for: their own config keys or paper
 ATLAS_EXTRA: tuple[AtlasRow, ...] = (
@@ -234,21 +244,12 @@ ATLAS_EXTRA: tuple[AtlasRow, ...] = (
 
 
 def atlas_preset_rows() -> tuple[AtlasRow, ...]:
-    """The atlas rows read from posviz.presets (and Qwen2-VL's config): each row's facts come from
-    ``scaling.describe_config`` of the config, so they are the reader's numbers."""
+    """The atlas rows read from posviz.presets (:data:`ATLAS_PRESETS`): each row's facts come from
+    ``scaling.describe_config`` of the preset's config, so they are the reader's numbers."""
     from posviz.presets import get_preset
 
-    rows = []
-    for name, explained in (("Llama 3 8B", ("rope", "base")), ("Llama 3.1 8B", ("context_extension", "models")),
-                            ("Mistral 7B v0.1", ("rope", "base")), ("Qwen3 8B", ("rope", "base")),
-                            ("Gemma 3 27B", ("context_extension", "models")),
-                            ("Llama 4 Scout 17B-16E", ("bias", "nope")), ("DeepSeek-V3", ("rope", "pairs"))):
-        preset = get_preset(name)
-        rows.append(AtlasRow(name, "RoPE", config_facts(preset.config), preset.source, explained, name))
-    rows.append(AtlasRow("Qwen2-VL 7B", "M-RoPE", config_facts(QWEN2_VL_7B),
-                         "Qwen/Qwen2-VL-7B-Instruct config.json (rope_theta 1000000.0, rope_scaling type mrope, "
-                         "mrope_section [16, 24, 24]); Wang et al. 2024 (arXiv:2409.12191) §2.1", ("2d", "mrope")))
-    return tuple(rows)
+    return tuple(AtlasRow(row, scheme, config_facts(get_preset(name).config), get_preset(name).source, explained,
+                          name) for row, name, scheme, explained in ATLAS_PRESETS)
 
 
 def config_facts(config: dict) -> str:

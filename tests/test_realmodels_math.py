@@ -110,6 +110,8 @@ def test_the_atlas_reads_its_rope_rows_from_the_configs():
     assert "64 of 192 query/key channels rotate" in rows["DeepSeek-V3"].facts
     assert "16, 24, 24" in rows["Qwen2-VL 7B"].facts
     assert rows["Llama 3 8B"].facts == "base 500,000, 128 of 128 channels rotate"
+    assert rows["Code Llama 7B"].facts.startswith("base 1,000,000,")
+    assert rows["Code Llama 7B"].explained_by == rows["Llama 3 8B"].explained_by == ("long_context", "base")
     assert {"GPT-2", "BERT base", "OPT", "ViT-B/16", "MAE", "BLOOM", "MPT-7B", "T5"} <= set(rows)
     assert all(r.source and r.explained_by for r in rows.values())
     assert len(rows) == len(realmodels.atlas())  # one row a model

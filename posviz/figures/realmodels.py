@@ -159,5 +159,5 @@ ATLAS_PITCH = 19  # px per model row: presenter mode (×1.5) keeps every row on 
 
 def atlas_height(n_rows: int) -> int:
     """The atlas's height for ``n_rows`` models: margins plus ATLAS_PITCH px a row, so that ×1.5 in presenter
-    mode (16 rows: 672 px) fits under a 1920×1080 screen's browser bar, page title and part heading."""
+    mode (17 rows: 718 px) fits under a 1920×1080 screen's browser bar, page title and part heading."""
     return ATLAS_TOP + ATLAS_BOTTOM + ATLAS_PITCH * n_rows

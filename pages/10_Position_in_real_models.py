@@ -22,6 +22,8 @@ lesson = ui.Lesson(
     intro="The other lessons take one encoding at a time. This one puts them into real networks: the table a "
           "model learns when nothing is fixed, the position information the attention mask carries by itself, "
           "the place in the block where each encoding acts, and what released models ship.",
+    controls=(ui.Int("p", "position p", default=70, lo=0, hi=512,
+                     help="Which row the table gives position p; past L there is none."),),
 )
 
 
@@ -33,15 +35,13 @@ def learned_numbers() -> dict:
     return dict(L=table.shape[0], d=table.shape[1], learned=learned, fixed=fixed)
 
 
-@lesson.part("learned", "1. A learned table", title="1. Learned absolute positions: a table with L rows",
-             controls=(ui.Choice("table", "table on the left", default="learned", options=TABLES),
-                       ui.Int("p", "position p", default=70, lo=0, hi=512,
-                              help="Which row the table gives position p; past L there is none.")))
+@lesson.part("learned", "1. A learned table", uses=("p",), title="1. Learned absolute positions: a table with L rows",
+             controls=(ui.Choice("table", "table on the left", default="learned", options=TABLES),))
 def part_learned(v: ui.Values) -> None:
-    own = ui.controls(where="main", columns=2)
+    own = ui.controls(where="main", columns=1)
     n = learned_numbers()
     L, k_neg, k_min = n["L"], first_negative(n["learned"]), int(np.argmin(n["learned"]))
-    row = realmodels.row_for_position(own.p, L)
+    row = realmodels.row_for_position(v.p, L)
     ui.figure_panel(
         realmodels_learned, dict(table=own.table), key="learned",
         caption=f"GPT-2, BERT, OPT and ViT add row p of a trained table to the token at position p. The model "
@@ -55,10 +55,10 @@ def part_learned(v: ui.Values) -> None:
         latex=r"x_p = E[\mathrm{token}_p] + P[p],\qquad P \in \mathbb{R}^{L \times d_{model}}"
               r"\quad\text{(GPT-2, BERT; no }\sqrt{d_{model}}\text{ scaling)}",
         code=[realmodels.learned_table, realmodels.cosine_similarity, realmodels.similarity_by_offset])
-    ui.numbers({"rows L": L, "position p": own.p, "row it reads": "none (p ≥ L)" if row is None else row})
+    ui.numbers({"rows L": L, "position p": v.p, "row it reads": "none (p ≥ L)" if row is None else row})
     st.markdown(f"Symbols: {ui.term('lengths', 'L, the training length')} · "
                 f"{ui.term('dimensions', '$d_{model}$ against $d$')} · {ui.term('positions', 'positions from 0')}")
-    ui.check(f"the table has exactly L = {models.train_length()} rows: position p = {own.p} "
+    ui.check(f"the table has exactly L = {models.train_length()} rows: position p = {v.p} "
              + ("has its own row" if row is not None else "has no row to read"),
              models.train_length() == L,
              "a learned table stops at L − 1; GPT-2 raises an index error past it, and the model here repeats "

@@ -39,6 +39,19 @@ def test_learned_part_says_the_table_has_no_row_past_L():
     assert numbers(at)["row it reads"] == "3"
 
 
+def sidebar_values(at) -> dict[str, object]:
+    return {w.label: w.value for kind in ("slider", "number_input") for w in getattr(at.sidebar, kind)}
+
+
+def test_position_p_is_a_lesson_control_the_learned_part_shows_in_the_sidebar():
+    """p is declared by the lesson and used by its first part, so a shared link restores it in the sidebar."""
+    lesson = ui.find("real_models", ROOT / "pages")
+    first = next(iter(lesson.parts.values()))
+    assert first.key == "learned" and "p" in first.uses and "p" in lesson.control_names
+    assert sidebar_values(run_page(PAGE, {"part": "learned", "p": "71"}))["position p"] == 71
+    assert "position p" not in sidebar_values(run_page(PAGE, {"part": "masks"}))  # only the parts that use it
+
+
 def test_masks_part_checks_counting_and_equivariance():
     at = run_page(PAGE, {"part": "masks", "T": "20", "seed": "4"})
     assert_clean(at)

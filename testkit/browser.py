@@ -240,6 +240,8 @@ def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_
     if stills:
         page.wait_for_function(STILLS_READY, timeout=60_000)
     box = page.locator(".st-key-" + control_key.replace(".", "-"))
+    # as a student scrolls the sidebar to a slider below the fold: a press outside the viewport reaches nothing
+    box.scroll_into_view_if_needed()
     thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
     x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
     started, reacts = page.posviz_started, page.evaluate(REACTS)

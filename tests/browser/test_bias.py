@@ -26,6 +26,11 @@ def test_a_slider_redraws_the_family_and_a_part_switch_shows_one_softmax_each(pa
     kerple = by_name(chart_traces(page, 0), "KERPLE log")
     np.testing.assert_allclose(kerple["y"], -np.log1p(np.arange(129)), rtol=1e-5, atol=1e-6)
 
+    # the members' settings are folded under a heading each: open KERPLE's as a student would
+    r1 = page.get_by_role("slider", name="KERPLE log r1")
+    assert not r1.is_visible()
+    page.locator("[data-testid=stSidebar] summary", has_text="KERPLE: r1, r2").click()
+    r1.wait_for(state="visible", timeout=10_000)
     move_slider(page, "KERPLE log r1", 2)  # 1.0 -> 1.1
     assert error_elements(page) == []
     kerple = by_name(chart_traces(page, 0), "KERPLE log")

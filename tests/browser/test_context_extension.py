@@ -47,14 +47,32 @@ def test_old_yarn_link_opens_the_ramp_alone_and_the_sidebar_moves_it(page, app_u
     assert error_elements(page) == []
 
 
+MARKER_AND_FRAME = "() => { const g = document.querySelectorAll('.js-plotly-plot')[0], s = g.layout.sliders[0];" \
+                   " return [g._fullData[2].x[0], s.steps[s.active].value]; }"
+
+
 def test_dynamic_scrubber_plays_in_the_browser(page, app_url):
-    open_page(page, app_url, NAME, part="dynamic")
-    start = chart_traces(page, 0)[2]["x"]
+    open_page(page, app_url, NAME, part="dynamic", d=128, L=4096, s=8)
+    # the still is the frame nearest L' = s·L (at l = L the base has not moved yet), and the slider starts on it
+    marker, frame = page.evaluate(MARKER_AND_FRAME)
+    names = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0].layout.sliders[0].steps"
+                          ".map(s => s.value)")
+    lengths = [int(n) for n in names]
+    assert lengths == sorted(lengths) and lengths[0] == 4096
+    assert marker == int(frame) == min(lengths, key=lambda n: abs(math.log(n / (8 * 4096))))
+    started = page.posviz_started  # script runs the server has begun (testkit.browser.count_runs)
     page.locator(".updatemenu-button").first.click()  # Play
-    page.wait_for_timeout(1500)
+    # Play runs the frames from the first, l = L (plotly's fromcurrent has no current frame before a first
+    # Play), and the marker and the slider move on together, frame by frame, without a server round trip
+    page.wait_for_function(f"() => ({MARKER_AND_FRAME})()[0] !== {marker}", timeout=15_000)
+    first = page.evaluate(MARKER_AND_FRAME)
+    page.wait_for_timeout(450)
+    later = page.evaluate(MARKER_AND_FRAME)
+    for x, name in (first, later):
+        assert x == int(name) and x in lengths
+    assert later[0] > first[0]
+    assert page.posviz_started - started == 0
     assert page.locator("[data-testid=stApp][data-test-script-state=notRunning]").count() == 1
-    later = chart_traces(page, 0)[2]["x"]
-    assert later[0] > start[0]  # the current-length marker moved without a server round trip
     assert error_elements(page) == []
 
 

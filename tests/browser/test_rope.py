@@ -4,32 +4,48 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
+from posviz.figures.rope import clock_still
 from testkit.browser import chart_count, chart_traces, error_elements, move_slider, open_page
 
 pytestmark = pytest.mark.browser
 
 MARK = "() => { document.querySelectorAll('.js-plotly-plot')[0].__posvizMark = 'same-node'; }"
 MARKED = "() => document.querySelectorAll('.js-plotly-plot')[0].__posvizMark"
+SLIDER_VALUE = "() => { const s = document.querySelectorAll('.js-plotly-plot')[0].layout.sliders[0];" \
+               " return s.steps[s.active].value; }"
 
 
 def tips(page) -> list[float]:
     return chart_traces(page, 0)[3]["x"]
 
 
+ANGLE_LABELS = "() => [...document.querySelectorAll('.js-plotly-plot')[0].querySelectorAll('.textpoint text')]" \
+               ".map(t => t.textContent).filter(t => t.startsWith('m·θ='))"
+
+
 def angle_labels(page) -> list[str]:
     """The clock's rendered second label lines ("m·θ=... rad"), read from the SVG."""
-    return page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')[0].querySelectorAll("
-                         "'.textpoint text')].map(t => t.textContent).filter(t => t.startsWith('m·θ='))")
+    return page.evaluate(ANGLE_LABELS)
 
 
 def test_page_loads_and_play_animates_without_rerun(page, app_url):
-    open_page(page, app_url, "RoPE", part="clock", angles=1, pairs="all")  # every pair, its angle under its clock
+    # every pair, its angle under its clock; M = 30 over 31 frames, so frame f is position m = f
+    open_page(page, app_url, "RoPE", part="clock", angles=1, pairs="all", d=64, base=10000, m_max=30, frames=31)
     assert error_elements(page) == []
     start = tips(page)
     assert len(start) == 32  # d = 64 -> 32 clock hands
-    assert angle_labels(page) == ["m·θ=0 rad"] * 32  # the label template is filled in the browser
+    # the still is the builder's informative frame, m = M/3 (the figure declares it as its slider's `active`)
+    still = clock_still(31)
+    assert page.evaluate(SLIDER_VALUE) == str(still)  # the position slider starts on the still
+    m = 30 * still / 30
+    labels = angle_labels(page)  # the label template is filled in the browser
+    assert labels[0] == f"m·θ={m:.3g} rad"  # pair 0 turns one radian per token
+    shown = [float(t.split("=")[1].split()[0]) for t in labels]
+    np.testing.assert_allclose(shown, m * 10000.0 ** (-2 * np.arange(32) / 64), rtol=5e-3)
+    angle_labels_at_start = labels
     page.evaluate(MARK)
     started = page.posviz_started  # script runs the server has begun (testkit.browser.count_runs)
     clock = page.locator(".js-plotly-plot").first
@@ -37,14 +53,16 @@ def test_page_loads_and_play_animates_without_rerun(page, app_url):
     page.wait_for_function(
         "(x0) => { const t = document.querySelectorAll('.js-plotly-plot')[0]._fullData[3].x;"
         " return Math.abs(t[0] - x0) > 1e-3; }", arg=start[0], timeout=15_000)
-    page.wait_for_timeout(600)
-    mid = tips(page)
+    # wait until the animation is off the still and off the first frame (where Play starts depends on whether
+    # plotly has a current frame yet), then read the hands, labels and slider at once
+    page.wait_for_function(f"() => !['0', '{still}'].includes(({SLIDER_VALUE})())", timeout=15_000)
+    mid, labels, frame = page.evaluate(
+        f"() => [document.querySelectorAll('.js-plotly-plot')[0]._fullData[3].x, ({ANGLE_LABELS})(),"
+        f" ({SLIDER_VALUE})()]")
     assert mid != start
-    labels = angle_labels(page)
-    assert len(labels) == 32 and labels[0] != "m·θ=0 rad"  # the angles in the labels follow the animation
+    assert len(labels) == 32 and labels != angle_labels_at_start
+    assert labels[0] == f"m·θ={30 * int(frame) / 30:.3g} rad"  # the labels follow the animation's frame
     assert float(labels[0].split("=")[1].split()[0]) > float(labels[8].split("=")[1].split()[0]) > 0  # pair 0 fastest
-    active = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0].layout.sliders[0].active")
-    assert active > 0  # the position slider follows the animation
     # no script rerun, and the chart was not remounted
     assert [page.posviz_started - started, page.evaluate(MARKED)] == [0, "same-node"]
     clock.locator("g.updatemenu-button", has_text="Pause").first.click(force=True)

@@ -310,7 +310,8 @@ export default function (component) {
     if (chart.dataset.holds === "exact" && chart.layout) chart.posvizFrame = currentFrame(chart);
     const drawExact = () => { // payload.exact: the rerun's figure, or the one prefetched before it
       const exact = payload.exact;
-      const at = (exact.frames || []).length ? Math.min(chart.posvizFrame || 0, exact.frames.length - 1) : 0;
+      // a first draw starts at the figure's own still (its slider's `active`), later ones where the learner was
+      const at = (exact.frames || []).length ? Math.min(chart.posvizFrame ?? currentFrame(exact), exact.frames.length - 1) : 0;
       // with its frames (an animated figure), at the position the learner had before the drag
       const patch = chart.dataset.holds === "exact" ? patchOf(chart.posvizHeld, payload.signature) : null;
       // Plotly.react and Plotly.animate draw before the page is next painted: the first step in the promises

@@ -279,6 +279,7 @@ def additive_score_terms(n_positions: int, d_model: int = 64, base: float = 1000
     """
     n_positions = check_int("n_positions", n_positions, 1, MAX_ADDITIVE)
     tokens = check_choice("tokens", tokens, TOKENS)
+    seed = check_int("seed", seed, 0, 2**32 - 1)  # a whole float is accepted: default_rng needs the int
     a = additive_weights(d_model, seed, weights)
     rng = np.random.default_rng(seed)
     rng.standard_normal((2, d_model, d_model))  # the draws additive_weights made: x comes after W

@@ -840,3 +840,11 @@ def test_first_negative_cos_sum_chunks_and_caps():
         rope.first_negative_cos_sum(256, 1e4, 1 << 20)  # 2^20 distances × 128 pairs: above the cell cap
     with pytest.raises(ValueError, match="length"):
         rope.first_negative_cos_sum(8, 1e4, -1)
+
+
+def test_additive_terms_take_a_whole_float_seed_as_its_int():
+    """The seed's check accepts a whole float; the terms then use its int (default_rng refuses 0.0)."""
+    from posviz import rope as rp
+
+    whole, exact = rp.additive_score_terms(8, 16, seed=3.0), rp.additive_score_terms(8, 16, seed=3)
+    assert np.array_equal(whole["full"], exact["full"])

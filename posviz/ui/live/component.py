@@ -105,7 +105,7 @@ UNREACHABLE_KEY = "_live.unreachable"  # served files this browser could not fet
 
 def _file_missing(chart: str) -> None:
     """The chart could not fetch the served file it was named (trimmed meanwhile, or blocked on the way) and
-    asked for a rerun: from now on this session is sent that figure itself."""
+    asked for a rerun: from now on this browser tab is sent that figure itself."""
     missing = (st.session_state.get(chart) or {}).get("missing")
     unreachable = st.session_state.setdefault(UNREACHABLE_KEY, set())
     if len(unreachable) >= 64:

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 
 from posviz import export
+from posviz.export import animation
 
 CLOCK = dict(dim=256, pairs="all", n_frames=72)
 BLOG2 = export.ExportOptions(width=1200, height=675, scale=2)
@@ -143,7 +144,7 @@ def main() -> None:
     ap.add_argument("--concurrent", type=int, default=5)
     args = ap.parse_args()
     if args.no_trim:
-        export._release_memory = lambda: None
+        animation._release_memory = lambda: None
     t0 = time.perf_counter()
     export.export_figure("sinusoidal_waves", {}, "png", BLOG2)
     idle = rss_mb()

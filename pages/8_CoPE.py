@@ -105,7 +105,7 @@ def show_text(v: ui.Values) -> cope.CopeRun:
     return run
 
 
-@lesson.part("count", "1 · which tokens count", uses=(*GATES, "i"), title="1. Gates decide which tokens count")
+@lesson.part("count", "1. Which tokens count", uses=(*GATES, "i"), title="1. Gates decide which tokens count")
 def part_count(v: ui.Values) -> None:
     run = show_text(v)
     query = cope.pick_index(v.i, run.T)
@@ -139,7 +139,7 @@ def soft_count(v: ui.Values) -> str:
     return ""
 
 
-@lesson.part("positions", "2 · positions, every query", uses=GATES, title="2. Positions are sums of gates")
+@lesson.part("positions", "2a. Positions, every query", uses=GATES, title="2a. Positions are sums of gates")
 def part_positions(v: ui.Values) -> None:
     run = show_text(v)  # gates and positions: no attention head, so no seed and no d_h
     ui.figure_panel(
@@ -172,7 +172,7 @@ def position_checks(v: ui.Values, run: cope.CopeRun) -> None:
                    "keys all share the embedding e[P − 1].")
 
 
-@lesson.part("query", "2 · positions, one query", uses=(*GATES, "i"), title="2. Positions seen from one query")
+@lesson.part("query", "2b. Positions, one query", uses=(*GATES, "i"), title="2b. Positions seen from one query")
 def part_query(v: ui.Values) -> None:
     show_text(v)
     ui.figure_panel(
@@ -184,8 +184,8 @@ def part_query(v: ui.Values) -> None:
     )
 
 
-@lesson.part("interp", "3 · interpolation", uses=(*HEAD, "i", "emb", "j"),
-             title="3. Fractional positions interpolate between embeddings")
+@lesson.part("interp", "3a. Interpolation", uses=(*HEAD, "i", "emb", "j"),
+             title="3a. Fractional positions interpolate between embeddings")
 def part_interpolation(v: ui.Values) -> None:
     run = show_text(v)
     query, key = cope.pick_index(v.i, run.T), cope.pick_index(v.j, run.T)
@@ -205,8 +205,8 @@ def part_interpolation(v: ui.Values) -> None:
                 "pos_ij": f"{mix['logit']:.3f}"})
 
 
-@lesson.part("table", "3 · embedding table", uses=(*HEAD, "i", "emb", "j"),
-             title="3. The table of position embeddings e")
+@lesson.part("table", "3b. Embedding table", uses=(*HEAD, "i", "emb", "j"),
+             title="3b. The table of position embeddings e")
 def part_table(v: ui.Values) -> None:
     show_text(v)
     ui.figure_panel(
@@ -223,7 +223,7 @@ def largest_position(v: dict) -> int:
     return max(1, (v["npos_max"] or n_tokens(v) + 1) - 1)
 
 
-@lesson.part("attention", "4 · attention", uses=(*HEAD, "i", "emb"), title="4. Attention with and without CoPE",
+@lesson.part("attention", "4. Attention", uses=(*HEAD, "i", "emb"), title="4. Attention with and without CoPE",
              controls=(
                  ui.Int("target", "position sought p*", default=2, lo=0, hi=largest_position, hi_max=MAX_TOKENS,
                         help="The query gets a part strength·e[p*]/‖e[p*]‖, so its position logits peak at p*."),
@@ -349,7 +349,7 @@ def pitfalls_of_attention(v: ui.Values) -> None:
     )
 
 
-@lesson.part("pitfalls", "pitfalls", uses=(*HEAD, "i", "emb"), title="Pitfalls")
+@lesson.part("pitfalls", "5. Pitfalls", uses=(*HEAD, "i", "emb"), title="5. Pitfalls")
 def part_pitfalls(v: ui.Values) -> None:
     run = show_text(v)
     pitfalls_of_counting(v, run)
@@ -360,7 +360,7 @@ EVERY_PART = (part_count, part_positions, part_query, part_interpolation, part_t
               part_pitfalls)
 
 
-@lesson.part("all", "everything on one page", uses=(*HEAD, "i", "emb", "j"), title="The whole lesson",
+@lesson.part("all", "Everything on one page", uses=(*HEAD, "i", "emb", "j"), title="The whole lesson",
              controls=tuple(c for p in lesson.parts.values() if p.draw in EVERY_PART for c in p.controls))
 def part_all(v: ui.Values) -> None:
     show_text(v)

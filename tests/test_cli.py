@@ -239,3 +239,41 @@ def test_any_error_during_export_is_one_line_and_exit_2(tmp_path, capsys, monkey
     monkeypatch.setattr(export, "export_file", bomb)
     err = one_line_exit_2(["export", "sinusoidal_waves", "-o", str(tmp_path / "w.png")], capsys)
     assert "DecompressionBombError" in err and not list(tmp_path.iterdir())
+
+
+# ------------------------------------------------------------------ python -m posviz.models
+
+MODELS_OPTIONS = {  # every subcommand of the models' command line, with the options its help must list
+    "train": ("--out", "--steps", "--finetune-steps", "--seed", "--threads", "--jobs", "--schemes"),
+    "grid": ("--models",),
+    "docs": (),
+    "merge": ("src", "--into"),
+    "report": (),
+    "figures": ("--out", "--n-sequences"),
+}
+
+
+def test_models_help_lists_every_subcommand():
+    proc = subprocess.run([sys.executable, "-m", "posviz.models", "--help"], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout.startswith("usage: python -m posviz.models [-h] {" + ",".join(MODELS_OPTIONS) + "}")
+
+
+@pytest.mark.parametrize("command", sorted(MODELS_OPTIONS))
+def test_models_subcommand_help_lists_its_options(command, capsys):
+    from posviz.models.__main__ import main as models_main
+
+    with pytest.raises(SystemExit) as done:
+        models_main([command, "--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and out.startswith(f"usage: python -m posviz.models {command} [-h]")
+    assert all(option in out for option in MODELS_OPTIONS[command])
+
+
+def test_models_without_a_subcommand_is_a_usage_error(capsys):
+    from posviz.models.__main__ import main as models_main
+
+    with pytest.raises(SystemExit) as done:
+        models_main([])
+    assert done.value.code == 2 and "required: command" in capsys.readouterr().err

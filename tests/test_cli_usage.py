@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from posviz import cli, export
+from posviz.export import availability
 from posviz.figures import FIGURES
 
 
@@ -18,7 +19,7 @@ from posviz.figures import FIGURES
 def exports(monkeypatch):
     """Every export the CLI starts: (path, figure, params, format)."""
     calls = []
-    monkeypatch.setattr(export, "find_browser", lambda *a, **k: "/usr/bin/chromium")
+    monkeypatch.setattr(availability, "find_browser", lambda *a, **k: "/usr/bin/chromium")
     monkeypatch.setattr(export, "export_file", lambda path, name, params, fmt, *a, **k:
                         calls.append((path, name, params, fmt)))
     return calls

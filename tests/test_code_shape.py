@@ -26,21 +26,12 @@ DATA_TABLES: dict[str, str] = {}
 TO_SPLIT: dict[str, str] = {
     # lesson pages: the page's parts are moved into named functions or figure builders
     "pages/3_RoPE.py": "module, 688 lines",
-    "pages/4_Context_extension.py": "module, 735 lines",
     "pages/5_2D_encodings.py": "module, 646 lines",
     "pages/5_2D_encodings.py::pitfalls": "70 lines",
-    # math: CoPE's reference model, its lesson measurements and its tokenizer in one module
-    "posviz/cope.py": "module, 613 lines",
-    # export: byte formats, the render scheduler and the animation encoders in one module
-    "posviz/export.py": "module, 847 lines",
     # figure builders of 62-119 lines: to be split into named steps
-    "posviz/figures/cope.py::cope_gates_positions": "62 lines",
     "posviz/figures/rope.py": "module, 1002 lines",
     "posviz/figures/rope.py::rope_clock": "119 lines",
     "posviz/figures/rope.py::rope_qk_turn": "105 lines",
-    "posviz/figures/scaling.py::scaling_pitfall": "94 lines",
-    # the models' command line: one argparse function per subcommand
-    "posviz/models/__main__.py::_command": "95 lines",
 }
 
 

@@ -122,3 +122,57 @@ def test_linear_block_target_and_gemma3_length():
     linear = {"head_dim": 64, "max_position_embeddings": 4096, "rope_scaling": {"type": "linear", "factor": 4.0}}
     assert _lines(config_blocks(config_json=json.dumps(linear))) == {"L = 4,096": 4096.0, "target 16,384": 16384.0}
     assert _lines(config_blocks(preset="Gemma 3 27B")) == {"target 131,072": 131072.0}
+
+
+# ---------------------------------------------------------------------------- what the lesson says, computed
+
+def test_layer_runs_are_read_back_as_runs():
+    from posviz.figures.config_prose import spans
+
+    assert spans((0, 1, 2, 4, 6, 7)) == "0–2, 4, 6–7"
+    assert spans(tuple(range(0, 20, 2)), most=3) == "0, 2, 4, …"
+    assert spans(()) == ""
+
+
+def test_gemma3_is_said_block_by_block_with_the_config_text_escaped():
+    """Which layers use which block, counted from the config's layer_types; the layer type (the config's own
+    text) passes through the escaper the page gives."""
+    from posviz.figures import config_prose as cp
+
+    config = presets.get_preset("Gemma 3 27B").config
+    report = sc.describe_config(config)
+    temps = cp.temperatures(config, report)
+    text = config["text_config"]
+    n, pattern = text["num_hidden_layers"], text["sliding_window_pattern"]   # every 6th layer is global
+    full = [i for i in range(n) if (i + 1) % pattern == 0]
+    said = cp.layer_sentences(report, lambda text: f"<{text}>")
+    assert said[0].startswith(f"<full_attention> (linear ×8, b = 1e+06): {len(full)} of {n} layers "
+                              f"({', '.join(map(str, full[:6]))}, …)")
+    assert said[1].startswith("<sliding_attention> (default, b = 10000): ")
+    assert said[-1].startswith("**Rotary dims.** Every head rotates all its 128 channels")
+    table = cp.config_table(report, temps)
+    assert list(table) == ["key", "full_attention", "sliding_attention"]
+    assert table["full_attention"][table["key"].index("factor")] == "8.0"
+    assert table["sliding_attention"][table["key"].index("factor")] == ""
+    numbers = cp.config_numbers(report, temps)
+    assert numbers["target length"] == f"{report.target_length:,}"
+    assert set(numbers) == {"target length"} | {f"{b}: {k}" for b in ("full_attention", "sliding_attention")
+                                                for k in temps[0]}
+
+
+def test_mrope_pairs_are_said_with_their_wavelengths():
+    from posviz.figures import config_prose as cp
+
+    report = sc.describe_config(presets.get_preset("Qwen2-VL 7B Instruct (M-RoPE)").config)
+    (mrope,) = [s for s in cp.layer_sentences(report, str) if s.startswith("**M-RoPE**")]
+    lam = 2 * np.pi / report.blocks[0].inv_freq
+    assert "mrope_section [16, 24, 24]" in mrope and f"pairs 0–15 (λ {lam[0]:,.0f}–{lam[15]:,.0f} tokens)" in mrope
+
+
+@pytest.mark.parametrize("name", presets.preset_names())
+def test_no_preset_turns_a_pair_faster_than_plain_rope(name):
+    from posviz.figures.config_prose import faster_pairs
+
+    for block in sc.describe_config(presets.get_preset(name).config).blocks:
+        assert faster_pairs(block) == int((block.inv_freq > inv_freq(block.rope.dim, block.rope.base)
+                                           * (1 + 1e-12)).sum()) == 0

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from posviz import export
+from posviz.export import animation, formats, scheduler
 
 # ---------------------------------------------------------------------------------------------- budget
 
@@ -63,7 +64,7 @@ def test_render_refuses_before_any_rendering(monkeypatch):
     def never(*args, **kwargs):
         raise AssertionError("rendering started")
 
-    monkeypatch.setattr(export._RENDERER, "submit", never)
+    monkeypatch.setattr(scheduler.SHARED_RENDERER, "submit", never)
     fig = _moving_square(40)
     with pytest.raises(ValueError, match="260 megapixels per animation"):
         export.render(fig, "gif", export.ExportOptions(width=4000, height=4000, scale=1))
@@ -88,7 +89,7 @@ def test_slots_bound_the_renders_and_serve_in_order(monkeypatch):
         release.wait(60)
         return b"png"
 
-    monkeypatch.setattr(export, "image_bytes", slow)
+    monkeypatch.setattr(formats, "image_bytes", slow)
     n = export.EXPORT_SLOTS + 3
     threads = []
     for i in range(n):  # started one by one, so their order in the line is known
@@ -159,8 +160,8 @@ class FakeRenderer:
 @pytest.fixture
 def fake(monkeypatch):
     renderer = FakeRenderer()
-    monkeypatch.setattr(export, "_RENDERER", renderer)
-    real_rgb = export._rgb
+    monkeypatch.setattr(scheduler, "SHARED_RENDERER", renderer)
+    real_rgb = animation._decoded_rgb
     alive: list[weakref.ref] = []
     most_alive = [0]
 
@@ -171,7 +172,7 @@ def fake(monkeypatch):
         most_alive[0] = max(most_alive[0], sum(r() is not None for r in alive))
         return image
 
-    monkeypatch.setattr(export, "_rgb", rgb)
+    monkeypatch.setattr(animation, "_decoded_rgb", rgb)
     renderer.most_alive = most_alive
     return renderer
 
@@ -220,7 +221,8 @@ def test_an_export_past_its_time_limit_stops_and_frees_its_slot(fake, monkeypatc
         clock[0] += 1.0
         return real_submit(fig, fmt, opts, priority)
 
-    monkeypatch.setattr(export, "time", Clock)
+    for module in (formats, scheduler):  # the deadline is set in one and checked in the other
+        monkeypatch.setattr(module, "time", Clock)
     monkeypatch.setattr(fake, "submit", slow_submit)
     with pytest.raises(export.ExportBusyError, match="ran out of time"):
         export.render(_moving_square(40), "gif", export.ExportOptions(width=160, height=120), time_limit=12.5)
@@ -234,22 +236,22 @@ def test_browser_tabs_go_to_the_lowest_priority_first_and_skip_cancelled_waiters
     import asyncio
 
     async def scenario() -> list[str]:
-        gate, order = export._Gate(1), []
-        await gate.acquire(0.0)  # the tab is busy
+        tabs, order = scheduler.BrowserTabs(1), []
+        await tabs.acquire(0.0)  # the tab is busy
 
         async def wait(name: str, priority: float) -> None:
-            await gate.acquire(priority)
+            await tabs.acquire(priority)
             order.append(name)
-            gate.release()
+            tabs.release()
 
         tasks = {name: asyncio.create_task(wait(name, p)) for name, p in [("gif", 5.0), ("png", 1.0),
                                                                            ("gone", 0.5), ("svg", 3.0)]}
         await asyncio.sleep(0)
         tasks["gone"].cancel()  # a download whose export stopped early
         await asyncio.sleep(0)
-        gate.release()
+        tabs.release()
         await asyncio.gather(*(t for name, t in tasks.items() if name != "gone"))
-        assert gate.free == 1  # every tab handed back
+        assert tabs.free == 1  # every tab handed back
         return order
 
     assert asyncio.run(scenario()) == ["png", "svg", "gif"]

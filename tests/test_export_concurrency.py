@@ -19,6 +19,7 @@ import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 from posviz import export
+from posviz.export import scheduler
 from posviz.theme import style
 from testkit.apptest import ROOT, run_page
 from testkit.browser import need_browser
@@ -179,7 +180,7 @@ def test_the_app_shows_the_queue_and_does_not_offer_what_is_over_budget():
     release, held = threading.Event(), []
 
     def hold(priority: float) -> None:
-        with export._SLOTS.hold(None, priority):
+        with scheduler.EXPORT_QUEUE.hold(None, priority):
             held.append(priority)
             release.wait(60)
 
@@ -218,7 +219,7 @@ def test_the_browser_shuts_down_when_asked_instead_of_running_out_its_time():
     """Closing the exporter (at exit, or after a crash) completes: a CLI export exits as soon as its file is written
     and a server stops in seconds. A loop stopped from inside the shutdown never delivers its result, and every exit
     would wait out the 15 s timeout; close() reports whether the shutdown completed."""
-    renderer = export._Renderer(tabs=1)
+    renderer = scheduler.BrowserRenderer(tabs=1)
     png = renderer.submit(style(go.Figure(go.Scatter(y=[0, 1])), "light"), "png",
                           export.ExportOptions(width=200, height=100)).result(timeout=120)
     assert png[:8] == b"\x89PNG\r\n\x1a\n"

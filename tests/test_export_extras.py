@@ -12,6 +12,7 @@ import concurrent.futures
 import importlib
 import io
 import os
+import pkgutil
 import stat
 import sys
 
@@ -22,6 +23,7 @@ from PIL import Image
 
 import posviz
 from posviz import cli, export
+from posviz.export import availability, formats, scheduler
 
 EXTRA = ("kaleido", "PIL", "imageio", "imageio_ffmpeg")
 CHROMIUM = "/usr/bin/chromium"
@@ -38,7 +40,7 @@ def block(monkeypatch, *modules: str) -> None:
 @pytest.fixture
 def browser(monkeypatch):
     """A browser is installed (whatever this machine has): the tests decide what else is missing."""
-    monkeypatch.setattr(export, "find_browser", lambda *a, **k: CHROMIUM)
+    monkeypatch.setattr(availability, "find_browser", lambda *a, **k: CHROMIUM)
 
 
 def one_error_line(capsys) -> str:
@@ -52,15 +54,19 @@ def one_error_line(capsys) -> str:
 
 
 def test_list_and_names_work_on_a_plain_install(monkeypatch, capsys):
-    """posviz.export and posviz.cli import afresh with every module of the extra blocked (a module-level PIL
-    import failed here before)."""
-    monkeypatch.setattr(posviz, "export", export)  # restored afterwards: the fresh modules stay in this test
-    monkeypatch.setattr(posviz, "cli", cli)
-    for name in ("posviz.export", "posviz.cli", "posviz.cli.export"):
+    """posviz.export (every module of the package) and posviz.cli import afresh with every module of the extra
+    blocked: the extra is imported only where a format needs it, never at module level."""
+    monkeypatch.delattr(posviz, "export")  # else ``from posviz import export`` finds the loaded one; restored after
+    monkeypatch.setattr(posviz, "cli", cli)  # restored afterwards: the fresh modules stay in this test
+    names = ["posviz.export", "posviz.cli"]
+    names += [f"{p.__name__}.{m.name}" for p in (export, cli) for m in pkgutil.iter_modules(p.__path__)]
+    for name in names:  # set, then deleted: undone in reverse, each entry ends as it was (absent if it was)
+        monkeypatch.setitem(sys.modules, name, None)
         monkeypatch.delitem(sys.modules, name)
     block(monkeypatch, *EXTRA)
     fresh = importlib.import_module("posviz.cli")
     assert fresh is not cli and fresh.main(["export", "--names"]) == 0
+    assert sys.modules["posviz.export.formats"] is not export.formats  # the export package was imported afresh
     assert capsys.readouterr().out.split() == sorted(posviz.figures.FIGURES)
     assert fresh.main(["export", "--list", "sinusoidal_heatmap"]) == 0
     assert "--d_model INT" in capsys.readouterr().out
@@ -80,7 +86,7 @@ def test_each_format_names_the_modules_it_lacks(blocked, lacking, monkeypatch, b
 
 
 def test_a_missing_browser_is_named_with_where_to_get_it(monkeypatch):
-    monkeypatch.setattr(export, "find_browser", lambda *a, **k: None)
+    monkeypatch.setattr(availability, "find_browser", lambda *a, **k: None)
     monkeypatch.delenv(export.BROWSER_ENV, raising=False)
     lacking = export.unavailable(["png", "gif", "csv"])
     assert lacking == {"png": (export.BROWSER,), "gif": (export.BROWSER,)}
@@ -112,7 +118,7 @@ def test_the_cli_refuses_a_format_it_cannot_make_in_one_line(blocked, fmt, words
 
 
 def test_csv_json_and_html_need_nothing_of_the_extra(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(export, "find_browser", lambda *a, **k: None)
+    monkeypatch.setattr(availability, "find_browser", lambda *a, **k: None)
     block(monkeypatch, *EXTRA)
     outs = [tmp_path / f"waves.{fmt}" for fmt in ("csv", "json", "html")]
     assert cli.main(["export", "sinusoidal_waves", "--dims", "0,3", *(a for o in outs for a in ("-o", str(o)))]) == 0
@@ -134,7 +140,7 @@ def test_a_library_call_without_the_extra_says_how_to_enable_it(monkeypatch):
 def disk(monkeypatch, tmp_path):
     """A fake file system: the set of executable files; PATH holds nothing."""
     executables: set[str] = set()
-    monkeypatch.setattr(export, "_is_executable", executables.__contains__)
+    monkeypatch.setattr(availability, "_is_executable", executables.__contains__)
     return executables, {"PATH": str(tmp_path)}
 
 
@@ -150,7 +156,7 @@ def test_path_comes_before_the_platform_places(tmp_path, monkeypatch):
     chromium = tmp_path / "chromium"
     chromium.write_text("#!/bin/sh\n")
     chromium.chmod(0o755)
-    monkeypatch.setattr(export, "browser_candidates", lambda *a: pytest.fail("looked past PATH"))
+    monkeypatch.setattr(availability, "browser_candidates", lambda *a: pytest.fail("looked past PATH"))
     assert export.find_browser("linux", {"PATH": str(tmp_path)}) == str(chromium)
 
 
@@ -189,14 +195,14 @@ def test_the_renderer_drives_the_browser_that_was_found(monkeypatch):
             return None
 
     monkeypatch.setattr(kaleido, "Kaleido", FakeKaleido)
-    monkeypatch.setattr(export, "find_browser", lambda *a, **k: "/opt/chrome/chrome")
-    renderer = export._Renderer(tabs=1)
+    monkeypatch.setattr(availability, "find_browser", lambda *a, **k: "/opt/chrome/chrome")
+    renderer = scheduler.BrowserRenderer(tabs=1)
     renderer._start()
     renderer.close()
     assert seen["path"] == "/opt/chrome/chrome"
-    monkeypatch.setattr(export, "find_browser", lambda *a, **k: None)
+    monkeypatch.setattr(availability, "find_browser", lambda *a, **k: None)
     with pytest.raises(export.ExportUnavailableError, match="need a Chromium or Chrome browser"):
-        export._Renderer(tabs=1)._start()
+        scheduler.BrowserRenderer(tabs=1)._start()
 
 
 # ------------------------------------------------------------------------- a failed write destroys nothing
@@ -235,7 +241,7 @@ def test_an_export_failing_midway_leaves_the_existing_file_unchanged(tmp_path, m
     target = tmp_path / "clock.gif"
     target.write_bytes(b"the GIF of yesterday")
     renderer = FailingRenderer(tmp_path, fail_at=export.PALETTE_SAMPLES + 4)
-    monkeypatch.setattr(export, "_RENDERER", renderer)
+    monkeypatch.setattr(scheduler, "SHARED_RENDERER", renderer)
     argv = ["export", "rope_clock", "--n_frames", "30", "--width", "160", "--height", "120", "-q", "-o", str(target)]
     assert cli.main(argv) == 2
     assert "RuntimeError: the browser crashed" in one_error_line(capsys)
@@ -249,7 +255,7 @@ def test_a_full_disk_leaves_the_existing_file_unchanged_and_no_new_one(tmp_path,
         out.write(b"trace,x,y,z\n0,1,")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(export, "render_into", half_then_full)
+    monkeypatch.setattr(formats, "render_into", half_then_full)
     old, new = tmp_path / "old.csv", tmp_path / "new.csv"
     old.write_bytes(b"trace,x,y,z\nkept,1,2,\n")
     for target in (old, new):
@@ -289,7 +295,7 @@ class Frames:
 
 
 def test_an_animation_reports_every_frame_once_in_order(monkeypatch):
-    monkeypatch.setattr(export, "_RENDERER", Frames())
+    monkeypatch.setattr(scheduler, "SHARED_RENDERER", Frames())
     n = 11  # more frames than the GIF's palette samples, which are rendered first and not again
     fig = go.Figure(go.Scatter(x=[0], y=[0]), frames=[go.Frame(layout=dict(meta=i), name=str(i)) for i in range(n)])
     seen: list[tuple[int, int]] = []

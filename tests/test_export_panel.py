@@ -16,6 +16,7 @@ import threading
 import pytest
 
 from posviz import export
+from posviz.export import availability
 from testkit.apptest import assert_clean, run_page
 
 pytestmark = pytest.mark.app
@@ -49,7 +50,7 @@ def hint(at) -> str:
 
 @pytest.fixture
 def browser(monkeypatch):
-    monkeypatch.setattr(export, "find_browser", lambda *a, **k: "/usr/bin/chromium")
+    monkeypatch.setattr(availability, "find_browser", lambda *a, **k: "/usr/bin/chromium")
 
 
 def test_everything_is_offered_when_everything_is_installed(browser):

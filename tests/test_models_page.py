@@ -198,7 +198,8 @@ def test_a_garbage_manifest_is_one_warning_and_the_lesson_still_loads(damaged, p
     assert_clean(at)
     assert "not valid JSON" in _one_restore_line(at, damaged / "manifest.json")
     assert chart_specs(at) == []
-    assert at.header[0].value.startswith({"evidence": "What a real model does", "schemes": "Position schemes"}[part])
+    assert at.header[0].value.startswith({"evidence": "10. What a real model does",
+                                          "schemes": "11. Position schemes"}[part])
 
 
 def test_the_other_parts_draw_without_the_manifest(damaged):

@@ -5,11 +5,12 @@ named: tests/test_pages_all.py)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from posviz import presets
+from posviz import presets, ui
 from posviz import scaling as sc
 from testkit.apptest import (
     GARBAGE,
@@ -56,6 +57,7 @@ EXTREME_LO = {"d": "8", "base": "10", "s": "1", "L": "256", "beta_fast": "1", "b
               "mscale": "0", "mscale_all_dim": "0", "low_freq_factor": "0.25", "high_freq_factor": "1",
               "methods": "yarn"}
 KEY = "context_extension"
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.app
 
@@ -92,6 +94,18 @@ SIDEBAR_REACHES = {  # d = 64, s = 16 in the sidebar: what each curve part shows
     "dynamic": lambda spec: "(d = 64, L = 4,096, s = 16)" in spec["layout"]["title"]["text"],
     "scores": lambda spec: any("L' = 65,536" in a["text"] for a in spec["layout"]["annotations"]),
 }
+
+
+def test_every_heading_carries_its_label_number_and_pitfalls_come_last():
+    """A part's heading starts with the number of its label ("2. Per-pair scale" -> "2. The per-pair scale ..."),
+    as in the other lessons, Pitfalls numbered too and last; the part drawn shows that heading."""
+    lesson = ui.find(KEY, ROOT / "pages")
+    parts = list(lesson.parts.values())
+    for n, part in enumerate(parts, start=1):
+        assert part.label.startswith(f"{n}. ") and (part.title or "").startswith(f"{n}. "), (part.label, part.title)
+    assert parts[-1].key == "pitfalls" and parts[-1].title == f"{len(parts)}. Pitfalls"
+    at = part_at("ratio")
+    assert at.header[0].value == "2. The per-pair scale θ_i / θ'_i"
 
 
 @pytest.mark.parametrize("part", CURVES)

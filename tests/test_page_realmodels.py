@@ -85,7 +85,7 @@ def test_atlas_links_every_row_to_an_existing_part():
         lesson = ui.find(slug, ROOT / "pages")
         heading = next(p.title or p.label for p in lesson.parts.values() if part in (p.key, *p.aliases))
         assert f"[{lesson.title}: {heading}](" in text, row.model
-    assert "Real models' configs](" not in text and "[Context extension: Real models' config.json](" in text
+    assert "Real models' configs](" not in text and "[Context extension: 9. Real models' config.json](" in text
     assert "no RoPE in 12 of 48 layers" in text
 
 

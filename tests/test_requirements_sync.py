@@ -113,7 +113,7 @@ def _imports(path: Path) -> set[str]:
 def _allowed_groups(rel: str) -> tuple[str, ...]:
     if rel.startswith(("posviz/ui/", "pages/")) or rel in ("app.py", "Home.py", "posviz/cli/app.py"):
         return ("core", "app")
-    if rel == "posviz/export.py" or rel.startswith("posviz/cli/"):
+    if rel.startswith(("posviz/export/", "posviz/cli/")):
         return ("core", "export")
     return ("core",)
 

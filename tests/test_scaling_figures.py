@@ -349,3 +349,111 @@ def test_ratio_and_wavelength_labels_sit_where_no_curve_runs():
     waves = build("scaling_wavelengths")
     band = next(a for a in waves.layout.annotations if a.text.startswith("λ_i > L"))
     assert (band.y, band.yanchor) == (1.0, "bottom")
+
+
+# ---------------------------------------------------------------------------- what the lesson says, computed
+
+def test_every_pitfall_case_is_drawn_by_its_own_step():
+    from posviz.figures import _scaling_pitfalls as cases
+
+    assert fs.PITFALLS == tuple(cases.CASES) == ("floor_ceil", "mscale", "linear", "inverted_bands",
+                                                 "beta_fast_zero", "llama3_temperature")
+    mscale = build("scaling_pitfall", case="mscale", variant="right")
+    assert mscale.layout.xaxis.type == "log" and mscale.layout.yaxis.type != "log"
+    assert mscale.layout.xaxis.title.text == "scale s"
+    ratio = build("scaling_pitfall", case="inverted_bands", variant="wrong")
+    assert ratio.layout.yaxis.type == "log" and ratio.layout.xaxis.title.text == "pair index i"
+
+
+def test_key_numbers_against_the_formulas():
+    from posviz.figures import scaling_prose as sp
+
+    d, b, s, L = 64, 10000.0, 16.0, 2048
+    theta = b ** (-np.arange(0, d, 2) / d)                     # independent of posviz.rope
+    shown = sp.key_numbers({"d": d, "base": b, "s": s, "L": float(L), "beta_fast": 32.0, "beta_slow": 1.0,
+                            "truncate": True, "mscale": 0.0, "mscale_all_dim": 0.0})
+    assert shown["L' = s·L"] == "32,768"
+    assert shown["pairs with λ > L"] == int((2 * np.pi / theta > L).sum())
+    assert shown["NTK base b'"] == f"{b * s ** (d / (d - 2)):,.0f}"
+    assert shown["YaRN cos/sin × A"] == f"{0.1 * math.log(s) + 1:.4f}"
+    assert shown["logits × A²"] == f"{(0.1 * math.log(s) + 1) ** 2:.4f}"
+    assert sp.key_numbers({"s": 4.0, "mscale": 0.0, "mscale_all_dim": 0.0}) == {
+        "YaRN cos/sin × A": f"{0.1 * math.log(4) + 1:.4f}", "logits × A²": f"{(0.1 * math.log(4) + 1) ** 2:.4f}"}
+
+
+@given(d=st.integers(4, 128).map(lambda n: 2 * n), s=st.floats(1.5, 64.0), L=st.sampled_from([256, 2048, 8192]))
+@settings(max_examples=40, deadline=None)
+def test_unseen_counts_pi_none_plain_rope_every_slow_pair(d, s, L):
+    """PI turns no pair further than training did (L'·θ/s = L·θ); plain RoPE turns every slow pair (λ > L)
+    further, so its count is the number of slow pairs."""
+    from posviz.figures import scaling_prose as sp
+
+    counts = sp.unseen_counts(methods="default,linear", dim=d, base=10000.0, factor=s, original_len=L,
+                              beta_fast=32.0, beta_slow=1.0, truncate=True, low_freq_factor=1.0,
+                              high_freq_factor=4.0)
+    slow = int((2 * np.pi * 10000.0 ** (np.arange(0, d, 2) / d) > L).sum())
+    assert counts == {"default": slow, "linear": 0}
+    assert sp.unseen_tally(counts, d) == f"{sc.METHODS['default'].label}: {slow} of {d // 2}; " \
+                                         f"{sc.METHODS['linear'].label}: 0 of {d // 2}"
+    assert sp.unseen_counts(methods="", dim=d, base=10000.0, factor=s, original_len=L, beta_fast=32.0,
+                            beta_slow=1.0, truncate=True, low_freq_factor=1.0, high_freq_factor=4.0) == {}
+
+
+def test_ramp_dynamic_entropy_and_far_panel_sentences():
+    from posviz.figures import scaling_prose as sp
+
+    assert "floor(low) = 20 and ceil(high) = 46" in sp.ramp_ends(20, 46, True)
+    assert "low = 20.125 and high = 45.500" in sp.ramp_ends(20.125, 45.5, False)
+    said = sp.ramp_comparison(dim=128, base=10000.0, original_len=4096, beta_fast=32.0, beta_slow=1.0, truncate=True)
+    w = {k: sc.yarn_extrapolation_weight(128, 10000.0, 4096, 32.0, 1.0, True, k)[33] for k in sc.RAMPS}
+    assert f"pair 33 keeps weight {w['code']:.2f}" in said and f"{w['paper']:.2f} with the paper" in said
+    assert sp.ramp_comparison(dim=128, base=10000.0, original_len=4096, beta_fast=1.0, beta_slow=1.0,
+                              truncate=True) == ""   # no ramp: nothing to compare
+    rows, said = sp.dynamic_calls(dim=64, base=10000.0, factor=1.0, original_len=2048)
+    assert list(rows) == ["call 1: l = 2,048", "call 2: l = 2,048", "call 3: l = 1,024"]
+    assert said == "here all three agree with the chart" and all("afresh" not in r for r in rows.values())
+    rows, said = sp.dynamic_calls(dim=64, base=10000.0, factor=8.0, original_len=2048)
+    assert said.startswith("calls whose base differs") and "afresh" in rows["call 2: l = 9,216"]
+    assert "below" in sp.entropy_effect(1.2) and "coincide" in sp.entropy_effect(1.0)
+    assert "flattens" in sp.entropy_effect(0.9)
+    assert sp.far_panel(255) == "every token is drawn there"
+    assert f"each bin of {32769 / fs.ENVELOPE_BINS:,.3g} tokens" in sp.far_panel(32768)
+
+
+def test_pitfall_numbers_and_llama3_against_the_paper_ramp():
+    from posviz.figures import scaling_prose as sp
+
+    quoted = sp.pitfall_numbers(**sp.PITFALL_SETTING)
+    assert (quoted["low"], quoted["high"]) == (8, 21)
+    assert f"{quoted['wrong_low']:.3f}, {quoted['wrong_high']:.3f}" == "8.034, 20.140"
+    assert f"{quoted['off']:.0%}" == "45%" and f"{quoted['logits']:.3f}" == "1.631"
+    assert quoted["wrong_logits"] == pytest.approx(0.707 ** 2 * (0.1 * math.log(16) + 1) ** 2)
+    assert sp.llama3_against_paper_yarn(dim=128, base=500000.0, factor=8.0, original_len=8192, low_freq_factor=1.0,
+                                        high_freq_factor=4.0) < 1e-12
+
+
+def test_the_evidence_sentences_from_given_losses():
+    """The shares and the order are read from the losses given (no model run): a method that does worse than
+    plain RoPE is said to recover none."""
+    from posviz.figures import models_prose as mp
+
+    label = {m: sc.METHODS[m].label for m in ("default", "linear", "yarn")}
+    said = mp.recovered({"linear": 0.25, "yarn": 1.5, "default": 1.0}, 4.0)
+    assert said.startswith("Past L at s = 4, plain RoPE is +1.00 nats above the floor.")
+    assert f"{label['linear']} 75%" in said and f"{label['yarn']} none (worse than no scaling: +1.50)" in said
+    assert said.endswith(f"{label['linear']} (0.25) < {label['default']} (1.00) < {label['yarn']} (1.50).")
+    assert mp.recovered({"default": 1.0}, 4.0).endswith("Pick methods above to compare.")
+    assert mp.recovered({"default": 1.0}, 1.0) == "At s = 1 nothing is read past L."
+
+
+def test_the_schemes_sentences_from_given_losses():
+    from posviz.figures import models_prose as mp
+    from posviz.figures.models import LEARNED_MARGIN, SCHEME_LABELS
+
+    at_L = {"nope": LEARNED_MARGIN + 0.5, "rope": 0.01, "alibi": 0.02}
+    said = mp.schemes_prose(at_L, {"nope": 3.0, "rope": 1.2, "alibi": 0.4}, 64, 256)
+    assert said.startswith(f"{SCHEME_LABELS['nope']} did not learn the task at L") and mp.NOPE_WHY in said
+    assert f"farthest: {SCHEME_LABELS['alibi']} (0.40) < {SCHEME_LABELS['rope']} (1.20). " in said
+    assert "NoPE (3.00)" not in said
+    fair = mp.schemes_prose({"rope": 0.01}, {"rope": 0.5}, 64, 64)
+    assert fair.startswith("Every scheme is within") and fair.endswith("At s = 1 nothing is read past L.")

@@ -45,7 +45,8 @@ def prog_name(argv0: str | None = None) -> str:
     return "python -m posviz" if (path.name, path.parent.name) == ("__main__.py", "posviz") else "posviz"
 
 
-def _convert(text: str, annotation: str, default: object) -> object:
+def _typed_value(text: str, annotation: str, default: object) -> object:
+    """``text`` read as the parameter's type: its annotation, else the type of its default."""
     kind = annotation.replace("typing.", "")
     if kind == "bool" or isinstance(default, bool):
         if text.lower() in ("1", "true", "yes", "on"):
@@ -94,7 +95,7 @@ def parse_figure_params(spec: FigureSpec, tokens: list[str]) -> dict[str, object
         if i + 1 >= len(tokens):
             raise ValueError(f"parameter {name} needs a value")
         try:
-            params[name] = _convert(tokens[i + 1], annotations[name], defaults[name])
+            params[name] = _typed_value(tokens[i + 1], annotations[name], defaults[name])
         except ValueError:
             raise ValueError(f"parameter {name}: cannot read {tokens[i + 1]!r} as {annotations[name]}") from None
         if params[name] == ():
@@ -102,12 +103,12 @@ def parse_figure_params(spec: FigureSpec, tokens: list[str]) -> dict[str, object
     return params
 
 
-def _flag(name: str) -> str:
+def _parameter_option(name: str) -> str:
     """The option a figure parameter is given with (``--figure-NAME`` if an export option has its name)."""
     return f"--figure-{name}" if name in _export_option_names() else f"--{name}"
 
 
-def _shown(value: object) -> str:
+def _as_typed(value: object) -> str:
     """A default as it would be typed on the command line."""
     if isinstance(value, bool):
         return str(value).lower()
@@ -123,8 +124,8 @@ def parameter_lines(spec: FigureSpec, ranges: bool = False) -> list[str]:
     for name, default in spec.defaults().items():
         metavar, reads = KINDS.get(spec.annotations()[name], ("VALUE", spec.annotations()[name]))
         accepts = accepted(spec, name) if ranges else None
-        what = f"{accepts}, default {_shown(default)}" if accepts else f"{reads}, default {_shown(default)}"
-        lines.append(f"    {_flag(name) + ' ' + metavar:<28} {what}")
+        what = f"{accepts}, default {_as_typed(default)}" if accepts else f"{reads}, default {_as_typed(default)}"
+        lines.append(f"    {_parameter_option(name) + ' ' + metavar:<28} {what}")
     return lines
 
 
@@ -165,7 +166,7 @@ def matching(pattern: str) -> list[str]:
 
 def _export_parser(prog: str) -> argparse.ArgumentParser:
     """The options of ``posviz export``; figure parameters are left over (parse_known_args) for the figure."""
-    d = export.ExportOptions()
+    defaults = export.ExportOptions()
     size, scale, fps = export.SIZE_RANGE, export.SCALE_RANGE, export.FPS_RANGE
     # no abbreviations: --p (sinusoidal_shift's p) would otherwise be taken for --presenter
     p = argparse.ArgumentParser(prog=f"{prog} export", add_help=False, allow_abbrev=False,
@@ -180,18 +181,18 @@ def _export_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--names", nargs="?", const="", metavar="PATTERN", help="print figure names, one a line")
     p.add_argument("-o", "--output", action="append", default=[], metavar="FILE",
                    help="output file, its suffix the format: png svg pdf html csv json gif mp4 (repeatable)")
-    p.add_argument("--width", type=int, default=d.width, metavar="PIXELS",
-                   help=f"image width in pixels before --scale, {size[0]} to {size[1]} (default: {d.width})")
-    p.add_argument("--height", type=int, default=d.height, metavar="PIXELS",
-                   help=f"image height in pixels before --scale, {size[0]} to {size[1]} (default: {d.height})")
-    p.add_argument("--scale", type=float, default=d.scale, metavar="FACTOR",
+    p.add_argument("--width", type=int, default=defaults.width, metavar="PIXELS",
+                   help=f"image width in pixels before --scale, {size[0]} to {size[1]} (default: {defaults.width})")
+    p.add_argument("--height", type=int, default=defaults.height, metavar="PIXELS",
+                   help=f"image height in pixels before --scale, {size[0]} to {size[1]} (default: {defaults.height})")
+    p.add_argument("--scale", type=float, default=defaults.scale, metavar="FACTOR",
                    help=f"pixel density: the PNG is width·scale × height·scale pixels, {scale[0]:g} to "
-                        f"{scale[1]:g} (default: {d.scale:g})")
-    p.add_argument("--theme", default=d.theme, choices=["light", "dark", "blog"], help="(default: %(default)s)")
+                        f"{scale[1]:g} (default: {defaults.scale:g})")
+    p.add_argument("--theme", default=defaults.theme, choices=["light", "dark", "blog"], help="(default: %(default)s)")
     p.add_argument("--transparent", action="store_true", help="transparent background")
     p.add_argument("--presenter", action="store_true", help="bigger fonts, lines and markers")
-    p.add_argument("--fps", type=int, default=d.fps,
-                   help=f"frames per second of GIF/MP4, {fps[0]} to {fps[1]} (default: {d.fps})")
+    p.add_argument("--fps", type=int, default=defaults.fps,
+                   help=f"frames per second of GIF/MP4, {fps[0]} to {fps[1]} (default: {defaults.fps})")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines while an animation renders")
     return p
 
@@ -205,7 +206,8 @@ class _UsageError(Exception):
     pass
 
 
-def _fail_parser(prog: str) -> argparse.ArgumentParser:
+def _raising_parser(prog: str) -> argparse.ArgumentParser:
+    """The export parser, raising _UsageError where argparse would print usage and exit."""
     parser = _export_parser(prog)
 
     def error(message: str) -> None:
@@ -277,7 +279,7 @@ def _progress(out: str, quiet: bool) -> FrameProgress | None:
     return FrameProgress(out, stream)
 
 
-def _write(out: str, fmt: str, args: argparse.Namespace, params: dict[str, object],
+def _write_output(out: str, fmt: str, args: argparse.Namespace, params: dict[str, object],
            opts: export.ExportOptions) -> None:
     """Export to ``out`` (replacing it only once complete), showing progress; ValueError naming ``out`` if
     the file cannot be written."""
@@ -317,7 +319,7 @@ def run(args: argparse.Namespace, rest: list[str], prog: str = "posviz") -> None
     for _, fmt in outputs:
         export.check_budget(fmt, opts, n_frames)
     for out, fmt in outputs:
-        _write(out, fmt, args, params, opts)
+        _write_output(out, fmt, args, params, opts)
         print(f"wrote {out}")
 
 
@@ -351,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv[:1] != ["export"]:
             raise _UsageError(f"expected the export command: {prog} export --help")
-        parser = _fail_parser(prog)
+        parser = _raising_parser(prog)
         args, rest = parser.parse_known_args(argv[1:])
         if args.help:
             print(_help(parser, args.name, prog))
@@ -360,15 +362,16 @@ def main(argv: list[str] | None = None) -> int:
         else:
             run(args, rest, prog)
     except (_UsageError, ValueError, export.ExportUnavailableError) as err:
-        return _fail(str(err))
+        return _report_error(str(err))
     except OSError as err:
         where = f": {err.filename}" if getattr(err, "filename", None) else ""
-        return _fail(f"{err.strerror or err}{where}")
+        return _report_error(f"{err.strerror or err}{where}")
     except Exception as err:  # the contract: one line and exit 2, whatever went wrong
-        return _fail(f"{type(err).__name__}: {err}")
+        return _report_error(f"{type(err).__name__}: {err}")
     return 0
 
 
-def _fail(message: str) -> int:
+def _report_error(message: str) -> int:
+    """Print ``message`` as the one error line on stderr; the exit code 2."""
     print(f"posviz: error: {' '.join(message.split())}", file=sys.stderr)
     return 2

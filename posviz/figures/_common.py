@@ -84,7 +84,7 @@ def subtitled(main: str, detail: str) -> str:
 
 # ------------------------------------------------------------------------------------------ panels
 
-def _sfx(panel: int) -> str:
+def _axis_suffix(panel: int) -> str:
     return "" if panel == 1 else str(panel)
 
 
@@ -122,7 +122,7 @@ class Marks:
         start (left, bottom) or, with ``at_end``, near its end (right, top); the label is after the line (right
         of it, above it) or, with ``before``, before it. ``outside`` (a vertical line): the label just above the
         plot, where no curve runs over it."""
-        a, other = _sfx(panel), "x" if axis == "y" else "y"
+        a, other = _axis_suffix(panel), "x" if axis == "y" else "y"
         self.shapes.append({"type": "line", f"{other}ref": f"{other}{a} domain", f"{other}0": 0, f"{other}1": 1,
                             f"{axis}ref": f"{axis}{a}", f"{axis}0": at, f"{axis}1": at,
                             "line": dict(dash=dash, color=color, width=1.5)})
@@ -151,7 +151,7 @@ class Marks:
               opacity: float = 0.08, outside: bool = False) -> None:
         """A shaded band from ``x0`` to ``x1``, its label at its top left inside the plot (``outside``: just above
         the plot, where no curve runs over it)."""
-        a = _sfx(panel)
+        a = _axis_suffix(panel)
         self.shapes.append(dict(type="rect", yref=f"y{a} domain", y0=0, y1=1, xref=f"x{a}", x0=x0, x1=x1,
                                 fillcolor=color, opacity=opacity, line=dict(width=0), layer="below"))
         if text:
@@ -177,7 +177,7 @@ class Panels:
         self.marks = Marks()
         self.titles: list[dict] = []
         for n, ((x0, x1), (y0, y1)) in enumerate(domains, start=1):
-            a = _sfx(n)
+            a = _axis_suffix(n)
             self.layout[f"xaxis{a}"] = dict(domain=[x0, x1], anchor=f"y{a}")
             self.layout[f"yaxis{a}"] = dict(domain=[y0, y1], anchor=f"x{a}")
             if n <= len(titles) and titles[n - 1]:
@@ -195,7 +195,7 @@ class Panels:
 
     def add(self, trace: dict | go.Heatmap, panel: int = 1) -> None:
         """Put ``trace`` (a dict or a plotly trace object) on ``panel``."""
-        where = dict(xaxis=f"x{_sfx(panel)}", yaxis=f"y{_sfx(panel)}")
+        where = dict(xaxis=f"x{_axis_suffix(panel)}", yaxis=f"y{_axis_suffix(panel)}")
         if isinstance(trace, dict):
             self.traces.append({**trace, **where})
         else:
@@ -208,7 +208,7 @@ class Panels:
     def axis(self, letter: str, panel: int = 1, *, title: str | None = None, log: bool = False,
              **kw: object) -> None:
         """Set axis ``letter`` ("x" or "y") of ``panel``: a title, log type, any other axis keyword."""
-        ax = self.layout[f"{letter}axis{_sfx(panel)}"]
+        ax = self.layout[f"{letter}axis{_axis_suffix(panel)}"]
         if title is not None:
             ax["title"] = dict(text=title)
         if log:

@@ -102,6 +102,57 @@ def cope_tokens(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale
     return fig
 
 
+def _gates_positions_panels(L: cope.CopeRun, causal: bool) -> list[dict]:
+    """The three panels of ``cope_gates_positions``, left to right: gates, positions, distance. Each holds its
+    values (masked cells NaN, drawn blank), its name, its x offset on the shared axes and its largest value."""
+    T = L.T
+    future = L.distance < 0
+    hide = future if causal else np.zeros_like(future)  # masked gates left blank, so the causal mask is visible
+    gap = max(2, -(-T // 6))
+    top = max(float(L.positions.max()), 1.0)
+    return [dict(z=np.where(hide, np.nan, L.gates), name="g_ij", off=0, top=1.0, title="gates g_ij: 0 → 1"),
+            dict(z=np.where(hide, np.nan, L.positions), name="p_ij", off=T + gap, top=top,
+                 title=f"positions p_ij: 0 → {top:.3g}"),
+            dict(z=np.where(future, np.nan, L.distance), name="i − j", off=2 * (T + gap), top=max(T - 1.0, 1.0),
+                 title=f"distance i − j: 0 → {T - 1}")]
+
+
+def _gates_positions_traces(L: cope.CopeRun, panels: list[dict]) -> list:
+    """One heatmap per panel, each with its own colour range and a horizontal colour bar under it, and the × marks
+    of the positions clamped to npos_max − 1."""
+    T = L.T
+    idx = np.arange(T)
+    keys = np.broadcast_to(idx.astype(np.int32), (T, T))  # hover shows the key j, not the shifted x
+    hover = "query i = %{y}<br>key j = %{customdata}<br>%{fullData.name} = %{z:.3f}<extra></extra>"
+    span = panels[-1]["off"] + T  # x from -0.5 to span - 0.5 fills the plot's width
+    traces = [go.Heatmap(z=f32(p["z"]), x=idx + p["off"], y=idx, customdata=keys, colorscale=SEQUENTIAL, zmin=0,
+                         zmax=p["top"], name=p["name"], hovertemplate=hover,
+                         # at the bottom of the figure (yref "container"), centred under its panel
+                         colorbar=dict(orientation="h", x=(p["off"] + T / 2) / span, len=T / span, xanchor="center",
+                                       yref="container", y=0.02, yanchor="bottom", thickness=10,
+                                       tickvals=[0, p["top"]], ticktext=["0", f"{p['top']:.3g}"], outlinewidth=0))
+              for p in panels]
+    ci, cj = np.nonzero(L.clamped)
+    traces.append(go.Scatter(x=(cj + panels[1]["off"]).astype(np.int32), y=ci.astype(np.int32), mode="markers",
+                             name=f"clamped to npos_max − 1 = {L.npos_max - 1}", customdata=cj.astype(np.int32),
+                             marker=dict(symbol="x-thin", size=7, line=dict(width=2, color=COLORS[3])),
+                             hovertemplate="clamped: query %{y}, key %{customdata}<extra></extra>"))
+    return traces
+
+
+def _gates_positions_xaxis(L: cope.CopeRun, panels: list[dict]) -> dict:
+    """Token names label the keys under the positions panel; the side panels get a few plain indices. Fixed
+    margins instead of automargin (its re-layout passes are slow)."""
+    T = L.T
+    labels = _ticks(L.tokens.labels, most=12)  # a panel is a third of the width: a dozen rotated labels fit
+    side = list(range(0, T, max(1, -(-T // 4))))
+    tickvals = [p["off"] + k for p in (panels[0], panels[2]) for k in side] + \
+        [panels[1]["off"] + k for k in labels["tickvals"]]
+    ticktext = [str(k) for _ in range(2) for k in side] + labels["ticktext"]
+    return dict(range=[-0.5, panels[2]["off"] + T - 0.5], tickmode="array", tickvals=tickvals, ticktext=ticktext,
+                tickangle=-90, tickfont=dict(size=10), showgrid=False, zeroline=False, automargin=False)
+
+
 @figure("cope_gates_positions")
 def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale: float = 10.0,
                          bias: float = 0.0, causal: bool = True, npos_max: int = 0, seed: int = 0,
@@ -114,57 +165,22 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     """
     L = _lesson(text=text, rule=rule, scale=scale, bias=bias, causal=causal, npos_max=npos_max, seed=seed,
                 d_head=d_head)
-    T = L.T
-    idx = np.arange(T)
-    future = L.distance < 0
-    hide = future if causal else np.zeros_like(future)
-    gates = np.where(hide, np.nan, L.gates)  # masked gates left blank, so the causal mask is visible
-    pos = np.where(hide, np.nan, L.positions)
-    dist = np.where(future, np.nan, L.distance)
     # The three panels are three heatmaps side by side on ONE pair of axes, a blank gutter between them:
     # separate subplots (6 axes, 3 colorbars, 3 sets of rotated token labels) made this the slowest chart
     # of the lesson to redraw. Each panel keeps its own colour range; its title says what bright means.
-    gap = max(2, -(-T // 6))
-    offsets = [0, T + gap, 2 * (T + gap)]
-    tops = [1.0, max(float(L.positions.max()), 1.0), max(T - 1.0, 1.0)]
-    titles = ["gates g_ij: 0 → 1", f"positions p_ij: 0 → {tops[1]:.3g}", f"distance i − j: 0 → {T - 1}"]
-    keys = np.broadcast_to(idx.astype(np.int32), (T, T))  # hover shows the key j, not the shifted x
-    hover = "query i = %{y}<br>key j = %{customdata}<br>%{fullData.name} = %{z:.3f}<extra></extra>"
-    # a horizontal colour bar under each panel, at the bottom of the figure (yref "container")
-    span = offsets[2] + T  # x from -0.5 to span - 0.5 fills the plot's width
-    bars = [dict(orientation="h", x=(off + T / 2) / span, len=T / span, xanchor="center", yref="container", y=0.02,
-                 yanchor="bottom", thickness=10, tickvals=[0, top], ticktext=["0", f"{top:.3g}"], outlinewidth=0)
-            for off, top in zip(offsets, tops, strict=True)]
-    traces = [go.Heatmap(z=f32(z), x=idx + off, y=idx, customdata=keys, colorscale=SEQUENTIAL, zmin=0, zmax=top,
-                         colorbar=bar, name=name, hovertemplate=hover)
-              for z, name, off, top, bar in zip((gates, pos, dist), ("g_ij", "p_ij", "i − j"), offsets, tops, bars,
-                                                strict=True)]
-    ci, cj = np.nonzero(L.clamped)
-    traces.append(go.Scatter(x=(cj + offsets[1]).astype(np.int32), y=ci.astype(np.int32), mode="markers",
-                             name=f"clamped to npos_max − 1 = {L.npos_max - 1}", customdata=cj.astype(np.int32),
-                             marker=dict(symbol="x-thin", size=7, line=dict(width=2, color=COLORS[3])),
-                             hovertemplate="clamped: query %{y}, key %{customdata}<extra></extra>"))
-    # Token names label the keys under the positions panel and the queries on the left; the side panels
-    # get a few plain indices. Fixed margins instead of automargin (its re-layout passes are slow).
-    labels = _ticks(L.tokens.labels, most=12)  # a panel is a third of the width: a dozen rotated labels fit
-    side = list(range(0, T, max(1, -(-T // 4))))
-    tickvals = [off + k for off in (offsets[0], offsets[2]) for k in side]
-    ticktext = [str(k) for _ in range(2) for k in side]
-    tickvals += [offsets[1] + k for k in labels["tickvals"]]
-    ticktext += labels["ticktext"]
+    panels = _gates_positions_panels(L, causal)
     layout: dict = dict(
-        height=600, showlegend=bool(len(ci)), legend=dict(orientation="h", y=1.08, x=0.3),
+        height=600, showlegend=bool(L.clamped.any()), legend=dict(orientation="h", y=1.08, x=0.3),
         margin=dict(t=110, b=150, l=label_margin(_ticks(L.tokens.labels)["ticktext"]), r=20),
-        title=subtitled(f"Which tokens count (T = {T}, rule: {rule}, npos_max = {L.npos_max})",
+        title=subtitled(f"Which tokens count (T = {L.T}, rule: {rule}, npos_max = {L.npos_max})",
                         "rows: query i · columns: key j · dark 0 → bright: each panel's largest value"),
-        annotations=[dict(text=t, x=off + (T - 1) / 2, y=1.0, xref="x", yref="paper", xanchor="center",
-                          yanchor="bottom", showarrow=False, font=dict(size=14))
-                     for t, off in zip(titles, offsets, strict=True)],
-        xaxis=dict(range=[-0.5, offsets[2] + T - 0.5], tickmode="array", tickvals=tickvals, ticktext=ticktext,
-                   tickangle=-90, tickfont=dict(size=10), showgrid=False, zeroline=False, automargin=False),
+        annotations=[dict(text=p["title"], x=p["off"] + (L.T - 1) / 2, y=1.0, xref="x", yref="paper",
+                          xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=14))
+                     for p in panels],
+        xaxis=_gates_positions_xaxis(L, panels),
         yaxis=dict(title=dict(text="query i (token)", standoff=4), autorange="reversed", showgrid=False,
                    zeroline=False, automargin=False, **_ticks(L.tokens.labels, most=16)))
-    return go.Figure(data=traces, layout=layout)
+    return go.Figure(data=_gates_positions_traces(L, panels), layout=layout)
 
 
 @figure("cope_query_positions")
@@ -191,8 +207,9 @@ def cope_query_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     rel = np.where(keys <= i, i - keys + 1, np.nan)
     fig.add_trace(go.Scatter(x=keys, y=f32(rel), mode="lines+markers", name="i − j + 1 (count everything)",
                              line=dict(dash="dash", color=COLORS[1]), marker=dict(size=5)))
+    # labelled on the right, where i − j + 1 is lowest: on the left it starts at i + 1, often this very line
     fig.add_hline(y=L.npos_max - 1, line=dict(dash="dot", color=COLORS[3]),
-                  annotation_text=f"npos_max − 1 = {L.npos_max - 1}", annotation_position="bottom left")
+                  annotation_text=f"npos_max − 1 = {L.npos_max - 1}", annotation_position="bottom right")
     ticks = _ticks(L.tokens.labels)
     fig.update_layout(title=f"Positions seen from query i = {i} ({_esc(L.tokens.labels[i])})",
                       xaxis=dict(title="key j (token)", tickangle=-90, **ticks),

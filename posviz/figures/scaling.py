@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from posviz import presets as ps
 from posviz import scaling as sc
 from posviz._validate import check_choice, check_float, check_int
+from posviz.figures import _scaling_pitfalls as pitfall_cases
 from posviz.figures._common import Marks, Panels, animation_controls, f32, grid_domains
 from posviz.figures._registry import figure
 from posviz.rope import inv_freq
@@ -21,7 +22,7 @@ __all__ = ["scaling_wavelengths", "scaling_ratio", "scaling_unseen", "scaling_ya
            "scaling_entropy", "scaling_dynamic", "scaling_score", "scaling_config", "scaling_pitfall"]
 
 DEFAULT_METHODS = "default,linear,ntk,yarn,llama3"
-PITFALLS = ("floor_ceil", "mscale", "linear", "inverted_bands", "beta_fast_zero", "llama3_temperature")
+PITFALLS = tuple(pitfall_cases.CASES)  # floor_ceil, mscale, linear, inverted_bands, beta_fast_zero, llama3_temperature
 VARIANTS = ("wrong", "right")
 
 
@@ -484,105 +485,16 @@ def scaling_config(*, preset: str = "Llama 3.1 8B", config_json: str = "", seq_l
                    height=460, legend=dict(orientation="h", y=-0.22))
 
 
-def _ratio_trace(f: Panels, theta0: np.ndarray, theta: np.ndarray, name: str, color: str,
-                 dash: str = "solid", width: float = 2.5) -> None:
-    f.scatter(x=np.arange(theta0.size), y=f32(theta0 / theta), mode="lines+markers", name=name,
-              line=dict(color=color, dash=dash, width=width), marker=dict(size=4),
-              hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra></extra>")
-
-
 @figure("scaling_pitfall")
 def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: int = 64, base: float = 10000.0,
                     factor: float = 16.0, original_len: int = 2048) -> go.Figure:
-    """One common pitfall of context-extension code or write-ups, drawn either the wrong way or the right way."""
+    """One common pitfall of context-extension code or write-ups, drawn either the wrong way or the right way
+    (docs/FORMULAS.md §5.7); each case is one function of ``posviz.figures._scaling_pitfalls``."""
     case = check_choice("case", case, PITFALLS)
-    variant = check_choice("variant", variant, VARIANTS)
+    wrong = check_choice("variant", variant, VARIANTS) == "wrong"
     dim, base, factor, L, _ = _common(dim, base, factor, original_len)
-    theta0 = inv_freq(dim, base)
-    wrong = variant == "wrong"
     f = Panels()
-    xlab, ylab, title = "pair index i", "θ_i / θ'_i", ""
-    if case == "floor_ceil":
-        right, _ = sc.yarn_inv_freq(dim, base, factor, L)
-        low, high = sc.yarn_correction_range(dim, base, L)
-        if wrong:
-            bad = sc.numerator_rounded_yarn_inv_freq(dim, base, factor, L)
-            wl, wh = sc.numerator_rounded_yarn_bounds(dim, base, L)
-            _ratio_trace(f, theta0, bad, f"rounded before ÷: low, high = {wl:.3f}, {wh:.3f}", COLORS[3])
-            _ratio_trace(f, theta0, right, "correct (for reference)", "#999", "dot", 1.5)
-            err = float(np.max(np.abs(bad / right - 1)))
-            title = f"ramp ends {wl:.3f}, {wh:.3f}: θ' off by up to {err:.0%}"
-        else:
-            _ratio_trace(f, theta0, right, f"floor/ceil of the whole quotient: low, high = {low:g}, {high:g}",
-                         COLORS[2])
-            title = f"integer ramp ends {low:g} and {high:g}"
-    elif case == "mscale":
-        s = np.geomspace(1, 128, 120)
-        xlab, ylab = "scale s", "attention logits multiplied by"
-        right = np.array([sc.get_mscale(x) ** 2 for x in s])
-        if wrong:
-            bad = np.array([sc.scaled_cos_sin_logit_multiplier(x) for x in s])
-            f.scatter(x=f32(s), y=f32(bad), mode="lines", name="cos/sin × 0.707·(0.1 ln s + 1)",
-                      line=dict(color=COLORS[3], width=3))
-            f.scatter(x=f32(s), y=f32(right), mode="lines", name="correct (for reference)",
-                      line=dict(color="#999", dash="dot"))
-            title = f"logits × {sc.scaled_cos_sin_logit_multiplier(factor):.3f} at s = {factor:g}, " \
-                    f"not × {sc.get_mscale(factor) ** 2:.3f}"
-        else:
-            ds = np.array([sc.deepseek_softmax_multiplier(x, 0.707) for x in s])
-            f.scatter(x=f32(s), y=f32(right), mode="lines", name="YaRN: (0.1 ln s + 1)²",
-                      line=dict(color=COLORS[2], width=3))
-            f.scatter(x=f32(s), y=f32(ds), mode="lines", name="DeepSeek-V2: (0.1·0.707·ln s + 1)² on the "
-                      "softmax scale, cos/sin × 1", line=dict(color=COLORS[0], width=3, dash="dash"))
-            title = "0.707 lives inside get_mscale (DeepSeek)"
-        f.axis("x", log=True)
-    elif case == "linear":
-        if wrong:
-            _ratio_trace(f, theta0, theta0, "'linear' without a scale parameter: plain RoPE", COLORS[3])
-            title = "'linear' without a scale: nothing moves"
-        else:
-            _ratio_trace(f, theta0, sc.linear_inv_freq(dim, base, factor)[0], f"PI: θ/s, s = {factor:g}",
-                         COLORS[2])
-            title = f"PI: every pair slowed by s = {factor:g}"
-        f.marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
-    elif case == "inverted_bands":
-        right, _ = sc.yarn_inv_freq(dim, base, factor, L)
-        if wrong:
-            _ratio_trace(f, theta0, sc.inverted_yarn_inv_freq(dim, base, factor, L),
-                         "inverted: fast pairs interpolated, slow pairs kept", COLORS[3])
-            title = "fast pairs interpolated, slow pairs kept"
-        else:
-            _ratio_trace(f, theta0, right, "YaRN: fast pairs (short λ) kept, slow pairs (λ > L) ÷ s", COLORS[2])
-            title = "fast pairs kept, slow pairs ÷ s"
-        f.marks.hline(factor, f"s = {factor:g}", log=True, dash="dot")
-    elif case == "beta_fast_zero":
-        ref, _ = sc.yarn_inv_freq(dim, base, factor, L, 32, 1)
-        if wrong:
-            cfg = {"head_dim": dim, "rope_theta": base, "max_position_embeddings": int(factor * L),
-                   "rope_scaling": {"type": "yarn", "factor": factor, "original_max_position_embeddings": L,
-                                    "beta_fast": 0}}
-            got, _ = sc.inv_freq_from_config(cfg)
-            _ratio_trace(f, theta0, got, "config says beta_fast: 0 (as transformers reads it)", COLORS[3])
-            _ratio_trace(f, theta0, ref, "beta_fast = 32", "#999", "dot", 1.5)
-            title = "beta_fast 0 gives the same curve as 32"
-        else:
-            mine, _ = sc.yarn_inv_freq(dim, base, factor, L, 8, 1)
-            _ratio_trace(f, theta0, mine, "beta_fast = 8 written explicitly", COLORS[2])
-            _ratio_trace(f, theta0, ref, "beta_fast = 32", "#999", "dot", 1.5)
-            title = "an explicit beta_fast = 8 moves the ramp"
-    else:  # llama3_temperature
-        l3, a3 = sc.llama3_inv_freq(dim, base, factor, L, 1.0, 4.0)
-        if wrong:
-            ya, ay = sc.yarn_inv_freq(dim, base, factor, L)
-            _ratio_trace(f, theta0, ya, f"'Llama 3 is YaRN': code ramp β 32/1, logits × {ay * ay:.3f}", COLORS[3])
-            _ratio_trace(f, theta0, l3, "actual Llama 3 (for reference)", "#999", "dot", 1.5)
-            title = "'Llama 3 is YaRN': another ramp, plus A²"
-        else:
-            yp, ayp = sc.yarn_inv_freq(dim, base, factor, L, 4.0, 1.0, ramp="paper")
-            _ratio_trace(f, theta0, l3, f"Llama 3 (low 1, high 4), cos/sin × {a3:g}", COLORS[2])
-            _ratio_trace(f, theta0, yp, f"YaRN paper ramp α = 1, β = 4 (it would add × {ayp:.3f})", COLORS[0],
-                         "dash", 2)
-            title = "Llama 3 = paper ramp (α 1, β 4), no temperature"
-    f.axis("y", title=ylab, log=case != "mscale")
-    f.axis("x", title=xlab)
-    return f.figure(title=("✗ " if wrong else "✓ ") + title, height=400, legend=dict(orientation="h", y=-0.25))
+    drawn = pitfall_cases.CASES[case](f, wrong, inv_freq(dim, base), dim, base, factor, L)
+    f.axis("y", title=drawn.y_title, log=drawn.log_y)
+    f.axis("x", title=drawn.x_title)
+    return f.figure(title=("✗ " if wrong else "✓ ") + drawn.title, height=400, legend=dict(orientation="h", y=-0.25))

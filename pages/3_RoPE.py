@@ -1,132 +1,36 @@
 """RoPE from first principles: why an additive code is not relative, the rotation that is, q and k turning
 together, the layouts, which pairs matter, and the choice of the base."""
 
-import numpy as np
 import streamlit as st
 
-from posviz import rope, ui
+from posviz import rope, rope_measures, ui
 from posviz.figures.rope import (
-    MAX_GRID_POSITIONS,
     MAX_TABLE_ROWS,
-    clock_pairs,
-    rope_additive_terms,
     rope_angle_heatmap,
     rope_base_choice,
-    rope_clock,
     rope_cos_sin_tables,
     rope_decay,
-    rope_derivation,
     rope_float32_error,
     rope_frequency_ladder,
-    rope_left_right,
-    rope_norms,
     rope_pair_roles,
     rope_pairing,
-    rope_qk_turn,
-    rope_score_grid,
 )
+from posviz.figures.rope_derive import rope_additive_terms, rope_derivation
+from posviz.figures.rope_hands import clock_pairs, rope_clock, rope_qk_turn
+from posviz.figures.rope_scores import MAX_GRID_POSITIONS, rope_left_right, rope_norms, rope_score_grid
 
-
-@ui.cached
-def relative_numbers(d: int, base: float, seed: int, layout: str, m: int, n: int, c: int, n_pos: int) -> dict:
-    q, k = rope.sample_qk(d, seed)
-    span = list(range(min(n_pos, 2048)))
-    return {
-        "drift": float(abs(rope.norm_ratio(q, span, base, layout) - 1).max()),
-        "mixed_drift": float(abs(rope.norm_ratio(q, span, base, "mixed") - 1).max()),
-        "s": rope.score(q, k, m, n, base, layout),
-        "s_shift": rope.score(q, k, m + c, n + c, base, layout),
-        "s_swap": rope.score(q, k, n, m, base, layout),
-        "norm": float((q**2).sum() ** 0.5),
-        "ratio": float(rope.norm_ratio(q, [m], base, layout)[0]),
-        "mixed_s": rope.score(q, k, m, n, base, "mixed"),
-        "mixed_s_shift": rope.score(q, k, m + c, n + c, base, "mixed"),
-        "mixed_ratio": float(rope.norm_ratio(q, [m], base, "mixed")[0]),
-    }
-
-
-@ui.cached
-def agreement(d: int, base: float, seed: int) -> dict:
-    return rope.layout_agreement(d, base, 64, seed)
-
-
-F32_POSITIONS = (1e3, 1e4, 1e5, 1e6)  # the float32 pitfall quotes the chart at these positions (drawn exactly there)
+# what each part quotes, measured by posviz.rope_measures; cached per arguments and shared by every session
+relative_numbers = ui.cached(rope_measures.relative_checks)
+additive_numbers = ui.cached(rope_measures.additive_summary)
+derivation_numbers = ui.cached(rope_measures.derivation_summary)
+together_numbers = ui.cached(rope_measures.together_ends)
+agreement = ui.cached(rope.layout_agreement)
+left_right_numbers = ui.cached(rope_measures.left_right_summary)
+decay_numbers = ui.cached(rope_measures.decay_shape)
+pair_numbers = ui.cached(rope_measures.pair_summary)
+base_numbers = ui.cached(rope_measures.base_summary)
+float32_numbers = ui.cached(rope_measures.float32_quotes)
 DECAY_SAMPLES = 512  # random (q, k) pairs averaged by the decay part's third curve
-
-
-@ui.cached
-def float32_numbers(d: int, base: float) -> list[float]:
-    return [float(e) for e in rope.float32_error(list(F32_POSITIONS), d, base)]
-
-
-@ui.cached
-def decay_numbers(d: int, base: float, max_delta: int) -> dict:
-    """What the decay caption says about the curves the figure draws (Δ = 0 .. max_delta, unit steps)."""
-    deltas = np.arange(0, max_delta + 1, dtype=np.float64)
-    bound = rope.decay_bound(deltas, d, base)
-    cos = rope.cos_sum(deltas, d, base)
-    steps = np.diff(bound)
-    return {"rises": float((steps > 1e-12 * bound.max()).mean()), "flat": bool(np.ptp(bound) <= 1e-12 * bound.max()),
-            "cos_min": float(cos.min()), "cos_at": int(np.argmin(cos))}
-
-
-@ui.cached
-def additive_numbers(T: int, d: int, base: float, seed: int, tokens: str, weights: str) -> dict:
-    """Per term: RMS, RMS left along the diagonals, what it depends on; and how well the terms sum back."""
-    terms = rope.additive_score_terms(T, d, base, seed, tokens, weights)
-    out = {name: {"rms": float(np.sqrt(np.mean(z**2))), "res": rope.off_offset_residual(z),
-                  "dep": rope.dependence(z)} for name, z in terms.items()}
-    total = sum(terms[t] for t in rope.ADDITIVE_TERMS)
-    out["sum_error"] = float(np.abs(total - terms["full"]).max())
-    out["scale"] = float(np.abs(terms["full"]).max())
-    return out
-
-
-@ui.cached
-def derivation_numbers(d: int, base: float, seed: int, m: int, n: int, c: int) -> dict:
-    q, k = rope.sample_qk(d, seed)
-    return rope.derivation_checks(q, k, m, n, c, base)
-
-
-@ui.cached
-def together_numbers(d: int, base: float, seed: int, layout: str, m: int, n: int, pair: int, c_max: float) -> dict:
-    q, k = rope.sample_qk(d, seed)
-    ends = rope.qk_pairs(q, k, [m, m + c_max], [n, n + c_max], base, layout)
-    theta = float(rope.inv_freq(d, base)[pair])
-    return {"score": ends["score"].sum(axis=1).tolist(), "angle": ends["angle"][:, pair].tolist(),
-            "share": ends["score"][:, pair].tolist(), "theta": theta, "turned": c_max * theta}
-
-
-@ui.cached
-def left_right_numbers(d: int, base: float, max_offset: int, c: int, seed: int) -> dict:
-    cur = rope.left_right_curves(d, base, max_offset, c, seed)
-    return {"mirror": {k: float(np.abs(v - v[::-1]).max()) for k, v in cur.items() if k != "deltas"},
-            "rope_anchor": float(np.abs(cur["rope_a"] - cur["rope_ac"]).max()),
-            "abs_anchor": float(np.abs(cur["abs_a"] - cur["abs_ac"]).max())}
-
-
-@ui.cached
-def pair_numbers(d: int, base: float, scheme: str, fraction: float, context: int) -> dict:
-    freqs = rope.pair_frequencies(d, base, scheme, fraction)
-    roles = rope.pair_roles(freqs, context)
-    full = rope.pair_roles(rope.inv_freq(d, base), context)
-    return {"roles": {r: int((roles == r).sum()) for r in ("turns", "under a quarter turn", "not rotated")},
-            "full_quarter": int((full == "under a quarter turn").sum()),
-            "slowest_turning": float(rope.turns_within(freqs[freqs > 0], context).min()) if (freqs > 0).any()
-            else 0.0}
-
-
-@ui.cached
-def base_numbers(d: int, base: float, L: int) -> dict:
-    lam = rope.wavelengths(d, base)
-    return {"slowest": float(lam[-1]), "longer": int((lam > L).sum()), "turns": float(L / lam[-1]),
-            "b_star": rope.base_for_wavelength(d, float(L)) if d >= 4 else float("nan"),  # L <= 131072: b* < 1e12
-            "negative_at": rope.first_negative_cos_sum(d, base, L),
-            "models": {name: rope.base_for_wavelength(128, float(length)) for name, _, length in MODEL_BASES}}
-
-
-# real models' bases beside the b* of their training length (head dim 128; presets "Llama 3 8B", "Code Llama 7B")
-MODEL_BASES = (("Llama 3", 500_000.0, 8192), ("Code Llama", 1_000_000.0, 16384))
 
 
 lesson = ui.Lesson(
@@ -138,8 +42,9 @@ lesson = ui.Lesson(
             "decoupled part), the base against the training length, and common pitfalls beside the fix.",
     intro="Rotary position embedding turns each pair of a query and a key by an angle that grows with the "
           "position. Start from the question RoPE answers (how can a score depend only on how far apart two "
-          "tokens are?), derive the rotation, watch a query and a key turn together, then see which channels "
-          "pair up, which pairs carry position, how to pick the base, and where popular write-ups go wrong.",
+          "tokens are?), watch each pair turn like a clock hand, derive why that rotation answers the question, "
+          "watch a query and a key turn together, then see which channels pair up, which pairs carry position, "
+          "how to pick the base, and where popular write-ups go wrong.",
     controls=(
         ui.Int("d", "head dim d", default=64, lo=2, hi=256, step=2,
                help="Rotary dimension: d/2 pairs of channels, each rotated as one 2-D vector."),
@@ -154,7 +59,7 @@ lesson = ui.Lesson(
         ui.Int("kpos", "key position n", default=2, lo=0, hi=8192, widget="number"),
         ui.Int("c", "shift c (both positions)", default=4, lo=0, hi=8192, widget="number"),
         ui.Int("pair", "pair i", default=0, lo=0, hi=lambda v: v["d"] // 2 - 1, hi_max=127,
-               help="The pair drawn large: 0 is the fastest (θ_0 = 1 rad/token), d/2 − 1 the slowest."),
+               help="The pair drawn large: 0 is the fastest (θ₀ = 1 rad/token), d/2 − 1 the slowest."),
     ),
 )
 
@@ -213,15 +118,72 @@ def part_add(p: ui.Values) -> None:
                     f"{add.add_T}² cells (scores up to {num['scale']:.3g})")
 
 
-# ---------------------------------------------------------------------------- 2. derive the rotation
+# ---------------------------------------------------------------------------- 2. clock hands
 
-@lesson.part("derive", "2. Derive the rotation", uses=("base", "c", "d", "kpos", "m", "pair", "seed"),
-             title="2. Derive the rotation: ⟨f(q, m), f(k, n)⟩ = g(q, k, m − n)")
+@lesson.part("clock", "2. Clock hands", uses=("base", "d", "layout", "seed"), title="2. Every pair is a clock hand",
+             controls=(
+                 ui.Int("m_max", "animation ends at position M", default=30, lo=1, hi=8192, widget="number"),
+                 ui.Int("frames", "frames", default=31, lo=30, hi=72,
+                        help="At least 30, at most 72 frames keep the animation under 1 MB at d = 256."),
+                 ui.Choice("preset", "query q", default="ones",
+                           options={"ones": "all ones (every hand starts at 45°)", "random": "random (seeded)"}),
+                 ui.Choice("pairs", "pairs drawn", default="spread",
+                           options={"spread": "16, fast to slow", "all": "all d/2 pairs",
+                                    "ends": "fastest 8 and slowest 8", "stride4": "every 4th pair"}, widget="select",
+                           help="Up to d = 32 every choice draws all pairs. 16 clocks stay readable and quick to "
+                                "redraw; all d/2 clocks show every step from one pair to the next."),
+                 ui.Bool("angles", "angles m·θ_i", default=False,
+                         help="Up to 32 pairs: a second line under each clock shows its angle m·θ_i, frame by frame. "
+                              "Off, the angle is in the hover of each tip, and every redraw is quicker (32 labels "
+                              "fewer)."),
+             ))
+def part_clock(p: ui.Values) -> None:
+    derive = ui.href("rope", part="derive", d=p.d, base=f"{p.base:g}")
+    ui.prose("RoPE's answer, first as a picture. Cut the query's d channels into d/2 pairs and draw each pair as "
+             f"the hand of a clock of its own ({ui.term('pair_index', 'pair i')}, counted from 0). At position m, "
+             "RoPE turns hand i by the angle m·θ_i, where θ_i = b^(−2i/d) is that pair's speed in radians per "
+             "token: pair 0 turns fastest and each following pair more slowly. Turning changes no hand's length; "
+             "only the direction the hands point carries the position. Why turning the query and the key this way "
+             f"makes their score depend on m − n alone is the next part: [derive the rotation]({derive}).")
+    clock = ui.controls(where="main", columns=4)
+    step = clock.m_max / (clock.frames - 1)
+    if step > 3.0:
+        st.info(f"Each frame advances the position by {step:.3g} tokens, so the fastest hands jump by more than "
+                "a full turn per frame (a strobe effect). Lower M or raise the frame count to follow them.")
+    ui.figure_panel(
+        rope_clock,
+        dict(dim=p.d, base=p.base, m_max=float(clock.m_max), n_frames=clock.frames, preset=clock.preset,
+             seed=p.seed, layout=p.layout, pairs=clock.pairs, show_angles=clock.angles),
+        key="clock", live="base",
+        caption="Press Play, or drag the position slider under the chart: it runs in your browser. Pair 0 (top "
+                "left) turns one radian per token and completes a turn every 2π ≈ 6.3 tokens; each following pair "
+                "is slower by the same factor, and the last pairs hardly move in a whole document. "
+                f"{_pairs_drawn(p.d, clock.pairs)} A tip turns orange once its pair has completed a full turn. "
+                "Hover a tip for its angle and wavelength.",
+        latex=r"\theta_i = b^{-2i/d},\qquad (u, v) \mapsto (u\cos m\theta_i - v\sin m\theta_i,\;"
+              r" u\sin m\theta_i + v\cos m\theta_i)",
+        code=[rope.rotate, rope.inv_freq, rope.pair_channels],
+    )
+
+
+def _pairs_drawn(d: int, pairs: str) -> str:
+    """Which pairs the clock shows, counted as the figure picks them (``clock_pairs``)."""
+    shown = len(clock_pairs(d // 2, pairs))
+    return (f"All {shown} pairs are drawn (their labels give i)." if shown == d // 2 else
+            f"{shown} of the {d // 2} pairs are drawn (their labels give i); choose “all d/2 pairs” to see every step.")
+
+
+# ---------------------------------------------------------------------------- 3. derive the rotation
+
+@lesson.part("derive", "3. Derive the rotation", uses=("base", "c", "d", "kpos", "m", "pair", "seed"),
+             title="3. Derive the rotation: ⟨f(q, m), f(k, n)⟩ = g(q, k, m − n)")
 def part_derive(p: ui.Values) -> None:
-    ui.prose("Ask for a map f that puts the position into the query and the key themselves, such that their dot "
-             "product depends on m and n only through m − n (RoFormer §3.1). In two dimensions a rotation does "
-             "it: rotating q by mθ and k by nθ leaves them at the angle they had, plus (m − n)θ, and a rotation "
-             "keeps lengths. Written with complex numbers (a pair (u, v) as u + jv, where j² = −1: we write "
+    clock = ui.href("rope", part="clock", d=p.d, base=f"{p.base:g}")
+    ui.prose(f"Why do the [clock hands]({clock}) answer the question? Ask for a map f that puts the position into "
+             "the query and the key themselves, such that their dot product depends on m and n only through m − n "
+             "(RoFormer §3.1). In two dimensions a rotation does it: rotating q by mθ and k by nθ leaves them at "
+             "the angle they had, plus (m − n)θ, and a rotation keeps lengths. Written with complex numbers (a "
+             "pair (u, v) as u + jv, where j² = −1: we write "
              f"{ui.term('imaginary_unit', 'j for the imaginary unit')} because "
              f"{ui.term('pair_index', 'i numbers the pairs')}), the rotation is a multiplication by e^{{jmθ}}, and the "
              "product of e^{jmθ} with the conjugate of e^{jnθ} is e^{j(m−n)θ}. "
@@ -255,11 +217,11 @@ def part_derive(p: ui.Values) -> None:
              detail=f"largest difference {spread:.1e}; ‖R_m q‖ − ‖q‖ = {num['norm_change']:.1e}")
 
 
-# ---------------------------------------------------------------------------- 3. q and k turning together
+# ---------------------------------------------------------------------------- 4. q and k turning together
 
-@lesson.part("together", "3. q and k turn together",
+@lesson.part("together", "4. q and k turn together",
              uses=("base", "d", "kpos", "layout", "m", "pair", "seed"),
-             title="3. q and k turn together; their angle does not",
+             title="4. q and k turn together; their angle does not",
              controls=(
                  ui.Float("c_max", "shift both by c up to", default=24.0, lo=1.0, hi=512.0, step=1.0),
                  ui.Int("qk_frames", "frames", default=49, lo=13, hi=72),
@@ -286,57 +248,7 @@ def part_together(p: ui.Values) -> None:
     )
 
 
-# ---------------------------------------------------------------------------- 1. clock hands
-
-@lesson.part("clock", "4. Clock hands", uses=("base", "d", "layout", "seed"), title="4. Every pair is a clock hand",
-             controls=(
-                 ui.Int("m_max", "animation ends at position M", default=30, lo=1, hi=8192, widget="number"),
-                 ui.Int("frames", "frames", default=31, lo=30, hi=72,
-                        help="At least 30, at most 72 frames keep the animation under 1 MB at d = 256."),
-                 ui.Choice("preset", "query q", default="ones",
-                           options={"ones": "all ones (every hand starts at 45°)", "random": "random (seeded)"}),
-                 ui.Choice("pairs", "pairs drawn", default="spread",
-                           options={"spread": "16, fast to slow", "all": "all d/2 pairs",
-                                    "ends": "fastest 8 and slowest 8", "stride4": "every 4th pair"}, widget="select",
-                           help="Up to d = 32 every choice draws all pairs. 16 clocks stay readable and quick to "
-                                "redraw; all d/2 clocks show every step from one pair to the next."),
-                 ui.Bool("angles", "angles m·θ_i", default=False,
-                         help="Up to 32 pairs: a second line under each clock shows its angle m·θ_i, frame by frame. "
-                              "Off, "
-                              "the angle is in the hover of each tip, and every redraw is quicker (32 labels fewer)."),
-             ))
-def part_clock(p: ui.Values) -> None:
-    clock = ui.controls(where="main", columns=4)
-    step = clock.m_max / (clock.frames - 1)
-    if step > 3.0:
-        st.info(f"Each frame advances the position by {step:.3g} tokens, so the fastest hands jump by more than "
-                "a full turn per frame (a strobe effect). Lower M or raise the frame count to follow them.")
-    ui.figure_panel(
-        rope_clock,
-        dict(dim=p.d, base=p.base, m_max=float(clock.m_max), n_frames=clock.frames, preset=clock.preset,
-             seed=p.seed, layout=p.layout, pairs=clock.pairs, show_angles=clock.angles),
-        key="clock", live="base",
-        caption="Press Play, or drag the position slider under the chart: it runs in your browser. Pair 0 (top "
-                "left) turns one radian per token and completes a turn every 2π ≈ 6.3 tokens; each following pair "
-                "is slower by the same factor, and the last pairs hardly move in a whole document. "
-                f"{_pairs_drawn(p.d, clock.pairs)} A tip turns orange once its pair has completed a full turn. "
-                "Hover a tip for its angle and wavelength.",
-        latex=r"\theta_i = b^{-2i/d},\qquad (u, v) \mapsto (u\cos m\theta_i - v\sin m\theta_i,\;"
-              r" u\sin m\theta_i + v\cos m\theta_i)",
-        code=[rope.rotate, rope.inv_freq, rope.pair_channels],
-    )
-
-
-def _pairs_drawn(d: int, pairs: str) -> str:
-    """Which pairs the clock shows, counted as the figure picks them (``clock_pairs``)."""
-    shown = len(clock_pairs(d // 2, pairs))
-    if shown == d // 2:
-        return f"All {shown} pairs are drawn (their labels give i)."
-    return (f"{shown} of the {d // 2} pairs are drawn (their labels give i); choose “all d/2 pairs” to see every "
-            "step.")
-
-
-# ---------------------------------------------------------------------------- 2. angles and tables
+# ---------------------------------------------------------------------------- 5. angles and tables
 
 @lesson.part("tables", "5a. Angles", uses=("base", "d", "n"), title="5a. The angles")
 def part_angles(p: ui.Values) -> None:
@@ -363,7 +275,7 @@ def part_tables(p: ui.Values) -> None:
     )
 
 
-# ---------------------------------------------------------------------------- 3. relative property
+# ---------------------------------------------------------------------------- 6. the relative property
 
 @lesson.part("relative", "6a. Only m − n matters", uses=("base", "c", "d", "kpos", "layout", "m", "n", "seed"),
              title="6a. Only the offset m − n survives")
@@ -403,7 +315,7 @@ def part_relative(p: ui.Values) -> None:
 def part_left_right(p: ui.Values) -> None:
     lr = ui.controls(where="main", columns=1)
     c = min(p.c, rope.MAX_OFFSET)
-    max_offset = min(lr.lr_max, (1 << 18) // (p.d // 2 + 1) // 2 - 1)  # rope.MAX_QK_CELLS positions × pairs
+    max_offset = rope_measures.left_right_offset(p.d, lr.lr_max)
     num = left_right_numbers(p.d, p.base, max_offset, c, p.seed)
     mir = num["mirror"]
     ui.numbers({"RoPE, q ≠ k: max |S(Δ) − S(−Δ)|": mir["rope_a"], "RoPE, q = k": mir["rope_same"],
@@ -428,7 +340,7 @@ def part_left_right(p: ui.Values) -> None:
     st.markdown(f"The four terms of the absolute score: [part 1]({ui.href('rope', part='add')}).")
 
 
-# ---------------------------------------------------------------------------- 4. layouts
+# ---------------------------------------------------------------------------- 7. layouts
 
 @lesson.part("layouts", "7a. Two layouts", uses=("base", "d", "seed"), title="7a. Two layouts, one rotation",
              controls=(
@@ -440,35 +352,35 @@ def part_layouts(p: ui.Values) -> None:
     ui.figure_panel(
         rope_pairing, dict(dim=lay.pd), key="pairing",
         caption=f"Two {ui.term('layout', 'layouts')}: interleaved RoPE (RoFormer, Meta, GPT-J) rotates neighbouring "
-                "channels (2i, 2i+1); half-split "
-                "RoPE (GPT-NeoX, transformers' rotate_half) rotates channel i with channel i + d/2. The grey "
-                "lines are the permutation P that moves one layout onto the other; converting Meta weights to "
-                "transformers applies it to the rows of W_q and W_k.",
+                "channels (2i, 2i+1); half-split RoPE (GPT-NeoX, transformers' rotate_half) rotates channel i with "
+                "channel i + d/2. The grey lines are the permutation P that moves one layout onto the other; "
+                "converting Meta weights to transformers applies it to the rows of W_q and W_k.",
         latex=r"P = [0, 2, 4, \dots, d-2,\; 1, 3, \dots, d-1],\qquad \mathrm{half}(Px) = "
               r"P\,\mathrm{interleaved}(x)",
         code=[rope.deinterleave_permutation, rope.layout_agreement],
     )
-    agree = agreement(p.d, p.base, p.seed)
+    agree = agreement(p.d, p.base, 64, p.seed)
     ui.check("Permuting q and k by P makes the two layouts agree",
              ok=agree["max_score_diff"] < 1e-9 and agree["max_vector_diff"] < 1e-12,
              detail=f"max |score difference| = {agree['max_score_diff']:.1e}, max |vector difference| = "
                     f"{agree['max_vector_diff']:.1e} over 64 positions")
 
 
-def mixed_side(p: ui.Values, layout: str, key: str, s: float, s_shift: float, ratio: float, drift: float) -> None:
-    """One side of the mixed-layout pitfall: the score of (m, n) and of (m + c, n + c), the norm, and the grid
-    with those two cells marked (equal scores on a consistent layout, different ones on the mixed)."""
+def mixed_side(p: ui.Values, layout: str, nums: dict, prefix: str) -> None:
+    """One side of the mixed-layout pitfall (``prefix`` "mixed_" or ""): the score of (m, n) and of (m + c, n + c),
+    the norm, and the grid with those two cells marked (equal scores on a consistent layout, not on the mixed)."""
     m, n, c = p.m, p.kpos, p.c
+    s, s_shift = nums[prefix + "s"], nums[prefix + "s_shift"]
     ui.numbers({f"q_m·k_n at ({m}, {n})": s, f"q_(m+c)·k_(n+c) at ({m + c}, {n + c})": s_shift,
-                "‖R_m q‖/‖q‖": ratio})
-    ui.numbers({f"largest |‖R_m q‖/‖q‖ − 1|, m < {min(p.n, 2048)}": f"{drift:.2e}"})
+                "‖R_m q‖/‖q‖": nums[prefix + "ratio"]})
+    ui.numbers({f"largest |‖R_m q‖/‖q‖ − 1|, m < {min(p.n, rope_measures.NORM_SPAN)}": f"{nums[prefix + 'drift']:.2e}"})
     ui.figure_panel(rope_score_grid, dict(dim=p.d, base=p.base, n_positions=min(p.n, 128), layout=layout,
                                             seed=p.seed, m=m, n=n, c=c),
-                    key=key, caption=(f"Diagonals of the mixed version change colour along their length: the marked "
-                                      f"cells ({m}, {n}) and ({m + c}, {n + c}) share a diagonal and score {s:.4f} and "
-                                      f"{s_shift:.4f}." if layout == "mixed" else
-                                      f"Consistent layout: constant diagonals; the marked cells ({m}, {n}) and "
-                                      f"({m + c}, {n + c}) both score {s:.4f}."),
+                    key="mixed_wrong" if prefix else "mixed_right",
+                    caption=(f"Diagonals of the mixed version change colour along their length: the marked cells "
+                             f"({m}, {n}) and ({m + c}, {n + c}) share a diagonal and score {s:.4f} and {s_shift:.4f}."
+                             if prefix else f"Consistent layout: constant diagonals; the marked cells ({m}, {n}) and "
+                                            f"({m + c}, {n + c}) both score {s:.4f}."),
                     code=[rope.rotate])
 
 
@@ -483,10 +395,8 @@ def part_mixed(p: ui.Values) -> None:
         "pair then turn by different angles: this is not a rotation. Norms drift and the score stops depending "
         "on m − n only. Table and rotation must use the same layout.",
         key="mixed",
-        wrong=lambda: mixed_side(p, "mixed", "mixed_wrong", nums["mixed_s"], nums["mixed_s_shift"],
-                                 nums["mixed_ratio"], nums["mixed_drift"]),
-        right=lambda: mixed_side(p, p.layout, "mixed_right", nums["s"], nums["s_shift"], nums["ratio"],
-                                 nums["drift"]),
+        wrong=lambda: mixed_side(p, "mixed", nums, "mixed_"),
+        right=lambda: mixed_side(p, p.layout, nums, ""),
     )
     ui.figure_panel(
         rope_norms, dict(dim=p.d, base=p.base, n_positions=p.n, seed=p.seed), key="norms",
@@ -496,7 +406,7 @@ def part_mixed(p: ui.Values) -> None:
     )
 
 
-# ---------------------------------------------------------------------------- 5. decay
+# ---------------------------------------------------------------------------- 8. decay
 
 @lesson.part("decay", "8. The decay story", uses=("base", "d", "seed"), title="8. The 'long-term decay', honestly",
              controls=(
@@ -545,8 +455,7 @@ SHARE_VALUES = {"0.125": 0.125, "0.25": 0.25, "1/3": 1 / 3, "0.4": 0.4, "0.5": 0
              ))
 def part_pairs(p: ui.Values) -> None:
     pr = ui.controls(where="main", columns=3)
-    pairs = max(1, round(p.d * SHARE_VALUES[pr.share] / 2))  # rotated pairs, at least one: the width is even
-    fraction = 2 * pairs / p.d
+    pairs, fraction = rope_measures.rotated_pairs(p.d, SHARE_VALUES[pr.share])
     L = int(pr.ctx)
     num = pair_numbers(p.d, p.base, pr.scheme, fraction, L)
     roles = num["roles"]
@@ -574,10 +483,9 @@ def part_pairs(p: ui.Values) -> None:
                 "itself can still change sign: it does so within L exactly when φ_i, the angle between the pair "
                 "of q and the pair of k, lies less than L·|θ_i| from ±π/2 (the two nearly perpendicular). With "
                 f"full RoPE at the same d and b (grey circles), {num['full_quarter']} pairs already turn less than "
-                "a quarter turn. A pair that hardly "
-                "turns is a channel for meaning rather than position: Barbero et al. (2024) find Gemma puts "
-                "semantic content in its slowest pairs and positional patterns in its fastest, and p-RoPE makes "
-                "the slowest ones exactly position-free.",
+                "a quarter turn. A pair that hardly turns is a channel for meaning rather than position: Barbero et "
+                "al. (2024) find Gemma puts semantic content in its slowest pairs and positional patterns in its "
+                "fastest, and p-RoPE makes the slowest ones exactly position-free.",
         latex=r"\text{turns within } L = \frac{L\,|\theta_i|}{2\pi};\qquad L\,|\theta_i| < \tfrac{\pi}{2}"
               r"\ \Rightarrow\ \cos(\Delta\theta_i) > 0 \text{ for } |\Delta| \le L;\qquad "
               r"\text{share}_i(\Delta) = |h_i|\cos(\Delta\theta_i + \varphi_i),\ h_i = z^q_i\,\overline{z^k_i}",
@@ -599,12 +507,12 @@ def part_base(p: ui.Values) -> None:
     num = base_numbers(p.d, p.base, L)
     ui.numbers({"slowest wavelength (tokens)": f"{num['slowest']:,.0f}", "turns of the slowest pair in L":
                 f"{num['turns']:.3g}", "pairs with λ_i > L": f"{num['longer']} of {p.d // 2}",
-                "b* (slowest λ = L)": f"{num['b_star']:,.0f}" if np.isfinite(num["b_star"]) else "none (d = 2)"},
+                "b* (slowest λ = L)": f"{num['b_star']:,.0f}" if num["b_star"] else "none (d = 2)"},
                fmt="{}")
     star = (f" At b* = {num['b_star']:,.0f} the slowest pair completes exactly one turn in L."
-            if np.isfinite(num["b_star"]) else "")
+            if num["b_star"] else "")
     models = "; ".join(f"{name} trains on {length:,} tokens with b = {b:,.0f}, where b* = {num['models'][name]:,.0f}"
-                       for name, b, length in MODEL_BASES)
+                       for name, b, length in rope_measures.MODEL_BASES)
     neg = num["negative_at"]
     bound = (f"At b = {p.base:g} and d = {p.d}, Σ_i cos(mθ_i) stays ≥ 0 for every m up to L = {L:,}: this base "
              "meets their condition for L." if neg < 0 else
@@ -631,7 +539,7 @@ def part_base(p: ui.Values) -> None:
         st.markdown(f"The same d, b and L in the Context extension lesson: [wavelengths against L]({link}).")
 
 
-# ---------------------------------------------------------------------------- 6. pitfalls
+# ---------------------------------------------------------------------------- 11. pitfalls
 
 @lesson.part("pitfalls", "11. Pitfalls", uses=("base", "c", "d", "kpos", "layout", "m", "n", "seed"))
 def part_pitfalls(p: ui.Values) -> None:

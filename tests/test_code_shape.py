@@ -25,13 +25,9 @@ DATA_TABLES: dict[str, str] = {}
 # Offenders still to split (functions as "path::qualified.name", modules as "path"), with their length when listed
 TO_SPLIT: dict[str, str] = {
     # lesson pages: the page's parts are moved into named functions or figure builders
-    "pages/3_RoPE.py": "module, 688 lines",
     "pages/5_2D_encodings.py": "module, 646 lines",
     "pages/5_2D_encodings.py::pitfalls": "70 lines",
     # figure builders of 62-119 lines: to be split into named steps
-    "posviz/figures/rope.py": "module, 1002 lines",
-    "posviz/figures/rope.py::rope_clock": "119 lines",
-    "posviz/figures/rope.py::rope_qk_turn": "105 lines",
 }
 
 

@@ -318,7 +318,7 @@ def test_the_path_has_every_lesson_with_what_it_needs_before_it():
 
     steps = path.steps(LESSONS)
     assert [ls.slug for _, ls, _ in steps] == [ls.slug for ls in LESSONS]
-    assert set(path.PATH) == {ls.slug for ls in LESSONS}, "one row of posviz.ui.path.PATH a lesson"
+    assert set(path.PATH) <= {ls.slug for ls in LESSONS}, "a row of posviz.ui.path.PATH names no lesson"
     optional = [ls.slug for _, ls, s in steps if s.optional]
     assert optional == ["gaussian_kernel_rope"]
     assert steps[0][2].needs == () and all(s.needs for _, _, s in steps[1:])

@@ -80,9 +80,11 @@ def test_every_public_module_is_discovered_and_its_builders_exported():
     assert len(figures.__all__) == len(set(figures.__all__))
 
 
-def test_my_figure_modules_use_no_make_subplots():
-    # rope.py is the RoPE lesson's; its three make_subplots calls are listed in the kit's report
-    for name in ("sinusoidal", "intro", "twod", "gaussian", "cope", "scaling"):
+def test_figure_modules_use_the_kits_panels_not_make_subplots():
+    """Every figures module (discovered, the kit itself aside) lays out panels with the kit's ``Panels``."""
+    names = sorted(m.name for m in pkgutil.iter_modules(figures.__path__) if m.name != "_common")
+    assert {"rope", "rope_hands", "twod", "scaling"} <= set(names)
+    for name in names:
         source = inspect.getsource(importlib.import_module(f"posviz.figures.{name}"))
         assert "make_subplots(" not in source and "plotly.subplots" not in source, name
         assert "def _f32" not in source and "_Fig" not in source, name

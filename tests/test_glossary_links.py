@@ -16,6 +16,7 @@ TERM_CALL = re.compile(r"""ui\.term(?:_href)?\(\s*(['"])(\w+)\1""")
 
 # (page, part): the glossary keys it links, where the symbol first appears in it
 LINKED = {
+    ("3_RoPE.py", "clock"): ("pair_index",),
     ("3_RoPE.py", "derive"): ("pair_index", "imaginary_unit"),
     ("3_RoPE.py", "relative"): ("offset",),
     ("3_RoPE.py", "layouts"): ("layout",),

@@ -170,10 +170,24 @@ def test_attention_factor_multiplies_the_logits_by_its_square():
     assert not torch.allclose(logits, other)
 
 
+def train_on_batch(model: TinyLM, inputs: np.ndarray, targets: np.ndarray, steps: int, lr: float) -> list[float]:
+    """``steps`` AdamW steps on one fixed batch; the losses."""
+    opt = torch.optim.AdamW(model.parameters(), lr=lr)
+    x, y = torch.as_tensor(inputs), torch.as_tensor(targets)
+    model.train()
+    out = []
+    for _ in range(steps):
+        loss = torch.nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        out.append(float(loss.detach()))
+    return out
+
+
 @pytest.mark.parametrize("scheme", pm.SCHEMES)
 def test_a_few_training_steps_make_the_loss_fall(scheme):
-    from posviz.models.train import train_on_batch
-
+    """Every scheme's gradients flow: 25 steps on one batch bring its loss down."""
     torch.manual_seed(0)
     model = TinyLM(NetConfig(scheme, train_length=32))
     inputs, targets, _ = sample_batch(8, 32, 5)

@@ -12,6 +12,7 @@ import pytest
 
 from posviz import rope
 from posviz.figures import rope as rf
+from posviz.figures.rope_hands import clock_pairs
 from testkit.apptest import (
     GARBAGE,
     assert_clean,
@@ -36,7 +37,7 @@ PARTS = {"add": "Additive code, four terms", "derive": "From one plane to d/2 pl
          "cossin": "cos/sin tables", "relative": "Score q_m·k_n", "leftright": "Left or right, like with like",
          "layouts": "Pairs in both layouts", "mixed": "Norm after rotation", "decay": "The 'long-term decay'",
          "pairs": "Turns per pair within L", "base": "Choosing the base", "pitfalls": "float32 angle error"}
-LABELS = ["1. Why not just add?", "2. Derive the rotation", "3. q and k turn together", "4. Clock hands",
+LABELS = ["1. Why not just add?", "2. Clock hands", "3. Derive the rotation", "4. q and k turn together",
           "5a. Angles", "5b. Stored tables", "6a. Only m − n matters", "6b. Left or right", "7a. Two layouts",
           "7b. Mixed layout", "8. The decay story", "9. Which pairs matter", "10. Choosing the base", "11. Pitfalls"]
 
@@ -84,6 +85,14 @@ def test_every_part_is_offered_in_a_newcomers_order_and_old_links_open_their_par
         assert title(chart_specs(part_at(part))[0]).startswith(words)
 
 
+def test_the_clock_is_the_intuition_before_the_derivation_and_each_links_the_other():
+    assert LABELS.index("2. Clock hands") < LABELS.index("3. Derive the rotation")
+    clock = "\n".join(md.value for md in part_at("clock", d="32").markdown)
+    assert "[derive the rotation](/RoPE?part=derive&d=32&base=10000)" in clock  # forward, keeping d and b
+    derive = "\n".join(md.value for md in part_at("derive", d="32").markdown)
+    assert "[clock hands](/RoPE?part=clock&d=32&base=10000)" in derive
+
+
 def test_clock_defaults():
     at = part_at("clock")
     clock = chart_specs(at)[0]
@@ -106,7 +115,7 @@ def test_clock_angle_labels_on_request():
     clock = chart_specs(at)[0]
     angle_line = clock["data"][5]
     assert angle_line["texttemplate"] == "m·θ=%{customdata:.3~g} rad"
-    theta = rope.inv_freq(64, 10000.0)[rf.clock_pairs(32, "spread")]  # the 16 pairs drawn
+    theta = rope.inv_freq(64, 10000.0)[clock_pairs(32, "spread")]  # the 16 pairs drawn
     frame = clock["frames"][7]
     assert frame["traces"] == [2, 3, 4, 5]
     np.testing.assert_allclose(arr(frame["data"][3]["customdata"]), 7 * theta, rtol=1e-6)  # m = 7

@@ -15,9 +15,13 @@ from hypothesis import strategies as st
 from posviz import export, rope, theme
 from posviz.figures import FIGURES, build
 from posviz.figures import rope as rf
+from posviz.figures import rope_derive as rd
+from posviz.figures import rope_hands as rh
+from posviz.figures import rope_scores as rs
+from posviz.theme import COLORS
 
-NAMES = sorted(rf.__all__)
-LARGEST = dict(dim=256, base=1e7, n_positions=8192, max_delta=8192, m_max=8192.0, n_frames=rf.MAX_FRAMES,
+NAMES = sorted(name for module in (rf, rh, rd, rs) for name in module.__all__)  # the RoPE lesson's figures
+LARGEST = dict(dim=256, base=1e7, n_positions=8192, max_delta=8192, m_max=8192.0, n_frames=rh.MAX_FRAMES,
                max_offset=8192, max_position=100_000_000, n_samples=4096)
 
 
@@ -88,15 +92,15 @@ def test_builds_at_smallest_and_dark_theme(name):
 # ---------------------------------------------------------------------------- the clock
 
 def test_clock_frames_controls_and_payload():
-    fig = build("rope_clock", dim=256, n_frames=rf.MAX_FRAMES, m_max=8192.0, pairs="all")
-    assert len(fig.frames) == rf.MAX_FRAMES >= 30
+    fig = build("rope_clock", dim=256, n_frames=rh.MAX_FRAMES, m_max=8192.0, pairs="all")
+    assert len(fig.frames) == rh.MAX_FRAMES >= 30
     assert _size(fig) < 1_000_000
     steps = fig.layout.sliders[0].steps
     # 72 frames: the slider stops at every 2nd frame and the last (a light slider), Play shows every frame
-    assert [s.args[0][0] for s in steps] == [str(f) for f in range(0, rf.MAX_FRAMES, 2)] + [str(rf.MAX_FRAMES - 1)]
-    assert len(steps) <= rf.MAX_SLIDER_STEPS
+    assert [s.args[0][0] for s in steps] == [str(f) for f in range(0, rh.MAX_FRAMES, 2)] + [str(rh.MAX_FRAMES - 1)]
+    assert len(steps) <= rh.MAX_SLIDER_STEPS
     assert {s.args[0][0] for s in steps} <= {f.name for f in fig.frames}
-    small = build("rope_clock", n_frames=rf.MAX_SLIDER_STEPS, m_max=36.0)  # up to 37 frames: a stop per frame
+    small = build("rope_clock", n_frames=rh.MAX_SLIDER_STEPS, m_max=36.0)  # up to 37 frames: a stop per frame
     assert [s.args[0][0] for s in small.layout.sliders[0].steps] == [f.name for f in small.frames]
     play, pause = fig.layout.updatemenus[0].buttons
     assert play.method == "animate" and play.args[1]["frame"]["redraw"] is False
@@ -107,7 +111,7 @@ def test_clock_frames_controls_and_payload():
     dark = theme.style(build("rope_clock"), "dark").to_dict()["layout"]["template"]
     assert dark["layout"]["paper_bgcolor"] == "#0f1117"  # the theme's template really applies
     stills = list(export.frame_dicts(fig))  # what the GIF/MP4 export renders
-    assert len(stills) == rf.MAX_FRAMES
+    assert len(stills) == rh.MAX_FRAMES
     assert arr(stills[-1]["data"][3]["x"]).tolist() == arr(ft(fig, -1, 3).x).tolist()
     assert arr(stills[0]["data"][3]["x"]).tolist() != arr(stills[-1]["data"][3]["x"]).tolist()
     go.Figure(stills[-1])  # every still is a valid figure
@@ -115,7 +119,7 @@ def test_clock_frames_controls_and_payload():
 
 def test_largest_clock_stays_under_the_payload_bound():
     """At d = 256 and the most frames the clock's JSON stays under 1 MB (its build time: benchmarks/)."""
-    spec = theme.style(build("rope_clock", dim=256, n_frames=rf.MAX_FRAMES, m_max=512.0)).to_json()
+    spec = theme.style(build("rope_clock", dim=256, n_frames=rh.MAX_FRAMES, m_max=512.0)).to_json()
     assert len(spec) < 1_000_000
 
 
@@ -124,7 +128,7 @@ def test_clock_hands_follow_the_rotation():
     fig = build("rope_clock", dim=dim, base=base, m_max=m_max, n_frames=n, preset="ones")
     theta = rope.inv_freq(dim, base)
     cx = np.asarray(fig.data[1].x, dtype=np.float64)  # circle centres, from the label trace
-    cy = np.asarray(fig.data[1].y, dtype=np.float64) + rf.LABEL_DY[0]
+    cy = np.asarray(fig.data[1].y, dtype=np.float64) + rh.LABEL_DY[0]
     first = ft(fig, 0, 3)  # frame 0: all hands at 45°
     np.testing.assert_allclose(arr(first.x) - cx, math.cos(math.pi / 4), atol=1e-5)
     np.testing.assert_allclose(arr(first.y) - cy, math.sin(math.pi / 4), atol=1e-5)
@@ -148,11 +152,11 @@ def test_clock_still_is_an_informative_frame():
     dim, base, m_max, n = 16, 10000.0, 30.0, 31
     fig = build("rope_clock", dim=dim, base=base, m_max=m_max, n_frames=n)
     theta = rope.inv_freq(dim, base)
-    still = rf.clock_still(n)
+    still = rh.clock_still(n)
     assert still == 10 and fig.layout.sliders[0].active == still
     assert fig.layout.sliders[0].steps[still].args[0][0] == fig.frames[still].name
     cx = np.asarray(fig.data[1].x, dtype=np.float64)
-    cy = np.asarray(fig.data[1].y, dtype=np.float64) + rf.LABEL_DY[0]
+    cy = np.asarray(fig.data[1].y, dtype=np.float64) + rh.LABEL_DY[0]
     m = 10.0
     np.testing.assert_allclose(arr(fig.data[3].x) - cx, np.cos(np.pi / 4 + m * theta), atol=1e-5)
     np.testing.assert_allclose(arr(fig.data[3].y) - cy, np.sin(np.pi / 4 + m * theta), atol=1e-5)
@@ -160,8 +164,8 @@ def test_clock_still_is_an_informative_frame():
     assert np.ptp(angles) > 1.0  # the hands point different ways
     assert arr(fig.data[3].marker.color).tolist() == (m * theta >= 2 * np.pi).astype(float).tolist()
     assert fig.data[4].text[0].startswith("m = 10:")
-    big = build("rope_clock", n_frames=rf.MAX_FRAMES)  # a slider stopping at every 2nd frame: the still is a stop
-    assert int(big.layout.sliders[0].steps[big.layout.sliders[0].active].args[0][0]) == rf.clock_still(rf.MAX_FRAMES)
+    big = build("rope_clock", n_frames=rh.MAX_FRAMES)  # a slider stopping at every 2nd frame: the still is a stop
+    assert int(big.layout.sliders[0].steps[big.layout.sliders[0].active].args[0][0]) == rh.clock_still(rh.MAX_FRAMES)
 
 
 def test_clock_labels_show_the_angle_frame_by_frame():
@@ -177,9 +181,9 @@ def test_clock_labels_show_the_angle_frame_by_frame():
     np.testing.assert_allclose(arr(ft(fig, -1, 5).customdata), 30 * theta, rtol=1e-6)
     np.testing.assert_allclose(arr(ft(fig, 10, 5).customdata), 10 * theta, rtol=1e-6)
     assert ft(fig, 10, 5).to_plotly_json().keys() == {"type", "customdata"}  # a frame sends numbers, no text
-    np.testing.assert_allclose(arr(angle_line.y) + rf.LABEL_DY[1], arr(fig.data[1].y) + rf.LABEL_DY[0])
+    np.testing.assert_allclose(arr(angle_line.y) + rh.LABEL_DY[1], arr(fig.data[1].y) + rh.LABEL_DY[0])
     # 32 live labels
-    big = build("rope_clock", dim=64, n_frames=rf.MAX_FRAMES, m_max=8192.0, show_angles=True, pairs="all")
+    big = build("rope_clock", dim=64, n_frames=rh.MAX_FRAMES, m_max=8192.0, show_angles=True, pairs="all")
     assert _size(big) < 1_000_000
     # 33 pairs: static two-line labels, the angle in the hover
     many = build("rope_clock", dim=66, show_angles=True, pairs="all")
@@ -209,12 +213,12 @@ def test_clock_layout_and_subsets():
         fig = build("rope_clock", dim=8, preset="random", seed=3, layout=layout)
         u, v = rope.pair_channels(8, layout)[2]
         m0 = ft(fig, 0, 3)  # frame 0, m = 0: the query's own direction
-        tip = np.array([arr(m0.x)[2] - fig.data[1].x[2], arr(m0.y)[2] - fig.data[1].y[2] - rf.LABEL_DY[0]])
+        tip = np.array([arr(m0.x)[2] - fig.data[1].x[2], arr(m0.y)[2] - fig.data[1].y[2] - rh.LABEL_DY[0]])
         np.testing.assert_allclose(tip, np.array([q[u], q[v]]) / math.hypot(q[u], q[v]), atol=1e-6)
     assert len(build("rope_clock", dim=256, pairs="ends").data[3].x) == 16
     # the default: 16 pairs from the fastest to the slowest, every pair up to d = 32
-    spread = rf.clock_pairs(128, "spread")
-    assert spread.size == rf.SPREAD_PAIRS and spread[0] == 0 and spread[-1] == 127
+    spread = rh.clock_pairs(128, "spread")
+    assert spread.size == rh.SPREAD_PAIRS and spread[0] == 0 and spread[-1] == 127
     assert np.all(np.diff(spread) >= 8) and np.all(np.diff(spread) <= 9)  # evenly spaced
     assert len(build("rope_clock", dim=256).data[3].x) == 16
     assert len(build("rope_clock", dim=32).data[3].x) == 16
@@ -269,7 +273,7 @@ def test_score_grid_diagonals_mixed_and_swap():
     q, k = rope.sample_qk(16, 0)
     assert good[5, 2] == pytest.approx(rope.score(q, k, 5, 2), abs=1e-4)
     big = build("rope_score_grid", n_positions=8192)
-    assert np.asarray(big.data[0].z).shape == (rf.MAX_GRID_POSITIONS, rf.MAX_GRID_POSITIONS)
+    assert np.asarray(big.data[0].z).shape == (rs.MAX_GRID_POSITIONS, rs.MAX_GRID_POSITIONS)
     assert big.data[0].meta == "diverging" and big.data[0].zmid == 0
 
 
@@ -320,7 +324,7 @@ def test_frequency_ladder_and_claim():
     np.testing.assert_allclose(np.asarray(claim.data[1].y), theta[::-1])
     colors = list(plain.data[1].marker.color)
     lam = rope.wavelengths(16)
-    assert [c == rf.COLORS[3] for c in colors] == (lam > 100).tolist()
+    assert [c == COLORS[3] for c in colors] == (lam > 100).tolist()
 
 
 def test_float32_error_curve():
@@ -409,7 +413,7 @@ def test_additive_terms_figure_plots_the_math_on_one_scale():
     assert f"RMS {np.sqrt(np.mean(z**2)):.3g}" in titles[3]
     assert f"RMS along diagonals {rope.off_offset_residual(z):.2g}" in titles[3]
     big = build("rope_additive_terms", n_positions=rope.MAX_ADDITIVE)
-    assert sum(np.asarray(t.z).size for t in big.data) <= 4 * rf.MAX_TERM_POSITIONS**2
+    assert sum(np.asarray(t.z).size for t in big.data) <= 4 * rd.MAX_TERM_POSITIONS**2
     assert "shown" in big.layout.title.text
 
 
@@ -456,7 +460,7 @@ def test_qk_turn_hands_turn_together_and_the_score_stays():
     assert fig.layout.updatemenus[0].buttons[0].args[1]["frame"]["redraw"] is False
     go.Figure(fig.to_plotly_json())  # frames built without validation: every attribute must be valid
     assert len(list(export.frame_dicts(fig))) == frames
-    assert len(arr(ft(build("rope_qk_turn", dim=256), 0, 5).x)) == 3 * rf.MAX_TURN_PAIRS
+    assert len(arr(ft(build("rope_qk_turn", dim=256), 0, 5).x)) == 3 * rh.MAX_TURN_PAIRS
 
 
 def test_score_grid_marks_the_quoted_cells_and_their_diagonal():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,10 @@ import posviz.models as pm
 from posviz.models import WeightsError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+    Handler = Callable[[argparse.Namespace, argparse.ArgumentParser], int]
 
 EXPORTS = {"models_extension": dict(factor=4.0, finetuned=True, methods="default,linear,ntk,yarn,llama3"),
            "models_schemes": dict(factor=4.0),
@@ -35,10 +39,18 @@ def _parser() -> argparse.ArgumentParser:
     """The command line: one subcommand per job, each declared with its options by its own function below."""
     parser = argparse.ArgumentParser(prog="python -m posviz.models", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    for declare in (_declare_train, _declare_grid, _declare_docs, _declare_merge, _declare_report,
+    docs = "write the generated tables of docs/MODELS.md from the manifest and the curves"
+    report = "print the markdown tables of the shipped run (quoted in docs/MODELS.md)"
+    for declare in (_declare_train, _declare_grid, partial(_declare_plain, name="docs", help=docs, run=_docs),
+                    _declare_merge, partial(_declare_plain, name="report", help=report, run=_report),
                     _declare_figures):
         declare(sub)
     return parser
+
+
+def _declare_plain(sub: Subcommands, *, name: str, help: str, run: Handler) -> None:
+    """A subcommand with no options of its own."""
+    sub.add_parser(name, help=help).set_defaults(run=run)
 
 
 def _declare_train(sub: Subcommands) -> None:
@@ -60,21 +72,11 @@ def _declare_grid(sub: Subcommands) -> None:
     g.set_defaults(run=_grid)
 
 
-def _declare_docs(sub: Subcommands) -> None:
-    sub.add_parser("docs", help="write the generated tables of docs/MODELS.md from the manifest and the curves"
-                   ).set_defaults(run=_docs)
-
-
 def _declare_merge(sub: Subcommands) -> None:
     m = sub.add_parser("merge", help="copy a retrained subset (weights + records) into the shipped run")
     m.add_argument("src", type=Path, help="the --out folder of the subset's run")
     m.add_argument("--into", type=Path, default=pm.WEIGHTS)
     m.set_defaults(run=_merge)
-
-
-def _declare_report(sub: Subcommands) -> None:
-    sub.add_parser("report", help="print the markdown tables of the shipped run (quoted in docs/MODELS.md)"
-                   ).set_defaults(run=_report)
 
 
 def _declare_figures(sub: Subcommands) -> None:

@@ -347,13 +347,18 @@ def _yarn_params(block: Mapping, params: Mapping, where: str, dim: int, notes: l
     return out
 
 
+def _require(block: Mapping, keys: tuple[str, ...], where: str, rope_type: str) -> None:
+    """ValueError naming the first of ``keys`` that ``rope_type``'s block lacks (absent or null)."""
+    for key in keys:
+        if block.get(key) is None:
+            raise ValueError(f"{where}{key} is required for rope_type {rope_type!r}")
+
+
 def _llama3_params(block: Mapping, params: Mapping, where: str, dim: int, notes: list[str]) -> dict[str, object]:
     """Llama 3's band edges ``low_freq_factor <= high_freq_factor`` (equal: Llama 4, no blend band)."""
-    out: dict[str, object] = {}
-    for key in ("low_freq_factor", "high_freq_factor"):
-        if block.get(key) is None:
-            raise ValueError(f"{where}{key} is required for rope_type 'llama3'")
-        out[key] = _num(block, key, where, 0.0, 1e6, lo_open=True)
+    _require(block, ("low_freq_factor", "high_freq_factor"), where, "llama3")
+    out: dict[str, object] = {key: _num(block, key, where, 0.0, 1e6, lo_open=True)
+                              for key in ("low_freq_factor", "high_freq_factor")}
     if out["high_freq_factor"] < out["low_freq_factor"]:
         raise ValueError(f"{where}high_freq_factor must be at least low_freq_factor; got "
                          f"{out['high_freq_factor']:g} < {out['low_freq_factor']:g}")
@@ -365,11 +370,9 @@ def _llama3_params(block: Mapping, params: Mapping, where: str, dim: int, notes:
 
 def _longrope_params(block: Mapping, params: Mapping, where: str, dim: int, notes: list[str]) -> dict[str, object]:
     """LongRoPE's per-pair lists (dim/2 numbers each) and its optional attention factor."""
-    out: dict[str, object] = {}
-    for key in ("short_factor", "long_factor"):
-        if block.get(key) is None:
-            raise ValueError(f"{where}{key} is required for rope_type 'longrope'")
-        out[key] = [float(x) for x in _factor_list(f"{where}{key}", block[key], dim // 2)]
+    _require(block, ("short_factor", "long_factor"), where, "longrope")
+    out: dict[str, object] = {key: [float(x) for x in _factor_list(f"{where}{key}", block[key], dim // 2)]
+                              for key in ("short_factor", "long_factor")}
     out["attention_factor"] = _num(block, "attention_factor", where, 0.0, 1e3)
     return out
 

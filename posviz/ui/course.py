@@ -74,7 +74,7 @@ class Lesson:
     slug: str
     title: str
     icon: str
-    order: int
+    order: float  # place in the course: 6.5 goes between lessons 6 and 7
     summary: str
     intro: str = ""
     controls: tuple[Param, ...] = ()
@@ -275,11 +275,25 @@ def markdown_table(items: Iterable[Lesson]) -> str:
 README_START, README_END = "<!-- lessons:start -->", "<!-- lessons:end -->"
 
 
+def gallery_image(lesson: Lesson) -> str:
+    """Where ``docs/gallery/make.sh`` writes ``lesson``'s headline figure: named after its page file."""
+    return f"docs/gallery/{lesson.script.stem.lower()}.png"
+
+
+def markdown_gallery(items: Iterable[Lesson]) -> str:
+    """The README's folded gallery: each lesson's headline figure at blog size, in course order."""
+    lines = [f"![{ls.title}]({gallery_image(ls)})" for ls in items]
+    summary = "Gallery: each lesson's headline figure at blog size (<code>sh docs/gallery/make.sh</code>)"
+    return "\n".join([f"<details><summary>{summary}</summary>", "", *lines, "", "</details>"])
+
+
 def readme_with_table(readme: str, items: Iterable[Lesson]) -> str:
-    """``readme`` with the block between the lesson markers replaced by :func:`markdown_table`."""
+    """``readme`` with the block between the lesson markers replaced by :func:`markdown_table` and
+    :func:`markdown_gallery`: everything the README says per lesson is made from the declarations."""
     head, rest = readme.split(README_START, 1)
     _, tail = rest.split(README_END, 1)
-    return f"{head}{README_START}\n{markdown_table(items)}\n{README_END}{tail}"
+    items = list(items)
+    return f"{head}{README_START}\n{markdown_table(items)}\n\n{markdown_gallery(items)}\n{README_END}{tail}"
 
 
 def outline(items: Iterable[Lesson]) -> dict[str, Any]:
@@ -313,7 +327,7 @@ def outline_text(items: Iterable[Lesson]) -> str:
 
 
 def write_readme() -> Path:
-    """Rewrite README.md's lesson table from the declarations (``python -m posviz.ui``)."""
+    """Rewrite README.md's lesson table and gallery from the declarations (``python -m posviz.ui``)."""
     readme = Path(__file__).resolve().parents[2] / "README.md"
     readme.write_text(readme_with_table(readme.read_text(encoding="utf-8"), lessons()), encoding="utf-8")
     return readme

@@ -353,12 +353,11 @@ def question_key(slug: str, n: int) -> str:
     return f"_check.{slug}.{n}"
 
 
-def draw_questions(slug: str, declared: tuple[Question, ...] | None = None) -> None:
-    """Draw lesson ``slug``'s questions in a folded box: pick an answer, then its computed answer is revealed.
-    ``declared``: the lesson's own ``questions=``, drawn instead of the table's when given."""
+def draw_questions(slug: str, items: tuple[Question, ...]) -> None:
+    """Draw lesson ``slug``'s questions ``items`` (:func:`lesson_questions`) in a folded box: pick an answer, then
+    its computed answer is revealed."""
     import streamlit as st
 
-    items = declared if declared is not None else questions(slug)
     if not items:
         return
     with st.expander(f"Check yourself: {len(items)} questions (predict, then reveal)"):

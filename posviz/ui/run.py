@@ -13,7 +13,7 @@ import streamlit as st
 
 from posviz.ui.page import draw_lesson, draw_plain_page
 from posviz.ui.panel import draw_export_settings
-from posviz.ui.questions import Question, draw_questions
+from posviz.ui.questions import Question, draw_questions, lesson_questions
 
 if TYPE_CHECKING:
     from posviz.ui.course import Lesson
@@ -23,15 +23,14 @@ def run_lesson(lesson: Lesson) -> None:
     """Draw ``lesson`` (``posviz.ui.page.draw_lesson``), its check-yourself questions under the parts (its own
     ``questions=``, else ``posviz.ui.questions``' table), then the export settings at the foot of the sidebar."""
     draw_lesson(lesson)
-    _questions(lesson.slug, lesson.questions)
+    _questions(lesson.slug, lesson_questions(lesson))
     draw_export_settings()
 
 
 @st.fragment
-def _questions(slug: str, declared: tuple[Question, ...] | None) -> None:
-    """The lesson's questions in a fragment: picking an answer redraws them alone, not the lesson's figures. Those
-    the lesson declares (``questions=``) come first; without them, posviz.ui.questions' table's."""
-    draw_questions(slug, declared)
+def _questions(slug: str, items: tuple[Question, ...]) -> None:
+    """The lesson's questions in a fragment: picking an answer redraws them alone, not the lesson's figures."""
+    draw_questions(slug, items)
 
 
 def plain_page(title: str, body: Callable[[], None], *, icon: str = "📐", intro: str = "") -> None:

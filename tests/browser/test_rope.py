@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from posviz.figures.rope import clock_still
+from posviz.figures.rope_hands import clock_still
 from testkit.browser import chart_count, chart_traces, error_elements, move_slider, open_page
 
 pytestmark = pytest.mark.browser

@@ -4,7 +4,8 @@ import numpy as np
 import streamlit as st
 
 from posviz import mrope, rope2d, ui
-from posviz.figures.mrope import mrope_ids, mrope_pair_angles, segment_spans, sequence
+from posviz.figures import twod_prose as words
+from posviz.figures.mrope import mrope_ids, mrope_pair_angles, sequence
 from posviz.figures.twod import (
     flux_angles,
     flux_scores,
@@ -17,8 +18,6 @@ from posviz.figures.twod import (
     resize_error_map,
     rope2d_two_queries,
 )
-from posviz.rope import inv_freq
-from posviz.scaling import mrope_axis
 from posviz.sinusoidal import sinusoidal_2d
 from posviz.theme import compact_number
 
@@ -31,16 +30,8 @@ def offset_gap(h: int, w: int, dim: int, a: tuple, b: tuple, kind: str, base: fl
 
 MODES = {"mae": "MAE (column | row, what ViT code ships)", "concat": "concat (row | column)",
          "add": "add (row + column)"}
-LATEX_2D = {
-    "mae": r"\mathrm{MAE:}\ PE(r,c) = \big[\sin c\,\omega \,\big|\, \cos c\,\omega \,\big|\, \sin r\,\omega "
-           r"\,\big|\, \cos r\,\omega\big],\quad \omega_k = b^{-4k/D},\ k < D/4",
-    "concat": r"\mathrm{concat:}\ PE(r,c) = \big[\,\sin r\omega_0, \cos r\omega_0, \ldots \,\big|\, "
-              r"\sin c\omega_0, \cos c\omega_0, \ldots\big],\quad \omega_k = b^{-4k/D},\ k < D/4",
-    "add": r"\mathrm{add:}\ PE(r,c)_{2i} = \sin r\omega_i + \sin c\omega_i,\ "
-           r"PE(r,c)_{2i+1} = \cos r\omega_i + \cos c\omega_i,\quad \omega_i = b^{-2i/D}",
-}
 
-# Controls used by two parts of a pair (4a/4b, 5a/5b, 6a/6b): both parts draw the same control, so its
+# Controls used by two parts of a pair (3a/3b, 4a/4b, 5a/5b, 6a/6b): both parts draw the same control, so its
 # value (and its URL parameter) carries over from one part to the other.
 RESIZED_HEIGHT = ui.Int("nh", "grid used: height H' (patches)", default=20, lo=1, hi=64)
 RESIZED_WIDTH = ui.Int("nw", "grid used: width W' (patches)", default=20, lo=1, hi=64)
@@ -53,7 +44,7 @@ ROPE_BASE = ui.LogFloat("rbase", "RoPE base", default=100.0, lo=2.0, hi=1e5, ext
                         help="100 for axial RoPE-ViT; 10 for RoPE-Mixed's initial magnitudes.")
 SEED = ui.Int("seed", "random seed", default=0, lo=0, hi=999)
 TEXT_TOKENS = ui.Int("ntext", "text tokens shown", default=8, lo=0, hi=64)
-# The text + image + video sequence of parts 7a and 7b (grids in merged tokens, 2 × 2 patches each)
+# The text + image + video sequence of parts 6a and 6b (grids in merged tokens, 2 × 2 patches each)
 MROPE_SEQUENCE = (
     ui.Int("mt1", "text tokens before the image", default=4, lo=1, hi=32),
     ui.Int("mih", "image rows h' (tokens)", default=3, lo=1, hi=16),
@@ -97,28 +88,14 @@ def grid_of(v: ui.Values) -> dict:
     return dict(height=v.H, width=v.W, d_model=v.D, base=v.base)
 
 
-def channel_words(v: ui.Values, channel: int) -> str:
-    """What one channel of the 2-D code follows, and how fast, in words computed from the layout."""
-    info = rope2d.sincos_2d_channel_info(v.D, v.base, v.combine)
-    omega = float(info["omega"][channel])
-    wave = f"a wavelength of {2 * np.pi / omega:,.3g} patches" if omega > 0 else "no change at all"
-    fixed = omega == float(rope2d.sincos_2d_channel_info(v.D, 2 * v.base, v.combine)["omega"][channel])
-    return (f"channel {channel} is {info['fn'][channel]} of the {info['axis'][channel]}, with {wave}"
-            + (" whatever the base (its frequency is b⁰ = 1: pick another channel to watch the base stretch "
-               "the stripes)" if fixed else ""))
-
-
-def still_channels(v: ui.Values) -> tuple[int, float]:
-    """Channels whose angle changes by less than a quarter radian across the whole grid, and their share of D."""
-    info = rope2d.sincos_2d_channel_info(v.D, v.base, v.combine)
-    span = np.where(info["axis"] == "row", v.H - 1, np.where(info["axis"] == "column", v.W - 1, max(v.H, v.W) - 1))
-    still = int((info["omega"] * span < 0.25).sum())
-    return still, still / v.D
+def part_number(key: str) -> str:
+    """The number a part's label gives it ("3a" for "3a. Resolution change"), for prose that points at it."""
+    return lesson.parts[key].label.split(". ", 1)[0]
 
 
 # ---------------------------------------------------------------------------- 1. the patch grid
 
-@lesson.part("grid", "1a · patch grid", uses=(*GRID, "combine"), title="1a. The patch grid",
+@lesson.part("grid", "1a. Patch grid", uses=(*GRID, "combine"), title="1a. The patch grid",
              controls=(
                  ui.Int("ch", "channel k", default=1, lo=0, hi=LAST_CHANNEL, hi_max=1023),
              ))
@@ -131,16 +108,16 @@ def part_grid(v: ui.Values) -> None:
     ui.figure_panel(
         patch_channel, {**grid_of(v), "combine": v.combine, "channel": c.ch},
         key="channel", live="base",
-        caption=f"What to notice: stripes run across the axis the channel ignores. Here {channel_words(v, c.ch)}. "
-                "Step through the channels: the wavelength grows from channel to channel within each block of "
-                "sines or cosines, so every block has fast (local) channels at its start and slow (global) ones "
-                "at its end.",
-        latex=LATEX_2D[v.combine],
+        caption="What to notice: stripes run across the axis the channel ignores. Here "
+                f"{words.channel_words(v.D, v.base, v.combine, c.ch)}. Step through the channels: the wavelength "
+                "grows from channel to channel within each block of sines or cosines, so every block has fast "
+                "(local) channels at its start and slow (global) ones at its end.",
+        latex=words.LATEX_2D[v.combine],
         code=[sinusoidal_2d, rope2d.sincos_2d_channel_info],
     )
 
 
-@lesson.part("multiples", "1b · small multiples", uses=(*GRID, "combine"), title="1b. Sixteen channels at a glance",
+@lesson.part("multiples", "1b. Small multiples", uses=(*GRID, "combine"), title="1b. Sixteen channels at a glance",
              controls=(
                  ui.Int("first", "first channel of the small multiples", default=0, lo=0, hi=LAST_CHANNEL,
                         hi_max=1023),
@@ -148,6 +125,7 @@ def part_grid(v: ui.Values) -> None:
              ))
 def part_multiples(v: ui.Values) -> None:
     c = ui.controls(where="main", columns=2)
+    still = words.still_channels(v.H, v.W, v.D, v.base, v.combine)
     ui.figure_panel(
         patch_channels, {**grid_of(v), "combine": v.combine, "first": c.first, "n_channels": 16, "spread": c.spread},
         key="multiples",
@@ -155,18 +133,18 @@ def part_multiples(v: ui.Values) -> None:
                 "stripes, they follow the column, and the bottom two rows horizontal ones; concat is the other way "
                 "round. Within each block the stripes widen channel after channel (slower waves). In the add mode "
                 "every channel mixes both axes into a pattern that is symmetric about the diagonal. "
-                f"On this {v.H} × {v.W} grid at b = {v.base:g}, {still_channels(v)[0]} of the {v.D} channels "
-                f"({still_channels(v)[1]:.0%}) turn by less than a quarter radian (14°) from one edge to the "
+                f"On this {v.H} × {v.W} grid at b = {v.base:g}, {still[0]} of the {v.D} channels "
+                f"({still[1]:.0%}) turn by less than a quarter radian (14°) from one edge to the "
                 "other: nearly constant, they carry almost no position. That is why image RoPE uses a small "
                 "base (100 in RoPE-ViT, 10 in RoPE-Mixed); lower b and watch them come alive.",
-        latex=LATEX_2D[v.combine],
+        latex=words.LATEX_2D[v.combine],
         code=[rope2d.sincos_2d_channel_info],
     )
 
 
 # ---------------------------------------------------------------------------- 2. similar patches
 
-@lesson.part("similarity", "2 · similar patches", uses=GRID, title="2. Which patches look alike?",
+@lesson.part("similarity", "2. Similar patches", uses=GRID, title="2. Which patches look alike?",
              controls=(
                  ui.Int("row", "patch row r", default=2, lo=0, hi=LAST_ROW, hi_max=63),
                  ui.Int("col", "patch column c", default=9, lo=0, hi=LAST_COL, hi_max=63),
@@ -192,37 +170,7 @@ def part_similarity(v: ui.Values) -> None:
              detail=f"difference {gaps['add']:.1e} in add, {gaps['concat']:.3f} in concat")
 
 
-# ---------------------------------------------------------------------------- 3. MAE's halves
-
-@lesson.part("mae", "3 · MAE's halves", uses=GRID, title="3. MAE's naming quirk: the first half is the column")
-def part_mae(v: ui.Values) -> None:
-    ui.prose(
-        "MAE's `get_2d_sincos_pos_embed` builds the grid with `meshgrid(grid_w, grid_h)`, so its first "
-        "coordinate is the **column**; the half it encodes is then stored in a variable called `emb_h`. Asked "
-        "about it [on the MAE repository](https://github.com/facebookresearch/mae/issues/18), Kaiming He "
-        "replied that the naming of `emb_h` and `emb_w` looks \"not ideal (need to verify)\" and that renaming "
-        "the two variables would give exactly the same table, while swapping the grid coordinates instead would "
-        "change it and break the released checkpoints. The chart moves one patch along a row and one patch down "
-        "a column and shows which channels respond.")
-    ui.figure_panel(
-        mae_axis_response, {**grid_of(v), "combine": "mae"}, key="mae",
-        caption="What to notice: moving along a row (column index +1) changes only the first half, the one the "
-                "code calls emb_h; moving down a column changes only the second half. Each half is [sines | "
-                f"cosines] of the same {v.D // 4} frequencies, so the fast channels that change most sit at the "
-                f"start of each quarter: channels 0 and {v.D // 4} of the first half, {v.D // 2} and {3 * v.D // 4} "
-                "of the second.",
-        code=[rope2d.axis_response],
-    )
-    resp = rope2d.axis_response(v.H, v.W, v.D, v.base, "mae")
-    half = v.D // 2
-    ui.numbers({"emb_h (1st half), along a row": float(resp[0, :half].mean()),
-                "emb_h (1st half), down a column": float(resp[1, :half].mean()),
-                "emb_w (2nd half), along a row": float(resp[0, half:].mean()),
-                "emb_w (2nd half), down a column": float(resp[1, half:].mean())}, fmt="{:.3f}")
-    st.caption("Each number: the RMS change per one-patch step, averaged over that half's channels.")
-
-
-# ---------------------------------------------------------------------------- 4. resolution change
+# ---------------------------------------------------------------------------- 3. resolution change
 
 @ui.cached
 def timm_gap(h: int, w: int, nh: int, nw: int, d: int, base: float, combine: str) -> float:
@@ -235,7 +183,7 @@ def resize_settings(v: ui.Values, rz: ui.Values) -> dict:
                 combine=v.combine, recompute=rz.recompute)
 
 
-@lesson.part("resize", "4a · resolution change", uses=(*GRID, "combine"), title="4a. Changing the resolution",
+@lesson.part("resize", "3a. Resolution change", uses=(*GRID, "combine"), title="3a. Changing the resolution",
              controls=(
                  RESIZED_HEIGHT,
                  RESIZED_WIDTH,
@@ -266,15 +214,15 @@ def part_resize(v: ui.Values) -> None:
     )
 
 
-@lesson.part("resize_error", "4b · resize error", uses=(*GRID, "combine"), title="4b. Where the resized table errs",
+@lesson.part("resize_error", "3b. Resize error", uses=(*GRID, "combine"), title="3b. Where the resized table errs",
              controls=(
                  RESIZED_HEIGHT,
                  RESIZED_WIDTH,
                  RECOMPUTE,
              ))
 def part_resize_error(v: ui.Values) -> None:
-    ui.prose("The same bicubic resize as in part 4a, from the sidebar's H × W to H' × W', now over every "
-                "patch and every channel at once.")
+    ui.prose(f"The same bicubic resize as in part {part_number('resize')}, from the sidebar's H × W to H' × W', "
+             "now over every patch and every channel at once.")
     rz = ui.controls(where="main", columns=3)
     ui.figure_panel(
         resize_error_map, resize_settings(v, rz), key="resize_err",
@@ -285,9 +233,9 @@ def part_resize_error(v: ui.Values) -> None:
     )
 
 
-# ---------------------------------------------------------------------------- 5. 2-D RoPE
+# ---------------------------------------------------------------------------- 4. 2-D RoPE
 
-@lesson.part("rope", "5a · 2-D RoPE", uses=("H", "W"), title="5a. RoPE in two dimensions",
+@lesson.part("rope", "4a. 2-D RoPE", uses=("H", "W"), title="4a. RoPE in two dimensions",
              controls=(
                  ui.Choice("kind", "2-D RoPE variant", default="axial",
                            options={"axial": "axial (RoPE-ViT)", "mixed": "mixed (RoPE-Mixed init)"}),
@@ -329,10 +277,10 @@ def part_rope(v: ui.Values) -> None:
     ui.check("the score depends only on the offset (dx, dy): query A and query B agree at every shared offset",
              ok=gap < 1e-9, detail=f"largest difference {gap:.1e}")
     if r.kind == "mixed":
-        st.markdown("The directions the mixed heads turn along are drawn in part 5b.")
+        st.markdown(f"The directions the mixed heads turn along are drawn in part {part_number('mixed')}.")
 
 
-@lesson.part("mixed", "5b · RoPE-Mixed directions", title="5b. RoPE-Mixed: a random direction per head",
+@lesson.part("mixed", "4b. RoPE-Mixed directions", title="4b. RoPE-Mixed: a random direction per head",
              controls=(
                  HEAD_DIM,
                  ROPE_BASE,
@@ -352,9 +300,9 @@ def part_mixed(v: ui.Values) -> None:
     )
 
 
-# ---------------------------------------------------------------------------- 6. FLUX.1
+# ---------------------------------------------------------------------------- 5. FLUX.1
 
-@lesson.part("flux", "6a · FLUX.1 angles", uses=("H", "W"), title="6a. FLUX.1: three axes, and text at (0, 0, 0)",
+@lesson.part("flux", "5a. FLUX.1 angles", uses=("H", "W"), title="5a. FLUX.1: three axes, and text at (0, 0, 0)",
              controls=(
                  TEXT_TOKENS,
              ))
@@ -376,7 +324,7 @@ def part_flux(v: ui.Values) -> None:
     )
 
 
-@lesson.part("flux_scores", "6b · FLUX.1 scores", uses=("H", "W"), title="6b. FLUX.1: every text token scores the same",
+@lesson.part("flux_scores", "5b. FLUX.1 scores", uses=("H", "W"), title="5b. FLUX.1: every text token scores the same",
              controls=(
                  TEXT_TOKENS,
                  ui.Choice("fq", "query token", default="patch",
@@ -385,8 +333,8 @@ def part_flux(v: ui.Values) -> None:
                  ui.Int("fc", "query patch column", default=3, lo=0, hi=LAST_COL, hi_max=63),
              ))
 def part_flux_scores(v: ui.Values) -> None:
-    ui.prose("With the ids of part 6a, score one query token against every text token and every image patch "
-                "(q = k = all ones).")
+    ui.prose(f"With the ids of part {part_number('flux')}, score one query token against every text token and "
+             "every image patch (q = k = all ones).")
     fx = ui.controls(where="main", columns=4)
     ui.figure_panel(
         flux_scores, {"height": v.H, "width": v.W, "n_text": fx.ntext, "query": fx.fq, "row": fx.fr, "col": fx.fc},
@@ -398,7 +346,7 @@ def part_flux_scores(v: ui.Values) -> None:
     )
 
 
-# ---------------------------------------------------------------------------- 7. M-RoPE (Qwen2-VL)
+# ---------------------------------------------------------------------------- 6. M-RoPE (Qwen2-VL)
 
 def sequence_of(q: ui.Values) -> tuple:
     """The segments the sequence controls describe (grids before the 2 × 2 merge, as transformers reads them)."""
@@ -415,38 +363,7 @@ def mrope_ids_of(segments: tuple, variant: str, spg: float, text_after: str) -> 
     return mrope.mrope_position_ids(segments, variant=variant, second_per_grid_t=spg, text_after=text_after)
 
 
-def starts_after_largest(segments: tuple, ids: np.ndarray) -> tuple[bool, str]:
-    """Whether every segment starts one past the largest id before it, and the first one that does not."""
-    for _, a, _, label in segment_spans(segments):
-        if a and int(ids[:, a].min()) != int(ids[:, :a].max()) + 1:
-            return False, f"{label} starts at {int(ids[:, a].min())}, the ids before it reach {int(ids[:, :a].max())}"
-    return True, f"{len(segment_spans(segments))} segments, each starting one past the largest id before it"
-
-
-def image_words(segments: tuple, ids: np.ndarray) -> str:
-    """The image's ids and where the text after it resumes, in words from the ids themselves."""
-    (_, a, b, label), (_, c, _, _) = segment_spans(segments)[1:3]
-    img, start = ids[:, a:b + 1], int(ids[0, a])
-    return (f"The {label.split()[1]} image's {b - a + 1} tokens all keep temporal id {img[0, 0]}; their height ids "
-            f"run {img[1].min()}–{img[1].max()} and their width ids {img[2].min()}–{img[2].max()}. The text after "
-            f"it resumes at {ids[0, c]} = {start} + {ids[0, c] - start}: the image moves the position on by "
-            f"{ids[0, c] - start}, its larger side, although it holds {b - a + 1} tokens.")
-
-
-def video_words(segments: tuple, ids: np.ndarray, variant: str, spg: float) -> str:
-    spans = segment_spans(segments)
-    if len(spans) < 5:
-        return "Set the video frames above 0 to add a video."
-    _, a, b, label = spans[3]
-    _, _, h, w = mrope.check_segments(segments)[3]
-    frames = ids[0, a:b + 1:h * w] - ids[0, a]  # the first token of every frame grid
-    step = ("one temporal id per frame grid (Qwen2-VL)" if variant == "qwen2_vl" else
-            f"floor(k · {mrope.TOKENS_PER_SECOND:g} tokens per second · {spg:g} s) for frame grid k (Qwen2.5-VL)")
-    shown = ", ".join(map(str, frames[:8])) + (", …" if frames.size > 8 else "")
-    return f"The {label.split()[1]} video's frame grids get temporal offsets {shown}: {step}."
-
-
-@lesson.part("mrope", "7a · M-RoPE ids", title="7a. M-RoPE (Qwen2-VL): three position ids per token",
+@lesson.part("mrope", "6a. M-RoPE ids", title="6a. M-RoPE (Qwen2-VL): three position ids per token",
              controls=(
                  *MROPE_SEQUENCE,
                  ui.Choice("mvariant", "model", default="qwen2_vl",
@@ -475,22 +392,18 @@ def part_mrope(v: ui.Values) -> None:
     ui.figure_panel(
         mrope_ids, {**sequence_params(q), "variant": m.mvariant, "second_per_grid_t": m.spg, "text_after": m.mafter},
         key="mrope_ids",
-        caption=f"What to notice: {image_words(segs, ids)} {video_words(segs, ids, m.mvariant, m.spg)} "
+        caption=f"What to notice: {words.image_words(segs, ids)} {words.video_words(segs, ids, m.mvariant, m.spg)} "
                 f"In all, {ids.shape[1]} tokens use ids 0 … {int(ids.max())}, so generation continues at "
                 f"{int(ids.max()) + 1}, not at {ids.shape[1]}.",
         latex=r"\text{text at } s{+}j:\ (s{+}j,\, s{+}j,\, s{+}j) \qquad \text{grid token } (k, r, c):\ "
               r"(s + \lfloor k\,\Delta \rfloor,\ s + r,\ s + c)",
         code=[mrope.mrope_position_ids, mrope.rope_delta],
     )
-    ok, detail = starts_after_largest(segs, ids)
+    ok, detail = words.starts_after_largest(segs, ids)
     ui.check("no segment reuses an id: each starts one past the largest id before it", ok=ok, detail=detail)
-    text = mrope.token_types(segs) == 0
-    plain = ids[0, text][:, None] * inv_freq(128, mrope.QWEN2_VL_THETA)[None, :]  # (text tokens, 64): 1-D RoPE
-    gap = float(np.abs(mrope.mrope_angles(ids)[text] - plain).max())
-    ui.check("on text tokens M-RoPE is 1-D RoPE: the three ids agree and pair k turns by p·θₖ",
-             ok=bool((ids[:, text] == ids[0, text]).all()) and gap == 0.0,
-             detail=f"largest angle difference from plain RoPE {compact_number(gap)} rad over {int(text.sum())} "
-                    "text tokens")
+    plain, gap, n_text = words.text_is_plain_rope(segs, ids)
+    ui.check("on text tokens M-RoPE is 1-D RoPE: the three ids agree and pair k turns by p·θₖ", ok=plain,
+             detail=f"largest angle difference from plain RoPE {compact_number(gap)} rad over {n_text} text tokens")
     if m.mafter == "spatial" and not ok:
         st.markdown("transformers 5.x starts the next segment at start + max(h', w'), which ignores the frames: "
                     "after a video with more frames than rows and columns, text ids repeat the video's temporal "
@@ -499,13 +412,10 @@ def part_mrope(v: ui.Values) -> None:
 
 @ui.cached
 def section_spread(segments: tuple, base: float, interleaved: bool) -> dict[str, float]:
-    """For each axis, how far its pairs' angles spread across the image's tokens."""
-    _, a, b, _ = segment_spans(segments)[1]
-    ids = mrope.mrope_position_ids(segments)[:, a:b + 1]
-    return mrope.axis_angle_spread(ids, 128, base, (24, 20, 20) if interleaved else mrope.MROPE_SECTION, interleaved)
+    return words.image_angle_spread(segments, base, interleaved)
 
 
-@lesson.part("mrope_pairs", "7b · M-RoPE pairs", title="7b. M-RoPE: which pairs turn with which id",
+@lesson.part("mrope_pairs", "6b. M-RoPE pairs", title="6b. M-RoPE: which pairs turn with which id",
              controls=(
                  *MROPE_SEQUENCE,
                  ui.LogFloat("mbase", "base b (`rope_theta`)", default=1e6, lo=100.0, hi=1e7,
@@ -521,7 +431,7 @@ def part_mrope_pairs(v: ui.Values) -> None:
     q = ui.controls(*MROPE_SEQUENCE, where="main", columns=4)
     c = ui.controls("mbase", "minter", where="main", columns=2)
     segs = sequence_of(q)
-    section = (24, 20, 20) if c.minter else mrope.MROPE_SECTION
+    section = words.QWEN3_VL_SECTION if c.minter else mrope.MROPE_SECTION
     waves = mrope.axis_wavelengths(128, c.mbase, section, c.minter)
     ui.numbers({f"{axis} λ (ids)": f"{lo:,.3g} – {hi:,.3g}" for axis, (lo, hi) in waves.items()})
     spread = section_spread(segs, c.mbase, c.minter)
@@ -543,7 +453,7 @@ def part_mrope_pairs(v: ui.Values) -> None:
     )
 
 
-# ---------------------------------------------------------------------------- pitfalls, under every part
+# ---------------------------------------------------------------------------- 7. pitfalls
 
 def collision(v: ui.Values, mode: str) -> None:
     g = rope2d.transpose_gap(v.D, v.base, mode, 2, 5)
@@ -551,44 +461,55 @@ def collision(v: ui.Values, mode: str) -> None:
 
 
 def flux_claim() -> None:
-    ids = rope2d.flux_ids(1, 1, 4)
-    angles = rope2d.flux_rope_angles(ids)
-    spread = float(abs(angles[:4] - angles[0]).max())
+    spread = words.flux_text_spread(4)
     ui.check("FLUX.1 RoPE gives text tokens 0–3 different rotations", ok=spread > 0,
              detail=f"largest angle difference between text tokens = {spread:g} rad")
 
 
 def section_order(interleaved: bool) -> None:
     """Which id the first six pairs of Qwen3-VL's section [24, 20, 20] turn with, read chunked or interleaved."""
-    axis = mrope_axis((24, 20, 20), interleaved)
-    got = " ".join("thw"[a] for a in axis[:6])
+    got = words.section_axes(interleaved)
     ui.check(f"read {'interleaved' if interleaved else 'as chunked blocks'}, pairs 0–5 turn with t h w t h w, as "
              "transformers' Qwen3-VL applies them", ok=got == "t h w t h w", detail=f"they turn with {got}")
 
 
-def text_after_image() -> tuple[int, int, int]:
-    """The default sequence's image size and where the text after it starts, with M-RoPE and with 0 … N−1."""
-    segs = sequence()
-    (_, a, b, _), (_, c, _, _) = segment_spans(segs)[1:3]
-    return b - a + 1, int(mrope.mrope_position_ids(segs)[0, c]), int(mrope.sequential_position_ids(segs)[0, c])
-
-
-@lesson.part("pitfalls", "8 · pitfalls", uses=(*GRID,), title="8. Pitfalls")
-def pitfalls(v: ui.Values) -> None:
-    grid = grid_of(v)
+def mae_pitfall(v: ui.Values) -> None:
+    """MAE's naming quirk, then the chart that shows it, the numbers it rests on and a check of the claim."""
     ui.pitfall(
-        "the original ViT did not use 2-D sin/cos",
-        "It is sometimes said that the standard ViT applies two 1-D sin/cos codes to rows and columns. The "
-        "original ViT (Dosovitskiy et al. 2020) **learned** a 1-D position embedding per patch; its authors found "
-        "2-D variants no better. Fixed 2-D sin/cos codes came later, with MoCo v3 and MAE, and that is the layout "
-        "(part 3) most ViT code ships today.",
-        key="vit",
+        "MAE's `emb_h` holds the column, not the row",
+        "MAE's `get_2d_sincos_pos_embed` builds the grid with `meshgrid(grid_w, grid_h)`, so its first "
+        "coordinate is the **column**; the half it encodes is then stored in a variable called `emb_h`. Asked "
+        "about it [on the MAE repository](https://github.com/facebookresearch/mae/issues/18), Kaiming He "
+        "replied that the naming of `emb_h` and `emb_w` looks \"not ideal (need to verify)\" and that renaming "
+        "the two variables would give exactly the same table, while swapping the grid coordinates instead would "
+        "change it and break the released checkpoints. The chart below moves one patch along a row and one patch "
+        "down a column and shows which channels respond.",
+        key="mae",
     )
+    ui.figure_panel(
+        mae_axis_response, {**grid_of(v), "combine": "mae"}, key="mae",
+        caption="What to notice: moving along a row (column index +1) changes only the first half, the one the "
+                "code calls emb_h; moving down a column changes only the second half. Each half is [sines | "
+                f"cosines] of the same {v.D // 4} frequencies, so the fast channels that change most sit at the "
+                f"start of each quarter: channels 0 and {v.D // 4} of the first half, {v.D // 2} and {3 * v.D // 4} "
+                "of the second.",
+        code=[rope2d.axis_response],
+    )
+    ui.numbers(words.mae_halves(v.H, v.W, v.D, v.base), fmt="{:.3f}")
+    st.caption("Each number: the RMS change per one-patch step, averaged over that half's channels.")
+    ok, detail = words.mae_halves_apart(v.H, v.W, v.D, v.base)
+    ui.check("MAE's emb_h ignores a step down a column and emb_w a step along a row", ok=ok, detail=detail)
+
+
+def axis_pitfalls(v: ui.Values) -> None:
+    """The pitfalls of the sin/cos codes: which half is which axis, where the codes came from, the add mode."""
+    grid = grid_of(v)
+    mae_pitfall(v)
     ui.pitfall(
         "calling the row index x",
         "Some tutorials name the row (height) index x and the column y. RoPE-ViT, FLUX and most image code use x for "
-        "the column (horizontal) and y for the row, and MAE's first half is the column. Mixing the conventions "
-        "silently transposes a position table.",
+        "the column (horizontal) and y for the row, and MAE's first half is the column, as the pitfall above shows. "
+        "Mixing the conventions silently transposes a position table.",
         key="x",
         wrong=lambda: ui.figure_panel(
             mae_axis_response, {**grid, "combine": "concat"}, key="x_wrong",
@@ -599,6 +520,14 @@ def pitfalls(v: ui.Values) -> None:
             caption="MAE / RoPE-ViT convention: x is the column, and it comes first."),
     )
     ui.pitfall(
+        "the original ViT did not use 2-D sin/cos",
+        "It is sometimes said that the standard ViT applies two 1-D sin/cos codes to rows and columns. The "
+        "original ViT (Dosovitskiy et al. 2020) **learned** a 1-D position embedding per patch; its authors found "
+        "2-D variants no better. Fixed 2-D sin/cos codes came later, with MoCo v3 and MAE, and MAE's layout "
+        f"(part {part_number('grid')}) is the one most ViT code ships today.",
+        key="vit",
+    )
+    ui.pitfall(
         "the add mode collides transposed patches",
         "Adding a row code and a column code built from the **same** frequencies is symmetric: PE(r, c) = PE(c, r) "
         "for every pair, so the model cannot tell a patch from its mirror image across the diagonal. Concatenating "
@@ -607,24 +536,28 @@ def pitfalls(v: ui.Values) -> None:
         wrong=lambda: collision(v, "add"),
         right=lambda: collision(v, "mae"),
     )
+
+
+def model_pitfalls() -> None:
+    """The pitfalls of the models' own position ids: FLUX.1's text, Qwen2-VL's ids, Qwen3-VL's sections."""
     ui.pitfall(
         "FLUX.1 text positions",
         "It is sometimes said that FLUX.1 encodes text positions as sequence information. In FLUX.1 every text "
         "token has ids (0, 0, 0), so RoPE rotates none of them: all order information in the text comes from the T5 "
-        "encoder's own embeddings, not from RoPE (part 6 draws it).",
+        f"encoder's own embeddings, not from RoPE (part {part_number('flux')} draws it).",
         key="flux",
         wrong=flux_claim,
         right=lambda: ui.figure_panel(flux_angles, {"height": 4, "width": 4, "n_text": 8}, key="flux_right",
                                       caption="The text rows are all zero: no rotation, whatever their order."),
     )
-    n_image, mrope_at, count_at = text_after_image()
+    n_image, mrope_at, count_at = words.text_after_image()
     ui.pitfall(
         "position ids 0 … N−1 for a Qwen2-VL sequence",
         "Code that builds position ids itself (sequence packing, a custom attention kernel, a port to another "
         "framework) can hand a Qwen2-VL model the ids a text model uses, 0 … N−1 on every axis. Then an image's "
         "tokens no longer share a temporal id or count rows and columns, and every text token after the image "
-        f"sits too far on: after the {n_image}-token image of part 7a the text starts at {count_at} instead of "
-        f"{mrope_at}. On text alone the two agree, so a text-only test does not catch it.",
+        f"sits too far on: after the {n_image}-token image of part {part_number('mrope')} the text starts at "
+        f"{count_at} instead of {mrope_at}. On text alone the two agree, so a text-only test does not catch it.",
         key="mrope_ids",
         wrong=lambda: ui.figure_panel(mrope_ids, {"ids": "sequential"}, key="mrope_wrong",
                                       caption="0 … N−1 on every axis: the image is flattened into a line of text."),
@@ -632,18 +565,22 @@ def pitfalls(v: ui.Values) -> None:
                                       caption="M-RoPE: one temporal id per image, rows and columns from the same "
                                               "start, text resuming after the largest id."),
     )
-    qwen3 = (24, 20, 20)
-    misread = int((mrope_axis(qwen3, False) != mrope_axis(qwen3, True)).sum())
     ui.pitfall(
         "reading mrope_section as chunked when the config says interleaved",
         "Qwen2-VL and Qwen2.5-VL give each axis one block of pairs (16 temporal, then 24 height, then 24 width). "
         "Qwen3-VL's config keeps an mrope_section ([24, 20, 20]) but adds `mrope_interleaved: true`: the axes "
-        f"take turns, pair by pair. Code that ignores the flag rotates {misread} of the 64 pairs by the wrong id. "
-        "Part 7b draws both layouts.",
+        f"take turns, pair by pair. Code that ignores the flag rotates {words.misread_pairs()} of the 64 pairs by "
+        f"the wrong id. Part {part_number('mrope_pairs')} draws both layouts.",
         key="mrope_sections",
         wrong=lambda: section_order(False),
         right=lambda: section_order(True),
     )
+
+
+@lesson.part("pitfalls", "7. Pitfalls", uses=GRID, aliases=("mae",), title="7. Pitfalls")
+def pitfalls(v: ui.Values) -> None:
+    axis_pitfalls(v)
+    model_pitfalls()
 
 
 lesson.run()

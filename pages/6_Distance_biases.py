@@ -304,17 +304,23 @@ def part_nope(v: ui.Values) -> None:
              f"bidirectional layer given sinusoidal PE): {part_link('intro', 'blind')}.")
 
 
-@lesson.part("gaussian", "7. The Gaussian kernel", uses=KERNEL + CONTENT,
-             title="7. The Gaussian kernel is one of the family")
+@lesson.part("gaussian", "7. Case study: Gaussian kernel", uses=KERNEL + CONTENT,
+             title="7. Case study: a Gaussian kernel joins the family")
 def part_gaussian(v: ui.Values) -> None:
     params = {**family(v), "T": v.T, "content_scale": v.content_scale, "d": v.d, "base": v.base}
     r = reaches(params, v.T, 0.9, ("nope", "gaussian_log", "gaussian_mul"))
-    modes = ui.href("gaussian_kernel_rope", part="modes")
-    ui.prose(f"The [Gaussian-kernel RoPE lesson]({modes}) applies a two-scale Gaussian kernel K three ways. Its "
-             "additive mode, + log K(|m − n|), is a distance bias like ALiBi and KERPLE: it multiplies each softmax "
-             "weight by K before renormalising. Its multiplicative mode, × K(m − n) on the logit, is not: it shrinks "
-             "far logits towards 0 instead of pushing them down. Here both act on the same plain content logit "
-             "c·q·k/√d (the Gaussian lesson applies them to the RoPE logit).")
+    case_study = ui.find("gaussian_kernel_rope")
+    ui.prose(
+        "A two-scale Gaussian kernel weighs a key at distance Δ by a narrow bump of width σ1 plus a wide one of "
+        "width σ2, $K(\\Delta) = \\alpha_1 e^{-\\Delta^2/2\\sigma_1^2} + \\alpha_2 e^{-\\Delta^2/2\\sigma_2^2}$ "
+        f"(here α1 = {v.alpha1:g}, σ1 = {v.sigma1:g}, α2 = {v.alpha2:g}, σ2 = {v.sigma2:g} tokens). It comes from "
+        "one source article, the blog post “Gaussian Kernel-enhanced Rotary Position Embedding”, with no paper or "
+        "reference implementation behind it, so this part is a case study. Added as + log K(|Δ|), it is a "
+        "distance bias like ALiBi and KERPLE: it multiplies each softmax weight by K before renormalising. "
+        "Multiplied onto the logit, × K(Δ), it is not: it shrinks far logits towards 0 instead of pushing them "
+        "down. Here both act on the same plain content logit c·q·k/√d. The optional case-study lesson "
+        f"[{case_study.title}]({ui.href(case_study.slug, part='modes')}) goes further: it applies K to the RoPE "
+        "logit three ways, among them the article's own K(m)·K(n) on absolute positions.")
     ui.figure_panel(
         bias_attention, {**params, "group": "gaussian", "log_y": True}, key="gaussian",
         caption=f"90% of the weight lies within Δ ≤ {r['gaussian_log']} with + log K, within Δ ≤ {r['gaussian_mul']} "

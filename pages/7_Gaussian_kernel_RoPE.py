@@ -163,9 +163,9 @@ def part_modes(v: ui.Values) -> None:
                "are averaged over blocks, as the chart titles say.")
 
 
-@lesson.part('envelope', '3. Effect on attention',
+@lesson.part('envelope', '3a. Effect on attention',
               uses=('T', 'alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
-              title='3. What it does to attention')
+              title='3a. What it does to attention')
 def part_envelope(v: ui.Values) -> None:
     kern = kernel_settings(v)
     qk = qk_settings(v)
@@ -228,9 +228,9 @@ def part_pitfalls(v: ui.Values) -> None:
     ui.pitfall(
         "mixed pair layout",
         "Code whose `rotate_half` swaps neighbours `(x0, x1), (x2, x3), ...` (the interleaved layout) but "
-        "builds cos and sin with `cat((freqs, freqs))` (the half-split layout) mixes the two. Then channels 2i "
-        "and 2i+1 turn by two different angles: the map is no longer a rotation, lengths change, and q·k stops "
-        "being a function of m − n. Either layout works when cos/sin and the rotation agree.",
+        "builds cos and sin with `cat((freqs, freqs))` (the half-split layout) mixes the two, so the kernel "
+        f"multiplies a score that no longer depends on m − n alone ({ui.link('rope', 'mixed')} shows why the "
+        "mix is not a rotation). Either layout works when cos/sin and the rotation agree.",
         key="mixed",
         wrong=lambda: ui.figure_panel(
             gaussian_mixed_layout, {"layout": "mixed", "d": v.d, "base": v.base, "seed": v.seed},

@@ -228,7 +228,7 @@ ATLAS_EXTRA: tuple[AtlasRow, ...] = (
              "google/vit-base-patch16-224 config.json (image_size 224, patch_size 16); Dosovitskiy et al. 2021 §3.1",
              ("real_models", "learned")),
     AtlasRow("MAE", "fixed 2-D sin-cos", "half the channels encode the column, half the row (not trained)",
-             "He et al. 2022 (arXiv:2111.06377) §3; facebookresearch/mae get_2d_sincos_pos_embed", ("2d", "mae")),
+             "He et al. 2022 (arXiv:2111.06377) §3; facebookresearch/mae get_2d_sincos_pos_embed", ("2d", "pitfalls")),
     AtlasRow("BLOOM", "ALiBi", "no position embedding; a bias of slope m_h per head on the logits (the code adds "
              "m_h·j, which differs from −m_h·(i − j) by a constant per query: the same softmax)",
              "BigScience 2022, BLOOM (arXiv:2211.05100), model architecture: ALiBi positional embeddings; "

@@ -23,12 +23,7 @@ MAX_MODULE_LINES = 600
 DATA_TABLES: dict[str, str] = {}
 
 # Offenders still to split (functions as "path::qualified.name", modules as "path"), with their length when listed
-TO_SPLIT: dict[str, str] = {
-    # lesson pages: the page's parts are moved into named functions or figure builders
-    "pages/5_2D_encodings.py": "module, 646 lines",
-    "pages/5_2D_encodings.py::pitfalls": "70 lines",
-    # figure builders of 62-119 lines: to be split into named steps
-}
+TO_SPLIT: dict[str, str] = {}
 
 
 def _source_files() -> Iterator[Path]:

@@ -7,12 +7,16 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from posviz import export, presets
 from posviz import longctx as lc
-from posviz import presets
 from posviz import streams as sm
 from posviz.figures import longctx as fl
 from posviz.figures._registry import FIGURES, build
+from posviz.theme import style
+from posviz.ui.page import CHART_WIDTH
+from testkit.browser import CHROMIUM_ARGS, chromium_path, need_browser
 from testkit.figures import trace_array as values
+from testkit.text_layout import collect, open_svg, problems
 
 NAMES = fl.__all__
 KB = 1000
@@ -132,6 +136,54 @@ def test_sink_cache_map_holds_the_cache():
         np.testing.assert_array_equal(z[: tokens.size, t], tokens)
         assert np.isnan(z[tokens.size:, t]).all()
     assert "positions never pass 8" in fig.layout.title.text
+
+
+# the sinks control's range on the page (1..16), the window's (8..1024) and the stream's (50..1024 drawn)
+SINK_SETTINGS = [dict(steps=400, n_sink=4, window=60), dict(steps=1024, n_sink=16, window=8),
+                 dict(steps=50, n_sink=1, window=1024), dict(steps=1024, n_sink=16, window=1024),
+                 dict(steps=50, n_sink=16, window=8)]
+
+
+@pytest.mark.parametrize("params", SINK_SETTINGS, ids=lambda p: "-".join(map(str, p.values())))
+def test_sink_label_sits_beside_the_plot_at_the_lines_end(params):
+    """Inside the plot every place is a cell at some setting (the first steps' staircase, the sink rows): the
+    label stands right of the plot, at the dashed line's height, in the room left before the colour bar."""
+    fig = fl.sink_cache_map(**params)
+    (line,) = fig.layout.shapes
+    (note,) = [a for a in fig.layout.annotations if "below" in a.text]
+    n = params["n_sink"]
+    assert note.text == f"{n} sink{'s' * (n > 1)}<br>below" and line.y0 == line.y1 == note.y == n - 0.5
+    assert (note.xref, note.x, note.xanchor, note.yref, note.yanchor) == ("x domain", 1.0, "left", "y", "bottom")
+    assert fig.data[0].colorbar.x == 1 + fl.SINK_LABEL_GAP
+
+
+@pytest.fixture(scope="module")
+def svg_page():
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        yield browser.new_page()
+        browser.close()
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("scale", [0.0, 1.5], ids=["column", "presenter1.5"])
+@pytest.mark.parametrize("params", SINK_SETTINGS, ids=lambda p: "-".join(map(str, p.values())))
+def test_sink_label_clears_the_cells_and_the_colour_bar_when_drawn(svg_page, params, scale):
+    """Drawn by kaleido at the 820 px column and at presenter mode's ×1.5 (1230 px): the label's box lies between
+    the heatmap's cells and the colour bar, and no text overlaps another or is cut off."""
+    width = round(CHART_WIDTH * (scale or 1))
+    fig = style(fl.sink_cache_map(**params), "light", scale)
+    height = fig.layout.height or 450
+    fig.update_layout(width=width, height=height)
+    open_svg(svg_page, export.render(fig, "svg", export.ExportOptions(width=width, height=height, theme="light")))
+    label = svg_page.locator(".annotation", has_text="below").bounding_box()
+    cells = svg_page.locator(".hm image").bounding_box()
+    bar = svg_page.locator(".cbfills").bounding_box()
+    assert cells["x"] + cells["width"] < label["x"] and label["x"] + label["width"] < bar["x"], (cells, label, bar)
+    assert not problems(collect(svg_page, "body > svg")[0])
 
 
 def test_self_extend_angle_plot_data():

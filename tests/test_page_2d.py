@@ -5,6 +5,7 @@ URLs, each control named: tests/test_pages_all.py)."""
 from __future__ import annotations
 
 import base64
+import re
 
 import numpy as np
 import pytest
@@ -21,19 +22,20 @@ PAGE = "pages/5_2D_encodings.py"
 SLUG = "2d"
 SIDEBAR = ["H", "W", "D", "base", "combine", "part"]
 MROPE_SEQUENCE = ["mt1", "mih", "miw", "mt2", "mvt", "mvh", "mvw", "mt3"]
-PART_PARAMS = {"grid": ["ch"], "multiples": ["first", "spread"], "similarity": ["row", "col"], "mae": [],
+PART_PARAMS = {"grid": ["ch"], "multiples": ["first", "spread"], "similarity": ["row", "col"],
                "resize": ["nh", "nw", "recompute", "rch"], "resize_error": ["nh", "nw", "recompute"],
                "rope": ["kind", "hd", "rbase", "content", "seed", "head", "ra", "ca", "rb", "cb", "by_offset"],
                "mixed": ["hd", "rbase", "seed"], "flux": ["ntext"], "flux_scores": ["ntext", "fq", "fr", "fc"],
                "mrope": [*MROPE_SEQUENCE, "mvariant", "spg", "mafter"],
-               "mrope_pairs": [*MROPE_SEQUENCE, "mbase", "minter"]}
+               "mrope_pairs": [*MROPE_SEQUENCE, "mbase", "minter"], "pitfalls": []}
 # every part draws one chart, so a slider move redraws one chart; words of its title at defaults
 TITLES = {"grid": "MAE (column | row), ch 1", "multiples": "every 4th channel from 0 of 64", "similarity":
-          "Which patches look like patch (row 2, column 9)", "mae": "Which channels move", "resize":
+          "Which patches look like patch (row 2, column 9)", "resize":
           "14×14 grid used at 20×20", "resize_error": "Bicubic 14×14 → 20×20", "rope": "axial RoPE (base 100)",
           "mixed": "RoPE-Mixed at initialisation", "flux": "FLUX.1 RoPE angles", "flux_scores":
           "FLUX.1 RoPE: query = patch (row 2, column 3)", "mrope": "Position ids: M-RoPE (Qwen2-VL)",
-          "mrope_pairs": "M-RoPE angles per pair, chunked, section (16, 24, 24)"}
+          "mrope_pairs": "M-RoPE angles per pair, chunked, section (16, 24, 24)",
+          "pitfalls": "Which channels move"}  # the pitfalls part draws MAE's halves; the rest wait for toggles
 LARGEST = dict(spread="0", H="64", W="64", D="1024", base="1000000", ch="1023", first="1023", row="63", col="63",
                nh="64", nw="64", rch="1023", kind="mixed", hd="128", rbase="100000", content="random", seed="999",
                head="15", ra="63", ca="63", rb="63", cb="0", by_offset="1", ntext="64", fq="text", fr="63",
@@ -95,15 +97,28 @@ def test_every_part_draws_one_chart(part):
 def test_pitfalls_are_a_part_of_their_own():
     at = page_at(PAGE, part="pitfalls")
     assert_clean(at)
-    assert not chart_specs(at) and len(at.main.toggle) == 5  # each pitfall's wrong/right on demand
+    (spec,) = chart_specs(at)  # MAE's halves, drawn with its pitfall
+    assert TITLES["pitfalls"] in spec["layout"]["title"]["text"]
+    assert len(at.main.toggle) == 5  # each other pitfall's wrong/right on demand
+
+
+def test_labels_share_one_style_and_titles_are_numbered_like_them():
+    """"1a. Patch grid": a number, a dot, a space and a capital, as the other lessons write them; each heading
+    starts with its part's number."""
+    labels = page_at(PAGE).radio(key=f"{SLUG}.part").options
+    assert len(labels) == len(PART_PARAMS)
+    for part, label in zip(PART_PARAMS, labels, strict=True):
+        assert re.fullmatch(r"\d+[ab]?\. [A-Z0-9].*", label), label
+        (heading,) = [h.value for h in page_at(PAGE, part=part).header]
+        assert heading.startswith(label.split(". ", 1)[0] + ". "), (label, heading)
 
 
 def test_part_choice_lists_every_part_and_old_links_open_the_first_half():
     at = page_at(PAGE)
     assert at.radio(key=f"{SLUG}.part").options == [
-        "1a · patch grid", "1b · small multiples", "2 · similar patches", "3 · MAE's halves",
-        "4a · resolution change", "4b · resize error", "5a · 2-D RoPE", "5b · RoPE-Mixed directions",
-        "6a · FLUX.1 angles", "6b · FLUX.1 scores", "7a · M-RoPE ids", "7b · M-RoPE pairs", "8 · pitfalls"]
+        "1a. Patch grid", "1b. Small multiples", "2. Similar patches", "3a. Resolution change", "3b. Resize error",
+        "4a. 2-D RoPE", "4b. RoPE-Mixed directions", "5a. FLUX.1 angles", "5b. FLUX.1 scores", "6a. M-RoPE ids",
+        "6b. M-RoPE pairs", "7. Pitfalls"]
     # parts split in two kept their key for the first half: links shared before the split open it
     for part, words in (("grid", "ch 1"), ("resize", "grid used at"), ("flux", "FLUX.1 RoPE angles")):
         assert words in chart_specs(page_at(PAGE, part=part))[0]["layout"]["title"]["text"]
@@ -148,13 +163,29 @@ def test_similarity_part_shows_the_collision_with_numbers():
     assert "transposed patches collide** holds" in " ".join(m.value for m in at.markdown)
 
 
-def test_mae_part_numbers():
-    at = page_at(PAGE, part="mae")
+def test_mae_pitfall_numbers_and_check():
+    at = page_at(PAGE, part="pitfalls")
     assert_clean(at)
     metrics = {k: float(v) for k, v in numbers(at).items()}
+    resp = r2.axis_response(14, 14, 64, 10000.0, "mae")
     assert metrics["emb_h (1st half), down a column"] == 0.0
+    assert metrics["emb_h (1st half), along a row"] == pytest.approx(resp[0, :32].mean(), abs=5e-4)
     assert metrics["emb_h (1st half), along a row"] > 0.05
     assert metrics["emb_w (2nd half), along a row"] == 0.0
+    assert metrics["emb_w (2nd half), down a column"] == pytest.approx(resp[1, 32:].mean(), abs=5e-4)
+    texts = " ".join(m.value for m in at.markdown)
+    assert "MAE's emb_h ignores a step down a column and emb_w a step along a row** holds" in texts
+    assert "**⚠️ Pitfall: MAE's `emb_h` holds the column, not the row**" in texts
+    assert "channels 0 and 16 of the first half, 32 and 48 of the second" in at.caption[0].value
+
+
+def test_links_to_the_old_mae_part_open_the_pitfalls():
+    """MAE's naming quirk moved from a part of its own into the pitfalls: ``?part=mae`` (shared links, the model
+    atlas, docs/FORMULAS.md) opens the pitfalls part, where it is drawn."""
+    at = page_at(PAGE, part="mae")
+    assert_clean(at)
+    assert [h.value for h in at.header] == ["7. Pitfalls"]
+    assert TITLES["pitfalls"] in chart_specs(at)[0]["layout"]["title"]["text"]
 
 
 def test_rope_part_offset_check_holds():
@@ -250,7 +281,7 @@ def test_mixed_rope_and_offsets():
     assert arr(heat[0]["x"])[0] == -3 and arr(heat[1]["x"])[0] == -10  # offsets from queries (3,3) and (9,10)
     a, b = z(heat[0]), z(heat[1])
     assert a[3 + 1, 3 + 2] == pytest.approx(b[9 + 1, 10 + 2], abs=1e-5)  # same (dx, dy) = (2, 1)
-    assert any("drawn in part 5b" in m.value for m in at.markdown)  # the directions have their own part
+    assert any("drawn in part 4b" in m.value for m in at.markdown)  # the directions have their own part
 
 
 def test_mixed_directions_part():
@@ -314,7 +345,7 @@ def test_garbage_part_falls_back_to_the_grid(bad):
 def test_mae_part_says_what_was_said_on_the_mae_repository():
     """Kaiming He wrote that the names look "not ideal (need to verify)": the page says that, and not that he
     confirmed them swapped."""
-    at = page_at(PAGE, part="mae")
+    at = page_at(PAGE, part="pitfalls")
     prose = " ".join(m.value for m in at.markdown)
     assert "confirmed" not in prose
     assert '"not ideal (need to verify)"' in prose and "https://github.com/facebookresearch/mae/issues/18" in prose
@@ -390,13 +421,14 @@ def test_mrope_pairs_caption_spreads_come_from_the_angles(interleaved):
 def test_mrope_pitfalls_show_wrong_and_right():
     at = run_page(PAGE, query={"part": "pitfalls"})
     texts = " ".join(m.value for m in at.markdown)
-    assert "the text starts at 16 instead of 8" in texts
+    assert "image of part 6a the text starts at 16 instead of 8" in texts and "Part 6b draws both" in texts
     assert "rotates 43 of the 64 pairs by the wrong id" in texts  # chunked and interleaved [24, 20, 20] agree on 21
     for key in ("mrope_ids", "mrope_sections"):
         at.toggle(key=f"{SLUG}.pitfall.{key}").set_value(True)
     at.run()
     assert_clean(at)
-    wrong, right = chart_specs(at)
+    mae, wrong, right = chart_specs(at)  # MAE's halves, drawn with its pitfall, then the toggled pair
+    assert "Which channels move" in mae["layout"]["title"]["text"]
     n = len(arr(wrong["data"][0]["y"]))
     np.testing.assert_array_equal(arr(wrong["data"][1]["y"]), np.arange(n))  # 0 … N−1 on the height axis too
     np.testing.assert_array_equal(arr(right["data"][1]["y"]), mrope.mrope_position_ids(sequence())[1])

@@ -23,7 +23,7 @@ PAGE = "pages/6_Distance_biases.py"
 PARTS = {"family": "1. One family: a penalty per distance", "attention": "2. What each member does to one query's "
          "attention", "matrix": "3. The bias over every (query, key) pair", "t5": "4. T5: buckets of distance",
          "alibi": "5. ALiBi: one slope per head", "nope": "6. NoPE: no position, only the causal mask",
-         "gaussian": "7. The Gaussian kernel is one of the family", "rotation": "8. Rotation against bias"}
+         "gaussian": "7. Case study: a Gaussian kernel joins the family", "rotation": "8. Rotation against bias"}
 
 
 def run_part(part: str, **query: str) -> AppTest:
@@ -75,7 +75,7 @@ def test_every_part_draws_one_chart_under_its_heading(part):
     assert len(chart_specs(at)) == 1
     assert at.radio[0].options == [
         "1. One family", "2. One query's attention", "3. The (i, j) pattern", "4. T5's buckets", "5. ALiBi's slopes",
-        "6. NoPE", "7. The Gaussian kernel", "8. Rotation vs bias"]
+        "6. NoPE", "7. Case study: Gaussian kernel", "8. Rotation vs bias"]
 
 
 def test_attention_part_at_chosen_settings():
@@ -168,6 +168,12 @@ def test_gaussian_part_links_to_the_gaussian_lesson_and_compares_three_members()
     assert "Gaussian global width σ2 (tokens)" in sidebar and "ALiBi heads H" not in sidebar  # only what it uses
     links = re.findall(r"\]\((/[^)]+)\)", " ".join(m.value for m in at.markdown))
     assert "/Gaussian_kernel_RoPE?part=modes" in links
+    prose = " ".join(m.value for m in at.markdown)  # the part stands on its own: K defined, its source named
+    assert r"$K(\Delta) = \alpha_1 e^{-\Delta^2/2\sigma_1^2} + \alpha_2 e^{-\Delta^2/2\sigma_2^2}$" in prose
+    assert "(here α1 = 0.7, σ1 = 5, α2 = 0.3, σ2 = 20 tokens)" in prose
+    assert "“Gaussian Kernel-enhanced Rotary Position Embedding”" in prose  # docs/SOURCES.md's title
+    assert "optional case-study lesson [Gaussian-kernel RoPE](/Gaussian_kernel_RoPE?part=modes)" in prose
+    assert "Case study" in [h.value for h in at.header][0]
     r = {m: b.reach(b.attention_row(m, 128, b.Family())) for m in ("gaussian_log", "gaussian_mul", "nope")}
     assert f"within Δ ≤ {r['gaussian_log']} with + log K, within Δ ≤ {r['gaussian_mul']} with × K" in caption(at)
 

@@ -52,7 +52,7 @@ def test_a_link_without_part_opens_the_kernel_only():
     assert warnings_text(at) == ""
     radio = at.radio(key=f"{SLUG}.part")
     assert radio.value == "kernel" and radio.options == [
-        "1. The kernel", "2. Three ways to apply it", "3. Effect on attention", "3b. The shift check", "4. Pitfalls"]
+        "1. The kernel", "2. Three ways to apply it", "3a. Effect on attention", "3b. The shift check", "4. Pitfalls"]
     assert [h.value for h in at.header] == ["1. The kernel"]
     got = titles(at)
     assert len(got) == 1 and got[0].startswith(TITLES["kernel"])
@@ -82,7 +82,7 @@ def test_every_part_draws_one_chart_and_its_checks():
     assert len(got) == len(TITLES)
     for title, start in zip(got, TITLES.values(), strict=True):
         assert title.startswith(start), title
-    assert headers == ["1. The kernel", "2. Three ways to apply it", "3. What it does to attention",
+    assert headers == ["1. The kernel", "2. Three ways to apply it", "3a. What it does to attention",
                        "3b. The shift check: move both positions, keep the distance",
                        "4. Pitfalls: layout, broadcast, frequency"]
     assert sum(c.startswith("✅") for c in marks) == 3  # (b), (c) and the angle check

@@ -21,6 +21,7 @@ __all__ = ["base_bound_presets", "base_cosine_sum", "xpos_decay_profile", "rerop
            "pose_coverage"]
 
 RELATIVE_COLORS = SEQUENTIAL
+SINK_LABEL_GAP = 0.12  # sink_cache_map: room between the plot and its colour bar, a share of the plot's width
 
 
 def base_text(base: float) -> str:
@@ -307,16 +308,20 @@ def sink_cache_map(*, steps: int = 120, n_sink: int = 4, window: int = 24) -> go
         z[: tokens.size, t] = tokens
     zs, rows, cols, _ = downsample(z, MAX_CELLS)
     p = Panels()
+    # the colour bar stands off the plot by SINK_LABEL_GAP of its width, a column for the sinks' label
     p.add(dict(type="heatmap", z=zs, x=f32(cols), y=f32(rows), colorscale=SEQUENTIAL, zmin=0, zmax=steps - 1,
-               colorbar=dict(title=dict(text="text index")),
+               colorbar=dict(title=dict(text="text index"), x=1 + SINK_LABEL_GAP),
                hovertemplate="step %{x}<br>RoPE position %{y}<br>token %{z:.0f}<extra></extra>"))
     if n_sink:
-        p.marks.hline(n_sink - 0.5, f"{n_sink} sinks below", color="#fff", below=True)
+        p.marks.hline(n_sink - 0.5, f"{n_sink} sink{'s' * (n_sink > 1)}<br>below", color="#fff", below=True)
+        # the label beside the plot, at the line's right end: inside the plot every place is a cell at some
+        # setting (the staircase of the first steps at the left, the sink rows themselves at the right)
+        p.marks.notes[-1].update(x=1.0, xanchor="left", xshift=4, yanchor="bottom", align="left", font={})
     p.axis("x", title="stream step t (the query is token t)")
     p.axis("y", title="cache slot = RoPE position")
+    kept = ("slot 0 keeps token 0" if n_sink == 1 else f"slots 0..{n_sink - 1} keep tokens 0..{n_sink - 1}")
     return p.figure(title=dict(text=subtitled("Inside the rolling cache",
-                                              f"slots 0..{n_sink - 1} keep tokens 0..{n_sink - 1}; the rest slide; "
-                                              f"positions never pass {cap - 1}" if n_sink else
+                                              f"{kept}; the rest slide; positions never pass {cap - 1}" if n_sink else
                                               f"no sinks: every slot slides; positions never pass {cap - 1}")),
                     margin=dict(t=TWO_LINE_TOP))
 

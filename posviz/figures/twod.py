@@ -162,7 +162,7 @@ def patch_similarity_modes(*, height: int = 14, width: int = 14, d_model: int = 
 
 
 # ---------------------------------------------------------------------------------------------------
-# 3. MAE's naming quirk
+# MAE's naming quirk (a pitfall of the lesson)
 # ---------------------------------------------------------------------------------------------------
 
 @figure("mae_axis_response")
@@ -193,7 +193,7 @@ def mae_axis_response(*, height: int = 14, width: int = 14, d_model: int = 64, b
 
 
 # ---------------------------------------------------------------------------------------------------
-# 4. Resolution change: bicubic resize vs recomputing
+# 3. Resolution change: bicubic resize vs recomputing
 # ---------------------------------------------------------------------------------------------------
 
 RECOMPUTE_LABEL = {"scaled": "formula at the same fractional positions",
@@ -253,7 +253,7 @@ def resize_error_map(*, old_height: int = 14, old_width: int = 14, new_height: i
 
 
 # ---------------------------------------------------------------------------------------------------
-# 5. RoPE in 2-D
+# 4. RoPE in 2-D
 # ---------------------------------------------------------------------------------------------------
 
 @figure("rope2d_two_queries")

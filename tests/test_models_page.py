@@ -130,6 +130,21 @@ def test_schemes_part_quotes_the_training_record_and_the_drawn_curves(s):
     assert (f"{', '.join(missed)} did not learn the task at L" in prose) == bool(missed)
     order = " < ".join(f"{SCHEME_LABELS[sch]} ({past[sch]:.2f})" for sch in sorted(learned, key=past.get))
     assert f"Past L, from closest to the floor to farthest: {order}." in prose
+    depth = {sch: pm.shared(sch).config.n_layers for sch in ("nope", "rope")}
+    assert (f"took it {depth['nope']} layers where the others have {depth['rope']}" in prose) == \
+        (depth["nope"] != depth["rope"])
+
+
+def test_a_scheme_that_missed_the_task_is_named_and_left_out_of_the_order():
+    """The prose's rule for a model more than LEARNED_MARGIN above the floor at L (none of the shipped ones)."""
+    from posviz.figures.models_prose import NOPE_WHY, schemes_prose
+
+    at_L = {"nope": LEARNED_MARGIN + 1.5, "rope": 0.09, "alibi": 0.27}
+    past = {"nope": 3.6, "rope": 4.0, "alibi": 0.02}
+    prose = schemes_prose(at_L, past, 64, 256)
+    assert "NoPE did not learn the task at L" in prose and NOPE_WHY in prose
+    assert "Past L, from closest to the floor to farthest: ALiBi (0.02) < RoPE (4.00)." in prose
+    assert "did not learn" not in schemes_prose({"rope": 0.09}, {"rope": 4.0}, 64, 256)
 
 
 def test_evidence_without_finetunes_and_a_bad_scale_falls_back_with_a_warning():

@@ -16,7 +16,8 @@ TOLERANCE = 1e-3    # nats
 def recorded_recipe() -> Recipe:
     """The manifest's recipe as a ``Recipe`` (JSON lists back to tuples)."""
     raw = dict(pm.manifest()["recipe"])
-    raw["scheme_steps"] = tuple(tuple(pair) for pair in raw.get("scheme_steps", ()))
+    for table in ("scheme_steps", "scheme_layers"):
+        raw[table] = tuple(tuple(pair) for pair in raw.get(table, ()))
     return Recipe(**raw)
 
 

@@ -25,7 +25,16 @@ NOPE_WHY = ("With no position signal, a model must first count positions from ho
 WHAT_DIFFERS = ("The learned table has no row past L, so positions ≥ L reuse its last row; the sinusoidal table and "
                 "RoPE reach angles never seen in training; ALiBi's bias depends only on the distance, and its linear "
                 "penalty makes the far tokens that past L become distractors cheap to ignore; NoPE has no position "
-                "code at all.")
+                "code at all")
+
+
+def what_differs(schemes: list[str]) -> str:
+    """What differs between the schemes past L, and NoPE's extra layer when its shipped model has one (read from
+    the weights): without positions a model counts them under the causal mask before it can find a neighbour."""
+    if "nope" not in schemes or layers("nope") == layers("rope"):
+        return WHAT_DIFFERS + "."
+    return (WHAT_DIFFERS + f": it counts positions from how its attention spreads under the causal mask, which "
+            f"took it {layers('nope')} layers where the others have {layers('rope')}.")
 
 
 def loadable(names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -151,7 +160,9 @@ def evidence_prose(drawn: Drawn, s: float) -> str:
 
 def schemes_caption(at_L: dict[str, float], past: dict[str, float], Lp: int) -> str:
     """The caption of the schemes' loss: each scheme above the floor at L (training record) and past L (drawn)."""
-    return ("The same model, task and training with each position scheme. " + held_fixed()
+    deeper = "" if layers("nope") == layers("rope") else f", and NoPE with {layers('nope')} layers"
+    return (f"Each position scheme on the same task and schedule, trained until it learned the task (the steps each "
+            f"needed{deeper}: docs/MODELS.md). " + held_fixed()
             + "Above the floor at L, where they were trained (256 sequences, from the training record): "
             + "; ".join(f"{SCHEME_LABELS[s]} +{x:.2f}" for s, x in at_L.items())
             + f". Past L at L' = {Lp}: " + "; ".join(f"{SCHEME_LABELS[s]} +{x:.2f}" for s, x in past.items()) + ".")
@@ -174,4 +185,4 @@ def schemes_prose(at_L: dict[str, float], past: dict[str, float], L: int, Lp: in
     ranked = sorted((s for s in learned if s in past), key=past.get)
     text += ("Past L, from closest to the floor to farthest: "
              + " < ".join(f"{SCHEME_LABELS[s]} ({past[s]:.2f})" for s in ranked) + ". ")
-    return text + WHAT_DIFFERS
+    return text + what_differs(ranked)

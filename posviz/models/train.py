@@ -38,8 +38,10 @@ TRAIN_SEED_OFFSET = 10**9
 @dataclass(frozen=True)
 class Recipe:
     """Everything that determines a run, recorded in the manifest. ``scheme_steps`` gives a scheme its own
-    number of steps (("nope", 6000),): a scheme that learns the task more slowly trains longer, on the same
-    batches as far as the others go."""
+    number of steps (("nope", 9000),): a scheme that learns the task more slowly trains longer, on the same
+    batches as far as the others go. ``scheme_layers`` gives a scheme its own depth: without positions a model
+    needs one more layer to find the previous token (its position comes from counting under the causal mask)
+    before it can copy."""
 
     train_length: int = 64
     steps: int = 3000
@@ -49,7 +51,8 @@ class Recipe:
     seed: int = 0
     n_layers: int = 2
     d_model: int = 64
-    scheme_steps: tuple[tuple[str, int], ...] = (("nope", 6000), ("sinusoidal", 1500), ("alibi", 4500))
+    scheme_steps: tuple[tuple[str, int], ...] = (("nope", 9000), ("sinusoidal", 1500), ("alibi", 4500))
+    scheme_layers: tuple[tuple[str, int], ...] = (("nope", 3),)
     finetune_factor: float = 4.0
     finetune_steps: int = 300
     finetune_batch: int = 8
@@ -58,6 +61,10 @@ class Recipe:
     def steps_of(self, scheme: str) -> int:
         """The training steps of ``scheme`` at L."""
         return dict(self.scheme_steps).get(scheme, self.steps)
+
+    def layers_of(self, scheme: str) -> int:
+        """The number of layers of ``scheme``'s model."""
+        return dict(self.scheme_layers).get(scheme, self.n_layers)
 
 
 def learning_rate(step: int, steps: int, peak: float, warmup: int) -> float:
@@ -102,7 +109,7 @@ def train_steps(model: TinyLM, steps: int, length: int, batch: int, lr: float, w
 def new_model(scheme: str, recipe: Recipe) -> TinyLM:
     """A freshly initialised model of ``scheme``; the initial weights depend on the recipe's seed only."""
     torch.manual_seed(recipe.seed)
-    return TinyLM(NetConfig(scheme, train_length=recipe.train_length, n_layers=recipe.n_layers,
+    return TinyLM(NetConfig(scheme, train_length=recipe.train_length, n_layers=recipe.layers_of(scheme),
                             d_model=recipe.d_model))
 
 
@@ -186,7 +193,7 @@ def _train_one(out_dir: Path, recipe: Recipe, threads: int, scheme: str, method:
         log = train_steps(model, steps, L, recipe.batch, recipe.lr, recipe.warmup, recipe.seed)
         meta = {"scheme": scheme, "seed": recipe.seed, "steps": steps, "length": L,
                 "recipe": {"steps": steps, "batch": recipe.batch, "lr": recipe.lr, "warmup": recipe.warmup,
-                           "length": L, "periods": list(period_range(L)), "n_layers": recipe.n_layers,
+                           "length": L, "periods": list(period_range(L)), "n_layers": recipe.layers_of(scheme),
                            "d_model": recipe.d_model}}
         factor = 1.0
     else:
@@ -278,46 +285,38 @@ def _order(name: str) -> tuple[int, str]:
     return (SCHEMES.index(name), "") if name in SCHEMES else (len(SCHEMES), name)
 
 
-def train_on_batch(model: TinyLM, inputs: np.ndarray, targets: np.ndarray, steps: int, lr: float) -> list[float]:
-    """``steps`` Adam steps on one fixed batch (a smoke test that every scheme's gradients flow); the losses."""
-    opt = torch.optim.AdamW(model.parameters(), lr=lr)
-    x, y = torch.as_tensor(inputs), torch.as_tensor(targets)
-    model.train()
-    out = []
-    for _ in range(steps):
-        loss = functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        out.append(float(loss.detach()))
-    return out
-
-
-def _steps(recipe: dict, scheme: str) -> int | None:
-    """A recorded recipe's training steps of ``scheme`` (``Recipe.steps_of`` on the JSON form)."""
-    return dict(map(tuple, recipe.get("scheme_steps", []))).get(scheme, recipe.get("steps"))
+def _recorded_training(recipe: dict, scheme: str) -> tuple[int | None, int | None]:
+    """A recorded recipe's training steps and layers of ``scheme`` (``Recipe.steps_of`` and ``layers_of`` on the
+    JSON form)."""
+    steps = dict(map(tuple, recipe.get("scheme_steps", []))).get(scheme, recipe.get("steps"))
+    return steps, dict(map(tuple, recipe.get("scheme_layers", []))).get(scheme, recipe.get("n_layers"))
 
 
 def merge_into(src: Path, dst: Path) -> dict:
     """Copy the models of the run in ``src`` (weights and manifest records) into the run in ``dst``, which
-    keeps its other models: how a subset retrained with ``--schemes`` joins the shipped set. The recipes
-    must agree; each record keeps its own ``git_revision``. A copied file must match the sha256 its run
-    recorded (``WeightsError`` otherwise, before anything is copied)."""
+    keeps its other models: how a subset retrained with ``--schemes`` joins the shipped set. The recipes must
+    agree on every shared field and on the models kept (a retrained scheme may change its own steps and layers,
+    which the merged run then records); each record keeps its own ``git_revision``. A copied file must match
+    the sha256 its run recorded (``WeightsError`` otherwise, before anything is copied)."""
     import json
     import shutil
 
     new, old = (read_manifest(d / "manifest.json") for d in (src, dst))
     tunes_only = all(r.get("finetuned") for r in new["models"].values())
-    # a model depends on the shared fields and its own scheme's steps (a fine-tune: the RoPE model's steps and,
-    # when it is retrained, its own fine-tuning fields), not on the steps of the other schemes
+    # a model depends on the shared fields and its own scheme's steps and layers (a fine-tune: the RoPE model's
+    # steps and, when it is retrained, its own fine-tuning fields); the models kept must keep their recipe
     same = [k for k in set(new["recipe"]) | set(old["recipe"])
-            if k != "scheme_steps" and not (tunes_only and k.startswith("finetune_"))]
-    own = {"rope"} if tunes_only else {r.get("scheme") for r in new["models"].values()}
+            if k not in ("scheme_steps", "scheme_layers") and not (tunes_only and k.startswith("finetune_"))]
+    retrained = {r.get("scheme") for r in new["models"].values()}
+    kept = {"rope"} if tunes_only else set(SCHEMES) - retrained   # models whose recipe must not change
     if any(new["recipe"].get(k) != old["recipe"].get(k) for k in same) \
-            or any(_steps(new["recipe"], sch) != _steps(old["recipe"], sch) for sch in own):
+            or any(_recorded_training(new["recipe"], sch) != _recorded_training(old["recipe"], sch) for sch in kept):
         raise ValueError(f"the recipes differ: {src} was trained with {new['recipe']}, {dst} with {old['recipe']}")
     if tunes_only:   # fine-tunes retrained with a new fine-tuning recipe: the run now records that one
         old["recipe"] = {**old["recipe"], **{k: v for k, v in new["recipe"].items() if k.startswith("finetune_")}}
+    else:            # a retrained scheme may have new steps or layers: the run now records the new tables
+        old["recipe"] = {**old["recipe"], **{k: new["recipe"][k] for k in ("scheme_steps", "scheme_layers")
+                                            if k in new["recipe"]}}
     for name, record in new["models"].items():
         if fingerprint(src / f"{name}.pt") != {k: record.get(k) for k in ("sha256", "bytes")}:
             raise WeightsError(src / f"{name}.pt", f"does not match the sha256 and size {src}/manifest.json "

@@ -143,7 +143,7 @@ class FakeRenderer:
     def __init__(self) -> None:
         self.submitted = 0
         self.decoded = 0
-        self.most_ahead = 0
+        self.most_in_flight = 0
 
     def submit(self, fig, fmt, opts, priority=0.0):
         w, h = export.raster_size(opts)
@@ -151,7 +151,7 @@ class FakeRenderer:
         buf = io.BytesIO()
         Image.fromarray(rgba).save(buf, format="PNG")
         self.submitted += 1
-        self.most_ahead = max(self.most_ahead, self.submitted - self.decoded)
+        self.most_in_flight = max(self.most_in_flight, self.submitted - self.decoded)
         future = concurrent.futures.Future()
         future.set_result(buf.getvalue())
         return future
@@ -184,10 +184,10 @@ def test_gif_streams_and_decodes_to_every_frame_exactly(fake):
     assert frames.shape == (n, 120, 160, 3)
     for i in range(n):
         np.testing.assert_array_equal(frames[i], _frame_rgb(i, 160, 120), err_msg=f"frame {i}")
-    # streamed: the sampled palette frames are not rendered twice, at most AHEAD frames wait in the
+    # streamed: the sampled palette frames are not rendered twice, at most FRAMES_IN_FLIGHT frames wait in the
     # browser beyond the one being encoded, and a handful of decoded frames are alive at any time
     assert fake.submitted == n
-    assert fake.most_ahead <= export.PALETTE_SAMPLES + export.AHEAD + 1
+    assert fake.most_in_flight <= export.PALETTE_SAMPLES + export.FRAMES_IN_FLIGHT + 1
     assert fake.most_alive[0] <= 3
     durations = [Image.open(io.BytesIO(gif)).info["duration"]]
     assert durations == [130]
@@ -204,7 +204,7 @@ def test_mp4_streams_every_frame(fake):
     red = np.all(np.abs(frames.astype(int) - COLOURS[1]) < 60, axis=-1)  # (n, H, W) lossy H.264
     left = [np.flatnonzero(red[i].any(axis=0))[0] for i in (0, n - 1)]
     assert abs(left[0] - 5) <= 2 and abs(left[1] - (5 + 4 * (n - 1))) <= 2  # the square moved as drawn
-    assert fake.submitted == n and fake.most_ahead <= export.AHEAD + 1 and fake.most_alive[0] <= 3
+    assert fake.submitted == n and fake.most_in_flight <= export.FRAMES_IN_FLIGHT + 1 and fake.most_alive[0] <= 3
 
 
 def test_an_export_past_its_time_limit_stops_and_frees_its_slot(fake, monkeypatch):

@@ -5,7 +5,7 @@ animated figures, with no streamlit; the app's export buttons and ``python -m po
 shared browser and its event-loop thread, the time limits), ``animation`` (GIF/MP4 encoders), ``options`` (the
 format names, ``ExportOptions`` and the budget) and ``availability`` (what this installation can make)."""
 
-from posviz.export.animation import AHEAD, PALETTE_SAMPLES, Progress, frame_dicts, write_animation
+from posviz.export.animation import FRAMES_IN_FLIGHT, PALETTE_SAMPLES, Progress, frame_dicts, write_animation
 from posviz.export.availability import (
     BROWSER,
     BROWSER_ENV,
@@ -65,7 +65,7 @@ from posviz.export.scheduler import (
 )
 
 __all__ = [
-    "AHEAD", "ANIMATION_FORMATS", "BROWSER", "BROWSER_ENV", "BROWSER_TABS", "DATA_FORMATS", "DISTRIBUTIONS",
+    "FRAMES_IN_FLIGHT", "ANIMATION_FORMATS", "BROWSER", "BROWSER_ENV", "BROWSER_TABS", "DATA_FORMATS", "DISTRIBUTIONS",
     "DOWNLOAD_TIME_LIMIT_S", "EXPORT_SLOTS", "FORMATS", "FORMAT_NEEDS", "FPS_RANGE", "FRAME_S", "IMAGE_FORMATS",
     "MAC_APPS", "MAX_ANIMATION_PIXELS", "MAX_IMAGE_PIXELS", "MIME", "PALETTE_SAMPLES", "PATH_NAMES", "RENDERED",
     "SCALE_RANGE", "SIZE_PRESETS", "SIZE_RANGE", "WINDOWS_APPS", "WINDOWS_ROOTS", "ExportBusyError",

@@ -27,7 +27,7 @@ from posviz.export.options import ANIMATION_FORMATS, ExportOptions, check_budget
 if TYPE_CHECKING:  # Pillow is part of the [export] extra: imported where frames are decoded, never at import
     from PIL import Image
 
-AHEAD = 2  # animation frames in flight in the browser while the previous one is encoded
+FRAMES_IN_FLIGHT = 2  # animation frames in flight in the browser while the previous one is encoded
 PALETTE_SAMPLES = 6  # frames (spread over the animation) whose colours make a GIF's one palette
 
 Progress = Callable[[int, int], None]  # (frames rendered so far, frames in all), called as each frame arrives
@@ -73,16 +73,17 @@ def _frame_ticker(total: int, progress: Progress | None) -> Callable[[], None]:
 
 def _rendered_pngs(stills: Iterable[dict], opts: ExportOptions, already_rendered: Mapping[int, bytes],
                    deadline: float | None, priority: float, tick: Callable[[], None]) -> Iterator[bytes]:
-    """PNG bytes of each still in order, AHEAD frames rendering in the browser while the caller encodes the previous
-    one; frames in ``already_rendered`` (by index) are not rendered again, nor ticked. Past ``deadline`` the stream
-    stops (ExportBusyError), and unfinished renders are cancelled whenever the caller stops early."""
+    """PNG bytes of each still in order, FRAMES_IN_FLIGHT frames rendering in the browser while the caller encodes
+    the previous one; frames in ``already_rendered`` (by index) are not rendered again, nor ticked. Past
+    ``deadline`` the stream stops (ExportBusyError), and unfinished renders are cancelled whenever the caller stops
+    early."""
     pending: collections.deque[concurrent.futures.Future | bytes] = collections.deque()
     try:
         for i, still in enumerate(stills):
             scheduler.seconds_left(deadline)
             pending.append(already_rendered[i] if i in already_rendered else
                            scheduler.SHARED_RENDERER.submit(still, "png", opts, priority))
-            if len(pending) > AHEAD:
+            if len(pending) > FRAMES_IN_FLIGHT:
                 yield _png_when_ready(pending.popleft(), deadline, tick)
         while pending:
             yield _png_when_ready(pending.popleft(), deadline, tick)
@@ -193,10 +194,11 @@ def write_animation(out: BinaryIO, fig: go.Figure, fmt: str, opts: ExportOptions
                     deadline: float | None = None, priority: float | None = None,
                     progress: Progress | None = None) -> None:
     """Write a GIF or MP4 of an animated figure to ``out``, each frame rendered by the browser and streamed to the
-    encoder, ``progress(i, n)`` called as frame i of n arrives. Memory holds a few frames: AHEAD in flight, the one
-    being encoded and (GIF) the previous frame's palette indices. A GIF's palette comes from PALETTE_SAMPLES frames
-    spread over the animation, rendered first (their PNGs are reused, not rendered twice). Past ``deadline`` (a
-    time.monotonic() value) it stops with ExportBusyError, so a download nobody waits for stops using the server."""
+    encoder, ``progress(i, n)`` called as frame i of n arrives. Memory holds a few frames: FRAMES_IN_FLIGHT
+    rendering, the one being encoded and (GIF) the previous frame's palette indices. A GIF's palette comes from
+    PALETTE_SAMPLES frames spread over the animation, rendered first (their PNGs are reused, not rendered twice).
+    Past ``deadline`` (a time.monotonic() value) it stops with ExportBusyError, so a download nobody waits for stops
+    using the server."""
     if fmt not in ANIMATION_FORMATS:
         raise ValueError(f"fmt must be one of {', '.join(ANIMATION_FORMATS)}; got {fmt!r}")
     opts = render_options(fmt, opts)

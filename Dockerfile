@@ -8,7 +8,7 @@ FROM python:3.11-slim-bookworm
 # health check. Debian's own versions follow its security updates, so they are not pinned.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends chromium fonts-dejavu-core fonts-noto-color-emoji curl \
+    && apt-get install -y --no-install-recommends chromium fonts-dejavu-core fonts-noto-color-emoji fonts-noto-cjk curl \
     && rm -rf /var/lib/apt/lists/*
 
 # the CPU-only torch from PyTorch's own index (PyPI's Linux torch is the CUDA build, several GB), then posviz

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from posviz import PUBLIC_URL_ENV
+from posviz import PUBLIC_URL_ENV, i18n
 from posviz._speed import freeze_long_lived_heap
 from posviz.theme import PRESENTER_SCALE, background
 from posviz.ui.params import Bool, Choice, Param, parse_or_default, values_for
@@ -90,6 +90,7 @@ def draw_lesson(lesson: Lesson) -> None:
 def start_page(slug: str, title: str, *, icon: str, intro: str) -> PageContext:
     """Configure the page, create its context and draw its title and intro (folded in presenter mode)."""
     freeze_long_lived_heap()
+    i18n.set_language(_page_language())
     st.set_page_config(page_title=f"{title} · posviz", page_icon=icon, layout="wide")
     ctx = PageContext(slug=slug)
     st.session_state[_CTX] = ctx
@@ -105,6 +106,15 @@ def start_page(slug: str, title: str, *, icon: str, intro: str) -> PageContext:
     elif intro:
         st.markdown(intro)
     return ctx
+
+
+def _page_language() -> str:
+    """The language this run shows: the URL's ``lang`` if posviz speaks it, else the browser's (Chinese for any
+    ``zh`` locale), else English."""
+    asked = st.query_params.get("lang")
+    if asked in i18n.LANGUAGES:
+        return asked
+    return "zh" if (st.context.locale or "").lower().startswith("zh") else i18n.DEFAULT
 
 
 _SCREEN_KEY = "_posviz.screen"

@@ -19,6 +19,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 import streamlit as st
 
+from posviz import i18n
 from posviz.ui import served
 from posviz.ui.live import states
 from posviz.ui.live.figures import (
@@ -137,7 +138,8 @@ def state_set(name: str, fixed: Mapping[str, object], param: str, control: Param
         shown = {"values": values, "files": [files.get(v) for v in values], **states.shared(built)}
         return json.loads(states.to_json(shown))
 
-    key = (name, settings_key(fixed), param, states.slider_values(control), theme, font_scale, budget, keep_figures)
+    key = (name, settings_key(fixed), param, states.slider_values(control), theme, font_scale, budget, keep_figures,
+           i18n.language())
     return STORE.state_sets.get_or_make(key, make, json_bytes)
 
 

@@ -23,11 +23,12 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from posviz import i18n
 from posviz.figures import build
 from posviz.theme import style
 from posviz.ui.live.store import STORE, FigureStore, build_slot, content_id, figure_bytes
 
-FigureKey = tuple[str, str, str, float]
+FigureKey = tuple[str, str, str, float, str]
 JSON_OVERHEAD = 1.25  # a parsed JSON figure's objects take about this many bytes per byte of its text
 
 
@@ -49,8 +50,9 @@ def settings_key(params: Mapping[str, object]) -> str:
 
 
 def figure_key(name: str, params: Mapping[str, object], theme: str, font_scale: float) -> FigureKey:
-    """What names one drawn figure: registry name, settings, theme, presenter font scale (0: not presenting)."""
-    return name, settings_key(params), theme, float(font_scale)
+    """What names one drawn figure: registry name, settings, theme, presenter font scale (0: not presenting) and
+    the language of its text."""
+    return name, settings_key(params), theme, float(font_scale), i18n.language()
 
 
 def built_figure(name: str, params: Mapping[str, object], theme: str, font_scale: float,
@@ -117,7 +119,8 @@ def cached_call(fn: Callable, args: tuple, kwargs: dict[str, Any], store: Figure
         arguments = pickle.dumps((args, sorted(kwargs.items())), protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError):  # arguments that cannot be named: not kept
         return fn(*args, **kwargs)
-    key = (getattr(fn, "__module__", ""), getattr(fn, "__qualname__", repr(fn)), identity, arguments)
+    key = (getattr(fn, "__module__", ""), getattr(fn, "__qualname__", repr(fn)), identity, arguments,
+           i18n.language())  # a computation may return text (a caption's sentence)
     blob = store.computations.get_or_make(key, lambda: pickle.dumps(fn(*args, **kwargs),
                                                                     protocol=pickle.HIGHEST_PROTOCOL), len)
     return pickle.loads(blob)

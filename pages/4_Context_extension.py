@@ -29,36 +29,37 @@ from posviz.figures.scaling import (
     scaling_wavelengths,
     scaling_yarn_ramp,
 )
+from posviz.i18n import N_, _
 from posviz.models.curves import GRID_FACTORS, SCHEME_FACTORS
 
 lesson = ui.Lesson(
-    "context_extension", "Context extension", icon="📏", order=4, headline="scaling_wavelengths",
-    summary="How PI, NTK-aware, dynamic NTK, YaRN and Llama 3 rewrite RoPE's per-pair frequencies to read past the "
+    "context_extension", N_("Context extension"), icon="📏", order=4, headline="scaling_wavelengths",
+    summary=N_("How PI, NTK-aware, dynamic NTK, YaRN and Llama 3 rewrite RoPE's per-pair frequencies to read past the "
             "training length: which pairs each method touches, which reach angles never seen in training, YaRN's "
-            "ramp and temperature, and what real models' config.json files compute.",
-    intro="A model trained on L tokens is asked to read L' = s·L. Each method below rewrites RoPE's per-pair "
+            "ramp and temperature, and what real models' config.json files compute."),
+    intro=N_("A model trained on L tokens is asked to read L' = s·L. Each method below rewrites RoPE's per-pair "
           "frequencies θ_i (and sometimes adds a temperature); drag the sliders to see which pairs each method "
-          "touches, which pairs reach angles never seen in training, and what real models' config.json files do.",
+          "touches, which pairs reach angles never seen in training, and what real models' config.json files do."),
     controls=(
-        ui.Multi("methods", "methods", default=("default", "linear", "ntk", "yarn", "llama3"),
+        ui.Multi("methods", N_("methods"), default=("default", "linear", "ntk", "yarn", "llama3"),
                  options={k: m.label for k, m in sc.METHODS.items()}),
-        ui.Int("d", "rotary dim d", default=128, lo=8, hi=256, step=2, help="Pairs i = 0 .. d/2 − 1."),
-        ui.LogFloat("base", "base b (rope_theta)", default=10000.0, lo=10.0, hi=1e7, extra=(500000.0,)),
-        ui.LogFloat("s", "scale s = L'/L (factor)", default=8.0, lo=1.0, hi=128.0,
+        ui.Int("d", N_("rotary dim d"), default=128, lo=8, hi=256, step=2, help=N_("Pairs i = 0 .. d/2 − 1.")),
+        ui.LogFloat("base", N_("base b (rope_theta)"), default=10000.0, lo=10.0, hi=1e7, extra=(500000.0,)),
+        ui.LogFloat("s", N_("scale s = L'/L (factor)"), default=8.0, lo=1.0, hi=128.0,
                     extra=(4.0, 8.0, 16.0, 32.0, 40.0, 64.0, 128.0)),
-        ui.LogFloat("L", "original context L (tokens)", default=4096.0, lo=256.0, hi=131072.0,
+        ui.LogFloat("L", N_("original context L (tokens)"), default=4096.0, lo=256.0, hi=131072.0,
                     extra=tuple(float(2**k) for k in range(8, 18))),
-        ui.Float("beta_fast", "YaRN beta_fast (β)", default=32.0, lo=1.0, hi=128.0, step=1.0),
-        ui.Float("beta_slow", "YaRN beta_slow (α)", default=1.0, lo=0.25, hi=8.0, step=0.25),
-        ui.Bool("truncate", "YaRN truncate (floor/ceil the ramp ends)", default=True,
-                help="transformers' default; gpt-oss sets truncate: false and ramps between the unrounded ends."),
-        ui.Float("mscale", "YaRN mscale (0 = unset)", default=0.0, lo=0.0, hi=2.0, step=0.001, widget="number"),
-        ui.Float("mscale_all_dim", "YaRN mscale_all_dim (0 = unset)", default=0.0, lo=0.0, hi=2.0, step=0.001,
+        ui.Float("beta_fast", N_("YaRN beta_fast (β)"), default=32.0, lo=1.0, hi=128.0, step=1.0),
+        ui.Float("beta_slow", N_("YaRN beta_slow (α)"), default=1.0, lo=0.25, hi=8.0, step=0.25),
+        ui.Bool("truncate", N_("YaRN truncate (floor/ceil the ramp ends)"), default=True,
+                help=N_("transformers' default; gpt-oss sets truncate: false and ramps between the unrounded ends.")),
+        ui.Float("mscale", N_("YaRN mscale (0 = unset)"), default=0.0, lo=0.0, hi=2.0, step=0.001, widget="number"),
+        ui.Float("mscale_all_dim", N_("YaRN mscale_all_dim (0 = unset)"), default=0.0, lo=0.0, hi=2.0, step=0.001,
                  widget="number"),
-        ui.Float("high_freq_factor", "Llama 3 high_freq_factor", default=4.0, lo=1.0, hi=32.0, step=0.5),
-        ui.Float("low_freq_factor", "Llama 3 low_freq_factor (< high_freq_factor)", default=1.0, lo=0.25,
+        ui.Float("high_freq_factor", N_("Llama 3 high_freq_factor"), default=4.0, lo=1.0, hi=32.0, step=0.5),
+        ui.Float("low_freq_factor", N_("Llama 3 low_freq_factor (< high_freq_factor)"), default=1.0, lo=0.25,
                  hi=lambda v: min(4.0, v["high_freq_factor"] - 0.25), hi_max=4.0, step=0.25,
-                 help="Llama 3 divides by high_freq_factor − low_freq_factor, so it stays below high_freq_factor."),
+                 help=N_("Llama 3 divides by high_freq_factor − low_freq_factor, so it stays below high_freq_factor.")),
     ),
 )
 
@@ -90,72 +91,74 @@ def key_numbers(v: ui.Values) -> None:
 
 def evidence_link() -> str:
     """A markdown link to the part that runs a trained model, its text read from the part's declaration."""
-    return f"[part {lesson.parts['evidence'].label}]({ui.href(lesson.slug, part='evidence')})"
+    return _("[part {label}]({url})", label=_(lesson.parts["evidence"].label),
+             url=ui.href(lesson.slug, part="evidence"))
 
 
-@lesson.part("pairs", "1. Wavelengths", uses=EVERY_METHOD,
-             title="1. Wavelengths and frequencies: who finishes a turn inside L?",
+@lesson.part("pairs", N_("1. Wavelengths"), uses=EVERY_METHOD,
+             title=N_("1. Wavelengths and frequencies: who finishes a turn inside L?"),
              controls=(
-                 ui.Choice("curve", "plot", default="wavelength", widget="radio",
-                           options={"wavelength": "wavelength λ'_i (tokens)",
-                                    "frequency": "frequency θ'_i (rad/token)"}),
+                 ui.Choice("curve", N_("plot"), default="wavelength", widget="radio",
+                           options={"wavelength": N_("wavelength λ'_i (tokens)"),
+                                    "frequency": N_("frequency θ'_i (rad/token)")}),
              ))
 def part_wavelengths(v: ui.Values) -> None:
     key_numbers(v)
     curve = ui.controls(where="main", columns=1).curve
     ui.figure_panel(
         scaling_wavelengths, every_method(v) | {"curve": curve}, key="wavelengths", live={"s": "factor"},
-        caption="Read the shaded region first: those slow pairs have wavelengths longer than L, so in training "
+        caption=_("Read the shaded region first: those slow pairs have wavelengths longer than L, so in training "
                 "they never completed a turn. PI moves every curve up by s; NTK leaves pair 0 alone and lifts the "
                 "slowest pair by s; YaRN and Llama 3 leave the fast pairs alone and move only the slow ones. "
                 "Frequency is the same story upside down (θ' = 2π/λ'): a pair below the 2π/L line is one that "
-                "never finished a turn.",
+                "never finished a turn."),
         latex=r"\lambda'_i = \frac{2\pi}{\theta'_i},\qquad \theta_i = b^{-2i/d}",
         code=[sc.scaled_inv_freq, sc.linear_inv_freq, sc.ntk_inv_freq],
     )
 
 
-@lesson.part("ratio", "2. Per-pair scale", uses=EVERY_METHOD, title="2. The per-pair scale θ_i / θ'_i")
+@lesson.part("ratio", N_("2. Per-pair scale"), uses=EVERY_METHOD, title=N_("2. The per-pair scale θ_i / θ'_i"))
 def part_ratio(v: ui.Values) -> None:
     key_numbers(v)
     low, high = sc.yarn_correction_range(v.d, v.base, int(v.L), v.beta_fast, v.beta_slow, v.truncate)
     ui.figure_panel(
         scaling_ratio, every_method(v), key="ratio", live={"s": "factor"},
-        caption=f"1 means the pair is untouched (extrapolated), s = {v.s:g} means fully interpolated. PI is flat "
-                f"at s; NTK rises smoothly from 1 to s; YaRN is 1 up to pair {low:g} ('low'), s from pair "
-                f"{high:g} ('high') on, with a ramp between; Llama 3 has three bands by wavelength (kept, blended, "
-                "divided by s).",
+        caption=_("1 means the pair is untouched (extrapolated), s = {s:g} means fully interpolated. PI is flat "
+                  "at s; NTK rises smoothly from 1 to s; YaRN is 1 up to pair {low:g} ('low'), s from pair "
+                  "{high:g} ('high') on, with a ramp between; Llama 3 has three bands by wavelength (kept, blended, "
+                  "divided by s).", s=v.s, low=low, high=high),
         latex=r"\text{YaRN: } \theta'_i = w_i\,\theta_i + (1-w_i)\,\frac{\theta_i}{s}",
         code=[sc.yarn_inv_freq, sc.llama3_inv_freq, sc.yarn_correction_range],
     )
 
 
-@lesson.part("unseen", "3. Unseen angles", uses=EVERY_METHOD,
-             title="3. Unseen angles: which pairs go out of distribution")
+@lesson.part("unseen", N_("3. Unseen angles"), uses=EVERY_METHOD,
+             title=N_("3. Unseen angles: which pairs go out of distribution"))
 def part_unseen(v: ui.Values) -> None:
     key_numbers(v)
     counts = sp.unseen_counts(**every_method(v))
-    on_pi = (" PI's line lies exactly on the grey one (L'·θ_i/s = L·θ_i): it never turns further than in "
-             "training." if "linear" in counts else "")
+    on_pi = (_(" PI's line lies exactly on the grey one (L'·θ_i/s = L·θ_i): it never turns further than in "
+               "training.") if "linear" in counts else "")
     ui.figure_panel(
         scaling_unseen, every_method(v), key="unseen",
-        caption="The grey dashed line is the largest angle each pair reached in training (L·θ_i). Fast pairs went "
-                "round many times, so any angle is familiar. A slow pair (below the dotted 2π line) only saw an "
-                f"arc; if a method lets it turn further at L' (×), the model meets angles it never saw.{on_pi} "
-                f"Pairs marked × at these settings: {sp.unseen_tally(counts, v.d)}. NTK-aware divides only the last "
-                "pair by the full s, so the slow pairs before it can still overshoot; lower beta_slow (try 0.25) to "
-                "see YaRN leave some unfixed.",
+        caption=_("The grey dashed line is the largest angle each pair reached in training (L·θ_i). Fast pairs "
+                  "went round many times, so any angle is familiar. A slow pair (below the dotted 2π line) only saw "
+                  "an arc; if a method lets it turn further at L' (×), the model meets angles it never saw.{on_pi} "
+                  "Pairs marked × at these settings: {tally}. NTK-aware divides only the last pair by the full s, "
+                  "so the slow pairs before it can still overshoot; lower beta_slow (try 0.25) to see YaRN leave "
+                  "some unfixed.", on_pi=on_pi, tally=sp.unseen_tally(counts, v.d)),
         latex=r"\text{unseen} \iff L\theta_i < 2\pi \ \text{and}\ L'\theta'_i > L\theta_i",
         code=[sc.unseen_angles],
     )
-    ui.prose(f"What unseen angles do to a trained model, and which methods repair it: {evidence_link()}.")
+    ui.prose(_("What unseen angles do to a trained model, and which methods repair it: {link}.",
+               link=evidence_link()))
 
 
-@lesson.part("yarn", "4. YaRN ramp", uses=("d", "base", "L", *YARN),
-             title="4. YaRN's ramp: against i and against r = L/λ",
+@lesson.part("yarn", N_("4. YaRN ramp"), uses=("d", "base", "L", *YARN),
+             title=N_("4. YaRN's ramp: against i and against r = L/λ"),
              controls=(
-                 ui.Choice("ramp", "YaRN ramp", default="code", widget="radio",
-                           options={"code": "code (linear in i)", "paper": "paper γ(r) (linear in r)"}),
+                 ui.Choice("ramp", N_("YaRN ramp"), default="code", widget="radio",
+                           options={"code": N_("code (linear in i)"), "paper": N_("paper γ(r) (linear in r)")}),
              ))
 def part_yarn_ramp(v: ui.Values) -> None:
     key_numbers(v)
@@ -164,70 +167,73 @@ def part_yarn_ramp(v: ui.Values) -> None:
     low, high = sc.yarn_correction_range(v.d, v.base, int(v.L), v.beta_fast, v.beta_slow, v.truncate)
     ui.figure_panel(
         scaling_yarn_ramp, params | {"ramp": ramp}, key="ramp", live=("beta_fast", "beta_slow"),
-        caption=f"The code ramps linearly in the pair index {sp.ramp_ends(low, high, v.truncate)}, i.e. linearly "
-                f"in log r; the paper's γ is linear in r itself. {sp.ramp_comparison(**params)}",
+        caption=_("The code ramps linearly in the pair index {ends}, i.e. linearly in log r; the paper's γ is "
+                  "linear in r itself. {comparison}", ends=sp.ramp_ends(low, high, v.truncate),
+                  comparison=sp.ramp_comparison(**params)),
         latex=r"\gamma(r) = \mathrm{clamp}\!\left(\frac{r-\alpha}{\beta-\alpha}, 0, 1\right),\quad "
               r"r_i = \frac{L}{\lambda_i},\quad D(\rho) = \frac{d\,\ln\!\big(L/(2\pi\rho)\big)}{2\ln b}",
         code=[sc.yarn_extrapolation_weight, sc.yarn_correction_dim],
     )
 
 
-@lesson.part("temperature", "5. Temperature", uses=("s", *TEMPERATURE), title="5. Attention temperature")
+@lesson.part("temperature", N_("5. Temperature"), uses=("s", *TEMPERATURE), title=N_("5. Attention temperature"))
 def part_temperature(v: ui.Values) -> None:
     key_numbers(v)
     ui.figure_panel(
         scaling_temperature, dict(factor=v.s, mscale=v.mscale, mscale_all_dim=v.mscale_all_dim), key="temperature",
-        caption=f"YaRN multiplies cos and sin by A = 0.1 ln s + 1 ({sc.get_mscale(v.s):.4f} at s = {v.s:g}), so "
-                "attention logits grow by A². DeepSeek sets mscale and mscale_all_dim: cos/sin get their ratio "
-                "(1.0 when they are equal) and the softmax scale gets (0.1·mscale_all_dim·ln s + 1)² instead. Try "
-                "mscale = mscale_all_dim = 0.707.",
+        caption=_("YaRN multiplies cos and sin by A = 0.1 ln s + 1 ({A:.4f} at s = {s:g}), so attention logits "
+                  "grow by A². DeepSeek sets mscale and mscale_all_dim: cos/sin get their ratio (1.0 when they are "
+                  "equal) and the softmax scale gets (0.1·mscale_all_dim·ln s + 1)² instead. Try "
+                  "mscale = mscale_all_dim = 0.707.", A=sc.get_mscale(v.s), s=v.s),
         latex=r"A = 0.1\ln s + 1,\qquad A_{\mathrm{DS}} = \frac{0.1\,\mu\ln s + 1}{0.1\,\mu_{\mathrm{all}}\ln s + "
                "1}",
         code=[sc.get_mscale, sc.yarn_attention_factor, sc.deepseek_softmax_multiplier],
     )
 
 
-@lesson.part("entropy", "6. Entropy vs length", uses=(*SIZE, *YARN, *TEMPERATURE),
-             title="6. Attention entropy against length")
+@lesson.part("entropy", N_("6. Entropy vs length"), uses=(*SIZE, *YARN, *TEMPERATURE),
+             title=N_("6. Attention entropy against length"))
 def part_entropy(v: ui.Values) -> None:
     key_numbers(v)
     factor = sc.yarn_attention_factor(v.s, sp.unset(v.mscale), sp.unset(v.mscale_all_dim))
     ui.figure_panel(
         scaling_entropy, size(v) | yarn(v) | dict(mscale=v.mscale, mscale_all_dim=v.mscale_all_dim), key="entropy",
-        caption="Longer contexts spread attention over more keys, so entropy creeps towards ln n. The temperature "
-                f"(logits × A² = {factor * factor:.3f}) {sp.entropy_effect(factor)}. (One seeded query; 512 sampled "
-                "keys per length.)",
+        caption=_("Longer contexts spread attention over more keys, so entropy creeps towards ln n. {effect} "
+                  "(One seeded query; 512 sampled keys per length.)",
+                  effect=sp.entropy_effect(factor)),
         code=[sc.attention_entropy],
     )
-    ui.prose(f"How a trained model fares past L under each method (YaRN with its temperature): {evidence_link()}.")
+    ui.prose(_("How a trained model fares past L under each method (YaRN with its temperature): {link}.",
+               link=evidence_link()))
 
 
-@lesson.part("dynamic", "7. Dynamic NTK", uses=SIZE, title="7. Dynamic NTK: the base follows the sequence")
+@lesson.part("dynamic", N_("7. Dynamic NTK"), uses=SIZE, title=N_("7. Dynamic NTK: the base follows the sequence"))
 def part_dynamic(v: ui.Values) -> None:
     key_numbers(v)
     rows, calls = sp.dynamic_calls(**size(v))
     ui.numbers(rows)
     ui.figure_panel(
         scaling_dynamic, size(v), key="dynamic",
-        caption="Press Play or drag the length slider under the chart. Up to max_position_embeddings nothing "
+        caption=_("Press Play or drag the length slider under the chart. Up to max_position_embeddings nothing "
                 "changes; beyond it transformers' 'dynamic' uses α = s·l/L − (s − 1), which overshoots the plain "
                 "α = l/L by a lot at large s. The chart draws each length's base as if it were computed afresh "
                 "for that length. transformers does not go back down step by step: it keeps the base of the "
                 "longest length seen so far and returns to the original base only once a call is shorter than L, "
-                f"as the calls below show ({calls}). The KV cache holds keys after RoPE, and transformers never "
+                "as the calls below show ({calls}). The KV cache holds keys after RoPE, and transformers never "
                 "rotates them again: when the base changes, the keys already cached keep the angles of the old "
                 "base while new queries turn with the new one, so their scores are no longer a function of m − n "
                 "alone. This mismatch is known and left in place (caching keys before RoPE would avoid it, at the "
-                "cost of rotating every cached key at each step).",
+                "cost of rotating every cached key at each step).", calls=calls),
         latex=r"b' = b\,\alpha^{d/(d-2)},\qquad \alpha = \frac{s\,l}{L} - (s-1),\ \ l = \max(\text{seq\_len}, L)",
         code=[sc.dynamic_alpha, sc.dynamic_base, sc.dynamic_ntk_schedule, sc.dynamic_ntk_bases],
     )
 
 
-@lesson.part("scores", "8. Scores past L", uses=EVERY_METHOD, title="8. Attention score against distance, past L",
+@lesson.part("scores", N_("8. Scores past L"), uses=EVERY_METHOD,
+             title=N_("8. Attention score against distance, past L"),
              controls=(
-                 ui.Choice("qk", "query and key", default="random", widget="radio",
-                           options={"ones": "q = k = all ones", "random": "seeded random q, k"}),
+                 ui.Choice("qk", N_("query and key"), default="random", widget="radio",
+                           options={"ones": N_("q = k = all ones"), "random": N_("seeded random q, k")}),
              ))
 def part_scores(v: ui.Values) -> None:
     key_numbers(v)
@@ -236,10 +242,10 @@ def part_scores(v: ui.Values) -> None:
     target = int(round(v.s * v.L))
     ui.figure_panel(
         scaling_score, every_method(v) | {"methods": methods, "qk": qk}, key="score",
-        caption="Left, every token: PI stretches the curve s times (neighbours 1 and 2 apart look almost the "
-                "same), while NTK, YaRN and Llama 3 keep the fast wiggles that tell close tokens apart. Right, out "
-                f"to L' = {target:,}, one strip per method: beyond the dashed L line plain RoPE keeps producing "
-                f"patterns never seen in training; {sp.far_panel(target)}.",
+        caption=_("Left, every token: PI stretches the curve s times (neighbours 1 and 2 apart look almost the "
+                  "same), while NTK, YaRN and Llama 3 keep the fast wiggles that tell close tokens apart. Right, out "
+                  "to L' = {target:,}, one strip per method: beyond the dashed L line plain RoPE keeps producing "
+                  "patterns never seen in training; {far}.", target=target, far=sp.far_panel(target)),
         latex=r"q^\top R_{\Delta} k = \sum_i \mathrm{Re}\big[h_i\, e^{\,j\Delta\theta'_i}\big],\quad "
               r"h_i = z^q_i\,\overline{z^k_i},\ j^2 = -1",
         code=[sc.rope_scores],
@@ -249,66 +255,72 @@ def part_scores(v: ui.Values) -> None:
 def config_text_box() -> str:
     """The expander where a student pastes a config.json; its text ("" when empty)."""
     key = f"{lesson.slug}.config_text"
-    with st.expander("Paste your own config.json", expanded=bool(st.session_state.get(key))):
+    with st.expander(_("Paste your own config.json"), expanded=bool(st.session_state.get(key))):
         return st.text_area(
-            "config.json (optional; it overrides the preset)", key=key,
+            _("config.json (optional; it overrides the preset)"), key=key,
             height=180, placeholder='{"head_dim": 128, "rope_theta": 500000.0, "rope_scaling": {...}, ...}',
-            help=f"Read locally, never stored. At most {sc.MAX_CONFIG_CHARS:,} characters. Both spellings "
-                 "(rope_scaling, rope_parameters) and a nested text_config are read.") or ""
+            help=_("Read locally, never stored. At most {chars:,} characters. Both spellings "
+                   "(rope_scaling, rope_parameters) and a nested text_config are read.",
+                   chars=sc.MAX_CONFIG_CHARS)) or ""
 
 
 def what_was_read(report: sc.ConfigReport, temperatures: list[dict[str, float]], preset: str, pasted: bool) -> None:
     """The table of every value read, where the target length comes from, the source, the layers, the notes."""
     left, right = st.columns([3, 2])
     with left:
-        st.markdown("**What was read**" + (" (pasted config.json, not the preset)" if pasted else f" ({preset})"))
+        st.markdown(_("**What was read** (pasted config.json, not the preset)") if pasted else
+                    _("**What was read** ({preset})", preset=preset))
         st.dataframe(cp.config_table(report, temperatures), hide_index=True, width="stretch")
     with right:
-        st.caption(f"Target length from {report.target_source}.")
+        st.caption(_("Target length from {source}.", source=report.target_source))
         if any("softmax scale × (DeepSeek)" in t for t in temperatures):
-            st.caption("DeepSeek models multiply the softmax scale by (0.1·mscale_all_dim·ln s + 1)² on top of "
-                       "cos/sin × A, so A = 1 here does not mean 'no temperature'.")
+            st.caption(_("DeepSeek models multiply the softmax scale by (0.1·mscale_all_dim·ln s + 1)² on top of "
+                         "cos/sin × A, so A = 1 here does not mean 'no temperature'."))
         if not pasted:
-            st.caption("Source: " + ps.get_preset(preset).source)
+            st.caption(_("Source: {source}", source=ps.get_preset(preset).source))
     for sentence in cp.layer_sentences(report, ui.escape_md):
         st.markdown(sentence)
     for note in report.notes:
-        ui.say("Note: " + note)
+        ui.say(_("Note: {note}", note=note))
 
 
-@lesson.part("models", "9. Real models' configs", title="9. Real models' config.json",
+@lesson.part("models", N_("9. Real models' configs"), title=N_("9. Real models' config.json"),
              controls=(
-                 ui.Choice("preset", "model preset", default="Llama 3.1 8B", widget="select",
+                 ui.Choice("preset", N_("model preset"), default="Llama 3.1 8B", widget="select",
                            options={n: n for n in ps.preset_names()}),
              ))
 def part_models(v: ui.Values) -> None:
     preset = ui.controls(where="main", columns=1).preset
     text = config_text_box()
     try:
-        config, _ = config_source(preset, text)
+        config, _name = config_source(preset, text)
         report = sc.describe_config(config)
         temperatures = cp.temperatures(config, report)
     except ValueError as err:
-        st.warning("This pasted config.json could not be read, so nothing is shown for it (the preset is not "
-                   "used while the box holds text). The reason:", icon="⚠️")
+        st.warning(_("This pasted config.json could not be read, so nothing is shown for it (the preset is not "
+                     "used while the box holds text). The reason:"), icon="⚠️")
         ui.say(str(err))
         return
     pasted, target = bool(text.strip()), report.target_length
     ui.numbers(cp.config_numbers(report, temperatures))
-    blocks = "; ".join(f"{cp.block_label(b, ui.escape_md)}: {cp.block_kind(b.rope)}" for b in report.blocks)
+    blocks = _("; ").join(_("{block}: {kind}", block=cp.block_label(b, ui.escape_md), kind=cp.block_kind(b.rope))
+                          for b in report.blocks)
     ui.figure_panel(
         config_blocks, {"preset": preset, "config_json": text if pasted else ""}, key="config",
-        caption=f"Dashed: plain RoPE with each block's own base. Solid: the frequencies transformers computes from "
-                f"the config at the model's target length, {target:,} tokens ({blocks}). Dotted on the right: at "
-                "short lengths, where LongRoPE and dynamic NTK differ. The legend gives each block's cos/sin factor.",
+        caption=_("Dashed: plain RoPE with each block's own base. Solid: the frequencies transformers computes "
+                  "from the config at the model's target length, {target:,} tokens ({blocks}). Dotted on the right: "
+                  "at short lengths, where LongRoPE and dynamic NTK differ. The legend gives each block's cos/sin "
+                  "factor.", target=target, blocks=blocks),
         code=[sc.describe_config, sc.inv_freq_from_rope_config, sc.config_target_length],
     )
     what_was_read(report, temperatures, preset, pasted)
     for b in report.blocks:
         faster = cp.faster_pairs(b)
-        where = "" if len(report.blocks) == 1 else f"{cp.block_label(b, ui.escape_md)}: "
-        ui.check(f"{where}no pair turns faster than plain RoPE at {target:,} tokens (θ'_i ≤ θ_i)", faster == 0,
-                 f"{faster} of {b.inv_freq.size} pairs are faster; cos/sin × {b.attention_factor:.6g}")
+        label = _("no pair turns faster than plain RoPE at {target:,} tokens (θ'_i ≤ θ_i)", target=target)
+        if len(report.blocks) > 1:
+            label = _("{block}: {check}", block=cp.block_label(b, ui.escape_md), check=label)
+        ui.check(label, faster == 0, _("{faster} of {pairs} pairs are faster; cos/sin × {factor:.6g}",
+                                       faster=faster, pairs=b.inv_freq.size, factor=b.attention_factor))
 
 
 def usable(names: tuple[str, ...]) -> tuple[str, ...]:
@@ -339,11 +351,11 @@ def evidence_params(methods: tuple[str, ...], s: float, finetuned: bool) -> dict
     return params
 
 
-@lesson.part("evidence", "10. What a real model does", uses=("methods",),
-             title="10. What a real model does: RoPE trained at L = 64, read at L' = s·L",
+@lesson.part("evidence", N_("10. What a real model does"), uses=("methods",),
+             title=N_("10. What a real model does: RoPE trained at L = 64, read at L' = s·L"),
              controls=(
-                 scale_control("model_s", "scale s = L'/L for the model", GRID_FACTORS),
-                 ui.Bool("finetuned", "add the PI and YaRN models fine-tuned at L' = 4L (drawn at s = 4)",
+                 scale_control("model_s", N_("scale s = L'/L for the model"), GRID_FACTORS),
+                 ui.Bool("finetuned", N_("add the PI and YaRN models fine-tuned at L' = 4L (drawn at s = 4)"),
                          default=True),
              ))
 def part_evidence(v: ui.Values) -> None:
@@ -360,15 +372,15 @@ def part_evidence(v: ui.Values) -> None:
     ui.prose(mp.evidence_prose(drawn, c.model_s))
     ui.figure_panel(
         models_retrieval, dict(params, kind="methods"), key="evidence_retrieval",
-        caption="Retrieval beside the loss: the share of tokens the model copies exactly (its most likely token "
-                "is the one the repeat determines), per position, over the same sequences. "
-                + mp.retrieval_sentence(drawn, L, Lp),
+        caption=_("Retrieval beside the loss: the share of tokens the model copies exactly (its most likely token "
+                  "is the one the repeat determines), per position, over the same sequences. {retrieval}",
+                  retrieval=mp.retrieval_sentence(drawn, L, Lp)),
         code=[pm.evaluate_sequences, pm.effective_context],
     )
 
 
-@lesson.part("schemes", "11. Schemes past L", title="11. Position schemes past L: one task, five schemes",
-             controls=(scale_control("schemes_s", "scale s = L'/L", SCHEME_FACTORS),))
+@lesson.part("schemes", N_("11. Schemes past L"), title=N_("11. Position schemes past L: one task, five schemes"),
+             controls=(scale_control("schemes_s", N_("scale s = L'/L"), SCHEME_FACTORS),))
 def part_schemes(v: ui.Values) -> None:
     c = ui.controls(where="main", columns=1)
     schemes = usable(pm.SCHEMES)
@@ -385,8 +397,8 @@ def part_schemes(v: ui.Values) -> None:
     ui.prose(mp.schemes_prose(at_L, past, L, Lp))
     ui.figure_panel(
         models_retrieval, dict(params, kind="schemes"), key="schemes_retrieval",
-        caption="Retrieval beside the loss, per scheme, over the same sequences. "
-                + mp.retrieval_sentence(drawn, L, Lp),
+        caption=_("Retrieval beside the loss, per scheme, over the same sequences. {retrieval}",
+                  retrieval=mp.retrieval_sentence(drawn, L, Lp)),
         code=[pm.evaluate_sequences, pm.effective_context],
     )
 
@@ -401,52 +413,52 @@ def wrong_and_right(case: str, wrong_caption: str, right_caption: str) -> dict:
 
 
 PITFALLS = (  # key, title, explanation, figure case, wrong caption, right caption
-    ("floor_ceil", "YaRN's floor/ceil applied before the division",
-     "Code that writes `floor(d·ln(L/(2π·β))) / (2 ln b)` rounds the numerator, so the ramp ends "
-     "are not integers ({wrong_low:.3f} and {wrong_high:.3f} instead of {low:g} and {high:g}) and the middle pairs' "
-     "frequencies are off by up to {off:.0%}. Round the whole quotient.",
-     "floor_ceil", "The ramp starts and ends at fractional pairs.", "Integer ramp ends {low:g} and {high:g}."),
-    ("mscale", "mscale = 0.707 used as a cos/sin multiplier",
-     "Multiplying `0.1 ln s + 1` by 0.707 and applying it to cos and sin *cools* attention (logits "
-     "× {wrong_logits:.3f} at s = 16) instead of warming it (× {logits:.3f}). 0.707 is DeepSeek's coefficient inside "
-     "`0.1·mscale·ln s + 1`, used with `mscale_all_dim`.",
-     "mscale", "Below 1: the softmax gets flatter as s grows.", "YaRN and DeepSeek both sharpen."),
-    ("linear", "the 'linear' function that never scales",
-     "A `precompute_freqs_cis_linear` without a scale parameter is plain RoPE under another name. "
-     "Position Interpolation divides every frequency (or every position) by s.",
-     "linear", "Every pair at 1: nothing was interpolated.", "Every pair at s."),
-    ("inverted", "inverted high/low frequency bands",
-     "High frequency means short wavelength means small pair index. YaRN and Llama 3 keep those and interpolate "
-     "the slow pairs whose wavelength exceeds L; several write-ups say the opposite.",
-     "inverted_bands", "Fast pairs interpolated: local order blurs, and the slow pairs still go out of "
-     "distribution.", "Fast pairs kept, slow pairs divided by s."),
-    ("beta_fast_zero", "beta_fast = 0 silently means 32 in transformers",
-     "transformers reads `beta_fast` and `beta_slow` with `or 32` / `or 1`, so a 0 (or null) in a config is "
-     "replaced by the default without a warning. Write the value you mean.",
-     "beta_fast_zero", "A config with beta_fast 0 and one with 32 give the same frequencies.",
-     "An explicit beta_fast moves the ramp."),
-    ("llama3", "Llama 3 is NTK-by-parts without temperature",
-     "Llama 3's bands are YaRN's *paper* ramp (linear in r = L/λ) with α = low_freq_factor and β = "
-     "high_freq_factor, and no attention temperature: cos/sin stay × 1. Calling it YaRN suggests the code ramp, "
-     "β = 32 and a logit multiplier it does not have.",
-     "llama3_temperature", "YaRN with its defaults is a different curve and adds a temperature.",
-     "The two curves coincide; only YaRN would add A."),
+    ("floor_ceil", N_("YaRN's floor/ceil applied before the division"),
+     N_("Code that writes `floor(d·ln(L/(2π·β))) / (2 ln b)` rounds the numerator, so the ramp ends "
+        "are not integers ({wrong_low:.3f} and {wrong_high:.3f} instead of {low:g} and {high:g}) and the middle "
+        "pairs' frequencies are off by up to {off:.0%}. Round the whole quotient."),
+     "floor_ceil", N_("The ramp starts and ends at fractional pairs."), N_("Integer ramp ends {low:g} and {high:g}.")),
+    ("mscale", N_("mscale = 0.707 used as a cos/sin multiplier"),
+     N_("Multiplying `0.1 ln s + 1` by 0.707 and applying it to cos and sin *cools* attention (logits "
+        "× {wrong_logits:.3f} at s = 16) instead of warming it (× {logits:.3f}). 0.707 is DeepSeek's coefficient "
+        "inside `0.1·mscale·ln s + 1`, used with `mscale_all_dim`."),
+     "mscale", N_("Below 1: the softmax gets flatter as s grows."), N_("YaRN and DeepSeek both sharpen.")),
+    ("linear", N_("the 'linear' function that never scales"),
+     N_("A `precompute_freqs_cis_linear` without a scale parameter is plain RoPE under another name. "
+        "Position Interpolation divides every frequency (or every position) by s."),
+     "linear", N_("Every pair at 1: nothing was interpolated."), N_("Every pair at s.")),
+    ("inverted", N_("inverted high/low frequency bands"),
+     N_("High frequency means short wavelength means small pair index. YaRN and Llama 3 keep those and interpolate "
+        "the slow pairs whose wavelength exceeds L; several write-ups say the opposite."),
+     "inverted_bands", N_("Fast pairs interpolated: local order blurs, and the slow pairs still go out of "
+                          "distribution."), N_("Fast pairs kept, slow pairs divided by s.")),
+    ("beta_fast_zero", N_("beta_fast = 0 silently means 32 in transformers"),
+     N_("transformers reads `beta_fast` and `beta_slow` with `or 32` / `or 1`, so a 0 (or null) in a config is "
+        "replaced by the default without a warning. Write the value you mean."),
+     "beta_fast_zero", N_("A config with beta_fast 0 and one with 32 give the same frequencies."),
+     N_("An explicit beta_fast moves the ramp.")),
+    ("llama3", N_("Llama 3 is NTK-by-parts without temperature"),
+     N_("Llama 3's bands are YaRN's *paper* ramp (linear in r = L/λ) with α = low_freq_factor and β = "
+        "high_freq_factor, and no attention temperature: cos/sin stay × 1. Calling it YaRN suggests the code ramp, "
+        "β = 32 and a logit multiplier it does not have."),
+     "llama3_temperature", N_("YaRN with its defaults is a different curve and adds a temperature."),
+     N_("The two curves coincide; only YaRN would add A.")),
 )
 
 
 
 
-@lesson.part("pitfalls", "12. Pitfalls", uses=(*SIZE, *LLAMA3), title="12. Pitfalls")
+@lesson.part("pitfalls", N_("12. Pitfalls"), uses=(*SIZE, *LLAMA3), title=N_("12. Pitfalls"))
 def part_pitfalls(v: ui.Values) -> None:
-    st.caption("Drawn at d = {dim}, b = {base:g}, s = {factor:g}, L = {original_len}.".format(**sp.PITFALL_SETTING))
+    st.caption(_("Drawn at d = {dim}, b = {base:g}, s = {factor:g}, L = {original_len}.", **sp.PITFALL_SETTING))
     quoted = sp.pitfall_numbers(**sp.PITFALL_SETTING)
     for key, title, explanation, case, wrong_caption, right_caption in PITFALLS:
-        ui.pitfall(title, explanation.format(**quoted), key=key,
-                   **wrong_and_right(case, wrong_caption.format(**quoted), right_caption.format(**quoted)))
+        ui.pitfall(_(title), _(explanation, **quoted), key=key,
+                   **wrong_and_right(case, _(wrong_caption, **quoted), _(right_caption, **quoted)))
     err = sp.llama3_against_paper_yarn(**size(v), low_freq_factor=v.low_freq_factor,
                                        high_freq_factor=v.high_freq_factor)
-    ui.check("Llama 3 = YaRN paper ramp with α = low_freq_factor, β = high_freq_factor (at the sidebar's d, b, s, "
-             "L)", err < 1e-12, f"max relative difference {err:.1e} over {v.d // 2} pairs")
+    ui.check(_("Llama 3 = YaRN paper ramp with α = low_freq_factor, β = high_freq_factor (at the sidebar's d, b, s, "
+               "L)"), err < 1e-12, _("max relative difference {err:.1e} over {pairs} pairs", err=err, pairs=v.d // 2))
 
 
 lesson.run()

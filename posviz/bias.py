@@ -20,6 +20,7 @@ import numpy as np
 from posviz import gaussian as gk
 from posviz import rope
 from posviz._validate import check_cells, check_choice, check_float, check_int
+from posviz.i18n import N_
 
 MAX_HEADS = 1024           # alibi_slopes / alibi_bias: heads
 MAX_T = 4096               # alibi_bias: sequence length T
@@ -41,9 +42,9 @@ MEMBERS = ("alibi", "t5", "kerple_log", "kerple_power", "nope", "gaussian_log", 
 BIASES = ("alibi", "t5", "kerple_log", "kerple_power", "nope", "gaussian_log")  # additive, f(distance) alone
 T5_SHAPES = ("seeded", "alibi", "kerple_log", "kerple_power", "gaussian_log")
 LABELS = {
-    "alibi": "ALiBi −m_h·Δ", "t5": "T5 buckets", "kerple_log": "KERPLE log −r1·log(1+r2·Δ)",
-    "kerple_power": "KERPLE power −r1·Δ^r2", "nope": "NoPE (no bias)", "gaussian_log": "Gaussian +log K(Δ)",
-    "gaussian_mul": "Gaussian ×K(Δ) on the logit", "rope": "RoPE (rotation, no bias)",
+    "alibi": N_("ALiBi −m_h·Δ"), "t5": N_("T5 buckets"), "kerple_log": N_("KERPLE log −r1·log(1+r2·Δ)"),
+    "kerple_power": N_("KERPLE power −r1·Δ^r2"), "nope": N_("NoPE (no bias)"), "gaussian_log": N_("Gaussian +log K(Δ)"),
+    "gaussian_mul": N_("Gaussian ×K(Δ) on the logit"), "rope": N_("RoPE (rotation, no bias)"),
 }
 
 

@@ -18,14 +18,15 @@ import numpy as np
 
 from posviz import rope as _rope
 from posviz._validate import check_array, check_cells, check_choice, check_float, check_int
+from posviz.i18n import N_
 from posviz.rope import inv_freq
 
 MODES = ("rope", "absolute", "relative_mul", "relative_log")
 MODE_LABELS = {
-    "rope": "plain RoPE",
-    "absolute": "(a) as written: K(m)·K(n)",
-    "relative_mul": "(b) relative ×K(m−n)",
-    "relative_log": "(c) relative +log K(|m−n|)",
+    "rope": N_("plain RoPE"),
+    "absolute": N_("(a) as written: K(m)·K(n)"),
+    "relative_mul": N_("(b) relative ×K(m−n)"),
+    "relative_log": N_("(c) relative +log K(|m−n|)"),
 }
 PITFALL_LAYOUTS = ("interleaved", "mixed")  # mixed_layout_rope: the bug and the fix
 KERNEL_FLOOR = 1e-30  # K is clamped to this before the log (mode "relative_log")

@@ -17,6 +17,7 @@ import numpy as np
 
 from posviz import bias, rope, scaling, sinusoidal
 from posviz._validate import check_array, check_bool, check_choice, check_int
+from posviz.i18n import N_, _
 
 MAX_T = 256  # tokens in the mask checks: T × T × d values
 MAX_TABLE_ROWS = 4096  # rows of a table whose similarity is asked: a (P, P) result
@@ -142,14 +143,14 @@ class Place:
 
 
 PLACES: dict[str, Place] = {
-    "sinusoidal": Place("sinusoidal", "input", False,
-                        "Vaswani et al. 2017 §3.4-3.5: embeddings × $\\sqrt{d_{model}}$, + PE"),
-    "learned": Place("learned (GPT-2, BERT)", "input", False,
-                     "GPT-2's wte + wpe (no $\\sqrt{d_{model}}$ scaling); BERT's position_embeddings"),
-    "rope": Place("RoPE", "qk", False, "Su et al. 2021 (arXiv:2104.09864) §3.4: Rₘ q, Rₙ k in each layer"),
-    "alibi": Place("ALiBi", "logits", False, "Press et al. 2022 (arXiv:2108.12409) §3: −mₕ·(i − j) per head"),
-    "t5": Place("T5 buckets", "logits", True, "Raffel et al. 2020 §2.1; transformers' T5: layer 0 computes the "
-                                               "bias (has_relative_attention_bias), later layers reuse it"),
+    "sinusoidal": Place(N_("sinusoidal"), "input", False,
+                        N_("Vaswani et al. 2017 §3.4-3.5: embeddings × $\\sqrt{d_{model}}$, + PE")),
+    "learned": Place(N_("learned (GPT-2, BERT)"), "input", False,
+                     N_("GPT-2's wte + wpe (no $\\sqrt{d_{model}}$ scaling); BERT's position_embeddings")),
+    "rope": Place("RoPE", "qk", False, N_("Su et al. 2021 (arXiv:2104.09864) §3.4: Rₘ q, Rₙ k in each layer")),
+    "alibi": Place("ALiBi", "logits", False, N_("Press et al. 2022 (arXiv:2108.12409) §3: −mₕ·(i − j) per head")),
+    "t5": Place(N_("T5 buckets"), "logits", True, N_("Raffel et al. 2020 §2.1; transformers' T5: layer 0 computes "
+                                                  "the bias (has_relative_attention_bias), later layers reuse it")),
     "kerple": Place("KERPLE", "logits", False, "Chi et al. 2022 (arXiv:2205.09921): −r1·log(1 + r2·|i − j|)"),
 }
 
@@ -216,27 +217,31 @@ ATLAS_PRESETS: tuple[tuple[str, str, str, tuple[str, str]], ...] = (
 
 # models posviz keeps no RoPE preset for: their own config keys or paper
 ATLAS_EXTRA: tuple[AtlasRow, ...] = (
-    AtlasRow("GPT-2", "learned absolute", "n_positions 1024: a 1024-row table (wpe) added to the token embeddings",
+    AtlasRow("GPT-2", N_("learned absolute"),
+             N_("n_positions 1024: a 1024-row table (wpe) added to the token embeddings"),
              "openai-community/gpt2 config.json (n_positions 1024, n_ctx 1024); Radford et al. 2019",
              ("real_models", "learned")),
-    AtlasRow("BERT base", "learned absolute", "max_position_embeddings 512, position_embedding_type \"absolute\"",
+    AtlasRow("BERT base", N_("learned absolute"),
+             N_("max_position_embeddings 512, position_embedding_type \"absolute\""),
              "google-bert/bert-base-uncased config.json; Devlin et al. 2019 §3", ("real_models", "learned")),
-    AtlasRow("OPT", "learned absolute", "max_position_embeddings 2048; the table has 2 extra rows (offset 2)",
+    AtlasRow("OPT", N_("learned absolute"), N_("max_position_embeddings 2048; the table has 2 extra rows (offset 2)"),
              "facebook/opt-125m config.json; transformers' OPTLearnedPositionalEmbedding (offset 2)",
              ("real_models", "learned")),
-    AtlasRow("ViT-B/16", "learned absolute (1-D over patches)", "224/16 = 14 × 14 = 196 patches + [CLS]: 197 rows",
+    AtlasRow("ViT-B/16", N_("learned absolute (1-D over patches)"),
+             N_("224/16 = 14 × 14 = 196 patches + [CLS]: 197 rows"),
              "google/vit-base-patch16-224 config.json (image_size 224, patch_size 16); Dosovitskiy et al. 2021 §3.1",
              ("real_models", "learned")),
-    AtlasRow("MAE", "fixed 2-D sin-cos", "half the channels encode the column, half the row (not trained)",
+    AtlasRow("MAE", N_("fixed 2-D sin-cos"), N_("half the channels encode the column, half the row (not trained)"),
              "He et al. 2022 (arXiv:2111.06377) §3; facebookresearch/mae get_2d_sincos_pos_embed", ("2d", "pitfalls")),
-    AtlasRow("BLOOM", "ALiBi", "no position embedding; a bias of slope m_h per head on the logits (the code adds "
-             "m_h·j, which differs from −m_h·(i − j) by a constant per query: the same softmax)",
+    AtlasRow("BLOOM", "ALiBi", N_("no position embedding; a bias of slope m_h per head on the logits (the code adds "
+                                  "m_h·j, which differs from −m_h·(i − j) by a constant per query: the same softmax)"),
              "BigScience 2022, BLOOM (arXiv:2211.05100), model architecture: ALiBi positional embeddings; "
              "transformers' build_alibi_tensor", ("bias", "alibi")),
-    AtlasRow("MPT-7B", "ALiBi", "attn_config: alibi true, alibi_bias_max 8; max_seq_len 2048",
+    AtlasRow("MPT-7B", "ALiBi", N_("attn_config: alibi true, alibi_bias_max 8; max_seq_len 2048"),
              "mosaicml/mpt-7b config.json (attn_config)", ("bias", "alibi")),
-    AtlasRow("T5", "T5 relative buckets", "relative_attention_num_buckets 32, max distance 128; one learned value "
-             "per bucket and head, computed in layer 0 and shared by the other layers",
+    AtlasRow("T5", N_("T5 relative buckets"), N_("relative_attention_num_buckets 32, max distance 128; one learned "
+                                                 "value per bucket and head, computed in layer 0 and shared by the "
+                                                 "other layers"),
              "google-t5/t5-base config.json (relative_attention_num_buckets 32; max distance 128 is T5Config's "
              "relative_attention_max_distance default and the paper's); Raffel et al. 2020 §2.1; transformers' "
              "T5Attention (has_relative_attention_bias in layer 0 only)", ("bias", "t5")),
@@ -257,22 +262,24 @@ def config_facts(config: dict) -> str:
     the layers of each kind, NoPE layers and M-RoPE's split."""
     report = scaling.describe_config(config)
     cfg = config.get("text_config", config)
-    names = {"all": "", "full_attention": "global layers", "sliding_attention": "local (sliding-window) layers"}
+    names = {"all": "", "full_attention": _("global layers"), "sliding_attention": _("local (sliding-window) layers")}
     parts = []
     for block in report.blocks:
         rc = block.rope
         where = names.get(block.layer_type, block.layer_type)
-        where = f"{where} ({len(block.layers)}): " if where else ""
+        where = _("{kind} ({count}): ", kind=where, count=len(block.layers)) if where else ""
         nope = cfg.get("qk_nope_head_dim") if rc.head_dim_source.startswith("qk_rope_head_dim") else None
-        channels = (f"decoupled: {rc.dim} of {rc.dim + int(nope)} query/key channels rotate, {nope} carry no "
-                    "position") if isinstance(nope, int) else f"{rc.dim} of {rc.head_dim} channels rotate"
-        parts.append(f"{where}base {rc.base:,.0f}, {channels}")
+        channels = _("decoupled: {rotating} of {total} query/key channels rotate, {nope} carry no position",
+                     rotating=rc.dim, total=rc.dim + int(nope), nope=nope) if isinstance(nope, int) else \
+            _("{rotating} of {total} channels rotate", rotating=rc.dim, total=rc.head_dim)
+        parts.append(_("{where}base {base:,.0f}, {channels}", where=where, base=rc.base, channels=channels))
     if report.nope_layers:
-        parts.append(f"no RoPE in {len(report.nope_layers)} of {report.num_hidden_layers} layers "
-                     f"({', '.join(str(i) for i in report.nope_layers[:3])}, ...)")
+        parts.append(_("no RoPE in {nope} of {total} layers ({first}, ...)", nope=len(report.nope_layers),
+                       total=report.num_hidden_layers, first=", ".join(str(i) for i in report.nope_layers[:3])))
     if report.mrope_section:
-        parts.append("M-RoPE pairs (temporal, height, width) = " + ", ".join(map(str, report.mrope_section)))
-    return "; ".join(parts)
+        parts.append(_("M-RoPE pairs (temporal, height, width) = {sections}",
+                       sections=", ".join(map(str, report.mrope_section))))
+    return _("; ").join(parts)
 
 
 def atlas() -> tuple[AtlasRow, ...]:

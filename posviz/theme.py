@@ -10,8 +10,11 @@ goes through ``style``: importing streamlit replaces plotly's default template w
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+import shutil
+import subprocess
 
 import numpy as np
 import plotly.graph_objects as go
@@ -20,7 +23,10 @@ import plotly.io as pio
 from posviz._speed import set_template_fast
 
 THEMES = ("light", "dark", "blog")
-FONT = "Inter, 'Source Sans 3', 'Helvetica Neue', Arial, 'DejaVu Sans', sans-serif"
+# Chinese text: the first font with CJK glyphs after the Latin ones (what fonts-noto-cjk installs); the browser
+# takes each character from the first font of the list that has it, so English renders exactly as before.
+CJK_FONT = "Noto Sans CJK SC"
+FONT = f"Inter, 'Source Sans 3', 'Helvetica Neue', Arial, 'DejaVu Sans', '{CJK_FONT}', sans-serif"
 
 # Okabe–Ito-inspired qualitative palette: distinguishable with the common colour-vision deficiencies.
 COLORS = ["#4f46e5", "#e69f00", "#009e73", "#d55e00", "#56b4e9", "#cc79a7", "#8c8c00", "#0072b2",
@@ -354,3 +360,19 @@ def _enlarge(fig: go.Figure, base_size: int, k: float = PRESENTER_SCALE) -> None
                 marker.size = size * 1.6
             elif size is None:
                 marker.size = 10
+
+
+@functools.cache
+def cjk_font_installed() -> bool:
+    """Whether fontconfig knows a font with Chinese glyphs (``fc-list :lang=zh``), which exports of figures with
+    Chinese text need (:data:`CJK_FONT` or any other); True where fontconfig cannot be asked (not Linux: the
+    system's own fonts cover Chinese)."""
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return True
+    try:
+        found = subprocess.run([fc_list, ":lang=zh", "family"], capture_output=True, text=True, timeout=10,
+                               check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return True
+    return bool(found.strip())

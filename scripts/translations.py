@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -36,9 +37,14 @@ def extract() -> Catalog:
     return template
 
 
+STAMP = datetime(2026, 1, 1, tzinfo=UTC)  # the header's dates, so compiling twice writes the same bytes
+
+
 def read(po: Path) -> Catalog:
     with po.open("rb") as f:
-        return read_po(f)
+        catalog = read_po(f)
+    catalog.creation_date = catalog.revision_date = STAMP
+    return catalog
 
 
 def compile_all() -> list[Path]:

@@ -26,15 +26,16 @@ import torch
 # the app's ui, the tiny models); every other module posviz/<name>.py or package posviz/<name>/ is, so a new
 # lesson's math module is covered without an edit here.
 NOT_MATH = ("cli", "export", "theme", "figures", "ui", "models")
+BELOW_MATH = ("i18n",)  # the language strings are shown in: used by every layer, takes no numbers
 
 
 def math_modules() -> tuple[str, ...]:
     """Every module ``posviz/<name>.py`` and package ``posviz/<name>/`` except the private ones (``_validate``,
-    ``_speed``, ``__main__``) and ``NOT_MATH``."""
+    ``_speed``, ``__main__``), ``NOT_MATH`` and ``BELOW_MATH``."""
     import posviz
 
     return tuple(sorted(m.name for m in pkgutil.iter_modules(posviz.__path__)
-                        if not m.name.startswith("_") and m.name not in NOT_MATH))
+                        if not m.name.startswith("_") and m.name not in NOT_MATH + BELOW_MATH))
 
 
 def _defined_in(fn: Callable, mod: object) -> bool:

@@ -59,6 +59,21 @@ def test_home_page_lists_every_lesson_in_order():
     assert "before it: nothing (start here)" in steps and "nothing: start" not in steps
 
 
+@pytest.mark.app
+def test_home_page_in_chinese_draws_the_path_in_chinese():
+    from posviz.ui import path
+
+    at = run_page("Home.py", {"lang": "zh"})
+    assert_clean(at)
+    assert at.title[0].value == "posviz：Transformer 如何编码位置"
+    core, total = path.total_minutes(LESSONS, optional=False), path.total_minutes(LESSONS)
+    steps = "\n".join(m.value for m in at.markdown)
+    assert f"共 {len(LESSONS)} 课，核心课约需 {core} 分钟（加上选修案例共 {total} 分钟）" in steps
+    assert "先学：无（从这里开始）" in steps and "**选修案例（可学可跳过）** · 约 " in steps
+    assert [h.value for h in at.header] == ["学习路径", "导出与分享"]
+    assert [link.proto.label for link in at.get("page_link")][0] == "**术语与记号**"
+
+
 def test_readme_table_is_built_from_the_declarations():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert course.readme_with_table(readme, LESSONS) == readme, "run `python -m posviz.ui` to rewrite the table"

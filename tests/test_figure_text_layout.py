@@ -1,7 +1,7 @@
 """Every registered figure, as a class sees it, has no overlapping and no cut-off text (measured in chromium by
 testkit/text_layout.py on kaleido SVGs), and each of those SVGs is a valid file of its size in its theme's colours.
 
-Per figure, four cases (``CASES``), each rendered once per run in one theme:
+Per figure, seven cases (``CASES``), each rendered once per run in one theme:
 
 - ``column``: the chart at ``CHART_WIDTH`` (820 px, the column a 1280 px window gives it) at the figure's own
   height, as the app draws it outside presenter mode;
@@ -10,7 +10,9 @@ Per figure, four cases (``CASES``), each rendered once per run in one theme:
   1230 px at 1920×1080), the figure styled as the panel styles it (``style(fig, theme, k)``: the figure magnified
   ×k, and no text under PRESENTER_MIN_FONT px, which is checked here on the rendered text too);
 - ``blog_export``: 1200×675 through ``posviz.export.export_figure``, the path of the app's and the CLI's export
-  buttons (what writers put in an article).
+  buttons (what writers put in an article);
+- ``column_zh`` / ``blog_export_zh``: the column and the blog export with the figure's text in Chinese
+  (``posviz.i18n``), whose glyphs are wider and taller than the English letters they replace.
 
 The themes rotate over the cases and from one figure to the next, among those a case is seen in: the app draws
 light or dark (Streamlit's theme), an export may be light, dark or blog. So every case meets each of its themes
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from posviz import export
+from posviz import export, i18n
 from posviz.figures import FIGURES, build
 from posviz.theme import PRESENTER_MIN_FONT, style
 from posviz.ui.page import CHART_WIDTH, SCALE_STEPS
@@ -54,12 +56,15 @@ class Case:
     height: int | None = None
     scale: float = 0.0
     exported: bool = False
+    lang: str = "en"
 
 
 CASES = (
     Case("column", CHART_WIDTH),
     *(Case(f"presenter{k:g}", round(CHART_WIDTH * k), scale=k) for k in SCALE_STEPS),
     Case("blog_export", *export.SIZE_PRESETS["blog"], exported=True),
+    Case("column_zh", CHART_WIDTH, lang="zh"),
+    Case("blog_export_zh", *export.SIZE_PRESETS["blog"], exported=True, lang="zh"),
 )
 
 
@@ -73,7 +78,13 @@ def theme_of(name: str, case: Case) -> str:
 
 
 def render_svg(name: str, case: Case, theme: str) -> tuple[bytes, int, int]:
-    """The SVG of figure ``name`` seen as ``case`` in ``theme``, with its width and height in px."""
+    """The SVG of figure ``name`` seen as ``case`` in ``theme``, with its width and height in px. Rendered on a
+    worker thread, which starts in English: the case's language is set here."""
+    with i18n.using(case.lang):
+        return _render_svg(name, case, theme)
+
+
+def _render_svg(name: str, case: Case, theme: str) -> tuple[bytes, int, int]:
     if case.exported:
         opts = export.ExportOptions(width=case.width, height=case.height, theme=theme)
         return export.export_figure(name, {}, "svg", opts), case.width, case.height

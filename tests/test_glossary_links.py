@@ -1,5 +1,6 @@
 """Glossary links: every ``ui.term`` key a page uses is a glossary entry, the links follow the server's base path,
-and each part that introduces a symbol links it where it first appears (its prose or caption)."""
+and each part that introduces a symbol links it where it first appears (its prose or caption); in Chinese every
+term, its link and its page read in Chinese with the same maths and code."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import re
 import pytest
 from streamlit import config
 
-from posviz import ui
+from posviz import i18n, ui
 from posviz.ui.glossary import TERMS, find_term
-from testkit.apptest import ROOT, assert_clean, page_at
+from testkit.apptest import ROOT, assert_clean, page_at, run_page
 
 TERM_CALL = re.compile(r"""ui\.term(?:_href)?\(\s*(['"])(\w+)\1""")
 
@@ -76,3 +77,30 @@ def test_part_links_its_symbols_to_the_glossary(page, part):
     shown = "\n".join(e.value for e in (*at.markdown, *at.caption))
     for key in LINKED[page, part]:
         assert f"](/Glossary#{find_term(key).anchor})" in shown, (page, part, key)
+
+
+MATHS_AND_CODE = re.compile(r"\$[^$]*\$|`[^`]*`")
+
+
+def test_every_term_reads_in_chinese_with_the_same_maths_and_code():
+    with i18n.using("zh"):
+        for t in TERMS:
+            for english in (t.label, t.heading, t.text):
+                chinese = i18n._(english)
+                assert chinese != english or english == "NoPE", english  # a method's name stays English
+                assert sorted(MATHS_AND_CODE.findall(chinese)) == sorted(MATHS_AND_CODE.findall(english)), english
+        assert ui.term("pair_index") == "[维度对序号 i](/Glossary#pair-index)"
+        assert ui.term("offset", "Δ") == "[Δ](/Glossary#offset)"  # the caller's words are the caller's to translate
+    assert ui.term("pair_index") == "[pair index i](/Glossary#pair-index)"
+
+
+@pytest.mark.app
+def test_the_glossary_page_in_chinese_keeps_its_anchors():
+    at = run_page("pages/99_Glossary.py", {"lang": "zh"})
+    assert_clean(at)
+    assert at.title[0].value == "术语与记号"
+    headings = {h.proto.anchor: h.value for h in at.subheader}
+    with i18n.using("zh"):
+        assert headings == {**{t.anchor: i18n._(t.heading) for t in TERMS}, "figure": "一张图看懂这些记号"}
+    caption = next(c.value for c in at.caption if c.value.startswith("d = 64"))
+    assert "维度对 i = 0 的 θ₀ = 1 rad/token，λ₀ = 6.28 个 token" in caption and "λ = 47,117 个 token" in caption

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from posviz import ui
+from posviz import i18n, ui
 from posviz.ui import course
 from posviz.ui.questions import QUESTIONS, Question, lesson_questions, question_key, questions
 
@@ -66,3 +66,17 @@ def test_the_runner_draws_and_reveals_the_declared_questions(forget_test_lessons
     assert "**Right.** 1 + 1 = 2." in [m.value for m in at.markdown]
     at.radio(key=question_key("zz_own_questions", 1)).set_value("5").run()
     assert "**Not quite: the answer is 4.** 2 × 2 = 4." in [m.value for m in at.markdown]
+
+
+@pytest.mark.app
+def test_declared_questions_without_a_translation_are_drawn_as_declared_in_chinese(forget_test_lessons):
+    at = AppTest.from_string(SCRIPT, default_timeout=60)
+    at.query_params["lang"] = "zh"
+    at.run()
+    assert not at.exception
+    assert "自测：2 道题（先预测，再揭晓答案）" in [e.label for e in at.expander]
+    radio = at.radio(key=question_key("zz_own_questions", 0))
+    assert (radio.label, radio.options) == ("1. One plus one is…", ["1", "2"])
+    with i18n.using("zh"):  # AppTest formats every radio's value in this thread
+        radio.set_value("2").run()
+    assert "**答对了。** 1 + 1 = 2." in [m.value for m in at.markdown]

@@ -476,3 +476,10 @@ def test_binary_part_offers_only_the_controls_it_reads():
     shown = {k.removeprefix(f"{SLUG}.") for k in keys if k.startswith(f"{SLUG}.") and not k.startswith(f"{SLUG}._")}
     assert shown == {"P", "bits"}
     assert ui.find(SLUG).parts["binary"].uses == ("P", "bits")
+
+
+def test_the_sentence_help_names_the_number_of_words_the_layer_keeps():
+    """The sentence control's help is a declared literal (translated as a whole), so its number is typed: it must
+    be the number of words intro keeps."""
+    help_text = next(c for c in ui.find(SLUG).controls if c.name == "text").help
+    assert f"up to {intro.MAX_TOKENS} are used" in help_text

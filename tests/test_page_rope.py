@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import numpy as np
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from posviz import rope
 from posviz.figures import rope as rf
 from posviz.figures.rope_hands import clock_pairs
 from testkit.apptest import (
     GARBAGE,
+    ROOT,
     assert_clean,
     chart_specs,
     each_pitfall,
@@ -603,3 +606,36 @@ def test_clock_toggle_label_fits_its_column():
 
     toggle = next(c for c in ui.find("rope").parts["clock"].controls if c.name == "angles")
     assert len(toggle.label) <= 18
+
+
+ENGLISH_WORDS = re.compile(r"\b[a-z]{3,} [a-z]{3,} [a-z]{3,}\b")  # three English words in a row: a sentence left over
+
+
+def shown_text(at) -> str:
+    """Every markdown, caption and plain text of a run, without link targets and code spans (not read as prose)."""
+    texts = [e.value for kind in (at.markdown, at.caption, at.text, at.info) for e in kind]
+    return re.sub(r"\]\([^)]*\)|`[^`]*`", "", "\n".join(texts))
+
+
+@pytest.mark.parametrize("part", sorted(PARTS))
+def test_every_part_in_chinese(part):
+    """?lang=zh: the part runs clean, its chart's title is Chinese, its checks hold and no English sentence is left
+    in its prose, captions and checks."""
+    at = page_at(PAGE, part=part, lang="zh")
+    assert_clean(at)
+    assert re.search(r"[\u4e00-\u9fff]", title(chart_specs(at)[0]))
+    assert all(c.startswith("✅") for c in checks(at))
+    assert ENGLISH_WORDS.findall(shown_text(at)) == []
+
+
+@pytest.mark.parametrize("part", ["mixed", "pitfalls"])
+def test_pitfalls_in_chinese(part):
+    """?lang=zh with every pitfall's wrong and right versions shown: clean, and no English sentence left."""
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=90)
+    at.query_params.update(part=part, lang="zh")
+    for key in ("mixed", "swap", "freq", "f32"):
+        at.session_state[f"rope.pitfall.{key}"] = True
+    at.run()
+    assert_clean(at)
+    assert len(chart_specs(at)) == {"mixed": 3, "pitfalls": 5}[part]
+    assert ENGLISH_WORDS.findall(shown_text(at)) == []

@@ -1,13 +1,17 @@
 """Check yourself: every lesson has two or three questions, each answer is computed by posviz and agrees with an
-independent recomputation, and the runner draws a lesson's questions and reveals the computed answer."""
+independent recomputation, and the runner draws a lesson's questions and reveals the computed answer, in English
+and in Chinese (the same numbers in both)."""
 
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 
 import pytest
 
-from posviz.ui.questions import QUESTIONS, lesson_questions, questions
+from posviz import i18n
+from posviz.ui.questions import QUESTIONS, lesson_questions, question_key, questions
 from testkit.apptest import ROOT, assert_clean, run_page
 from testkit.apptest import course as lessons
 
@@ -79,3 +83,40 @@ def test_a_lesson_page_reveals_the_computed_answer_when_a_choice_is_picked():
     assert [str(m.value) for m in at.markdown if "Right." in str(m.value)] == \
         ["**Right.** λ₀ = 2π/θ₀ = 6.2832 tokens (θ₀ = b⁰ = 1)."]
     assert ROOT.is_dir()
+
+
+NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[-+]\d+)?")  # 25,600 is one number
+
+
+@pytest.mark.parametrize(("slug", "n", "q"), CASES, ids=[f"{s}-{n}" for s, n, _ in CASES])
+def test_a_question_reads_in_chinese_with_the_same_computed_numbers(slug, n, q):
+    right, why = q.solve()
+    with i18n.using("zh"):
+        prompt, choices = i18n._(q.prompt), [i18n._(c) for c in q.choices]
+        right_zh, why_zh = q.solve()
+    assert right_zh == right
+    assert prompt != q.prompt and re.search("[\u4e00-\u9fff]", prompt), q.prompt
+    for english, chinese in zip(q.choices, choices, strict=True):
+        if re.search("[a-z]{2}", english):  # words are translated; a choice that is only a number is not
+            assert chinese != english and re.search("[\u4e00-\u9fff]", chinese), english
+        else:
+            assert chinese == english
+    assert len(set(choices)) == len(choices)
+    assert why_zh != why  # in Chinese words and punctuation (one answer is all formula: its punctuation only)
+    assert Counter(NUMBER.findall(why_zh)) == Counter(NUMBER.findall(why)), (why, why_zh)
+
+
+@pytest.mark.app
+def test_a_lesson_page_in_chinese_asks_and_reveals_in_chinese():
+    at = run_page("pages/2_Sinusoidal.py", {"lang": "zh"})
+    assert_clean(at)
+    assert "自测：3 道题（先预测，再揭晓答案）" in [e.label for e in at.expander]
+    radio = at.radio(key=question_key("sinusoidal", 0))
+    assert radio.label == "1. d_model = 128，基数 10000：维度对 0 的波长约为……"
+    assert radio.options == ["6.28 个 token", "10,000 个 token", "62,832 个 token"]
+    radio.set_value("10,000 tokens")  # the options keep the declared English; the student reads them translated
+    with i18n.using("zh"):  # AppTest formats the picked option in this thread
+        at.run()
+    assert_clean(at)
+    assert "**不太对：正确答案是“6.28 个 token”。** λ₀ = 2π/θ₀ = 6.2832 个 token（θ₀ = b⁰ = 1）。" in \
+        [m.value for m in at.markdown]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 import tracemalloc
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from posviz import export, rope, theme
+from posviz import export, i18n, rope, theme
 from posviz.figures import FIGURES, build
 from posviz.figures import rope as rf
 from posviz.figures import rope_derive as rd
@@ -555,3 +556,21 @@ def test_score_grid_zooms_on_the_marked_cells_of_a_large_grid():
     assert 4 * px_per_cell > max(t.marker.size for t in marks)
     assert fig.layout.xaxis2.range == (cols[0] - 0.5, cols[-1] + 0.5)
     assert len(build("rope_score_grid", dim=16, n_positions=32, m=5, n=2, c=4).data) == 4  # a small grid: no zoom
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_chinese_figures_change_words_not_numbers(name):
+    """Built in Chinese, a figure's title is Chinese and every trace draws the same points as in English."""
+    english = build(name)
+    with i18n.using("zh"):
+        chinese = build(name)
+    assert re.search(r"[\u4e00-\u9fff]", chinese.layout.title.text)
+    assert len(chinese.data) == len(english.data) and len(chinese.frames) == len(english.frames)
+    for zh, en in zip(chinese.to_plotly_json()["data"], english.to_plotly_json()["data"], strict=True):
+        for axis in ("x", "y", "z"):
+            if axis not in en:
+                continue
+            if isinstance(en[axis], dict):  # a typed array (bytes) drawn as it is
+                assert zh[axis] == en[axis]
+            elif en[axis] is not None:
+                np.testing.assert_array_equal(np.asarray(zh[axis], dtype=float), np.asarray(en[axis], dtype=float))

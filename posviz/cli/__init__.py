@@ -28,7 +28,7 @@ USAGE = """usage: posviz {app,lessons,export} ...
                                        URL: the address students open, for share links and QR codes
   posviz lessons [--json]              the course: every lesson, part and control, as an outline or as JSON
   posviz export --list                 list every figure and its parameters
-  posviz export NAME [--param value ...] -o FILE [-o FILE ...]
+  posviz export NAME [--param value ...] -o FILE [-o FILE ...] [--lang zh]
   posviz --version
 """
 

@@ -6,6 +6,7 @@
     posviz export rope_clock --help           # that figure's parameters
     posviz export sinusoidal_heatmap --d_model 64 --base 500 -o pe.png --width 1200 --height 675
     posviz export rope_clock --dim 16 -o clock.gif -o clock.mp4
+    posviz export rope_clock --lang zh -o clock_zh.svg   # the figure's text in Chinese
 
 Figure parameters come from the builder's signature, so every figure is exportable with no extra code; one
 named like an export option (``width``, ``scale``...) is given as ``--figure-width``. Everything is checked
@@ -29,8 +30,9 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from posviz import export
+from posviz import export, i18n
 from posviz.figures import FIGURES, FigureSpec, build
+from posviz.i18n import _
 
 FIGURE_PREFIX = "figure_"  # --figure-width: a figure parameter named like an export option
 # how each parameter type is written on the command line: (metavar, what it reads)
@@ -172,28 +174,35 @@ def _export_parser(prog: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"{prog} export", add_help=False, allow_abbrev=False,
                                 usage=f"{prog} export NAME [--PARAMETER VALUE ...] -o FILE [-o FILE ...] [options]\n"
                                       f"       {prog} export --list [PATTERN] | --names [PATTERN] | NAME --help",
-                                description="Export a posviz figure; each output's suffix chooses its format.")
+                                description=_("Export a posviz figure; each output's suffix chooses its format."))
     p.add_argument("name", nargs="?", metavar="NAME",
-                   help="figure name (--names lists them; NAME --help shows its parameters)")
-    p.add_argument("-h", "--help", action="store_true", help="show this help (with NAME: and its parameters)")
+                   help=_("figure name (--names lists them; NAME --help shows its parameters)"))
+    p.add_argument("-h", "--help", action="store_true", help=_("show this help (with NAME: and its parameters)"))
     p.add_argument("--list", nargs="?", const="", metavar="PATTERN",
-                   help="list the figures (matching a glob such as 'rope_*', or containing PATTERN) and parameters")
-    p.add_argument("--names", nargs="?", const="", metavar="PATTERN", help="print figure names, one a line")
+                   help=_("list the figures (matching a glob such as 'rope_*', or containing PATTERN) and parameters"))
+    p.add_argument("--names", nargs="?", const="", metavar="PATTERN", help=_("print figure names, one a line"))
     p.add_argument("-o", "--output", action="append", default=[], metavar="FILE",
-                   help="output file, its suffix the format: png svg pdf html csv json gif mp4 (repeatable)")
+                   help=_("output file, its suffix the format: png svg pdf html csv json gif mp4 (repeatable)"))
     p.add_argument("--width", type=int, default=defaults.width, metavar="PIXELS",
-                   help=f"image width in pixels before --scale, {size[0]} to {size[1]} (default: {defaults.width})")
+                   help=_("image width in pixels before --scale, {lo} to {hi} (default: {default})", lo=size[0],
+                          hi=size[1], default=defaults.width))
     p.add_argument("--height", type=int, default=defaults.height, metavar="PIXELS",
-                   help=f"image height in pixels before --scale, {size[0]} to {size[1]} (default: {defaults.height})")
+                   help=_("image height in pixels before --scale, {lo} to {hi} (default: {default})", lo=size[0],
+                          hi=size[1], default=defaults.height))
     p.add_argument("--scale", type=float, default=defaults.scale, metavar="FACTOR",
-                   help=f"pixel density: the PNG is width·scale × height·scale pixels, {scale[0]:g} to "
-                        f"{scale[1]:g} (default: {defaults.scale:g})")
-    p.add_argument("--theme", default=defaults.theme, choices=["light", "dark", "blog"], help="(default: %(default)s)")
-    p.add_argument("--transparent", action="store_true", help="transparent background")
-    p.add_argument("--presenter", action="store_true", help="bigger fonts, lines and markers")
+                   help=_("pixel density: the PNG is width·scale × height·scale pixels, {lo:g} to {hi:g} (default: "
+                          "{default:g})", lo=scale[0], hi=scale[1], default=defaults.scale))
+    p.add_argument("--theme", default=defaults.theme, choices=["light", "dark", "blog"],
+                   help=_("(default: {default})", default="%(default)s"))
+    p.add_argument("--transparent", action="store_true", help=_("transparent background"))
+    p.add_argument("--presenter", action="store_true", help=_("bigger fonts, lines and markers"))
     p.add_argument("--fps", type=int, default=defaults.fps,
-                   help=f"frames per second of GIF/MP4, {fps[0]} to {fps[1]} (default: {defaults.fps})")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines while an animation renders")
+                   help=_("frames per second of GIF/MP4, {lo} to {hi} (default: {default})", lo=fps[0], hi=fps[1],
+                          default=defaults.fps))
+    p.add_argument("-q", "--quiet", action="store_true", help=_("no progress lines while an animation renders"))
+    p.add_argument("--lang", default=i18n.DEFAULT, choices=list(i18n.LANGUAGES),
+                   help=_("language of the figure's text, and of these messages: en (English) or zh (Chinese) "
+                          "(default: {default})", default="%(default)s"))
     return p
 
 
@@ -259,7 +268,7 @@ class FrameProgress:
         self.label, self.stream, self.open = label, stream, False
 
     def __call__(self, done: int, total: int) -> None:
-        self.stream.write(f"\r{self.label}: frame {done} of {total}")
+        self.stream.write("\r" + _("{file}: frame {done} of {total}", file=self.label, done=done, total=total))
         self.stream.flush()
         self.open = done < total
         if not self.open:
@@ -295,32 +304,45 @@ def _write_output(out: str, fmt: str, args: argparse.Namespace, params: dict[str
 
 def unknown_figure(name: str, prog: str) -> str:
     """The message for a figure name that is not registered, with the closest names."""
-    return f"unknown figure {name!r}{_suggest(name, FIGURES)} ({prog} export --names lists them)"
+    return _("unknown figure {name}{suggestion} ({prog} export --names lists them)", name=repr(name),
+             suggestion=_suggest(name, FIGURES), prog=prog)
 
 
 def run(args: argparse.Namespace, rest: list[str], prog: str = "posviz") -> None:
     """Check everything that can be checked, then render and write each output (ValueError on failure)."""
     if not args.name:
-        raise _UsageError(f"name a figure ({prog} export --names lists them)")
+        raise _UsageError(_("name a figure ({prog} export --names lists them)", prog=prog))
     if args.name not in FIGURES:
         raise _UsageError(unknown_figure(args.name, prog))
     if not args.output:
-        raise _UsageError("give an output file with -o FILE (its suffix chooses the format)")
+        raise _UsageError(_("give an output file with -o FILE (its suffix chooses the format)"))
     params = parse_figure_params(FIGURES[args.name], rest)
     opts = export.ExportOptions(width=args.width, height=args.height, scale=args.scale, theme=args.theme,
                                 transparent=args.transparent, presenter=args.presenter, fps=args.fps)
     outputs = [(out, output_format(out, args.name)) for out in args.output]
-    lacking = export.unavailable(dict.fromkeys(fmt for _, fmt in outputs))
+    lacking = export.unavailable(dict.fromkeys(fmt for _out, fmt in outputs))
     if lacking:
         raise export.ExportUnavailableError(export.how_to_enable(lacking))
-    for out, _ in outputs:
+    for out, _fmt in outputs:
         check_output_path(out)
     n_frames = len(build(args.name, **params).frames)  # the builder validates every parameter
-    for _, fmt in outputs:
+    for _out, fmt in outputs:
         export.check_budget(fmt, opts, n_frames)
+    _warn_without_cjk_font(fmt for _out, fmt in outputs)
     for out, fmt in outputs:
         _write_output(out, fmt, args, params, opts)
-        print(f"wrote {out}")
+        print(_("wrote {file}", file=out))
+
+
+def _warn_without_cjk_font(fmts: object) -> None:
+    """In Chinese, a line on stderr naming the font a rendered export needs when no font with Chinese glyphs is
+    installed (the file is still written: its Chinese text shows as empty boxes)."""
+    from posviz.theme import CJK_FONT, cjk_font_installed
+
+    if i18n.language() == "zh" and any(f in export.RENDERED for f in fmts) and not cjk_font_installed():
+        print(_("posviz: note: no font with Chinese characters is installed; the figure's Chinese text needs {font} "
+                "(apt-get install fonts-noto-cjk, or any font `fc-list :lang=zh` lists)", font=CJK_FONT),
+              file=sys.stderr)
 
 
 def _listing(args: argparse.Namespace) -> str:
@@ -328,7 +350,8 @@ def _listing(args: argparse.Namespace) -> str:
     pattern = args.names if args.names is not None else args.list
     names = [args.name] if args.name in FIGURES and not pattern else matching(pattern or "")
     if not names:
-        raise ValueError(f"no figure matches {pattern!r}{_suggest(pattern, FIGURES)}")
+        raise ValueError(_("no figure matches {pattern}{suggestion}", pattern=repr(pattern),
+                           suggestion=_suggest(pattern, FIGURES)))
     if args.names is not None:
         return "\n".join(names)
     return "\n".join(figure_block(FIGURES[name]) for name in names)
@@ -340,19 +363,34 @@ def _help(parser: argparse.ArgumentParser, name: str | None, prog: str) -> str:
         return parser.format_help().rstrip()
     if name not in FIGURES:
         raise _UsageError(unknown_figure(name, prog))
-    return (f"{parser.format_help().rstrip()}\n\n{figure_block(FIGURES[name], ranges=True)}\n\nRanges are at the "
-            "other parameters' defaults; the figure checks each value and names the valid range when one is "
-            "outside it.")
+    return (f"{parser.format_help().rstrip()}\n\n{figure_block(FIGURES[name], ranges=True)}\n\n"
+            + _("Ranges are at the other parameters' defaults; the figure checks each value and names the valid "
+                "range when one is outside it."))
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``posviz export …`` (``argv`` starts with "export"); return the exit code (0 ok, 2 on any error,
     reported in one line on stderr)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    prog = prog_name()
+    with i18n.using(asked_language(argv)):
+        return _main(argv, prog_name())
+
+
+def asked_language(argv: list[str]) -> str:
+    """The language ``--lang`` asks for (read before the parser is built, so that its help is in that language);
+    English if none or one posviz does not speak (the parser then reports the bad value)."""
+    for i, arg in enumerate(argv):
+        value = arg.split("=", 1)[1] if arg.startswith("--lang=") else argv[i + 1] if arg == "--lang" and \
+            i + 1 < len(argv) else None
+        if value in i18n.LANGUAGES:
+            return value
+    return i18n.DEFAULT
+
+
+def _main(argv: list[str], prog: str) -> int:
     try:
         if argv[:1] != ["export"]:
-            raise _UsageError(f"expected the export command: {prog} export --help")
+            raise _UsageError(_("expected the export command: {prog} export --help", prog=prog))
         parser = _raising_parser(prog)
         args, rest = parser.parse_known_args(argv[1:])
         if args.help:

@@ -21,6 +21,7 @@ from posviz._speed import single_torch_thread
 from posviz._validate import check_bool, check_choice, check_float, check_int
 from posviz.cope.model import attention_weights, cope_gates, interpolate, positions_from_gates
 from posviz.cope.tokenizer import MAX_TOKENS, Tokens, tokenize
+from posviz.i18n import N_
 
 MAX_D_HEAD = 64
 MAX_SEED = 10**6
@@ -29,11 +30,11 @@ SATURATE = 40.0          # |scale|, |bias| cap. In float64 σ(z) == 1.0 exactly 
 #                          1 and "off" gates below 5e-18, so a count over T <= 64 keys is within 3e-16 of a whole number
 
 RULES = {
-    "all": "count everything (g = 1: relative position)",
-    "sentences": "count sentence ends (. ! ? and line breaks)",
-    "words": "count words (not sub-word pieces)",
-    "attention": "gates from a small seeded attention σ(q·k/√d)",
-    "constant": "same logit for every key (bias only)",
+    "all": N_("count everything (g = 1: relative position)"),
+    "sentences": N_("count sentence ends (. ! ? and line breaks)"),
+    "words": N_("count words (not sub-word pieces)"),
+    "attention": N_("gates from a small seeded attention σ(q·k/√d)"),
+    "constant": N_("same logit for every key (bias only)"),
 }
 EMBEDDINGS = ("random", "sinusoidal")
 GQA_LAYOUTS = ("fixed", "swapped")

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from posviz.i18n import _
 from posviz.theme import compact_number, log_ticks  # noqa: F401  (the kit's tick helpers live with the type)
 
 # One heatmap cell cap for every figure: ~0.85 MB of float32 JSON, under the 1 MB payload budget of a
@@ -63,7 +64,7 @@ def downsample(z: np.ndarray, max_cells: int = MAX_CELLS) -> tuple[np.ndarray, n
 
 def sampled_note(stride: int) -> str:
     """Title suffix telling the reader that a heatmap shows every n-th row/column."""
-    return "" if stride == 1 else f" (every {stride}th cell shown)"
+    return "" if stride == 1 else _(" (every {stride}th cell shown)", stride=stride)
 
 
 # ------------------------------------------------------------------------------------------ text
@@ -264,8 +265,8 @@ def animation_controls(frames: Sequence[str], labels: Sequence[str], *, duration
     return dict(
         updatemenus=[dict(type="buttons", direction="left", x=x, y=y, xanchor="left", yanchor="top",
                           showactive=False, pad=dict(t=4, r=8),
-                          buttons=[dict(label="▶ Play", method="animate", args=[None, play]),
-                                   dict(label="❚❚ Pause", method="animate", args=[[None], pause])])],
+                          buttons=[dict(label=_("▶ Play"), method="animate", args=[None, play]),
+                                   dict(label=_("❚❚ Pause"), method="animate", args=[[None], pause])])],
         sliders=[dict(active=active, x=slider_x, len=1.0 - slider_x, y=y, yanchor="top", pad=dict(t=4),
                       currentvalue=current,
                       steps=[dict(label=lab, value=name, method="animate", args=[[name], pause])

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from posviz.figures._common import f32
+from posviz.i18n import _
 
 GREY = "#9aa0b4"  # unit circles, reference curves and guides
 CLOCK_STEP = (2.6, 3.0)  # small clocks: centre-to-centre distance across and down (radius 1, labels below)
@@ -23,8 +24,12 @@ def stride(n: int, cap: int) -> int:
 
 
 def every(step: int, what: str = "position") -> str:
-    """Title note for a figure that shows 1 item in ``step`` ("" when it shows them all)."""
-    return "" if step == 1 else f" (1 {what} in {step} shown)"
+    """Title note for a figure that shows 1 item in ``step`` ("" when it shows them all); ``what`` is "position" or
+    "offset"."""
+    if step == 1:
+        return ""
+    return _(" (1 offset in {step} shown)", step=step) if what == "offset" else _(" (1 position in {step} shown)",
+                                                                                  step=step)
 
 
 def panel_title(text: str, x: float, top: float) -> dict:

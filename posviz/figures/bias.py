@@ -14,6 +14,7 @@ from posviz._validate import check_choice, check_float, check_int
 from posviz.figures._common import Panels, compact_number, log_ticks
 from posviz.figures._common import f32 as _f32
 from posviz.figures._registry import figure
+from posviz.i18n import _
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
 __all__ = ["bias_distance", "bias_attention", "bias_heatmap", "bias_rotation_vs_bias", "bias_nope",
@@ -27,25 +28,42 @@ GROUPS = {"all": b.MEMBERS, "gaussian": ("nope", "gaussian_log", "gaussian_mul")
 MASK_GREY = [[0.0, "#c9ccd6"], [1.0, "#c9ccd6"]]
 
 
+def member_label(member: str) -> str:
+    """A member's label (``posviz.bias.LABELS``) in the student's language."""
+    return _(b.LABELS[member])
+
+
+def _member_short(member: str, fam: b.Family) -> str:
+    """A member's name without its formula: ALiBi's head, T5's buckets, the others' full names."""
+    if member == "alibi":
+        return _("ALiBi head {head}", head=fam.head)
+    if member == "t5":
+        return _("T5, {buckets} buckets to {max_distance}", buckets=fam.num_buckets, max_distance=fam.max_distance)
+    return _member_name(member, fam)
+
+
 def _member_name(member: str, fam: b.Family) -> str:
     if member == "alibi":
-        return f"ALiBi head {fam.head}: −{b.alibi_slopes(fam.n_heads)[fam.head]:.4g}·Δ"
+        return _("ALiBi head {head}: −{slope:.4g}·Δ", head=fam.head, slope=b.alibi_slopes(fam.n_heads)[fam.head])
     if member == "t5":
-        values = (f"seeded N(0, {fam.t5_scale:g}²) values, untrained" if fam.t5_shape == "seeded" else
-                  f"values = {b.LABELS.get(fam.t5_shape, fam.t5_shape)} at each bucket's start")
-        return f"T5, {fam.num_buckets} buckets to {fam.max_distance}: {values}"
+        if fam.t5_shape == "seeded":
+            return _("T5, {buckets} buckets to {max_distance}: seeded N(0, {scale:g}²) values, untrained",
+                     buckets=fam.num_buckets, max_distance=fam.max_distance, scale=fam.t5_scale)
+        shape = member_label(fam.t5_shape) if fam.t5_shape in b.LABELS else fam.t5_shape
+        return _("T5, {buckets} buckets to {max_distance}: values = {shape} at each bucket's start",
+                 buckets=fam.num_buckets, max_distance=fam.max_distance, shape=shape)
     if member == "kerple_log":
-        return f"KERPLE log −{fam.log_r1:g}·log(1 + {fam.log_r2:g}·Δ)"
+        return _("KERPLE log −{r1:g}·log(1 + {r2:g}·Δ)", r1=fam.log_r1, r2=fam.log_r2)
     if member == "kerple_power":
-        return f"KERPLE power −{fam.pow_r1:g}·Δ^{fam.pow_r2:g}"
-    return b.LABELS[member]
+        return _("KERPLE power −{r1:g}·Δ^{r2:g}", r1=fam.pow_r1, r2=fam.pow_r2)
+    return member_label(member)
 
 
 def _line(x: np.ndarray, y: np.ndarray, member: str, name: str, **extra: object) -> dict:
     shape = "hv" if member == "t5" else "linear"
     return dict(type="scatter", x=_f32(x), y=_f32(y), mode="lines", name=name, legendgroup=member,
                 line=dict(color=MEMBER_COLORS[member], width=3, shape=shape),
-                hovertemplate="Δ = %{x}<br>%{y:.4g}<extra>" + b.LABELS[member] + "</extra>", **extra)
+                hovertemplate="Δ = %{x}<br>%{y:.4g}<extra>" + member_label(member) + "</extra>", **extra)
 
 
 @figure("bias_distance")
@@ -64,16 +82,16 @@ def bias_distance(*, span: int = 128, y_floor: float = -20.0, n_heads: int = 8, 
     gap = np.full((others.size, 1), np.nan)
     traces = [dict(type="scatter", x=_f32(np.tile([0.0, span, np.nan], others.size)),
                    y=_f32(np.hstack([ends, gap]).ravel()), customdata=np.repeat(others, 3), mode="lines",
-                   legendgroup="heads", name=f"ALiBi, the other {others.size} heads",
+                   legendgroup="heads", name=_("ALiBi, the other {heads} heads", heads=others.size),
                    line=dict(color=MEMBER_COLORS["alibi"], width=1), opacity=0.35,
-                   hovertemplate="head %{customdata}<br>Δ = %{x}<br>bias = %{y:.4g}<extra>ALiBi</extra>")
+                   hovertemplate=_("head %{customdata}<br>Δ = %{x}<br>bias = %{y:.4g}<extra>ALiBi</extra>"))
               ][:1 if others.size else 0]
     traces += [_line(d, b.distance_bias(m, d, fam), m, _member_name(m, fam)) for m in b.BIASES]
     top = float(max(0.0, np.log(fam.alpha1 + fam.alpha2))) + 0.5
     layout = dict(
-        title=dict(text=f"The bias added to the logit of a key Δ tokens back (Δ = 0..{span})"),
-        xaxis=dict(title=dict(text="distance Δ = i − j (tokens)")),
-        yaxis=dict(title=dict(text="bias added to the logit (nats)"), range=[y_floor, top]),
+        title=dict(text=_("The bias added to the logit of a key Δ tokens back (Δ = 0..{span})", span=span)),
+        xaxis=dict(title=dict(text=_("distance Δ = i − j (tokens)"))),
+        yaxis=dict(title=dict(text=_("bias added to the logit (nats)")), range=[y_floor, top]),
         legend=dict(orientation="h", y=-0.22), height=520)
     return go.Figure(data=traces, layout=layout)
 
@@ -96,18 +114,21 @@ def bias_attention(*, T: int = 128, group: str = "all", log_y: bool = False, mas
         w = b.attention_row(m, T, fam)
         reach = b.reach(w, mass)
         traces.append(dict(type="scatter", x=_f32(dist), y=_f32(w), mode="lines", legendgroup=m,
-                           name=f"{b.LABELS[m]}: {mass:.0%} within Δ ≤ {reach}",
+                           name=_("{member}: {mass:.0%} within Δ ≤ {reach}", member=member_label(m), mass=mass,
+                                  reach=reach),
                            line=dict(color=MEMBER_COLORS[m], width=2.5 if m != "nope" else 1.5,
                                      dash="dot" if m in ("rope", "gaussian_mul") else "solid"),
-                           hovertemplate="Δ = %{x}<br>weight = %{y:.4g}<extra>" + b.LABELS[m] + "</extra>"))
-    yaxis = dict(title=dict(text="attention weight (log)" if log_y else "attention weight"))
+                           hovertemplate=_("Δ = %{x}<br>weight = %{y:.4g}") + "<extra>" + member_label(m)
+                           + "</extra>"))
+    yaxis = dict(title=dict(text=_("attention weight (log)") if log_y else _("attention weight")))
     notes = []
     if log_y:
         yaxis.update(type="log", exponentformat="power")
         notes = _log_floor(yaxis, {m: b.attention_row(m, T, fam) for m in members}, fam)
     layout = dict(
-        title=dict(text=f"Attention of the query at i = {T - 1} over its {T} keys, same q·k for every member"),
-        xaxis=dict(title=dict(text="distance Δ = i − j of the key (tokens)")), yaxis=yaxis,
+        title=dict(text=_("Attention of the query at i = {query} over its {keys} keys, same q·k for every member",
+                          query=T - 1, keys=T)),
+        xaxis=dict(title=dict(text=_("distance Δ = i − j of the key (tokens)"))), yaxis=yaxis,
         legend=dict(orientation="h", y=-0.22), height=540, annotations=notes)
     return go.Figure(data=traces, layout=layout)
 
@@ -122,13 +143,13 @@ def _log_floor(yaxis: dict, weights: dict[str, np.ndarray], fam: b.Family) -> li
     top = max(float(w.max()) for w in weights.values())
     floor = max(min(float(w.min()) for w in weights.values()), top * 10.0 ** -LOG_DECADES)
     yaxis["range"] = [math.log10(floor) - 0.05, math.log10(top) + 0.1]
-    below = [f"{_member_name(m, fam).split(':')[0]} (to {compact_number(float(w.min()))})"
+    below = [_("{member} (to {low})", member=_member_short(m, fam), low=compact_number(float(w.min())))
              for m, w in weights.items() if float(w.min()) < floor]
     if not below:
         return []
     # top right: far keys carry a few hundredths at most, so the top of the plot is empty there
     return [dict(xref="paper", yref="paper", x=0.99, y=0.99, xanchor="right", yanchor="top", showarrow=False,
-                 align="right", text="below the axis:<br>" + "<br>".join(below))]
+                 align="right", text=_("below the axis:") + "<br>" + "<br>".join(below))]
 
 
 @figure("bias_heatmap")
@@ -151,17 +172,18 @@ def bias_heatmap(*, member: str = "alibi", T: int = 48, n_heads: int = 8, head: 
         lim = max(-lo, hi)
         colour = dict(colorscale=DIVERGING, meta="diverging", zmin=-lim, zmax=lim, zmid=0)
     traces = [
-        dict(type="heatmap", z=_f32(shown), x=pos, y=pos, colorbar=dict(title=dict(text="bias (nats)")),
-             name=b.LABELS[member], hovertemplate="query i = %{y}<br>key j = %{x}<br>bias = %{z:.4g}<extra></extra>",
-             **colour),
+        dict(type="heatmap", z=_f32(shown), x=pos, y=pos, colorbar=dict(title=dict(text=_("bias (nats)"))),
+             name=member_label(member),
+             hovertemplate=_("query i = %{y}<br>key j = %{x}<br>bias = %{z:.4g}<extra></extra>"), **colour),
         dict(type="heatmap", z=_f32(np.where(masked, 1.0, np.nan)), x=pos, y=pos, colorscale=MASK_GREY,
-             showscale=False, name="causal mask", hovertemplate="query i = %{y}<br>key j = %{x}<br>"
-                                                                 "masked: j > i, bias −∞<extra></extra>"),
+             showscale=False, name=_("causal mask"),
+             hovertemplate=_("query i = %{y}<br>key j = %{x}<br>masked: j > i, bias −∞<extra></extra>")),
     ]
     layout = dict(
-        title=dict(text=f"{_member_name(member, fam)} over (i, j), T = {T}; grey: future keys, masked (−∞)"),
-        xaxis=dict(title=dict(text="key position j"), constrain="domain"),
-        yaxis=dict(title=dict(text="query position i"), autorange="reversed", scaleanchor="x"), height=560)
+        title=dict(text=_("{member} over (i, j), T = {T}; grey: future keys, masked (−∞)",
+                          member=_member_name(member, fam), T=T)),
+        xaxis=dict(title=dict(text=_("key position j")), constrain="domain"),
+        yaxis=dict(title=dict(text=_("query position i")), autorange="reversed", scaleanchor="x"), height=560)
     return go.Figure(data=traces, layout=layout)
 
 
@@ -179,23 +201,23 @@ def bias_rotation_vs_bias(*, span: int = 256, y_floor: float = -20.0, d: int = 6
     y_floor = check_float("y_floor", y_floor, -1e6, -0.1)
     prof = b.rope_profile(span, fam.d, fam.base, fam.seed, n_samples)
     x = prof["delta"]
-    grid = Panels.grid(1, 2, ["RoPE: the logit of q·k at distance Δ (rotation)",
-                              "biases: added whatever q and k are"], hspace=0.1)
-    rope_lines = (("seeded", f"one seeded q, k (seed {fam.seed})", COLORS[9], "solid"),
-                  ("ones", "q = k = all ones (the usual 'decay' curve)", COLORS[7], "dash"),
-                  ("mean", f"mean over {n_samples} random q, k", "#7f7f7f", "dot"))
+    grid = Panels.grid(1, 2, [_("RoPE: the logit of q·k at distance Δ (rotation)"),
+                              _("biases: added whatever q and k are")], hspace=0.1)
+    rope_lines = (("seeded", _("one seeded q, k (seed {seed})", seed=fam.seed), COLORS[9], "solid"),
+                  ("ones", _("q = k = all ones (the usual 'decay' curve)"), COLORS[7], "dash"),
+                  ("mean", _("mean over {samples} random q, k", samples=n_samples), "#7f7f7f", "dot"))
     for key, name, color, dash in rope_lines:
         grid.scatter(1, x=_f32(x), y=_f32(prof[key]), mode="lines", name=name, line=dict(color=color, dash=dash,
-                     width=2), hovertemplate="Δ = %{x}<br>logit = %{y:.4g}<extra>RoPE</extra>")
+                     width=2), hovertemplate=_("Δ = %{x}<br>logit = %{y:.4g}<extra>RoPE</extra>"))
     for m in b.BIASES:
         if m != "nope":
             grid.add(_line(x, b.distance_bias(m, x, fam), m, _member_name(m, fam)), 2)
     top = float(max(0.0, np.log(fam.alpha1 + fam.alpha2))) + 0.5
-    grid.axis("x", 1, title="distance Δ = i − j (tokens)")
-    grid.axis("y", 1, title="logit q·k/√d (nats)")
-    grid.axis("x", 2, title="distance Δ = i − j (tokens)")
-    grid.axis("y", 2, title="bias (nats)", range=[y_floor, top])
-    return grid.figure(title=dict(text=f"Rotation against bias, d = {fam.d}, b = {fam.base:g}"),
+    grid.axis("x", 1, title=_("distance Δ = i − j (tokens)"))
+    grid.axis("y", 1, title=_("logit q·k/√d (nats)"))
+    grid.axis("x", 2, title=_("distance Δ = i − j (tokens)"))
+    grid.axis("y", 2, title=_("bias (nats)"), range=[y_floor, top])
+    return grid.figure(title=dict(text=_("Rotation against bias, d = {d}, b = {base:g}", d=fam.d, base=fam.base)),
                        legend=dict(orientation="h", y=-0.25), height=520, margin=dict(t=90))
 
 
@@ -208,16 +230,17 @@ def bias_nope(*, T: int = 128, d: int = 256, seed: int = 0) -> go.Figure:
     err = float(np.abs(sig["recovered"] - i).max())
     traces = [
         dict(type="scatter", x=i, y=_f32(sig["first_token"]), mode="lines+markers", marker=dict(size=4),
-             name="output, value 1 on token 0 and 0 elsewhere", line=dict(color=COLORS[0], width=3),
-             hovertemplate="i = %{x}<br>output = %{y:.4g}<extra>marker on token 0</extra>"),
+             name=_("output, value 1 on token 0 and 0 elsewhere"), line=dict(color=COLORS[0], width=3),
+             hovertemplate=_("i = %{x}<br>output = %{y:.4g}<extra>marker on token 0</extra>")),
         dict(type="scatter", x=i, y=_f32(sig["variance"]), mode="lines", line=dict(color=COLORS[1]),
-             name=f"variance over {d} channels, random N(0, 1) values",
-             hovertemplate="i = %{x}<br>variance = %{y:.4g}<extra>random values</extra>"),
+             name=_("variance over {channels} channels, random N(0, 1) values", channels=d),
+             hovertemplate=_("i = %{x}<br>variance = %{y:.4g}<extra>random values</extra>")),
     ]
     layout = dict(
-        title=dict(text=f"No position, only the causal mask: 1/output − 1 gives back i (largest error {err:.1e})"),
-        xaxis=dict(title=dict(text="query position i (it averages i + 1 keys)")),
-        yaxis=dict(title=dict(text="output of uniform causal attention (log)"), type="log",
+        title=dict(text=_("No position, only the causal mask: 1/output − 1 gives back i (largest error {err:.1e})",
+                          err=err)),
+        xaxis=dict(title=dict(text=_("query position i (it averages i + 1 keys)"))),
+        yaxis=dict(title=dict(text=_("output of uniform causal attention (log)")), type="log",
                    **log_ticks(float(min(sig["first_token"].min(), sig["variance"].min())),
                                float(max(sig["first_token"].max(), sig["variance"].max())))),
         legend=dict(orientation="h", y=-0.22), height=480)
@@ -236,7 +259,7 @@ def bias_t5_buckets(*, num_buckets: int = 32, max_distance: int = 128, bidirecti
     exact = n // 2
     traces = [dict(type="scatter", x=delta, y=bucket, mode="lines",
                    line=dict(color=MEMBER_COLORS["t5"], shape="hv", width=3),
-                   name="bucket", hovertemplate="Δ = i − j = %{x}<br>bucket %{y}<extra></extra>")]
+                   name=_("bucket"), hovertemplate=_("Δ = i − j = %{x}<br>bucket %{y}<extra></extra>"))]
     marks = [(exact, f"max_exact = {exact}"), (max_distance, f"max_distance = {max_distance}")]
     if bidirectional:
         marks += [(-exact, ""), (-max_distance, "")]
@@ -247,10 +270,12 @@ def bias_t5_buckets(*, num_buckets: int = 32, max_distance: int = 128, bidirecti
                      line=dict(color="#9aa0b4", dash="dot")) for x, _ in marks],
         annotations=[dict(text=text, x=x, xref="x", y=1, yref="y domain", yanchor="bottom", showarrow=False)
                      for x, text in marks if text],
-        title=dict(text=f"T5 buckets ({'bidirectional' if bidirectional else 'causal'}): "
-                        f"{used} of {num_buckets} used for Δ = i − j in [−{span}, {span}]"),
-        xaxis=dict(title=dict(text="distance Δ = i − j (tokens; positive = key before the query)")),
-        yaxis=dict(title=dict(text="bucket index")), showlegend=False, height=440, margin=dict(t=90))
+        title=dict(text=(_("T5 buckets (bidirectional): {used} of {buckets} used for Δ = i − j in [−{span}, {span}]",
+                           used=used, buckets=num_buckets, span=span) if bidirectional else
+                         _("T5 buckets (causal): {used} of {buckets} used for Δ = i − j in [−{span}, {span}]",
+                           used=used, buckets=num_buckets, span=span))),
+        xaxis=dict(title=dict(text=_("distance Δ = i − j (tokens; positive = key before the query)"))),
+        yaxis=dict(title=dict(text=_("bucket index"))), showlegend=False, height=440, margin=dict(t=90))
     return go.Figure(data=traces, layout=layout)
 
 
@@ -264,14 +289,15 @@ def bias_alibi_slopes(*, n_heads: int = 8) -> go.Figure:
     k = np.arange(0, int(np.ceil(-np.log2(slopes.min()))) + 1)  # ticks at 2^0 .. 2^−8
     traces = [dict(type="scatter", x=h[sel], y=slopes[sel], mode="markers", name=name,
                    marker=dict(size=9, color=color),
-                   hovertemplate="head %{x}<br>slope = %{y:.6g}<extra></extra>")
+                   hovertemplate=_("head %{x}<br>slope = %{y:.6g}<extra></extra>"))
               for sel, name, color in ((h < p, f"2^(−8(h+1)/{p}), h = 0..{p - 1}", COLORS[0]),
-                                       (h >= p, f"odd members of the {2 * p}-head sequence", COLORS[1]))
+                                       (h >= p, _("odd members of the {heads}-head sequence", heads=2 * p), COLORS[1]))
               if sel.any()]
     layout = dict(
-        title=dict(text=f"ALiBi slopes, H = {n_heads}: from {slopes.max():.4g} down to {slopes.min():.4g}"),
-        xaxis=dict(title=dict(text="head index h")),
-        yaxis=dict(title=dict(text="slope m_h (per token, log axis)"), type="log", tickvals=2.0 ** -k,
+        title=dict(text=_("ALiBi slopes, H = {heads}: from {top:.4g} down to {bottom:.4g}", heads=n_heads,
+                          top=slopes.max(), bottom=slopes.min())),
+        xaxis=dict(title=dict(text=_("head index h"))),
+        yaxis=dict(title=dict(text=_("slope m_h (per token, log axis)")), type="log", tickvals=2.0 ** -k,
                    ticktext=[f"2^−{e}" for e in k]),
         legend=dict(orientation="h", y=-0.22), height=420)
     return go.Figure(data=traces, layout=layout)
@@ -293,21 +319,25 @@ def bias_alibi_bloom(*, masked: bool = False, T: int = 40, query: int = 20, n_he
     slope = b.alibi_slopes(fam.n_heads)[fam.head]
     traces = [
         dict(type="scatter", x=j, y=_f32(np.where(j <= query, ours, np.nan)), mode="lines+markers",
-             name=f"−m·(i − j) (the paper; causal): 0 at j = i = {query}", line=dict(color=COLORS[0], width=3),
-             marker=dict(size=5), hovertemplate="j = %{x}<br>bias = %{y:.4g}<extra>−m·(i − j)</extra>"),
+             name=_("−m·(i − j) (the paper; causal): 0 at j = i = {query}", query=query),
+             line=dict(color=COLORS[0], width=3),
+             marker=dict(size=5), hovertemplate=_("j = %{x}<br>bias = %{y:.4g}<extra>−m·(i − j)</extra>")),
         dict(type="scatter", x=j, y=_f32(np.where(seen, bloom, np.nan)), mode="lines+markers",
-             name="m·j (BLOOM)" + (", keys j ≤ i" if masked else ", every key: no mask"),
+             name=_("m·j (BLOOM), keys j ≤ i") if masked else _("m·j (BLOOM), every key: no mask"),
              line=dict(color=COLORS[3], width=2, dash="dash"), marker=dict(size=5),
-             hovertemplate="j = %{x}<br>bias = %{y:.4g}<extra>m·j</extra>"),
+             hovertemplate=_("j = %{x}<br>bias = %{y:.4g}<extra>m·j</extra>")),
     ]
     layout = dict(
         shapes=[dict(type="line", x0=query, x1=query, xref="x", y0=0, y1=1, yref="y domain",
                      line=dict(color="#9aa0b4", dash="dot"))],
-        annotations=[dict(text=f"query i = {query}", x=query, xref="x", y=1, yref="y domain", yanchor="bottom",
-                          showarrow=False)],
-        title=dict(text=f"ALiBi head {fam.head} (m = {slope:.4g}), query at i = {query}:<br>"
-                        + ("the two differ by m·i = " + f"{slope * query:.4g} on every visible key" if masked
-                           else "without the mask, m·j is largest on the LAST key")),
-        xaxis=dict(title=dict(text="key position j")), yaxis=dict(title=dict(text="bias added to the logit (nats)")),
+        annotations=[dict(text=_("query i = {query}", query=query), x=query, xref="x", y=1, yref="y domain",
+                          yanchor="bottom", showarrow=False)],
+        title=dict(text=(_("ALiBi head {head} (m = {slope:.4g}), query at i = {query}:<br>the two differ by m·i = "
+                           "{shift:.4g} on every visible key", head=fam.head, slope=slope, query=query,
+                           shift=slope * query) if masked else
+                         _("ALiBi head {head} (m = {slope:.4g}), query at i = {query}:<br>without the mask, m·j is "
+                           "largest on the LAST key", head=fam.head, slope=slope, query=query))),
+        xaxis=dict(title=dict(text=_("key position j"))),
+        yaxis=dict(title=dict(text=_("bias added to the logit (nats)"))),
         legend=dict(orientation="h", y=-0.22), height=440, margin=dict(t=90))
     return go.Figure(data=traces, layout=layout)

@@ -15,12 +15,24 @@ from collections.abc import Callable
 import numpy as np
 
 from posviz import scaling as sc
+from posviz.figures.configs import AXIS_NAMES, pair_set
 from posviz.figures.scaling_prose import short
+from posviz.i18n import N_, _
 from posviz.rope import inv_freq
 
 __all__: list[str] = []
 
 Escape = Callable[[str], str]
+# the words among the names ``RopeConfig.summary`` and ``sc.config_temperature`` give the values they read (the rest
+# are the config's own keys, shown as they are spelled there), for the table and the numbers row
+SHOWN_NAMES = {name: name for name in (
+    N_("read from"), N_("rope_theta (base)"), N_("head_dim from"), N_("rotary dim d"), N_("cos/sin × A"),
+    N_("logits × A²"), N_("softmax scale × (DeepSeek)"), N_("logits × in total"))}
+
+
+def shown_name(name: str) -> str:
+    """A value's name as the table and the numbers row show it: translated when it is a word, else the key."""
+    return _(SHOWN_NAMES[name]) if name in SHOWN_NAMES else name
 
 
 def spans(layers: tuple[int, ...], most: int = 6) -> str:
@@ -37,7 +49,7 @@ def spans(layers: tuple[int, ...], most: int = 6) -> str:
 
 def block_label(block: sc.RopeBlock, escape: Escape) -> str:
     """A block's name for prose: its layer type (escaped: it is the config's own text) or 'every RoPE layer'."""
-    return "every RoPE layer" if block.layer_type == "all" else escape(block.layer_type[:40])
+    return _("every RoPE layer") if block.layer_type == "all" else escape(block.layer_type[:40])
 
 
 def block_kind(rc: sc.RopeConfig) -> str:
@@ -58,25 +70,19 @@ def config_table(report: sc.ConfigReport, temps: list[dict[str, float]]) -> dict
     for k, (block, temp) in enumerate(zip(report.blocks, temps, strict=True)):
         for key, value in (block.rope.summary() | temp).items():
             rows.setdefault(key, [""] * len(report.blocks))[k] = f"{value:.4f}" if key in temp else str(value)
-    names = ["value"] if len(report.blocks) == 1 else [b.layer_type for b in report.blocks]
-    return {"key": list(rows)} | {n: [r[k] for r in rows.values()] for k, n in enumerate(names)}
+    names = [_("value")] if len(report.blocks) == 1 else [b.layer_type for b in report.blocks]
+    return {_("key"): [shown_name(key) for key in rows]} | {n: [r[k] for r in rows.values()]
+                                                             for k, n in enumerate(names)}
 
 
 def config_numbers(report: sc.ConfigReport, temps: list[dict[str, float]]) -> dict[str, str]:
     """The numbers row: the target length, and each block's temperature (prefixed by its layer type when the
     config has several blocks)."""
-    numbers = {"target length": f"{report.target_length:,}"}
+    numbers = {_("target length"): f"{report.target_length:,}"}
     for b, temp in zip(report.blocks, temps, strict=True):
         prefix = "" if len(report.blocks) == 1 else f"{b.layer_type[:40]}: "
-        numbers |= {prefix + k: f"{x:.4f}" for k, x in temp.items()}
+        numbers |= {prefix + shown_name(k): f"{x:.4f}" for k, x in temp.items()}
     return numbers
-
-
-def _pair_set(idx: np.ndarray) -> str:
-    """'pairs 16–39' for one run of pairs, '24 pairs, interleaved' for pairs spread over the spectrum."""
-    if idx.size and idx[-1] - idx[0] + 1 == idx.size:
-        return f"pairs {idx[0]}–{idx[-1]}"
-    return f"{idx.size} pairs, interleaved"
 
 
 def _mrope_sentence(report: sc.ConfigReport) -> list[str]:
@@ -86,10 +92,11 @@ def _mrope_sentence(report: sc.ConfigReport) -> list[str]:
         return []
     pairs = report.blocks[0].rope.dim // 2
     lam = 2 * np.pi / report.blocks[0].inv_freq                     # (d/2,) wavelengths, tokens
-    split = ", ".join(f"{_pair_set(idx)} (λ {short(lam[idx].min())}–{short(lam[idx].max())} tokens) turn with "
-                      f"the {axis} position id" for axis, idx in axes)
-    return [f"**M-RoPE** splits the {pairs} pairs by mrope_section {list(report.mrope_section)}: {split} "
-            "(the coloured squares on the chart)."]
+    split = _(", ").join(_("{pairs} (λ {shortest}–{longest} tokens) turn with the {axis} position id",
+                           pairs=pair_set(idx), shortest=short(lam[idx].min()), longest=short(lam[idx].max()),
+                           axis=_(AXIS_NAMES[axis])) for axis, idx in axes)
+    return [_("**M-RoPE** splits the {pairs} pairs by mrope_section {section}: {split} (the coloured squares on the "
+              "chart).", pairs=pairs, section=list(report.mrope_section), split=split)]
 
 
 def layer_sentences(report: sc.ConfigReport, escape: Escape) -> list[str]:
@@ -99,20 +106,33 @@ def layer_sentences(report: sc.ConfigReport, escape: Escape) -> list[str]:
     out = []
     if len(report.blocks) > 1 or report.nope_layers:
         for b in report.blocks:
-            where = (f"{len(b.layers)} of {n} layers ({spans(b.layers)})" if b.layers else
-                     "the config does not say which layers" if n is None else "no layer")
-            out.append(f"{block_label(b, escape)} ({block_kind(b.rope)}): {where}.")
+            where = (_("{used} of {n} layers ({spans})", used=len(b.layers), n=n, spans=spans(b.layers))
+                     if b.layers else _("the config does not say which layers") if n is None else _("no layer"))
+            out.append(_("{block} ({kind}): {where}.", block=block_label(b, escape), kind=block_kind(b.rope),
+                         where=where))
     if report.nope_layers:
-        out.append(f"**No rotation (NoPE)** in {len(report.nope_layers)} of {n} layers "
-                   f"({spans(report.nope_layers)}): queries and keys there carry no position from RoPE.")
+        out.append(_("**No rotation (NoPE)** in {nope} of {n} layers ({spans}): queries and keys there carry no "
+                     "position from RoPE.", nope=len(report.nope_layers), n=n, spans=spans(report.nope_layers)))
     out += _mrope_sentence(report)
     dims = {(b.rope.dim, b.rope.head_dim, b.rope.head_dim_source, b.rope.partial_rotary_factor): b
             for b in report.blocks}
     for (dim, head_dim, source, prf), b in dims.items():
-        whole = "all" if dim == head_dim else f"{dim} of"
-        who = "Every head" if len(dims) == 1 else f"{block_label(b, escape)}: every head"
-        out.append(f"**Rotary dims.** {who} rotates {whole} its {head_dim} channels (d = {dim}, {dim // 2} pairs; "
-                   f"head_dim {head_dim} read from {source}, partial_rotary_factor {prf:g}).")
+        values = dict(head_dim=head_dim, dim=dim, pairs=dim // 2, source=source, prf=prf)
+        if len(dims) == 1 and dim == head_dim:
+            said = _("**Rotary dims.** Every head rotates all its {head_dim} channels (d = {dim}, {pairs} pairs; "
+                     "head_dim {head_dim} read from {source}, partial_rotary_factor {prf:g}).", **values)
+        elif len(dims) == 1:
+            said = _("**Rotary dims.** Every head rotates {dim} of its {head_dim} channels (d = {dim}, {pairs} "
+                     "pairs; head_dim {head_dim} read from {source}, partial_rotary_factor {prf:g}).", **values)
+        elif dim == head_dim:
+            said = _("**Rotary dims.** {block}: every head rotates all its {head_dim} channels (d = {dim}, {pairs} "
+                     "pairs; head_dim {head_dim} read from {source}, partial_rotary_factor {prf:g}).",
+                     block=block_label(b, escape), **values)
+        else:
+            said = _("**Rotary dims.** {block}: every head rotates {dim} of its {head_dim} channels (d = {dim}, "
+                     "{pairs} pairs; head_dim {head_dim} read from {source}, partial_rotary_factor {prf:g}).",
+                     block=block_label(b, escape), **values)
+        out.append(said)
     return out
 
 

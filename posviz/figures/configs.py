@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from posviz import presets as ps
 from posviz import scaling as sc
 from posviz.figures._registry import figure
+from posviz.i18n import N_, _
 from posviz.rope import inv_freq
 from posviz.theme import COLORS
 
@@ -19,20 +20,29 @@ __all__ = ["config_blocks"]
 BLOCK_COLORS = (COLORS[0], COLORS[2], COLORS[3], COLORS[4])   # one per RoPE block (layer type)
 LINE_COLOR = "#8a8f9c"                                         # L and the target length
 MROPE_COLORS = {"temporal": COLORS[1], "height": COLORS[5], "width": COLORS[6 % len(COLORS)]}
+AXIS_NAMES = {"temporal": N_("temporal"), "height": N_("height"), "width": N_("width")}
 
 
 def config_source(preset: str, config_json: str) -> tuple[dict, str]:
     """The config a view shows and its name: the pasted text when there is any (parsed, never replaced by a
     preset), else the preset's config. An unreadable paste raises the parser's ValueError."""
     if isinstance(config_json, str) and config_json.strip():
-        return sc.parse_config_text(config_json), "pasted config.json"
+        return sc.parse_config_text(config_json), _("pasted config.json")
     return ps.get_preset(preset).config, preset
+
+
+def pair_set(idx: np.ndarray) -> str:
+    """'pairs 16–39' for one run of pairs, '24 pairs, interleaved' for pairs spread over the spectrum."""
+    if idx.size and idx[-1] - idx[0] + 1 == idx.size:
+        return _("pairs {first}–{last}", first=idx[0], last=idx[-1])
+    return _("{n} pairs, interleaved", n=idx.size)
 
 
 def _block_name(block: sc.RopeBlock) -> str:
     rc = block.rope
-    kind = "every RoPE layer" if block.layer_type == "all" else block.layer_type
-    return f"{kind[:40]}: {rc.rope_type}, b = {rc.base:g}"
+    kind = _("every RoPE layer") if block.layer_type == "all" else block.layer_type[:40]
+    what = f"{rc.rope_type}, b = {rc.base:g}"
+    return _("{block}: {kind}", block=kind, kind=what)
 
 
 def _title(name: str, report: sc.ConfigReport) -> str:
@@ -41,8 +51,8 @@ def _title(name: str, report: sc.ConfigReport) -> str:
     if len(report.blocks) == 1:
         b = report.blocks[0]
         return f"{name}: {b.rope.rope_type}, d = {b.rope.dim}, b = {b.rope.base:g}, cos/sin × {b.attention_factor:.4g}"
-    kinds = ", ".join(f"{b.layer_type[:30]} {b.rope.rope_type}" for b in report.blocks)
-    return f"{name}: {len(report.blocks)} RoPE blocks ({kinds})"
+    kinds = _(", ").join(f"{b.layer_type[:30]} {b.rope.rope_type}" for b in report.blocks)
+    return _("{name}: {n} RoPE blocks ({kinds})", name=name, n=len(report.blocks), kinds=kinds)
 
 
 @figure("config_blocks")
@@ -66,40 +76,42 @@ def config_blocks(*, preset: str = "Llama 3.1 8B", config_json: str = "") -> go.
         i = np.arange(rc.dim // 2)
         theta0 = inv_freq(rc.dim, rc.base)                          # (d/2,) plain RoPE with the block's base
         label = _block_name(block)
-        add(1, x=i, y=(2 * np.pi / theta0).astype(np.float32), mode="lines", name=f"plain RoPE, b = {rc.base:g}",
+        add(1, x=i, y=(2 * np.pi / theta0).astype(np.float32), mode="lines",
+            name=_("plain RoPE, b = {base:g}", base=rc.base),
             line=dict(color=color, width=1.5, dash="dash"), opacity=0.7)
         add(1, x=i, y=(2 * np.pi / block.inv_freq).astype(np.float32), mode="lines+markers",
-            name=f"{label}, cos/sin × {block.attention_factor:.4g}, at {report.target_length:,}",
+            name=_("{block}, cos/sin × {factor:.4g}, at {target:,}", block=label, factor=block.attention_factor,
+                   target=report.target_length),
             line=dict(color=color, width=2.5), marker=dict(size=4),
-            hovertemplate="pair %{x}<br>λ = %{y:.4g} tokens<extra></extra>")
+            hovertemplate=_("pair %{x}<br>λ = %{y:.4g} tokens") + "<extra></extra>")
         add(2, x=i, y=(theta0 / block.inv_freq).astype(np.float32), mode="lines+markers", showlegend=False,
-            name=f"{label}: scale", line=dict(color=color, width=2.5), marker=dict(size=4))
-        short, _ = sc.inv_freq_from_rope_config(rc, None)
+            name=_("{block}: scale", block=label), line=dict(color=color, width=2.5), marker=dict(size=4))
+        short, _A = sc.inv_freq_from_rope_config(rc, None)
         if not np.allclose(short, block.inv_freq):
-            add(2, x=i, y=(theta0 / short).astype(np.float32), mode="lines", name=f"{label} at short lengths",
+            add(2, x=i, y=(theta0 / short).astype(np.float32), mode="lines",
+                name=_("{block} at short lengths", block=label),
                 line=dict(color=color, width=1.5, dash="dot"))
     if report.mrope_axis is not None:
         lam = 2 * np.pi / report.blocks[0].inv_freq
         for axis, idx in report.mrope_pairs():
-            span = (f"pairs {idx[0]}–{idx[-1]}" if idx[-1] - idx[0] == idx.size - 1
-                    else f"{idx.size} pairs, interleaved")
-            add(1, x=idx, y=lam[idx].astype(np.float32), mode="markers", name=f"M-RoPE {axis}: {span}",
+            add(1, x=idx, y=lam[idx].astype(np.float32), mode="markers",
+                name=_("M-RoPE {axis}: {span}", axis=_(AXIS_NAMES[axis]), span=pair_set(idx)),
                 marker=dict(size=9, color=MROPE_COLORS[axis], symbol="square"))
     pairs = max(b.rope.dim // 2 for b in report.blocks)
     L = report.original_length  # the training length, when the config states it (Gemma 3 gives only its target)
     lines = [(L, f"L = {L:,}", "dash")] if L else []
     if report.target_length != L:
-        lines.append((report.target_length, f"target {report.target_length:,}", "dot"))
+        lines.append((report.target_length, _("target {target:,}", target=report.target_length), "dot"))
     for y, text, dash in lines:  # plain traces: add_hline on a log axis can blow the range up
         add(1, x=[-0.5, pairs - 0.5], y=[y, y], mode="lines", name=text, line=dict(color=LINE_COLOR, dash=dash))
-    axis = dict(type="log", title=dict(text="λ (tokens)"))
+    axis = dict(type="log", title=dict(text=_("λ (tokens)")))
     layout = dict(
         title=_title(name, report), height=480, legend=dict(orientation="h", y=-0.22),
-        xaxis=dict(domain=[0.0, 0.45], anchor="y", title=dict(text="pair index i")),
+        xaxis=dict(domain=[0.0, 0.45], anchor="y", title=dict(text=_("pair index i"))),
         yaxis=dict(axis, anchor="x"),
-        xaxis2=dict(domain=[0.55, 1.0], anchor="y2", title=dict(text="pair index i")),
+        xaxis2=dict(domain=[0.55, 1.0], anchor="y2", title=dict(text=_("pair index i"))),
         # 1, 2, 5 per decade: plotly's default labels every integer of a short log range (1..9), which collide
         # once presenter mode enlarges them
-        yaxis2=dict(type="log", anchor="x2", dtick="D2", title=dict(text="per-pair scale θ_i/θ'_i")),
+        yaxis2=dict(type="log", anchor="x2", dtick="D2", title=dict(text=_("per-pair scale θ_i/θ'_i"))),
     )
     return go.Figure(traces, layout=layout)

@@ -18,6 +18,7 @@ from posviz import cope
 from posviz._validate import check_choice
 from posviz.figures._common import f32, label_margin, subtitled
 from posviz.figures._registry import figure
+from posviz.i18n import _
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
 __all__ = ["cope_tokens", "cope_gates_positions", "cope_query_positions", "cope_interpolation",
@@ -88,12 +89,13 @@ def cope_tokens(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", scale
                     opacity=f32(np.where(masked, 0.45, 1.0)),
                     line=dict(color=[COLORS[3] if j == i else "#9aa0b4" for j in range(L.T)],
                               width=f32(np.where(np.arange(L.T) == i, 3.0, 1.0)))),
-        hovertemplate="key j = %{customdata[0]}<br>gate g_ij = %{customdata[1]:.3f}<br>"
-                      "position p_ij = %{customdata[2]:.2f}<extra></extra>"))
+        hovertemplate=_("key j = %{customdata[0]}<br>gate g_ij = %{customdata[1]:.3f}<br>"
+                        "position p_ij = %{customdata[2]:.2f}<extra></extra>")))
     rows = boxes[-1][2] + 1
-    note = f" (first {cope.MAX_TOKENS} tokens)" if L.tokens.truncated else ""
     fig.update_layout(
-        title=f"Tokens{note}: shade = gate g_ij for query i = {i}, green number = position p_ij",
+        title=_("Tokens (first {cap} tokens): shade = gate g_ij for query i = {i}, green number = position p_ij",
+                cap=cope.MAX_TOKENS, i=i) if L.tokens.truncated else
+        _("Tokens: shade = gate g_ij for query i = {i}, green number = position p_ij", i=i),
         showlegend=False, height=120 + 62 * rows, margin=dict(l=10, r=10, t=50, b=10),
         xaxis=dict(visible=False, range=[-0.5, width + 0.5], constrain="domain"),
         # chips keep their shape at any export size
@@ -110,11 +112,11 @@ def _gates_positions_panels(L: cope.CopeRun, causal: bool) -> list[dict]:
     hide = future if causal else np.zeros_like(future)  # masked gates left blank, so the causal mask is visible
     gap = max(2, -(-T // 6))
     top = max(float(L.positions.max()), 1.0)
-    return [dict(z=np.where(hide, np.nan, L.gates), name="g_ij", off=0, top=1.0, title="gates g_ij: 0 → 1"),
+    return [dict(z=np.where(hide, np.nan, L.gates), name="g_ij", off=0, top=1.0, title=_("gates g_ij: 0 → 1")),
             dict(z=np.where(hide, np.nan, L.positions), name="p_ij", off=T + gap, top=top,
-                 title=f"positions p_ij: 0 → {top:.3g}"),
+                 title=_("positions p_ij: 0 → {top:.3g}", top=top)),
             dict(z=np.where(future, np.nan, L.distance), name="i − j", off=2 * (T + gap), top=max(T - 1.0, 1.0),
-                 title=f"distance i − j: 0 → {T - 1}")]
+                 title=_("distance i − j: 0 → {last}", last=T - 1))]
 
 
 def _gates_positions_traces(L: cope.CopeRun, panels: list[dict]) -> list:
@@ -123,7 +125,7 @@ def _gates_positions_traces(L: cope.CopeRun, panels: list[dict]) -> list:
     T = L.T
     idx = np.arange(T)
     keys = np.broadcast_to(idx.astype(np.int32), (T, T))  # hover shows the key j, not the shifted x
-    hover = "query i = %{y}<br>key j = %{customdata}<br>%{fullData.name} = %{z:.3f}<extra></extra>"
+    hover = _("query i = %{y}<br>key j = %{customdata}<br>%{fullData.name} = %{z:.3f}<extra></extra>")
     span = panels[-1]["off"] + T  # x from -0.5 to span - 0.5 fills the plot's width
     traces = [go.Heatmap(z=f32(p["z"]), x=idx + p["off"], y=idx, customdata=keys, colorscale=SEQUENTIAL, zmin=0,
                          zmax=p["top"], name=p["name"], hovertemplate=hover,
@@ -134,9 +136,10 @@ def _gates_positions_traces(L: cope.CopeRun, panels: list[dict]) -> list:
               for p in panels]
     ci, cj = np.nonzero(L.clamped)
     traces.append(go.Scatter(x=(cj + panels[1]["off"]).astype(np.int32), y=ci.astype(np.int32), mode="markers",
-                             name=f"clamped to npos_max − 1 = {L.npos_max - 1}", customdata=cj.astype(np.int32),
+                             name=_("clamped to npos_max − 1 = {top}", top=L.npos_max - 1),
+                             customdata=cj.astype(np.int32),
                              marker=dict(symbol="x-thin", size=7, line=dict(width=2, color=COLORS[3])),
-                             hovertemplate="clamped: query %{y}, key %{customdata}<extra></extra>"))
+                             hovertemplate=_("clamped: query %{y}, key %{customdata}<extra></extra>")))
     return traces
 
 
@@ -172,13 +175,14 @@ def cope_gates_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     layout: dict = dict(
         height=600, showlegend=bool(L.clamped.any()), legend=dict(orientation="h", y=1.08, x=0.3),
         margin=dict(t=110, b=150, l=label_margin(_ticks(L.tokens.labels)["ticktext"]), r=20),
-        title=subtitled(f"Which tokens count (T = {L.T}, rule: {rule}, npos_max = {L.npos_max})",
-                        "rows: query i · columns: key j · dark 0 → bright: each panel's largest value"),
+        title=subtitled(_("Which tokens count (T = {T}, rule: {rule}, npos_max = {P})", T=L.T, rule=rule,
+                          P=L.npos_max),
+                        _("rows: query i · columns: key j · dark 0 → bright: each panel's largest value")),
         annotations=[dict(text=p["title"], x=p["off"] + (L.T - 1) / 2, y=1.0, xref="x", yref="paper",
                           xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=14))
                      for p in panels],
         xaxis=_gates_positions_xaxis(L, panels),
-        yaxis=dict(title=dict(text="query i (token)", standoff=4), autorange="reversed", showgrid=False,
+        yaxis=dict(title=dict(text=_("query i (token)"), standoff=4), autorange="reversed", showgrid=False,
                    zeroline=False, automargin=False, **_ticks(L.tokens.labels, most=16)))
     return go.Figure(data=_gates_positions_traces(L, panels), layout=layout)
 
@@ -198,22 +202,22 @@ def cope_query_positions(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     keys = np.arange(L.T)
     fig = go.Figure()
     # the legend names the colour scale instead of a colorbar (a colorbar is a whole extra axis to redraw)
-    fig.add_trace(go.Bar(x=keys, y=f32(L.positions[i]), name="CoPE position p_ij, coloured by the gate g_ij "
-                                                             "(dark 0 → bright 1)",
+    fig.add_trace(go.Bar(x=keys, y=f32(L.positions[i]),
+                         name=_("CoPE position p_ij, coloured by the gate g_ij (dark 0 → bright 1)"),
                          marker=dict(color=f32(L.gates[i]), colorscale=SEQUENTIAL, cmin=0, cmax=1),
                          customdata=f32(L.gates[i]),
-                         hovertemplate="key j = %{x}<br>p_ij = %{y:.3f}<br>g_ij = %{customdata:.3f}"
-                                       "<extra></extra>"))
+                         hovertemplate=_("key j = %{x}<br>p_ij = %{y:.3f}<br>g_ij = %{customdata:.3f}"
+                                         "<extra></extra>")))
     rel = np.where(keys <= i, i - keys + 1, np.nan)
-    fig.add_trace(go.Scatter(x=keys, y=f32(rel), mode="lines+markers", name="i − j + 1 (count everything)",
+    fig.add_trace(go.Scatter(x=keys, y=f32(rel), mode="lines+markers", name=_("i − j + 1 (count everything)"),
                              line=dict(dash="dash", color=COLORS[1]), marker=dict(size=5)))
     # labelled on the right, where i − j + 1 is lowest: on the left it starts at i + 1, often this very line
     fig.add_hline(y=L.npos_max - 1, line=dict(dash="dot", color=COLORS[3]),
                   annotation_text=f"npos_max − 1 = {L.npos_max - 1}", annotation_position="bottom right")
     ticks = _ticks(L.tokens.labels)
-    fig.update_layout(title=f"Positions seen from query i = {i} ({_esc(L.tokens.labels[i])})",
-                      xaxis=dict(title="key j (token)", tickangle=-90, **ticks),
-                      yaxis=dict(title="position (counted tokens)", rangemode="tozero"),
+    fig.update_layout(title=_("Positions seen from query i = {i} ({token})", i=i, token=_esc(L.tokens.labels[i])),
+                      xaxis=dict(title=_("key j (token)"), tickangle=-90, **ticks),
+                      yaxis=dict(title=_("position (counted tokens)"), rangemode="tozero"),
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0), height=480,
                       margin=dict(t=110, b=label_margin(ticks["ticktext"])))
     return fig
@@ -243,16 +247,17 @@ def cope_interpolation(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences"
                              line=dict(color=COLORS[0]),
                              hovertemplate="p = %{x}<br>z_i[p] = %{y:.3f}<extra></extra>"))
     fig.add_trace(go.Scatter(x=[d["floor"], d["ceil"]], y=[d["z_floor"], d["z_ceil"]], mode="markers",
-                             name="⌊p⌋ and ⌈p⌉", marker=dict(size=12, color=COLORS[1], symbol="circle-open",
+                             name=_("⌊p⌋ and ⌈p⌉"), marker=dict(size=12, color=COLORS[1], symbol="circle-open",
                                                              line=dict(width=3))))
-    fig.add_trace(go.Scatter(x=[d["p"]], y=[d["logit"]], mode="markers", name="interpolated pos_ij",
+    fig.add_trace(go.Scatter(x=[d["p"]], y=[d["logit"]], mode="markers", name=_("interpolated pos_ij"),
                              marker=dict(size=16, color=COLORS[3], symbol="star"),
                              hovertemplate="p_ij = %{x:.3f}<br>pos_ij = %{y:.3f}<extra></extra>"))
     fig.update_layout(
-        title=(f"Query i = {i}, key j = {j}: p = {d['p']:.3f}, w = {d['w']:.3f}<br>"
-               f"pos_ij = {d['w']:.3f}×({d['z_ceil']:.2f}) + {1 - d['w']:.3f}×({d['z_floor']:.2f}) = {d['logit']:.3f}"),
-        xaxis=dict(title="integer position p (embedding e[p])", dtick=1 if L.npos_max <= 24 else None),
-        yaxis=dict(title="position logit"), legend=dict(orientation="h", y=-0.2), height=430)
+        title=(_("Query i = {i}, key j = {j}: p = {p:.3f}, w = {w:.3f}<br>", i=i, j=j, p=d["p"], w=d["w"])
+               + f"pos_ij = {d['w']:.3f}×({d['z_ceil']:.2f}) + {1 - d['w']:.3f}×({d['z_floor']:.2f}) "
+               f"= {d['logit']:.3f}"),
+        xaxis=dict(title=_("integer position p (embedding e[p])"), dtick=1 if L.npos_max <= 24 else None),
+        yaxis=dict(title=_("position logit")), legend=dict(orientation="h", y=-0.2), height=430)
     return fig
 
 
@@ -273,14 +278,15 @@ def cope_embedding_table(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentence
     fig = go.Figure(go.Heatmap(z=f32(e), x=np.arange(e.shape[1]), y=np.arange(e.shape[0]),
                                colorscale=DIVERGING, zmid=0, zmin=-lim, zmax=lim, meta="diverging",
                                colorbar=dict(title="e[p]_c"),
-                               hovertemplate="position p = %{x}<br>channel c = %{y}<br>value = %{z:.3f}"
-                                             "<extra></extra>"))
+                               hovertemplate=_("position p = %{x}<br>channel c = %{y}<br>value = %{z:.3f}"
+                                               "<extra></extra>")))
     for col in sorted({d["floor"], d["ceil"]}):
         fig.add_shape(type="rect", x0=col - 0.5, x1=col + 0.5, y0=-0.5, y1=e.shape[0] - 0.5,
                       line=dict(color=COLORS[1], width=3))
-    kind = "seeded random N(0, 1)" if emb == "random" else "sinusoidal"
-    fig.update_layout(title=f"Embedding table e, {kind}<br><sup>upstream: learned, starts at 0</sup>",
-                      xaxis=dict(title="integer position p"), yaxis=dict(title="channel c", autorange="reversed"),
+    title = _("Embedding table e, seeded random N(0, 1)<br><sup>upstream: learned, starts at 0</sup>") \
+        if emb == "random" else _("Embedding table e, sinusoidal<br><sup>upstream: learned, starts at 0</sup>")
+    fig.update_layout(title=title, xaxis=dict(title=_("integer position p")),
+                      yaxis=dict(title=_("channel c"), autorange="reversed"),
                       height=380)
     return fig
 
@@ -300,19 +306,20 @@ def cope_attention(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences", sc
     i = cope.pick_index(query, L.T)
     keys = np.arange(i + 1)
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=keys, y=f32(L.attn_plain[i, : i + 1]), name="softmax(q·k/√d) (no position)",
-                         marker_color=COLORS[7], hovertemplate="key j = %{x}<br>weight = %{y:.3f}<extra></extra>"))
+    fig.add_trace(go.Bar(x=keys, y=f32(L.attn_plain[i, : i + 1]), name=_("softmax(q·k/√d) (no position)"),
+                         marker_color=COLORS[7],
+                         hovertemplate=_("key j = %{x}<br>weight = %{y:.3f}<extra></extra>")))
     ticks = _ticks(L.tokens.labels[: i + 1])
     label = "softmax(q·k/√d + pos) (nodiv)" if nodiv else "softmax((q·k + pos)/√d) (CoPE)"
     fig.add_trace(go.Bar(x=keys, y=f32(L.attn_cope[i, : i + 1]), name=label, marker_color=COLORS[1],
                          customdata=f32(L.positions[i, : i + 1]),
-                         hovertemplate="key j = %{x}<br>weight = %{y:.3f}<br>p_ij = %{customdata:.2f}"
-                                       "<extra></extra>"))
+                         hovertemplate=_("key j = %{x}<br>weight = %{y:.3f}<br>p_ij = %{customdata:.2f}"
+                                         "<extra></extra>")))
     fig.update_layout(barmode="group", height=430,
-                      title=f"Attention of query i = {i}<br><sup>the query looks for CoPE position "
-                            f"p* = {L.target}</sup>",
-                      xaxis=dict(title="key j (token)", tickangle=-90, **ticks),
-                      yaxis=dict(title="attention weight", range=[0, 1.02]),
+                      title=_("Attention of query i = {i}<br><sup>the query looks for CoPE position "
+                              "p* = {target}</sup>", i=i, target=L.target),
+                      xaxis=dict(title=_("key j (token)"), tickangle=-90, **ticks),
+                      yaxis=dict(title=_("attention weight"), range=[0, 1.02]),
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
                       margin=dict(t=110, b=label_margin(ticks["ticktext"])))
     return fig
@@ -330,21 +337,22 @@ def cope_positions_map(*, text: str = cope.DEFAULT_TEXT, rule: str = "sentences"
     idx = np.arange(T)
     fig = go.Figure(go.Heatmap(z=f32(L.positions), x=idx, y=idx, colorscale=SEQUENTIAL, zmin=0,
                                colorbar=dict(title="p_ij"), name="p_ij",
-                               hovertemplate="query i = %{y}<br>key j = %{x}<br>p_ij = %{z:.3f}<extra></extra>"))
+                               hovertemplate=_("query i = %{y}<br>key j = %{x}<br>p_ij = %{z:.3f}<extra></extra>")))
     fig.add_trace(go.Scatter(x=[-0.5, T - 0.5, T - 0.5, -0.5], y=[-0.5, -0.5, T - 0.5, -0.5], mode="lines",
                              fill="toself", fillcolor="rgba(0,0,0,0)", line=dict(color=COLORS[3], dash="dot"),
-                             name="future keys (j > i)", hoverinfo="skip"))
+                             name=_("future keys (j > i)"), hoverinfo="skip"))
     ci, cj = np.nonzero(L.clamped)
     fig.add_trace(go.Scatter(x=cj.astype(np.int32), y=ci.astype(np.int32), mode="markers",
-                             name=f"clamped to npos_max − 1 = {L.npos_max - 1}",
+                             name=_("clamped to npos_max − 1 = {top}", top=L.npos_max - 1),
                              marker=dict(symbol="x-thin", size=9, line=dict(width=2, color=COLORS[3]))))
     leak = float(np.triu(L.positions, 1).max()) if T > 1 else 0.0
     ticks = _ticks(L.tokens.labels, most=16)  # one label per 2+ rows past 16 tokens: they fit in presenter mode
     fig.update_layout(
-        title=(f"p_ij with causal gates {'on' if causal else 'off'}, npos_max = {L.npos_max}<br>"
-               f"<sup>largest future position {leak:.2f} · {len(ci)} clamped cell(s)</sup>"),
+        title=(_("p_ij with causal gates on, npos_max = {P}<br>", P=L.npos_max) if causal else
+               _("p_ij with causal gates off, npos_max = {P}<br>", P=L.npos_max))
+        + _("<sup>largest future position {leak:.2f} · {clamped} clamped cell(s)</sup>", leak=leak, clamped=len(ci)),
         xaxis=dict(constrain="domain", tickangle=-90, **ticks),
-        yaxis=dict(title="query i (token)", autorange="reversed", **ticks),
+        yaxis=dict(title=_("query i (token)"), autorange="reversed", **ticks),
         legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom"), height=540,
         margin=dict(t=80, l=label_margin(ticks["ticktext"]), b=label_margin(ticks["ticktext"], title=False) + 40))
     return fig
@@ -367,15 +375,16 @@ def cope_position_bounds(*, text: str = cope.DEFAULT_TEXT, rule: str = "all", sc
     ticks = _ticks(L.tokens.labels)
     over = top > bound + 1e-9
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=qi, y=f32(top), name="p_i0 = largest position of query i",
+    fig.add_trace(go.Bar(x=qi, y=f32(top), name=_("p_i0 = largest position of query i"),
                          marker_color=[COLORS[3] if o else COLORS[2] for o in over],
-                         hovertemplate="query i = %{x}<br>p_i0 = %{y:.3f}<extra></extra>"))
-    name = "claimed bound: p ≤ i" if claim == "off_by_one" else "true bound: p_ij ≤ i − j + 1 (= i + 1 at j = 0)"
+                         hovertemplate=_("query i = %{x}<br>p_i0 = %{y:.3f}<extra></extra>")))
+    name = _("claimed bound: p ≤ i") if claim == "off_by_one" else \
+        _("true bound: p_ij ≤ i − j + 1 (= i + 1 at j = 0)")
     fig.add_trace(go.Scatter(x=qi, y=f32(bound), mode="lines+markers", name=name,
                              line=dict(color=COLORS[1], dash="dash")))
-    fig.update_layout(title=f"{int(over.sum())} of {T} queries i exceed the bound",
+    fig.update_layout(title=_("{over} of {T} queries i exceed the bound", over=int(over.sum()), T=T),
                       xaxis=dict(tickangle=-90, **ticks),
-                      yaxis=dict(title="position", rangemode="tozero"),
+                      yaxis=dict(title=_("position"), rangemode="tozero"),
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
                       margin=dict(t=110, b=label_margin(ticks["ticktext"], title=False)), height=440)
     return fig
@@ -392,11 +401,11 @@ def cope_gqa_shapes(*, layout: str = "fixed", num_heads: int = 8, num_kv_heads: 
     fill = ["#fde2dd" if f else "rgba(0,0,0,0)" for f in failed]
     fig = go.Figure(go.Table(
         columnwidth=[1.1, 1.9],
-        header=dict(values=["step", "result"], align="left", font=dict(size=13)),
+        header=dict(values=[_("step"), _("result")], align="left", font=dict(size=13)),
         cells=dict(values=[[_esc(s) for s, _ in rows], [_esc(r) for _, r in rows]], align="left",
                    fill_color=[fill, fill], height=26, font=dict(size=12))))
-    who = "fixed: q → num_heads·d_h, k/v → num_kv_heads·d_h" if layout == "fixed" else \
-        "swapped: q → num_kv_heads·d_h, k → num_heads·d_h"
+    who = _("fixed: q → num_heads·d_h, k/v → num_kv_heads·d_h") if layout == "fixed" else \
+        _("swapped: q → num_kv_heads·d_h, k → num_heads·d_h")
     fig.update_layout(title=f"{who}<br><sup>num_heads = {num_heads}, num_kv_heads = {num_kv_heads}, d_model = 64"
                             "</sup>",
                       height=90 + 30 * len(rows), margin=dict(l=10, r=10, t=50, b=10))

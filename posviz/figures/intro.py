@@ -14,6 +14,7 @@ from posviz import intro
 from posviz import sinusoidal as sn
 from posviz.figures._common import Panels, f32, grid_domains, label_margin
 from posviz.figures._registry import figure
+from posviz.i18n import N_, _
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
 __all__ = ["intro_attention", "intro_shuffle", "intro_integer_ranges", "intro_normalised", "intro_binary",
@@ -23,7 +24,7 @@ def _row_labels(tokens: tuple[str, ...], order: np.ndarray | None = None) -> lis
     """Unique y labels "slot: word" (plus "(was i)" after a shuffle), so repeated words keep their rows."""
     if order is None or np.array_equal(order, np.arange(len(order))):
         return [f"{t}: {w}" for t, w in enumerate(tokens)]
-    return [f"{t}: {w} (was {int(o)})" for t, (w, o) in enumerate(zip(tokens, order))]
+    return [_("{slot}: {word} (was {was})", slot=t, word=w, was=int(o)) for t, (w, o) in enumerate(zip(tokens, order))]
 
 
 def _output_heatmap(demo: intro.AttentionDemo, labels: list[str], zmax: float, name: str,
@@ -32,8 +33,8 @@ def _output_heatmap(demo: intro.AttentionDemo, labels: list[str], zmax: float, n
     return dict(
         type="heatmap", z=f32(demo.out), y=labels, x=np.arange(demo.out.shape[1]), colorscale=DIVERGING,
         meta="diverging", zmid=0, zmin=-zmax, zmax=zmax, showscale=showscale, name=name,
-        colorbar=dict(title=dict(text="output"), len=0.8),
-        hovertemplate=f"{name}<br>token %{{y}}<br>channel %{{x}}<br>output %{{z:.4f}}<extra></extra>",
+        colorbar=dict(title=dict(text=_("output")), len=0.8),
+        hovertemplate=_("{name}<br>token %{{y}}<br>channel %{{x}}<br>output %{{z:.4f}}<extra></extra>", name=name),
     )
 
 
@@ -61,11 +62,33 @@ def _corner_labels(points: np.ndarray) -> dict[tuple[float, float], str]:
     return {xy: "p = " + _spans(ps).replace(", ", ",<br>", 1) for xy, ps in where.items()}
 
 
-ATTENTION_PANELS = (("none", False, "no mask, no PE"), ("sinusoidal", False, "no mask, + PE"),
-                    ("none", True, "causal mask, no PE"))  # (positions, causal, panel title)
+ATTENTION_PANELS = (("none", False, N_("no mask, no PE")), ("sinusoidal", False, N_("no mask, + PE")),
+                    ("none", True, N_("causal mask, no PE")))  # (positions, causal, panel title)
 
 
 STRIP = (0.8, 1.0)  # intro_attention: paper y of the difference strip, on top where the eye goes first
+
+
+def _difference_strip(plain: intro.AttentionDemo, with_pe: intro.AttentionDemo, pair: tuple[int, int],
+                      d_model: int) -> tuple[str, dict]:
+    """The title and heatmap trace of intro_attention's strip: the repeated word's row i − row j without and
+    with PE, on its own colour scale (on the outputs' scale the PE difference would not show)."""
+    i, j = pair
+    diff = np.stack([plain.out[i] - plain.out[j], with_pe.out[i] - with_pe.out[j]])  # (2, d)
+    lim = float(max(np.abs(diff).max(), 1e-9))
+    gap_plain, gap_pe = (float(np.abs(row).max()) for row in diff)
+    title = _("'{word}' twice: row {first} − row {second}, no mask: {gap_plain:.2g} without positions, "
+              "up to {gap_pe:.2g} with PE (own scale ±{lim:.2g})", word=plain.tokens[i], first=i, second=j,
+              gap_plain=gap_plain, gap_pe=gap_pe, lim=lim)
+    trace = dict(type="heatmap", z=f32(diff), x=np.arange(d_model), y=[_("no positions"), _("with PE")],
+                 colorscale=DIVERGING, meta="diverging", zmid=0, zmin=-lim, zmax=lim,
+                 colorbar=dict(title=dict(text=_("difference"), side="right"), len=STRIP[1] - STRIP[0],
+                               y=(STRIP[0] + STRIP[1]) / 2,
+                               tickvals=[-lim, lim], ticktext=[f"{-lim:.2g}", f"{lim:.2g}"]),
+                 name=_("row difference"),
+                 hovertemplate=_("%{{y}}<br>channel %{{x}}<br>row {first} − row {second} = %{{z:.4f}}"
+                                 "<extra></extra>", first=i, second=j))
+    return title, trace
 
 
 @figure("intro_attention")
@@ -80,7 +103,7 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
     difference (a few hundredths on ±1.4) is invisible, and the rows look the same.
     """
     demos = [intro.attention_demo(text, d_model, seed, positions, causal=causal)
-             for positions, causal, _ in ATTENTION_PANELS]
+             for positions, causal, _title in ATTENTION_PANELS]
     plain, with_pe = demos[0], demos[1]
     labels = _row_labels(plain.tokens)
     zmax = float(max(max(np.abs(demo.out).max() for demo in demos), 1e-9))
@@ -92,40 +115,31 @@ def intro_attention(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: 
     top = (0.0, STRIP[0] - 0.2) if pair else (0.0, 1.0)
     columns = grid_domains(1, 3, hspace=0.03)
     domains = [(col[0], top) for col in columns] + ([((0.0, 1.0), STRIP)] if pair else [])
-    titles = [title for _, _, title in ATTENTION_PANELS]
+    titles = [_(title) for _positions, _causal, title in ATTENTION_PANELS]
     if pair:
-        i, j = pair
-        diff = np.stack([plain.out[i] - plain.out[j], with_pe.out[i] - with_pe.out[j]])  # (2, d)
-        lim = float(max(np.abs(diff).max(), 1e-9))
-        gap_plain, gap_pe = (float(np.abs(row).max()) for row in diff)
-        titles.append(f"'{plain.tokens[i]}' twice: row {i} − row {j}, no mask: {gap_plain:.2g} without positions, "
-                      f"up to {gap_pe:.2g} with PE (own scale ±{lim:.2g})")
+        strip_title, strip = _difference_strip(plain, with_pe, pair, d_model)
+        titles.append(strip_title)
     grid = Panels(domains, titles, title_size=15)
-    for panel, (demo, (_, _, name)) in enumerate(zip(demos, ATTENTION_PANELS), start=1):
-        trace = _output_heatmap(demo, labels, zmax, name, panel == len(demos))
+    for panel, (demo, (_positions, _causal, name)) in enumerate(zip(demos, ATTENTION_PANELS), start=1):
+        trace = _output_heatmap(demo, labels, zmax, _(name), panel == len(demos))
         if pair:
             trace["colorbar"] = dict(trace["colorbar"], len=top[1] - top[0], y=(top[0] + top[1]) / 2)
         grid.add(trace, panel)
-        grid.axis("x", panel, title="output channel")
+        grid.axis("x", panel, title=_("output channel"))
         if panel > 1:
             grid.axis("y", panel, matches="y", showticklabels=False)
-    grid.axis("y", 1, title="token (slot: word)", autorange="reversed")
+    grid.axis("y", 1, title=_("token (slot: word)"), autorange="reversed")
     height = max(320, 120 + 26 * len(labels))
     if pair:
-        grid.add(dict(type="heatmap", z=f32(diff), x=np.arange(d_model), y=["no positions", "with PE"],
-                      colorscale=DIVERGING, meta="diverging", zmid=0, zmin=-lim, zmax=lim,
-                      colorbar=dict(title=dict(text="difference", side="right"), len=STRIP[1] - STRIP[0],
-                                    y=(STRIP[0] + STRIP[1]) / 2,
-                                    tickvals=[-lim, lim], ticktext=[f"{-lim:.2g}", f"{lim:.2g}"]),
-                      name="row difference",
-                      hovertemplate=f"%{{y}}<br>channel %{{x}}<br>row {i} − row {j} = %{{z:.4f}}<extra></extra>"), 4)
+        grid.add(strip, 4)
         grid.axis("y", 4, autorange="reversed")
         grid.axis("x", 4, showticklabels=False, ticks="")
         height = int(height / 0.58)
     outlines = [box for n in ("", "2", "3") for box in _outline_rows(pair, d_model, f"x{n}", f"y{n}")]
     return grid.figure(
         shapes=outlines,
-        title=dict(text=f"Self-attention outputs softmax(QKᵀ/√d + mask)·V, d = {d_model}, seed {seed}"),
+        title=dict(text=_("Self-attention outputs softmax(QKᵀ/√d + mask)·V, d = {d}, seed {seed}", d=d_model,
+                          seed=seed)),
         # room for the longest token label and the axis title left of it (margins are fixed, no automargin)
         margin=dict(l=label_margin(labels)), height=height)
 
@@ -147,18 +161,20 @@ def intro_shuffle(*, text: str = intro.DEFAULT_TEXT, d_model: int = 16, seed: in
     zmax = float(max(max(np.abs(o.out).max(), np.abs(s.out).max()) for _, o, s in demos))
     # the right column's labels ("3: another (was 1)") sit in the gap: as wide as they need on a 700 px chart
     gap = min(0.4, label_margin(labels_s, title=False) / 700)
-    grid = Panels.grid(2, 2, ("no positions, original order", f"no positions, shuffle seed {shuffle}",
-                              "with sinusoidal PE, original order", f"with sinusoidal PE, shuffle seed {shuffle}"),
+    grid = Panels.grid(2, 2, (_("no positions, original order"), _("no positions, shuffle seed {seed}", seed=shuffle),
+                              _("with sinusoidal PE, original order"),
+                              _("with sinusoidal PE, shuffle seed {seed}", seed=shuffle)),
                        hspace=gap, vspace=0.2, title_size=16)
     for r, (positions, orig, shuf) in enumerate(demos):
-        name = "no positions" if positions == "none" else "with sinusoidal PE"
-        grid.add(_output_heatmap(orig, labels_o, zmax, f"{name}, original", r == 0), 2 * r + 1)
-        grid.add(_output_heatmap(shuf, labels_s, zmax, f"{name}, shuffled", False), 2 * r + 2)
+        original, shuffled = ((_("no positions, original"), _("no positions, shuffled")) if positions == "none"
+                              else (_("with sinusoidal PE, original"), _("with sinusoidal PE, shuffled")))
+        grid.add(_output_heatmap(orig, labels_o, zmax, original, r == 0), 2 * r + 1)
+        grid.add(_output_heatmap(shuf, labels_s, zmax, shuffled, False), 2 * r + 2)
     for panel in (1, 2, 3, 4):
         grid.axis("y", panel, autorange="reversed")
     for panel in (3, 4):
-        grid.axis("x", panel, title="output channel")
-    return grid.figure(title=dict(text="Permutation equivariance: attn(Π·x) = Π·attn(x) only without positions"),
+        grid.axis("x", panel, title=_("output channel"))
+    return grid.figure(title=dict(text=_("Permutation equivariance: attn(Π·x) = Π·attn(x) only without positions")),
                        height=max(520, 200 + 52 * len(labels_o)), margin=dict(l=label_margin(labels_o, title=False)))
 
 
@@ -174,10 +190,10 @@ def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 1
     d_even = d_model - d_model % 2 or 2
     # drawn back to front: the word alone last, so its thin band is on top of the sinusoidal one it overlaps
     variants = (
-        ("embedding + sinusoidal PE", emb[:, :d_even] + intro.position_codes("sinusoidal", n_positions, d_even),
+        (_("embedding + sinusoidal PE"), emb[:, :d_even] + intro.position_codes("sinusoidal", n_positions, d_even),
          COLORS[0]),
-        ("embedding + p (integer)", emb + intro.integer_encoding(n_positions, d_model), COLORS[3]),
-        ("embedding alone", emb, COLORS[2]),
+        (_("embedding + p (integer)"), emb + intro.integer_encoding(n_positions, d_model), COLORS[3]),
+        (_("embedding alone"), emb, COLORS[2]),
     )
     fig = go.Figure()
     p = np.arange(n_positions)
@@ -185,15 +201,16 @@ def intro_integer_ranges(*, text: str = intro.DEFAULT_TEXT, n_positions: int = 1
     for name, values, color in variants:
         lo, hi = f32(values.min(axis=1)), f32(values.max(axis=1))
         fig.add_trace(go.Scatter(x=p, y=lo, mode="lines", line=dict(color=color, width=1), showlegend=False,
-                                 name=f"{name}: min over channels", legendgroup=name, hoverinfo="skip"))
+                                 name=_("{name}: min over channels", name=name), legendgroup=name,
+                                 hoverinfo="skip"))
         fig.add_trace(go.Scatter(
             x=p, y=hi, mode="lines", line=dict(color=color, width=1), fill="tonexty", name=name,
             legendgroup=name, customdata=np.stack([lo, words], axis=1),
-            hovertemplate=f"{name}<br>position %{{x}} (%{{customdata[1]}})<br>"
-                          "min %{customdata[0]:.3f}, max %{y:.3f}<extra></extra>"))
+            hovertemplate=_("{name}<br>position %{{x}} (%{{customdata[1]}})<br>"
+                            "min %{{customdata[0]:.3f}}, max %{{y:.3f}}<extra></extra>", name=name)))
     fig.update_layout(
-        title=dict(text=f"Channel ranges per position, d = {d_model}: integer positions swamp the word"),
-        xaxis_title="position p (token index)", yaxis_title="channel value (min to max)",
+        title=dict(text=_("Channel ranges per position, d = {d}: integer positions swamp the word", d=d_model)),
+        xaxis_title=_("position p (token index)"), yaxis_title=_("channel value (min to max)"),
         legend=dict(orientation="h", y=-0.2))
     return fig
 
@@ -210,15 +227,18 @@ def intro_normalised(*, short: int = 10, long: int = 100, position: int = 5) -> 
         p = np.arange(n)
         fig.add_trace(go.Scatter(x=p, y=f32(codes), mode="lines+markers" if n <= 60 else "lines",
                                  name=f"N = {n}", line=dict(color=color), marker=dict(size=6),
-                                 hovertemplate=f"N = {n}<br>position %{{x}}<br>p/N = %{{y:.4f}}<extra></extra>"))
+                                 hovertemplate=_("N = {n}<br>position %{{x}}<br>p/N = %{{y:.4f}}<extra></extra>",
+                                                 n=n)))
         value = float(codes[position])
         fig.add_trace(go.Scatter(x=[position], y=[value], mode="markers+text", showlegend=False,
                                  marker=dict(size=14, color=color, line=dict(width=2, color="white")),
                                  text=[f"{position}/{n} = {value:.3g}"], textposition="middle right",
-                                 hovertemplate=f"position {position} in N = {n}: {value:.4f}<extra></extra>"))
+                                 hovertemplate=_("position {position} in N = {n}: {value:.4f}<extra></extra>",
+                                                 position=position, n=n, value=value)))
     fig.add_vline(x=position, line=dict(dash="dot", color="gray"))
-    fig.update_layout(title=dict(text=f"p/N: position {position} gets a different code in every length N"),
-                      xaxis_title="position p (tokens)", yaxis_title="code p/N", yaxis_range=[-0.05, 1.05])
+    fig.update_layout(title=dict(text=_("p/N: position {position} gets a different code in every length N",
+                                        position=position)),
+                      xaxis_title=_("position p (tokens)"), yaxis_title=_("code p/N"), yaxis_range=[-0.05, 1.05])
     return fig
 
 
@@ -226,15 +246,18 @@ def intro_normalised(*, short: int = 10, long: int = 100, position: int = 5) -> 
 def intro_binary(*, n_positions: int = 64, n_bits: int = 6) -> go.Figure:
     """Binary positions as a heatmap: bit j of p, least significant at the bottom; bit j flips every 2^j."""
     bits = intro.binary_encoding(n_positions, n_bits)  # (N, n)
-    labels = [f"bit {j} (flips every {intro.flip_period(j)})" for j in range(n_bits)]
+    labels = [_("bit {j} (flips every {period})", j=j, period=intro.flip_period(j)) for j in range(n_bits)]
     fig = go.Figure(go.Heatmap(
         z=f32(bits.T), x=np.arange(n_positions), y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1,
         xgap=1 if n_positions <= 128 else 0, ygap=1,
-        colorbar=dict(title=dict(text="bit"), tickvals=[0, 1]),
-        hovertemplate="position %{x}<br>%{y}<br>value %{z:.0f}<extra></extra>"))
-    wrap = "" if n_positions <= 1 << n_bits else f"; codes repeat after {1 << n_bits} positions"
-    fig.update_layout(title=dict(text=f"Binary code of p, {n_bits} bits: LSB at the bottom, MSB on top{wrap}"),
-                      xaxis_title="position p (tokens)", yaxis_title="bit j",
+        colorbar=dict(title=dict(text=_("bit")), tickvals=[0, 1]),
+        hovertemplate=_("position %{x}<br>%{y}<br>value %{z:.0f}<extra></extra>")))
+    title = (_("Binary code of p, {bits} bits: LSB at the bottom, MSB on top", bits=n_bits)
+             if n_positions <= 1 << n_bits else
+             _("Binary code of p, {bits} bits: LSB at the bottom, MSB on top; codes repeat after {limit} positions",
+               bits=n_bits, limit=1 << n_bits))
+    fig.update_layout(title=dict(text=title),
+                      xaxis_title=_("position p (tokens)"), yaxis_title=_("bit j"),
                       height=max(300, 140 + 24 * n_bits), margin=dict(l=label_margin(labels)))
     return fig
 
@@ -256,30 +279,33 @@ def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int
     smooth = intro.smooth_bits(n_positions, n_bits)
     x = np.arange(n_positions)
     labels = [f"j = {j} (λ = {2 << j})" for j in range(n_bits)]
-    top_left, top_right, bottom, _ = grid_domains(2, 2, heights=(0.62, 0.38), hspace=0.08, vspace=0.16)
+    top_left, top_right, bottom = grid_domains(2, 2, heights=(0.62, 0.38), hspace=0.08, vspace=0.16)[:3]
     grid = Panels((top_left, top_right, ((0.0, 1.0), bottom[1])),
-                  ("binary: bit j of p", "smooth: ½ − ½cos at wavelength λ = 2^(j+1)",
-                   f"bit {bit} and its sinusoid (wavelength {2 << bit} tokens)"), title_size=16)
-    for col, (name, z) in enumerate((("binary", bits), ("smooth", smooth)), start=1):
+                  (_("binary: bit j of p"), _("smooth: ½ − ½cos at wavelength λ = 2^(j+1)"),
+                   _("bit {bit} and its sinusoid (wavelength {wavelength} tokens)", bit=bit, wavelength=2 << bit)),
+                  title_size=16)
+    for col, (name, z) in enumerate(((_("binary"), bits), (_("smooth"), smooth)), start=1):
         grid.add(dict(type="heatmap",
                       z=f32(z.T), x=x, y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1, showscale=col == 2, name=name,
-                      colorbar=dict(title=dict(text="value", side="right"), len=0.5, y=0.75),
-                      hovertemplate=f"{name}<br>position %{{x}}<br>%{{y}}<br>value %{{z:.3f}}<extra></extra>"), col)
+                      colorbar=dict(title=dict(text=_("value"), side="right"), len=0.5, y=0.75),
+                      hovertemplate=_("{name}<br>position %{{x}}<br>%{{y}}<br>value %{{z:.3f}}<extra></extra>",
+                                      name=name)), col)
     grid.scatter(3, x=x, y=f32(bits[:, bit]), mode="lines", line=dict(shape="hv", color=COLORS[3]),
-                 name=f"bit {bit} (binary)", hovertemplate="position %{x}<br>bit %{y:.0f}<extra>binary</extra>")
+                 name=_("bit {bit} (binary)", bit=bit),
+                 hovertemplate=_("position %{x}<br>bit %{y:.0f}<extra>binary</extra>"))
     # the sinusoid is a function of a real position: drawn through fractional ones it is the smooth wave itself
     # (joining its integer samples by straight lines would draw bit 0 as a zigzag), with the codes as dots
     fine = np.linspace(0.0, n_positions - 1, SMOOTH_STEPS_PER_TOKEN * (n_positions - 1) + 1)
     grid.scatter(3, x=fine, y=f32(intro.smooth_bits_at(fine, bit + 1)[:, bit]), mode="lines",
-                 line=dict(color=COLORS[0]), name=f"bit {bit} (smooth)", hoverinfo="skip")
+                 line=dict(color=COLORS[0]), name=_("bit {bit} (smooth)", bit=bit), hoverinfo="skip")
     grid.scatter(3, x=x, y=f32(smooth[:, bit]), mode="markers", marker=dict(size=5, color=COLORS[0]),
-                 name=f"bit {bit} (smooth) at each position", showlegend=False,
-                 hovertemplate="position %{x}<br>value %{y:.3f}<extra>smooth</extra>")
-    grid.axis("y", 1, title="bit j")
+                 name=_("bit {bit} (smooth) at each position", bit=bit), showlegend=False,
+                 hovertemplate=_("position %{x}<br>value %{y:.3f}<extra>smooth</extra>"))
+    grid.axis("y", 1, title=_("bit j"))
     grid.axis("y", 2, showticklabels=False)
-    grid.axis("x", 3, title="position p (tokens)")
-    grid.axis("y", 3, title="value", range=[-0.1, 1.1])
-    return grid.figure(title=dict(text="Sinusoids as smooth binary: same wavelengths, no jumps"),
+    grid.axis("x", 3, title=_("position p (tokens)"))
+    grid.axis("y", 3, title=_("value"), range=[-0.1, 1.1])
+    return grid.figure(title=dict(text=_("Sinusoids as smooth binary: same wavelengths, no jumps")),
                        height=max(560, 380 + 24 * n_bits), legend=dict(orientation="h", y=-0.12),
                        margin=dict(l=label_margin(labels)))
 
@@ -300,36 +326,39 @@ def intro_trajectory(*, n_positions: int = 32, bit: int = 2, n_bits: int = 6, d_
     pair = intro.sinusoid_pair(n_positions, period)[:, ::-1]  # (N, 2) as (cos, sin): counter-clockwise, as RoPE
     sin_codes = intro.position_codes("sinusoidal", n_positions, d_model)
     p = np.arange(n_positions)
-    grid = Panels.grid(1, 3, (f"binary: bits {bit}, {bit + 1}", f"sinusoid of period {period}", "step length"),
+    grid = Panels.grid(1, 3, (_("binary: bits {low}, {high}", low=bit, high=bit + 1),
+                              _("sinusoid of period {period}", period=period), _("step length")),
                        widths=(0.3, 0.3, 0.4), hspace=0.09, title_size=16)
-    for col, (name, pts, color) in enumerate((("binary", two_bits, COLORS[3]), ("sinusoid", pair, COLORS[0])),
-                                             start=1):
+    for col, (name, path, pts, color) in enumerate(((_("binary"), _("binary path"), two_bits, COLORS[3]),
+                                                   (_("sinusoid"), _("sinusoid path"), pair, COLORS[0])), start=1):
         # markers coloured by position, with a colour bar (not a legend entry whose marker would not match)
-        bar = dict(title=dict(text="position p", side="right"), orientation="h", x=0.3, len=0.45, thickness=10,
+        bar = dict(title=dict(text=_("position p"), side="right"), orientation="h", x=0.3, len=0.45, thickness=10,
                    yref="container", y=0.01, yanchor="bottom") if col == 2 else None
-        grid.scatter(col, x=f32(pts[:, 0]), y=f32(pts[:, 1]), mode="lines+markers", name=f"{name} path",
+        grid.scatter(col, x=f32(pts[:, 0]), y=f32(pts[:, 1]), mode="lines+markers", name=path,
                      showlegend=False, line=dict(color=color, width=1.5),
                      marker=dict(size=7, color=p, colorscale=SEQUENTIAL, showscale=col == 2, colorbar=bar),
-                     customdata=p, hovertemplate=f"{name}<br>position %{{customdata}}<br>(%{{x:.3f}}, %{{y:.3f}})"
-                                                 "<extra></extra>")
+                     customdata=p, hovertemplate=_("{name}<br>position %{{customdata}}<br>(%{{x:.3f}}, %{{y:.3f}})"
+                                                   "<extra></extra>", name=name))
     corners = [dict(x=cx, y=cy, xref="x", yref="y", text=label, showarrow=False,
                     yanchor="bottom" if cy > 0.5 else "top", yshift=6 if cy > 0.5 else -6, font=dict(size=11))
                for (cx, cy), label in _corner_labels(two_bits).items()]
     steps_b = intro.step_lengths(bits) if n_positions > 1 else np.zeros(0)
     steps_s = intro.step_lengths(sin_codes) if n_positions > 1 else np.zeros(0)
     grid.scatter(3, x=p[:-1], y=f32(steps_b), mode="lines+markers", line=dict(color=COLORS[3]),
-                 name=f"binary, {n_bits} bits", hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>binary</extra>")
+                 name=_("binary, {bits} bits", bits=n_bits),
+                 hovertemplate=_("p = %{x} → p+1<br>step %{y:.3f}<extra>binary</extra>"))
     grid.scatter(3, x=p[:-1], y=f32(steps_s), mode="lines+markers", line=dict(color=COLORS[0]),
-                 name=f"sinusoidal, d = {d_model}",
-                 hovertemplate="p = %{x} → p+1<br>step %{y:.3f}<extra>sinusoidal</extra>")
-    for col, (xt, yt), lim in ((1, ("first coordinate", "second coordinate"), (-0.5, 1.5)),
+                 name=_("sinusoidal, d = {d}", d=d_model),
+                 hovertemplate=_("p = %{x} → p+1<br>step %{y:.3f}<extra>sinusoidal</extra>"))
+    for col, (xt, yt), lim in ((1, (_("first coordinate"), _("second coordinate")), (-0.5, 1.5)),
                                (2, ("cos(2πp/λ)", "sin(2πp/λ)"), (-1.3, 1.3))):  # square panels: circles look round
         grid.axis("x", col, title=xt, range=list(lim), constrain="domain")
         grid.axis("y", col, title=yt, range=list(lim), scaleanchor="x" if col == 1 else "x2", scaleratio=1,
                   constrain="domain")
-    grid.axis("x", 3, title="position p (tokens)")
+    grid.axis("x", 3, title=_("position p (tokens)"))
     grid.axis("y", 3, title="‖code(p+1) − code(p)‖", rangemode="tozero")
-    return grid.figure(title=dict(text=f"Binary jumps, sinusoids glide: {n_positions} positions"),
+    return grid.figure(title=dict(text=_("Binary jumps, sinusoids glide: {positions} positions",
+                                         positions=n_positions)),
                        legend=dict(orientation="h", y=-0.22, x=0.62), height=500, margin=dict(b=130),
                        annotations=corners)
 
@@ -345,22 +374,24 @@ def intro_wavelength_limit(*, d_model: int = 16, base: float = 10000.0, pairs: s
     lo, hi, mins = intro.distance_profile(intro.MAX_OFFSET, d_model, base, pairs)
     slowest = float(sn.wavelengths(d_model, base)[-1])
     color = COLORS[0] if pairs == "all" else COLORS[3]
-    label = f"all {d_model // 2} pairs" if pairs == "all" else "slowest pair only"
+    label = _("all {pairs} pairs", pairs=d_model // 2) if pairs == "all" else _("slowest pair only")
     fig = go.Figure(go.Scatter(
         x=np.sqrt(lo * hi.astype(np.float64)), y=f32(mins), mode="lines+markers", marker=dict(size=4),
         line=dict(color=color), name=label, customdata=np.stack([lo, hi], axis=1),
-        hovertemplate=f"{label}<br>offsets k = %{{customdata[0]}} … %{{customdata[1]}}<br>"
-                      "smallest distance %{y:.4g}<extra></extra>"))
+        hovertemplate=_("{label}<br>offsets k = %{{customdata[0]}} … %{{customdata[1]}}<br>"
+                        "smallest distance %{{y:.4g}}<extra></extra>", label=label)))
     fig.add_hline(y=float(mins[0]), line=dict(dash="dot", color="gray"),
-                  annotation_text="distance to the next token (k = 1)", annotation_position="top left")
+                  annotation_text=_("distance to the next token (k = 1)"), annotation_position="top left")
     if slowest <= intro.MAX_OFFSET:
         fig.add_vline(x=slowest, line=dict(dash="dash", color=COLORS[1]))
         # on a log axis an annotation's x is given as log10(x) (add_vline's own annotation lands off-chart)
         fig.add_annotation(x=float(np.log10(slowest)), y=1.0, yref="paper", xanchor="right", yanchor="top",
-                           text=f"slowest wavelength<br>2π·b^((d−2)/d) ≈ {slowest:,.0f}", showarrow=False,
+                           text=_("slowest wavelength<br>2π·b^((d−2)/d) ≈ {wavelength:,.0f}", wavelength=slowest),
+                           showarrow=False,
                            font=dict(color=COLORS[1]))
     fig.update_layout(
-        title=dict(text=f"Closest repeat of a position's code, d = {d_model}, b = {base:g}: {label}"),
-        xaxis=dict(type="log", title_text="offset k (tokens, log scale)"),
-        yaxis=dict(title_text="min ‖PE(p+k) − PE(p)‖ in the bin", rangemode="tozero"), showlegend=False)
+        title=dict(text=_("Closest repeat of a position's code, d = {d}, b = {base:g}: {label}", d=d_model, base=base,
+                          label=label)),
+        xaxis=dict(type="log", title_text=_("offset k (tokens, log scale)")),
+        yaxis=dict(title_text=_("min ‖PE(p+k) − PE(p)‖ in the bin"), rangemode="tozero"), showlegend=False)
     return fig

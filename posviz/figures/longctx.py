@@ -14,6 +14,7 @@ from posviz import streams as sm
 from posviz._validate import check_bool, check_choice, check_int
 from posviz.figures._common import MAX_CELLS, TWO_LINE_TOP, Panels, downsample, f32, log_ticks, subtitled
 from posviz.figures._registry import figure
+from posviz.i18n import _, ngettext
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL, compact_number
 
 __all__ = ["base_bound_presets", "base_cosine_sum", "xpos_decay_profile", "rerope_matrix", "rerope_score_matrix",
@@ -68,27 +69,28 @@ def base_bound_presets() -> go.Figure:
     data = [dict(type="scatter", x=f32([v for r in rows for v in (r["bound"], r["base"], np.nan)]),
                  y=[v for i in y for v in (i, i, None)], mode="lines", line=dict(color="#aaa", width=2),
                  hoverinfo="skip", showlegend=False),
-            dict(type="scatter", x=f32(bounds), y=y, mode="markers", name="lower bound for the served length",
+            dict(type="scatter", x=f32(bounds), y=y, mode="markers", name=_("lower bound for the served length"),
                  marker=dict(symbol="line-ns-open", size=18, line=dict(width=3), color=COLORS[3]),
                  customdata=[[r["length"], r["dim"]] for r in rows],
-                 hovertemplate="bound %{x:.3g}<br>L = %{customdata[0]:,}, d = %{customdata[1]}<extra></extra>")]
-    for holds, name, color, symbol in ((True, "shipped base: B<sub>m</sub> ≥ 0 up to L", COLORS[2], "circle"),
-                                       (False, "shipped base: B<sub>m</sub> < 0 somewhere ≤ L", COLORS[3], "x")):
+                 hovertemplate=_("bound %{x:.3g}<br>L = %{customdata[0]:,}, d = %{customdata[1]}<extra></extra>"))]
+    for holds, name, color, symbol in ((True, _("shipped base: B<sub>m</sub> ≥ 0 up to L"), COLORS[2], "circle"),
+                                       (False, _("shipped base: B<sub>m</sub> < 0 somewhere ≤ L"), COLORS[3], "x")):
         pick = [i for i, r in enumerate(rows) if r["holds"] == holds]
         data.append(dict(type="scatter", x=f32(bases[pick]), y=pick, mode="markers", name=name,
                          marker=dict(size=11, color=color, symbol=symbol),
                          customdata=[[rows[i]["first"]] for i in pick],
-                         hovertemplate="base %{x:.3g}" + ("" if holds else "<br>first B < 0 at m = "
-                                                          "%{customdata[0]:,}") + "<extra></extra>"))
+                         hovertemplate=_("base %{x:.3g}") + ("" if holds else _("<br>first B < 0 at m = "
+                                                                               "%{customdata[0]:,}"))
+                         + "<extra></extra>"))
     lo, hi = float(min(bases.min(), bounds.min())) / 2, float(max(bases.max(), bounds.max())) * 2
     met = sum(r["holds"] for r in rows)
     labels = [f"{r['name']} · {r['length'] // 1024}k" if r["length"] >= 1024 else r["name"] for r in rows]
     layout = dict(
-        title=dict(text=subtitled("Shipped base against the lower bound for its context",
-                                  f"{met} of {len(rows)} presets keep B<sub>m</sub> ≥ 0 over the context their "
-                                  "base serves")),
+        title=dict(text=subtitled(_("Shipped base against the lower bound for its context"),
+                                  _("{met} of {total} presets keep B<sub>m</sub> ≥ 0 over the context their "
+                                    "base serves", met=met, total=len(rows)))),
         margin=dict(t=TWO_LINE_TOP, l=10), height=560,
-        xaxis=dict(type="log", title=dict(text="RoPE base b (log)"), range=[np.log10(lo), np.log10(hi)],
+        xaxis=dict(type="log", title=dict(text=_("RoPE base b (log)")), range=[np.log10(lo), np.log10(hi)],
                    **log_ticks(lo, hi)),
         yaxis=dict(tickmode="array", tickvals=y, ticktext=labels, autorange="reversed", automargin=True,
                    zeroline=False, showgrid=True),
@@ -110,11 +112,12 @@ def base_cosine_sum(*, dim: int = 128, base: float = 10000.0, length: int = 8192
     p.marks.vline(float(length), f"L = {length:,}", color=COLORS[2])
     if first >= 0:
         p.scatter(x=f32([first]), y=f32([lc.cosine_sum([first], dim, base)[0]]), mode="markers",
-                  name=f"first B < 0 at m = {first:,}", marker=dict(color=COLORS[3], size=11, symbol="x"))
-        note = f"first negative at m = {first:,}: the bound fails for L = {length:,}"
+                  name=_("first B < 0 at m = {first:,}", first=first),
+                  marker=dict(color=COLORS[3], size=11, symbol="x"))
+        note = _("first negative at m = {first:,}: the bound fails for L = {length:,}", first=first, length=length)
     else:
-        note = f"B<sub>m</sub> ≥ 0 for every m ≤ L = {length:,}: the bound holds"
-    p.axis("x", title="relative position m (tokens)", tickformat="~s")
+        note = _("B<sub>m</sub> ≥ 0 for every m ≤ L = {length:,}: the bound holds", length=length)
+    p.axis("x", title=_("relative position m (tokens)"), tickformat="~s")
     p.axis("y", title="B<sub>m</sub> = Σ cos(m θ<sub>i</sub>)")
     return p.figure(title=dict(text=subtitled(f"B<sub>m</sub> at d = {dim}, b = {base_text(base)}", note)),
                     margin=dict(t=TWO_LINE_TOP), legend=dict(orientation="h", y=-0.2, x=0))
@@ -137,14 +140,15 @@ def xpos_decay_profile(*, dim: int = 128, base: float = 10000.0, gamma: float = 
               line=dict(color=COLORS[0], width=2.5))
     for i, dash in ((0, "dash"), (dim // 2 - 1, "dot")):
         p.scatter(x=f32(x), y=f32(decay[:, i]), mode="lines",
-                  name=f"factor of pair {i}: ζ<sup>Δ/B</sup>, ζ = {lc.xpos_zeta(dim, gamma)[i]:.3f}",
+                  name=_("factor of pair {i}: ζ<sup>Δ/B</sup>, ζ = {zeta:.3f}", i=i, zeta=lc.xpos_zeta(dim, gamma)[i]),
                   line=dict(color=COLORS[3] if i == 0 else COLORS[2], dash=dash, width=1.5))
     p.marks.vline(scale_base, f"B = {scale_base:g}", color="#888", top=False)
-    p.axis("x", title="distance Δ = m − n (tokens)", tickformat="~s")
-    p.axis("y", title="score / (d/2), or factor")
-    return p.figure(title=dict(text=subtitled("xPos multiplies each pair by ζ<sup>Δ/B</sup>",
-                                              f"at Δ = {max_distance:,}: RoPE {prof['rope'][-1]:.3f}, "
-                                              f"xPos {prof['xpos'][-1]:.3g}")),
+    p.axis("x", title=_("distance Δ = m − n (tokens)"), tickformat="~s")
+    p.axis("y", title=_("score / (d/2), or factor"))
+    return p.figure(title=dict(text=subtitled(_("xPos multiplies each pair by ζ<sup>Δ/B</sup>"),
+                                              _("at Δ = {distance:,}: RoPE {rope:.3f}, xPos {xpos:.3g}",
+                                                distance=max_distance, rope=prof["rope"][-1],
+                                                xpos=prof["xpos"][-1]))),
                     margin=dict(t=TWO_LINE_TOP), legend=dict(orientation="h", y=-0.2, x=0))
 
 
@@ -153,13 +157,13 @@ def _relative_heatmap(p: Panels, rel: np.ndarray, panel: int, zmax: float, name:
     T = rel.shape[0]
     shown = rel.astype(np.float64)
     shown[np.triu_indices(T, 1)] = np.nan
-    z, rows, cols, _ = downsample(shown, MAX_CELLS // 2)  # two heatmaps a figure: half the cell cap each
+    z, rows, cols, _stride = downsample(shown, MAX_CELLS // 2)  # two heatmaps a figure: half the cell cap each
     p.add(dict(type="heatmap", z=z, x=f32(cols), y=f32(rows), zmin=0, zmax=zmax,
                colorscale=RELATIVE_COLORS, name=name, showscale=panel == 1,
-               colorbar=dict(title=dict(text="relative position"), len=0.9),
-               hovertemplate="query m=%{y}<br>key n=%{x}<br>r=%{z:.4g}<extra></extra>"), panel)
-    p.axis("x", panel, title="key n")
-    p.axis("y", panel, title="query m" if panel == 1 else None, autorange="reversed")
+               colorbar=dict(title=dict(text=_("relative position")), len=0.9),
+               hovertemplate=_("query m=%{y}<br>key n=%{x}<br>r=%{z:.4g}<extra></extra>")), panel)
+    p.axis("x", panel, title=_("key n"))
+    p.axis("y", panel, title=_("query m") if panel == 1 else None, autorange="reversed")
 
 
 @figure("rerope_matrix")
@@ -170,13 +174,14 @@ def rerope_matrix(*, T: int = 64, window: int = 16, leaky_k: float = 0.0) -> go.
     rel = lc.rerope_relative(T, window, leaky_k)
     plain = lc.rerope_relative(T, T + 1)
     label = f"leaky ReRoPE (w = {window}, k = {leaky_k:g})" if leaky_k else f"ReRoPE (w = {window})"
-    p = Panels.grid(1, 2, titles=("plain RoPE: m − n", label), hspace=0.12)
+    p = Panels.grid(1, 2, titles=(_("plain RoPE: m − n"), label), hspace=0.12)
     _relative_heatmap(p, plain, 1, T - 1, "RoPE")
     _relative_heatmap(p, rel, 2, T - 1, label)
-    return p.figure(title=dict(text=subtitled("Relative position each query–key pair is rotated by",
-                                              f"largest relative position: {T - 1} plain, "
-                                              f"{lc.causal_part(rel).max():.4g} "
-                                              f"with {'leaky ' if leaky_k else ''}ReRoPE")),
+    largest = lc.causal_part(rel).max()
+    note = _("largest relative position: {plain} plain, {largest:.4g} with leaky ReRoPE", plain=T - 1,
+             largest=largest) if leaky_k else \
+        _("largest relative position: {plain} plain, {largest:.4g} with ReRoPE", plain=T - 1, largest=largest)
+    return p.figure(title=dict(text=subtitled(_("Relative position each query–key pair is rotated by"), note)),
                     margin=dict(t=TWO_LINE_TOP), height=480)
 
 
@@ -195,24 +200,24 @@ def rerope_score_matrix(*, T: int = 64, window: int = 16, leaky_k: float = 0.0, 
     re = lc.rerope_two_pass_scores(q, k, window, leaky_k) / np.sqrt(dim)
     lim = float(np.abs(lc.causal_part(plain)).max())
     label = f"leaky ReRoPE (w = {window}, k = {leaky_k:g})" if leaky_k else f"ReRoPE (w = {window})"
-    p = Panels.grid(1, 2, titles=("plain RoPE", label), hspace=0.12)
+    p = Panels.grid(1, 2, titles=(_("plain RoPE"), label), hspace=0.12)
     for panel, z in ((1, plain), (2, re)):
         shown = z.copy()
         shown[np.triu_indices(T, 1)] = np.nan
-        zs, rows, cols, _ = downsample(shown, MAX_CELLS // 2)
+        zs, rows, cols, _stride = downsample(shown, MAX_CELLS // 2)
         p.add(dict(type="heatmap", z=zs, x=f32(cols), y=f32(rows), zmin=-lim, zmax=lim, colorscale=DIVERGING,
-                   showscale=panel == 1, colorbar=dict(title=dict(text="logit")),
+                   showscale=panel == 1, colorbar=dict(title=dict(text=_("logit"))),
                    hovertemplate="m=%{y}<br>n=%{x}<br>%{z:.3f}<extra></extra>"), panel)
-        p.axis("x", panel, title="key n")
-        p.axis("y", panel, title="query m" if panel == 1 else None, autorange="reversed")
+        p.axis("x", panel, title=_("key n"))
+        p.axis("y", panel, title=_("query m") if panel == 1 else None, autorange="reversed")
     i, j = np.tril_indices(T)
     near = (i - j) < window
     same = float(np.abs(plain[i[near], j[near]] - re[i[near], j[near]]).max())
-    return p.figure(title=dict(text=subtitled("Logits q·k/√d: the same q and k at every position",
-                                              f"inside the window the two agree to {same:.1e}; beyond it ReRoPE's "
-                                              "logits no longer change with distance" if not leaky_k else
-                                              f"inside the window the two agree to {same:.1e}; beyond it the relative "
-                                              f"position grows {leaky_k:g}× more slowly")),
+    return p.figure(title=dict(text=subtitled(_("Logits q·k/√d: the same q and k at every position"),
+                                              _("inside the window the two agree to {same:.1e}; beyond it ReRoPE's "
+                                                "logits no longer change with distance", same=same) if not leaky_k else
+                                              _("inside the window the two agree to {same:.1e}; beyond it the "
+                                                "relative position grows {k:g}× more slowly", same=same, k=leaky_k))),
                     margin=dict(t=TWO_LINE_TOP), height=480)
 
 
@@ -226,24 +231,26 @@ def self_extend_matrix(*, T: int = 64, group: int = 4, window: int = 16, shift: 
     last = rel[T - 1]
     keys = np.arange(T)
     distance = T - 1 - keys
-    p = Panels.grid(1, 2, titles=(f"relative position, G = {group}, W = {window}" + ("" if shift else ", no shift"),
-                                  f"last query (m = {T - 1}) against each key"), hspace=0.14)
+    left = _("relative position, G = {group}, W = {window}", group=group, window=window) if shift else \
+        _("relative position, G = {group}, W = {window}, no shift", group=group, window=window)
+    p = Panels.grid(1, 2, titles=(left, _("last query (m = {last}) against each key", last=T - 1)), hspace=0.14)
     _relative_heatmap(p, rel, 1, T - 1, "Self-Extend")
     order = np.argsort(distance)
-    p.scatter(2, x=f32(distance[order]), y=f32(distance[order]), mode="lines", name="plain RoPE: m − n",
+    p.scatter(2, x=f32(distance[order]), y=f32(distance[order]), mode="lines", name=_("plain RoPE: m − n"),
               line=dict(color="#8a8f9c", dash="dash"))
     other = sm.self_extend_relative(T, group, window, not shift)[T - 1]
     p.scatter(2, x=f32(distance[order]), y=f32(other[order]), mode="lines",
-              name="without the shift" if shift else "with the shift W − W/G",
+              name=_("without the shift") if shift else _("with the shift W − W/G"),
               line=dict(color=COLORS[3], width=1.5, dash="dot"))
     p.scatter(2, x=f32(distance[order]), y=f32(last[order]), mode="lines+markers", marker=dict(size=4),
-              name="as drawn (left)", line=dict(color=COLORS[0], width=2.5))
+              name=_("as drawn (left)"), line=dict(color=COLORS[0], width=2.5))
     p.marks.vline(float(window), f"W = {window}", panel=2, color=COLORS[2])
-    p.axis("x", 2, title="distance m − n (tokens)")
-    p.axis("y", 2, title="relative position")
-    return p.figure(title=dict(text=subtitled("Self-Extend: neighbours exact, the rest grouped",
-                                              f"largest relative position {lc.causal_part(rel).max():.4g} for T = {T} "
-                                              f"(plain RoPE: {T - 1})")),
+    p.axis("x", 2, title=_("distance m − n (tokens)"))
+    p.axis("y", 2, title=_("relative position"))
+    return p.figure(title=dict(text=subtitled(_("Self-Extend: neighbours exact, the rest grouped"),
+                                              _("largest relative position {largest:.4g} for T = {T} "
+                                                "(plain RoPE: {plain})", largest=lc.causal_part(rel).max(), T=T,
+                                                plain=T - 1))),
                     margin=dict(t=TWO_LINE_TOP), height=480, legend=dict(orientation="h", y=-0.2, x=0.5))
 
 
@@ -258,18 +265,19 @@ def self_extend_angle_plot(*, T: int = 64, group: int = 4, window: int = 16, dim
     order = np.argsort(distance)
     p = Panels()
     p.scatter(x=f32(distance[order]), y=f32(ang["rope"][order]), mode="lines",
-              name="plain RoPE: (m − n)·θ<sub>i</sub>",
+              name=_("plain RoPE: (m − n)·θ<sub>i</sub>"),
               line=dict(color="#8a8f9c", dash="dash"))
     p.scatter(x=f32(distance[order]), y=f32(ang["self_extend"][order]), mode="lines",
               name="Self-Extend: r·θ<sub>i</sub>",
               line=dict(color=COLORS[0], width=2.5))
     p.marks.vline(float(window), f"W = {window}", color=COLORS[2])
-    p.axis("x", title="distance m − n (tokens)")
-    p.axis("y", title=f"angle of pair {pair} (rad)")
+    p.axis("x", title=_("distance m − n (tokens)"))
+    p.axis("y", title=_("angle of pair {pair} (rad)", pair=pair))
     theta = float(ang["rope"][-2])  # the key one token back: θ_i itself
-    return p.figure(title=dict(text=subtitled(f"What pair {pair} turns through (θ = {theta:.3g} rad a token)",
-                                              f"to the farthest key: {ang['rope'][0]:.3g} rad plain, "
-                                              f"{ang['self_extend'][0]:.3g} rad with Self-Extend")),
+    return p.figure(title=dict(text=subtitled(_("What pair {pair} turns through (θ = {theta:.3g} rad a token)",
+                                                pair=pair, theta=theta),
+                                              _("to the farthest key: {plain:.3g} rad plain, {grouped:.3g} rad with "
+                                                "Self-Extend", plain=ang["rope"][0], grouped=ang["self_extend"][0]))),
                     margin=dict(t=TWO_LINE_TOP), legend=dict(orientation="h", y=-0.2, x=0))
 
 
@@ -281,18 +289,19 @@ def sink_stream_positions(*, steps: int = 400, n_sink: int = 4, window: int = 60
     cache = sm.sink_positions_over_stream(steps, n_sink, window, True)
     text = sm.sink_positions_over_stream(steps, n_sink, window, False)
     p = Panels()
-    p.scatter(x=f32(text["step"]), y=f32(text["max_position"]), mode="lines", name="text positions (no shift)",
+    p.scatter(x=f32(text["step"]), y=f32(text["max_position"]), mode="lines", name=_("text positions (no shift)"),
               line=dict(color=COLORS[3], width=2, dash="dash"))
     p.scatter(x=f32(cache["step"]), y=f32(cache["max_position"]), mode="lines",
-              name=f"cache positions (sinks + window = {n_sink + window})", line=dict(color=COLORS[0], width=3))
-    p.marks.hline(float(train_length), f"training length {train_length:,}", color=COLORS[2])
-    p.axis("x", title="stream step t (tokens generated)")
-    p.axis("y", title="largest position / distance RoPE sees")
+              name=_("cache positions (sinks + window = {cap})", cap=n_sink + window),
+              line=dict(color=COLORS[0], width=3))
+    p.marks.hline(float(train_length), _("training length {length:,}", length=train_length), color=COLORS[2])
+    p.axis("x", title=_("stream step t (tokens generated)"))
+    p.axis("y", title=_("largest position / distance RoPE sees"))
     over = int(np.argmax(text["max_position"] >= train_length)) if text["max_position"][-1] >= train_length else -1
-    note = (f"text positions pass the training length at t = {over:,}; cache positions stop at "
-            f"{int(cache['max_position'][-1]):,}") if over >= 0 else \
-        f"cache positions stop at {int(cache['max_position'][-1]):,}"
-    return p.figure(title=dict(text=subtitled("Which positions RoPE sees as the stream grows", note)),
+    note = _("text positions pass the training length at t = {over:,}; cache positions stop at {top:,}", over=over,
+             top=int(cache["max_position"][-1])) if over >= 0 else \
+        _("cache positions stop at {top:,}", top=int(cache["max_position"][-1]))
+    return p.figure(title=dict(text=subtitled(_("Which positions RoPE sees as the stream grows"), note)),
                     margin=dict(t=TWO_LINE_TOP), legend=dict(orientation="h", y=-0.2, x=0))
 
 
@@ -306,23 +315,24 @@ def sink_cache_map(*, steps: int = 120, n_sink: int = 4, window: int = 24) -> go
     for t in range(steps):
         tokens = sm.sink_cache(t, n_sink, window)["token"]
         z[: tokens.size, t] = tokens
-    zs, rows, cols, _ = downsample(z, MAX_CELLS)
+    zs, rows, cols, _stride = downsample(z, MAX_CELLS)
     p = Panels()
     # the colour bar stands off the plot by SINK_LABEL_GAP of its width, a column for the sinks' label
     p.add(dict(type="heatmap", z=zs, x=f32(cols), y=f32(rows), colorscale=SEQUENTIAL, zmin=0, zmax=steps - 1,
-               colorbar=dict(title=dict(text="text index"), x=1 + SINK_LABEL_GAP),
-               hovertemplate="step %{x}<br>RoPE position %{y}<br>token %{z:.0f}<extra></extra>"))
+               colorbar=dict(title=dict(text=_("text index")), x=1 + SINK_LABEL_GAP),
+               hovertemplate=_("step %{x}<br>RoPE position %{y}<br>token %{z:.0f}<extra></extra>")))
     if n_sink:
-        p.marks.hline(n_sink - 0.5, f"{n_sink} sink{'s' * (n_sink > 1)}<br>below", color="#fff", below=True)
+        p.marks.hline(n_sink - 0.5, ngettext("{n} sink<br>below", "{n} sinks<br>below", n_sink), color="#fff",
+                      below=True)
         # the label beside the plot, at the line's right end: inside the plot every place is a cell at some
         # setting (the staircase of the first steps at the left, the sink rows themselves at the right)
         p.marks.notes[-1].update(x=1.0, xanchor="left", xshift=4, yanchor="bottom", align="left", font={})
-    p.axis("x", title="stream step t (the query is token t)")
-    p.axis("y", title="cache slot = RoPE position")
-    kept = ("slot 0 keeps token 0" if n_sink == 1 else f"slots 0..{n_sink - 1} keep tokens 0..{n_sink - 1}")
-    return p.figure(title=dict(text=subtitled("Inside the rolling cache",
-                                              f"{kept}; the rest slide; positions never pass {cap - 1}" if n_sink else
-                                              f"no sinks: every slot slides; positions never pass {cap - 1}")),
+    p.axis("x", title=_("stream step t (the query is token t)"))
+    p.axis("y", title=_("cache slot = RoPE position"))
+    note = _("slot 0 keeps token 0; the rest slide; positions never pass {top}", top=cap - 1) if n_sink == 1 else \
+        _("slots 0..{last} keep tokens 0..{last}; the rest slide; positions never pass {top}", last=n_sink - 1,
+          top=cap - 1) if n_sink else _("no sinks: every slot slides; positions never pass {top}", top=cap - 1)
+    return p.figure(title=dict(text=subtitled(_("Inside the rolling cache"), note)),
                     margin=dict(t=TWO_LINE_TOP))
 
 
@@ -334,22 +344,25 @@ def pose_coverage(*, train_length: int = 64, target_length: int = 512, batch: in
     method = check_choice("method", method, ("pose", "random"))
     ids = sm.pose_batch(train_length, target_length, batch, seed, method)
     cover = sm.relative_coverage(ids, target_length)
-    p = Panels.grid(1, 2, titles=("position ids of each window", "windows containing each distance"),
+    p = Panels.grid(1, 2, titles=(_("position ids of each window"), _("windows containing each distance")),
                     hspace=0.12)
     rows = np.repeat(np.arange(ids.shape[0]), ids.shape[1])
     p.scatter(1, x=f32(ids.ravel()), y=f32(rows), mode="markers", marker=dict(size=4, color=COLORS[0]),
-              name="position id", showlegend=False, hovertemplate="window %{y}<br>id %{x}<extra></extra>")
-    p.axis("x", 1, title="position id", range=[-1, target_length])
-    p.axis("y", 1, title="window in the batch", range=[batch - 0.5, -0.5])  # windows 0..batch − 1, first on top
+              name=_("position id"), showlegend=False,
+              hovertemplate=_("window %{y}<br>id %{x}<extra></extra>"))
+    p.axis("x", 1, title=_("position id"), range=[-1, target_length])
+    p.axis("y", 1, title=_("window in the batch"), range=[batch - 0.5, -0.5])  # windows 0..batch − 1, first on top
     p.scatter(2, x=f32(np.arange(target_length)), y=f32(cover), mode="lines", line=dict(color=COLORS[2], width=2),
-              name="windows", showlegend=False, hovertemplate="r=%{x}<br>%{y} windows<extra></extra>")
+              name=_("windows"), showlegend=False, hovertemplate=_("r=%{x}<br>%{y} windows<extra></extra>"))
     p.marks.vline(float(train_length), f"L<sub>c</sub> = {train_length}", panel=2, color="#888", top=False)
     p.marks.notes[-1]["xshift"] = 6  # clear of its dashed line, not drawn over it
-    p.axis("x", 2, title="relative distance r", range=[-1, target_length])
-    p.axis("y", 2, title="windows")
+    p.axis("x", 2, title=_("relative distance r"), range=[-1, target_length])
+    p.axis("y", 2, title=_("windows"))
     covered = int((cover > 0).sum())
-    label = "PoSE" if method == "pose" else "random ids"
-    return p.figure(title=dict(text=subtitled(f"{label}: {batch} windows of {train_length} tokens, target "
-                                              f"{target_length:,}", f"{covered:,} of {target_length:,} relative "
-                                              f"distances seen ({covered / target_length:.0%})")),
+    label = "PoSE" if method == "pose" else _("random ids")
+    return p.figure(title=dict(text=subtitled(_("{label}: {batch} windows of {length} tokens, target {target:,}",
+                                                label=label, batch=batch, length=train_length, target=target_length),
+                                              _("{covered:,} of {target:,} relative distances seen ({share:.0%})",
+                                                covered=covered, target=target_length,
+                                                share=covered / target_length))),
                     margin=dict(t=TWO_LINE_TOP), height=460)

@@ -16,15 +16,18 @@ from posviz import scaling as sc
 from posviz._validate import check_float, check_int
 from posviz.figures._common import TWO_LINE_TOP, Panels, subtitled
 from posviz.figures._registry import figure
+from posviz.figures.scaling import method_label
+from posviz.i18n import N_, _
 from posviz.theme import COLORS, METHOD_COLORS
 
 __all__ = ["models_extension", "models_schemes", "models_retrieval", "models_training"]
 
-SCHEME_LABELS = {"nope": "NoPE", "learned": "learned absolute", "sinusoidal": "sinusoidal", "rope": "RoPE",
+SCHEME_LABELS = {"nope": "NoPE", "learned": N_("learned absolute"), "sinusoidal": N_("sinusoidal"), "rope": "RoPE",
                  "alibi": "ALiBi"}
+SCHEME_WORDS = ("learned", "sinusoidal")  # the schemes whose label is words (translated); the others are names
 SCHEME_COLORS = {"nope": COLORS[5], "learned": COLORS[3], "sinusoidal": COLORS[2], "rope": "#8a8f9c",
                  "alibi": COLORS[7]}
-FINETUNE_LABEL = "{method}, fine-tuned {steps} steps at {length}"
+FINETUNE_LABEL = N_("{method}, fine-tuned {steps} steps at {length}")
 LEARNED_MARGIN = 0.3      # nats above the floor at L within which a model counts as having learned the task
 # under the plot, left-aligned: inside it the legend covered the curves where they differ most
 LEGEND_BELOW = dict(orientation="h", x=0.0, xanchor="left", y=-0.22, yanchor="top")
@@ -50,12 +53,12 @@ def learned_at_L(name: str) -> float:
 
 def _marks(f: Panels, L: int, Lp: int, width: int, y_title: str) -> None:
     """Axis titles and the L / L' marks shared by the evidence figures."""
-    f.marks.vline(L, f"L = {L} (trained)", color="#888")
+    f.marks.vline(L, _("L = {L} (trained)", L=L), color="#888")
     if Lp != L:
         f.marks.vline(Lp - 1, f"L' = {Lp}", color="#d55e00")
         f.marks.notes[-1]["xanchor"] = "right"  # the label sits inside the plot, left of the line, at the top
-    f.axis("x", title="position t of the predicted token" + ("" if width == 1 else f" (bins of {width})"),
-           range=[0, Lp])
+    f.axis("x", title=_("position t of the predicted token") if width == 1 else
+           _("position t of the predicted token (bins of {width})", width=width), range=[0, Lp])
     f.axis("y", title=y_title)
 
 
@@ -64,10 +67,10 @@ def _loss_axes(f: Panels, L: int, Lp: int, width: int) -> None:
     import posviz.models as pm
 
     x, y = binned(pm.floor(Lp), width)
-    f.scatter(1, x=x, y=y, name="Bayes floor (best possible)", mode="lines",
+    f.scatter(1, x=x, y=y, name=_("Bayes floor (best possible)"), mode="lines",
               line=dict(color="#444", dash="dot", width=2),
-              hovertemplate="Bayes floor<br>position %{x:.0f}<br>%{y:.3f} nats<extra></extra>")
-    _marks(f, L, Lp, width, "mean loss over sequences (nats)")
+              hovertemplate=_("Bayes floor<br>position %{x:.0f}<br>%{y:.3f} nats") + "<extra></extra>")
+    _marks(f, L, Lp, width, _("mean loss over sequences (nats)"))
     f.axis("y", rangemode="tozero")
 
 
@@ -77,17 +80,17 @@ def _band(f: Panels, x: np.ndarray, band: np.ndarray, color: str, group: str) ->
     xs, lo, hi = x[ok], band[0, ok], band[1, ok]
     f.scatter(1, x=np.concatenate([xs, xs[::-1]]), y=np.concatenate([hi, lo[::-1]]).astype(np.float32),
               fill="toself", fillcolor=color, opacity=BAND_OPACITY, line=dict(width=0), mode="lines",
-              hoverinfo="skip", showlegend=False, legendgroup=group, name=f"{group} band")
+              hoverinfo="skip", showlegend=False, legendgroup=group, name=_("{curve} band", curve=group))
 
 
 def _curve(f: Panels, c: object, name: str, color: str, dash: str = "solid", retrieval: bool = False) -> None:
     """One model's binned curve (loss, or with ``retrieval`` the copy-exactness rate) and its band."""
     y, band = (c.retrieval_bin, c.retrieval_band) if retrieval else (c.loss_bin, c.loss_band)
     _band(f, c.x, band, color, name)
-    unit = "%{y:.1%} exact" if retrieval else "%{y:.3f} nats"
+    unit = _("%{y:.1%} exact") if retrieval else _("%{y:.3f} nats")
     f.scatter(1, x=c.x, y=np.asarray(y, dtype=np.float32), name=name, mode="lines", legendgroup=name,
               line=dict(color=color, dash=dash, width=2.5),
-              hovertemplate=f"{name}<br>position %{{x:.0f}}<br>{unit}<extra></extra>")
+              hovertemplate=_("{name}<br>position %{{x:.0f}}<br>{unit}", name=name, unit=unit) + "<extra></extra>")
 
 
 def finetuned_at(factor: float, methods: tuple[str, ...] | None = None) -> tuple[str, ...]:
@@ -152,8 +155,10 @@ def curve_label(key: str) -> str:
 
     if key.startswith("ft:"):
         rec = pm.record(f"rope_{key[3:]}_ft")
-        return FINETUNE_LABEL.format(method=sc.METHODS[key[3:]].label, steps=rec["steps"], length=rec["length"])
-    return SCHEME_LABELS[key] if key in SCHEME_LABELS else sc.METHODS[key].label
+        return _(FINETUNE_LABEL, method=method_label(key[3:]), steps=rec["steps"], length=rec["length"])
+    if key in SCHEME_LABELS:
+        return _(SCHEME_LABELS[key]) if key in SCHEME_WORDS else SCHEME_LABELS[key]
+    return method_label(key)
 
 
 def _setup(factor: float, n_sequences: int) -> tuple[int, int, int]:
@@ -167,7 +172,7 @@ def _setup(factor: float, n_sequences: int) -> tuple[int, int, int]:
 
 
 def _subtitle(n: int) -> str:
-    return f"{n} sequences per curve; bands: ±2 standard errors of the mean"
+    return _("{n} sequences per curve; bands: ±2 standard errors of the mean", n=n)
 
 
 @figure("models_extension")
@@ -185,8 +190,10 @@ def models_extension(*, methods: str = "default,linear,ntk,yarn", factor: float 
     f = Panels()
     _loss_axes(f, L, Lp, curves[0][2].width)
     for key, color, c, dash in curves:
-        _curve(f, c, f"{curve_label(key)}: +{pm.past_L(c.loss, L):.2f} past L", color, dash)
-    return f.figure(title=dict(text=subtitled(f"RoPE model trained at L = {L}, read at L' = {Lp} (s = {factor:g})",
+        _curve(f, c, _("{curve}: +{excess:.2f} past L", curve=curve_label(key), excess=pm.past_L(c.loss, L)),
+               color, dash)
+    return f.figure(title=dict(text=subtitled(_("RoPE model trained at L = {L}, read at L' = {Lp} (s = {factor:g})",
+                                                L=L, Lp=Lp, factor=factor),
                                               _subtitle(n))),
                     legend=LEGEND_BELOW, height=600, hovermode="x unified", margin=dict(t=TWO_LINE_TOP))
 
@@ -204,9 +211,12 @@ def models_schemes(*, schemes: str = "nope,learned,sinusoidal,rope,alibi", facto
     f = Panels()
     _loss_axes(f, L, Lp, curves[0][2].width)
     for key, color, c, dash in curves:
-        note = "" if dash == "solid" else f" (did not learn the task: +{learned_at_L(key):.2f} at L)"
-        _curve(f, c, f"{curve_label(key)}: +{pm.past_L(c.loss, L):.2f} past L{note}", color, dash)
-    return f.figure(title=dict(text=subtitled(f"Position schemes trained at L = {L}, read at L' = {Lp}",
+        values = dict(curve=curve_label(key), excess=pm.past_L(c.loss, L))
+        name = (_("{curve}: +{excess:.2f} past L", **values) if dash == "solid" else
+                _("{curve}: +{excess:.2f} past L (did not learn the task: +{at_L:.2f} at L)", at_L=learned_at_L(key),
+                  **values))
+        _curve(f, c, name, color, dash)
+    return f.figure(title=dict(text=subtitled(_("Position schemes trained at L = {L}, read at L' = {Lp}", L=L, Lp=Lp),
                                               _subtitle(n))),
                     legend=LEGEND_BELOW, height=600, hovermode="x unified", margin=dict(t=TWO_LINE_TOP))
 
@@ -230,15 +240,18 @@ def models_retrieval(*, kind: str = "methods", methods: str = "default,linear,nt
     curves = (method_curves(methods, factor, finetuned, finetunes, n, seed) if kind == "methods"
               else scheme_curves(schemes, factor, n, seed))
     f = Panels()
-    _marks(f, L, Lp, curves[0][2].width, "exact copies among determined tokens")
-    f.marks.hline(RETRIEVAL_THRESHOLD, f"{RETRIEVAL_THRESHOLD:.0%}: effective context ends below", dash="dot",
-                  color="#444", below=True)
+    _marks(f, L, Lp, curves[0][2].width, _("exact copies among determined tokens"))
+    f.marks.hline(RETRIEVAL_THRESHOLD,
+                  _("{threshold:.0%}: effective context ends below", threshold=RETRIEVAL_THRESHOLD),
+                  dash="dot", color="#444", below=True)
     for key, color, c, dash in curves:
-        _curve(f, c, f"{curve_label(key)}: effective context {pm.effective_context(c):,}", color, dash, True)
+        _curve(f, c, _("{curve}: effective context {context:,}", curve=curve_label(key),
+                       context=pm.effective_context(c)), color, dash, True)
     # headroom above 100 % for the L and L' labels, which would otherwise sit on the curves that retrieve
     f.axis("y", range=[0, 1.14], tickformat=".0%", tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1.0])
-    what = "RoPE model" if kind == "methods" else "Position schemes"
-    return f.figure(title=dict(text=subtitled(f"Retrieval: {what} trained at L = {L}, read at L' = {Lp}",
+    title = (_("Retrieval: RoPE model trained at L = {L}, read at L' = {Lp}", L=L, Lp=Lp) if kind == "methods" else
+             _("Retrieval: Position schemes trained at L = {L}, read at L' = {Lp}", L=L, Lp=Lp))
+    return f.figure(title=dict(text=subtitled(title,
                                               _subtitle(n))),
                     legend=LEGEND_BELOW, height=600, hovermode="x unified", margin=dict(t=TWO_LINE_TOP))
 
@@ -253,10 +266,10 @@ def models_training() -> go.Figure:
         steps, loss = np.asarray(rec["loss_log"], dtype=np.float32).T
         ft = rec.get("finetuned", False)
         color = METHOD_COLORS[rec["method"]] if ft else SCHEME_COLORS[rec["scheme"]]
-        label = (FINETUNE_LABEL.format(method=sc.METHODS[rec["method"]].label, steps=rec["steps"],
-                                       length=rec["length"]) if ft else SCHEME_LABELS[rec["scheme"]])
+        label = (_(FINETUNE_LABEL, method=method_label(rec["method"]), steps=rec["steps"],
+                   length=rec["length"]) if ft else curve_label(rec["scheme"]))
         f.scatter(1, x=steps, y=loss, name=label, mode="lines", line=dict(color=color, dash="dash" if ft else "solid"),
-              hovertemplate=f"{label}<br>step %{{x}}<br>loss %{{y:.3f}}<extra></extra>")
-    f.axis("x", title="training step")
-    f.axis("y", title="training loss (nats)", rangemode="tozero")
-    return f.figure(title=dict(text=f"Training at L = {pm.train_length()}"))
+              hovertemplate=_("{label}<br>step %{{x}}<br>loss %{{y:.3f}}", label=label) + "<extra></extra>")
+    f.axis("x", title=_("training step"))
+    f.axis("y", title=_("training loss (nats)"), rangemode="tozero")
+    return f.figure(title=dict(text=_("Training at L = {L}", L=pm.train_length())))

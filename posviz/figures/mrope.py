@@ -15,12 +15,15 @@ from posviz import mrope
 from posviz._validate import check_choice, check_int
 from posviz.figures._common import MAX_CELLS, TWO_LINE_TOP, Panels, f32, subtitled
 from posviz.figures._registry import figure
+from posviz.i18n import N_, _
 from posviz.scaling import mrope_axis
 from posviz.theme import COLORS, CYCLIC, compact_number
 
 __all__ = ["mrope_ids", "mrope_pair_angles"]
 
 AXES = ("temporal", "height", "width")
+AXIS_WORDS = (N_("temporal"), N_("height"), N_("width"))
+AXIS_IDS = (N_("temporal id"), N_("height id"), N_("width id"))
 AXIS_COLORS = (COLORS[1], COLORS[5], COLORS[2])
 AXIS_MARKERS = (dict(symbol="circle", size=12), dict(symbol="diamond", size=9), dict(symbol="x-thin-open", size=7))
 SEGMENT_COLORS = {"image": COLORS[4], "video": COLORS[3]}
@@ -49,16 +52,21 @@ def segment_spans(segments: tuple) -> list[tuple[str, int, int, str]]:
     out, start = [], 0
     for kind, t, h, w in mrope.check_segments(segments):
         n = t * h * w
-        label = {"text": f"text ×{n}", "image": f"image {h}×{w}", "video": f"video {t}×{h}×{w}"}[kind]
+        label = (_("text ×{n}", n=n) if kind == "text" else _("image {h}×{w}", h=h, w=w) if kind == "image" else
+                 _("video {t}×{h}×{w}", t=t, h=h, w=w))
         out.append((kind, start, start + n - 1, label))
         start += n
     return out
 
 
+TOKEN_LABEL = {"text": N_("text token {index}"), "image": N_("image token {index}"),
+               "video": N_("video token {index}")}
+
+
 def _token_labels(segments: tuple) -> list[str]:
     labels = []
-    for kind, a, b, _ in segment_spans(segments):
-        labels += [f"{kind} token {i - a}" for i in range(a, b + 1)]
+    for kind, a, b, _label in segment_spans(segments):
+        labels += [_(TOKEN_LABEL[kind], index=i - a) for i in range(a, b + 1)]
     return labels
 
 
@@ -80,16 +88,18 @@ def mrope_ids(*, n_text_before: int = 4, image_h: int = 3, image_w: int = 4, n_t
     for kind, a, b, label in segment_spans(segs):
         if kind != "text":
             grid.marks.vrect(a - 0.5, b + 0.5, label, color=SEGMENT_COLORS[kind], opacity=0.12)
-    for a, name in enumerate(AXES):
-        grid.scatter(x=np.arange(n), y=f32(pos[a]), mode="markers", name=f"{name} id",
+    for a in range(len(AXES)):
+        grid.scatter(x=np.arange(n), y=f32(pos[a]), mode="markers", name=_(AXIS_IDS[a]),
                      marker=dict(color=AXIS_COLORS[a], **AXIS_MARKERS[a]), customdata=labels,
-                     hovertemplate=f"token %{{x}} (%{{customdata}})<br>{name} id %{{y}}<extra></extra>")
-    grid.axis("x", title="token index in the sequence", range=[-1, n])
-    grid.axis("y", title="position id", rangemode="tozero")
+                     hovertemplate=_("token %{{x}} (%{{customdata}})<br>{axis} %{{y}}<extra></extra>",
+                                     axis=_(AXIS_IDS[a])))
+    grid.axis("x", title=_("token index in the sequence"), range=[-1, n])
+    grid.axis("y", title=_("position id"), rangemode="tozero")
     what = "M-RoPE (" + {"qwen2_vl": "Qwen2-VL", "qwen2_5_vl": "Qwen2.5-VL"}[variant] + ")" if ids == "mrope" \
-        else "one id per token, as for text alone"
-    detail = f"{n} tokens use ids 0 … {int(pos.max())}; the next generated token gets {int(pos.max()) + 1}"
-    return grid.figure(title=subtitled(f"Position ids: {what}", detail), margin=dict(t=TWO_LINE_TOP),
+        else _("one id per token, as for text alone")
+    detail = _("{tokens} tokens use ids 0 … {largest}; the next generated token gets {next}", tokens=n,
+               largest=int(pos.max()), next=int(pos.max()) + 1)
+    return grid.figure(title=subtitled(_("Position ids: {scheme}", scheme=what), detail), margin=dict(t=TWO_LINE_TOP),
                        legend=dict(orientation="h", y=-0.2), height=440)
 
 
@@ -112,34 +122,37 @@ def mrope_pair_angles(*, n_text_before: int = 4, image_h: int = 3, image_w: int 
     grid.add(go.Heatmap(z=f32(axis[None, :]), x=pairs, y=[0], zmin=-0.5, zmax=2.5, showscale=False,
                         colorscale=[[0, AXIS_COLORS[0]], [1 / 3, AXIS_COLORS[0]], [1 / 3, AXIS_COLORS[1]],
                                     [2 / 3, AXIS_COLORS[1]], [2 / 3, AXIS_COLORS[2]], [1, AXIS_COLORS[2]]],
-                        customdata=np.array([[AXES[a] for a in axis]]), name="axis",
-                        hovertemplate="pair %{x} turns with the %{customdata} id<extra></extra>"), 1)
+                        customdata=np.array([[_(AXIS_WORDS[a]) for a in axis]]), name=_("axis"),
+                        hovertemplate=_("pair %{x} turns with the %{customdata} id<extra></extra>")), 1)
     grid.add(go.Heatmap(z=f32(ang), x=pairs, y=np.arange(shown), colorscale=CYCLIC, zmin=0, zmax=2 * np.pi,
-                        name="angle", colorbar=dict(title="angle (rad)", tickvals=[0, np.pi, 2 * np.pi],
-                                                    ticktext=["0", "π", "2π"], len=0.85, y=0.43),
-                        hovertemplate="token %{y}, pair %{x}<br>angle %{z:.3f} rad<extra></extra>"), 2)
+                        name=_("angle"), colorbar=dict(title=_("angle (rad)"), tickvals=[0, np.pi, 2 * np.pi],
+                                                       ticktext=["0", "π", "2π"], len=0.85, y=0.43),
+                        hovertemplate=_("token %{y}, pair %{x}<br>angle %{z:.3f} rad<extra></extra>")), 2)
     if interleaved:  # too many runs to label: a legend gives the strip's colours
-        for a, name in enumerate(AXES):
-            grid.scatter(1, x=[None], y=[None], mode="markers", name=f"{name} id",
+        for a in range(len(AXES)):
+            grid.scatter(1, x=[None], y=[None], mode="markers", name=_(AXIS_IDS[a]),
                          marker=dict(symbol="square", size=12, color=AXIS_COLORS[a]))
     else:
         first = 0
         for a, count in enumerate(section):
             grid.marks.notes.append(dict(x=first + (count - 1) / 2, y=0, xref="x", yref="y", showarrow=False,
-                                         text=f"{AXES[a]}: pairs {first}–{first + count - 1}",
+                                         text=_("{axis}: pairs {first}–{last}", axis=_(AXIS_WORDS[a]), first=first,
+                                                last=first + count - 1),
                                          font=dict(color="#ffffff")))
             first += count
-    for kind, a, b, _ in segment_spans(segs):
+    for kind, a, b, _label in segment_spans(segs):
         if kind != "text" and a < shown:
             grid.marks.shapes.append(dict(type="rect", xref="x2 domain", x0=0, x1=1, yref="y2", y0=a - 0.5,
                                           y1=min(b, shown - 1) + 0.5, line=dict(color=SEGMENT_COLORS[kind], width=2)))
     grid.axis("x", 1, showticklabels=False, range=[-0.5, axis.size - 0.5])
     grid.axis("y", 1, showticklabels=False)
-    grid.axis("x", 2, title="rotary pair k (θ<sub>k</sub> = b<sup>−2k/128</sup>, fastest first)",
+    grid.axis("x", 2, title=_("rotary pair k (θ<sub>k</sub> = b<sup>−2k/128</sup>, fastest first)"),
               range=[-0.5, axis.size - 0.5])
-    grid.axis("y", 2, autorange="reversed", title="token index in the sequence")
-    layout = "interleaved, section (24, 20, 20), as Qwen3-VL" if interleaved else "chunked, section (16, 24, 24)"
-    count = f"{pos.shape[1]} tokens" if shown == pos.shape[1] else f"first {shown:,} of {pos.shape[1]:,} tokens"
-    return grid.figure(title=subtitled(f"M-RoPE angles per pair, {layout}",
-                                       f"{count}, base {compact_number(base)}; boxes: image and video tokens"),
+    grid.axis("y", 2, autorange="reversed", title=_("token index in the sequence"))
+    title = (_("M-RoPE angles per pair, interleaved, section (24, 20, 20), as Qwen3-VL") if interleaved else
+             _("M-RoPE angles per pair, chunked, section (16, 24, 24)"))
+    count = (_("{tokens} tokens", tokens=pos.shape[1]) if shown == pos.shape[1] else
+             _("first {shown:,} of {tokens:,} tokens", shown=shown, tokens=pos.shape[1]))
+    return grid.figure(title=subtitled(title, _("{count}, base {base}; boxes: image and video tokens", count=count,
+                                                 base=compact_number(base))),
                        margin=dict(t=TWO_LINE_TOP), height=560, legend=dict(orientation="h", y=-0.14))

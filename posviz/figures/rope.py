@@ -20,6 +20,7 @@ from posviz._validate import check_float, check_int
 from posviz.figures._common import MAX_CELLS, TWO_LINE_TOP, Panels, f32, subtitled
 from posviz.figures._registry import figure
 from posviz.figures._rope_draw import GREY, every, stride
+from posviz.i18n import N_, _
 from posviz.theme import COLORS, CYCLIC, DIVERGING, SEQUENTIAL, typeset_figure
 
 __all__ = ["rope_angle_heatmap", "rope_cos_sin_tables", "rope_pairing", "rope_decay", "rope_frequency_ladder",
@@ -27,8 +28,10 @@ __all__ = ["rope_angle_heatmap", "rope_cos_sin_tables", "rope_pairing", "rope_de
 
 MAX_HEATMAP_CELLS = MAX_CELLS
 MAX_TABLE_ROWS = 64  # rope_cos_sin_tables shows the first positions only
-SCHEME_NAMES = {"full": "full RoPE", "partial": "partial RoPE (GPT-NeoX, Phi)",
-                "p-rope": "p-RoPE (Barbero et al. 2024)", "decoupled": "decoupled RoPE (DeepSeek MLA)"}
+SCHEME_NAMES = {"full": N_("full RoPE"), "partial": N_("partial RoPE (GPT-NeoX, Phi)"),
+                "p-rope": N_("p-RoPE (Barbero et al. 2024)"), "decoupled": N_("decoupled RoPE (DeepSeek MLA)")}
+ROLE_NAMES = {"turns": N_("turns"), "under a quarter turn": N_("under a quarter turn"),
+              "not rotated": N_("not rotated")}  # rope.pair_roles's roles, as a legend names them
 ROLE_COLORS = {"turns": COLORS[0], "under a quarter turn": COLORS[1], "not rotated": COLORS[3]}
 _PI_TICKS = dict(tickvals=[0, math.pi / 2, math.pi, 3 * math.pi / 2, 2 * math.pi],
                  ticktext=["0", "π/2", "π", "3π/2", "2π"])
@@ -52,16 +55,16 @@ def rope_angle_heatmap(*, dim: int = 64, base: float = 10000.0, n_positions: int
     turn = lam <= n_positions - 1
     fig = go.Figure([
         go.Heatmap(z=f32(z), x=f32(pos), y=np.arange(z.shape[0]), colorscale=CYCLIC, zmin=0,
-                   zmax=2 * math.pi, colorbar=dict(title="angle (rad)", **_PI_TICKS),
-                   hovertemplate="position m = %{x}<br>pair i = %{y}<br>m·θ_i mod 2π = %{z:.3f} rad"
-                                 "<extra></extra>"),
+                   zmax=2 * math.pi, colorbar=dict(title=_("angle (rad)"), **_PI_TICKS),
+                   hovertemplate=_("position m = %{x}<br>pair i = %{y}<br>m·θ_i mod 2π = %{z:.3f} rad"
+                                   "<extra></extra>")),
         go.Scatter(x=f32(lam[turn]), y=np.nonzero(turn)[0], mode="lines+markers",
                    line=dict(color=COLORS[1], dash="dash", width=2), marker=dict(size=4, color=COLORS[1]),
-                   name="first full turn (m = λ_i)",
-                   hovertemplate="pair %{y} completes a turn at m = λ = %{x:.1f}<extra></extra>"),
+                   name=_("first full turn (m = λ_i)"),
+                   hovertemplate=_("pair %{y} completes a turn at m = λ = %{x:.1f}<extra></extra>")),
     ])
-    fig.update_layout(title=f"Angle m·θ_i mod 2π, d = {dim}, b = {base:g}" + every(step),
-                      xaxis_title="position m (tokens)", yaxis_title="pair i (0 = fastest)",
+    fig.update_layout(title=_("Angle m·θ_i mod 2π, d = {dim}, b = {base:g}", dim=dim, base=base) + every(step),
+                      xaxis_title=_("position m (tokens)"), yaxis_title=_("pair i (0 = fastest)"),
                       legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"))
     return fig
 
@@ -78,25 +81,28 @@ def rope_cos_sin_tables(*, dim: int = 16, base: float = 10000.0, n_positions: in
     shown = min(n_positions, MAX_TABLE_ROWS)  # the first rows show the pattern; more only slows the redraw
     pos = np.arange(shown, dtype=np.float64)
     # panels 1, 2 on top, 3, 4 below; the top row shares the bottom row's x axes, the right column the left's y
-    p = Panels.grid(2, 2, ["interleaved: cos", "interleaved: sin", "half-split: cos", "half-split: sin"],
+    p = Panels.grid(2, 2, [_("interleaved: cos"), _("interleaved: sin"), _("half-split: cos"), _("half-split: sin")],
                     hspace=0.04, vspace=0.1, title_size=16)
     for r, layout in enumerate(("interleaved", "half")):
         tables = rope.cos_sin(pos, dim, base, layout)
+        shown_layout = _("interleaved") if layout == "interleaved" else _("half")
         for c, (name, tab) in enumerate(zip(("cos", "sin"), tables)):
             p.add(go.Heatmap(
                 z=f32(tab), x=np.arange(d), y=f32(pos), colorscale=DIVERGING, zmid=0, zmin=-1, zmax=1,
-                meta="diverging", showscale=(r, c) == (0, 1), colorbar=dict(title="value"),
-                name=f"{layout} {name}",
-                hovertemplate=f"{layout} {name}<br>position m = %{{y}}<br>channel %{{x}}<br>"
-                              "value = %{z:.3f}<extra></extra>"), 2 * r + c + 1)
+                meta="diverging", showscale=(r, c) == (0, 1), colorbar=dict(title=_("value")),
+                name=_("{layout} {function}", layout=shown_layout, function=name),
+                hovertemplate=_("{layout} {function}<br>position m = %{{y}}<br>channel %{{x}}<br>"
+                                "value = %{{z:.3f}}<extra></extra>", layout=shown_layout, function=name)),
+                2 * r + c + 1)
     for panel in (1, 2):
         p.axis("x", panel, matches=f"x{panel + 2}", showticklabels=False)
-        p.axis("x", panel + 2, title="channel")
+        p.axis("x", panel + 2, title=_("channel"))
     for panel in (1, 3):
-        p.axis("y", panel, title="position m", autorange="reversed")
+        p.axis("y", panel, title=_("position m"), autorange="reversed")
         p.axis("y", panel + 1, matches="y" if panel == 1 else "y3", showticklabels=False)
-    note = "" if shown == n_positions else f" (first {shown} of {n_positions} positions shown)"
-    return p.figure(title=f"cos/sin tables as stored, d = {dim}" + note, height=620)
+    note = "" if shown == n_positions else _(" (first {shown} of {n_positions} positions shown)", shown=shown,
+                                             n_positions=n_positions)
+    return p.figure(title=_("cos/sin tables as stored, d = {dim}", dim=dim) + note, height=620)
 
 
 
@@ -120,9 +126,9 @@ def rope_pairing(*, dim: int = 16) -> go.Figure:
         px += [P[j], j, np.nan]
         py += [1.0, 0.0, np.nan]
     fig.add_trace(go.Scatter(x=f32(px), y=f32(py), mode="lines", line=dict(color=GREY, width=1),
-                             name="permutation P", hoverinfo="skip"))
+                             name=_("permutation P"), hoverinfo="skip"))
     t = np.linspace(0, np.pi, 13)
-    for y0, pairs_, sgn, label in ((1.0, il, 1, "interleaved pair"), (0.0, hf, -1, "half-split pair")):
+    for y0, pairs_, sgn, label in ((1.0, il, 1, _("interleaved pair")), (0.0, hf, -1, _("half-split pair"))):
         ax, ay = [], []
         for u, v in pairs_:
             mid, rad = (u + v) / 2, (v - u) / 2
@@ -135,22 +141,22 @@ def rope_pairing(*, dim: int = 16) -> go.Figure:
     fig.add_trace(go.Scatter(
         x=ch, y=np.ones(d), mode="markers", marker=dict(size=10 if d <= 64 else 6, color=ch // 2, colorscale=SEQUENTIAL,
                                                cmin=0, cmax=max(1, h - 1)),
-        customdata=ch // 2, name="interleaved channel",
-        hovertemplate="interleaved channel %{x}<br>pair %{customdata}<extra></extra>"))
+        customdata=ch // 2, name=_("interleaved channel"),
+        hovertemplate=_("interleaved channel %{x}<br>pair %{customdata}<extra></extra>")))
     fig.add_trace(go.Scatter(
         x=ch, y=np.zeros(d), mode="markers", marker=dict(size=10 if d <= 64 else 6, color=ch % h, colorscale=SEQUENTIAL,
                                                   cmin=0, cmax=max(1, h - 1)),
-        customdata=np.stack([ch % h, P], axis=1), name="half-split channel",
-        hovertemplate="half-split channel %{x}<br>pair %{customdata[0]}<br>holds interleaved channel "
-                      "%{customdata[1]}<extra></extra>"))
+        customdata=np.stack([ch % h, P], axis=1), name=_("half-split channel"),
+        hovertemplate=_("half-split channel %{x}<br>pair %{customdata[0]}<br>holds interleaved channel "
+                        "%{customdata[1]}<extra></extra>")))
     if show_text:
         fig.add_trace(go.Scatter(x=np.concatenate([ch, ch]), y=np.concatenate([np.full(d, 1.4), np.full(d, -0.45)]),
                                  mode="text", text=[str(c) for c in ch] + [str(P[c]) for c in ch],
-                                 hoverinfo="skip", name="channel labels"))
+                                 hoverinfo="skip", name=_("channel labels")))
     fig.update_layout(
-        title=f"Pairs in both layouts, d = {d}: same colour = same pair (labels below: P[j])",
-        xaxis=dict(title="channel index", range=[-1, d]), showlegend=False, height=380,
-        yaxis=dict(tickvals=[0, 1], ticktext=["half-split", "interleaved"], range=[-0.6, 1.55],
+        title=_("Pairs in both layouts, d = {d}: same colour = same pair (labels below: P[j])", d=d),
+        xaxis=dict(title=_("channel index"), range=[-1, d]), showlegend=False, height=380,
+        yaxis=dict(tickvals=[0, 1], ticktext=[_("half-split"), _("interleaved")], range=[-0.6, 1.55],
                    zeroline=False, showgrid=False),
         margin=dict(l=110))  # the row labels need more than the template's 72 px
     return fig
@@ -173,20 +179,21 @@ def rope_decay(*, dim: int = 128, base: float = 10000.0, max_delta: int = 1024, 
     c = rope.cos_sum(deltas, dim, base)
     r = rope.mean_random_score(deltas, dim, base, n_samples, seed)
     fig = go.Figure([
-        go.Scatter(x=f32(deltas), y=f32(b), name="bound B(Δ) (RoFormer §3.4.3)", line=dict(color=COLORS[0]),
+        go.Scatter(x=f32(deltas), y=f32(b), name=_("bound B(Δ) (RoFormer §3.4.3)"), line=dict(color=COLORS[0]),
                    hovertemplate="Δ = %{x}<br>B(Δ) = %{y:.3f}<extra></extra>"),
-        go.Scatter(x=f32(deltas), y=f32(c), name="Σ cos(Δθ_i) (q = k = ones, ÷2)", line=dict(color=COLORS[1]),
+        go.Scatter(x=f32(deltas), y=f32(c), name=_("Σ cos(Δθ_i) (q = k = ones, ÷2)"), line=dict(color=COLORS[1]),
                    hovertemplate="Δ = %{x}<br>Σ cos = %{y:.3f}<extra></extra>"),
-        go.Scatter(x=f32(deltas), y=f32(r), name=f"mean score, {n_samples} random q, k",
+        go.Scatter(x=f32(deltas), y=f32(r), name=_("mean score, {samples} random q, k", samples=n_samples),
                    line=dict(color=COLORS[2]),
-                   hovertemplate="Δ = %{x}<br>mean score = %{y:.3f}<extra></extra>"),
+                   hovertemplate=_("Δ = %{x}<br>mean score = %{y:.3f}<extra></extra>")),
     ])
     fig.add_hline(y=0, line=dict(color=GREY, width=1, dash="dot"))
     i_min = int(np.argmin(c))
-    fig.add_annotation(x=float(deltas[i_min]), y=float(c[i_min]), text=f"Σ cos = {c[i_min]:.2f} at Δ = {i_min}",
+    fig.add_annotation(x=float(deltas[i_min]), y=float(c[i_min]),
+                       text=_("Σ cos = {lowest:.2f} at Δ = {delta}", lowest=c[i_min], delta=i_min),
                        showarrow=True, arrowhead=2, ay=30)
-    fig.update_layout(title=f"The 'long-term decay' curves, d = {dim}, b = {base:g}",
-                      xaxis_title="offset Δ = m - n (tokens)", yaxis_title="value",
+    fig.update_layout(title=_("The 'long-term decay' curves, d = {dim}, b = {base:g}", dim=dim, base=base),
+                      xaxis_title=_("offset Δ = m - n (tokens)"), yaxis_title=_("value"),
                       legend=dict(orientation="h", y=-0.22))
     return fig
 
@@ -207,29 +214,32 @@ def rope_frequency_ladder(*, dim: int = 64, base: float = 10000.0, n_positions: 
     lam = rope.wavelengths(dim, base)
     i = np.arange(theta.size)
     long_ = lam > n_positions
-    p = Panels.grid(1, 2, ["frequency θ_i (rad/token)", "wavelength λ_i = 2π/θ_i (tokens)"], hspace=0.12,
+    p = Panels.grid(1, 2, [_("frequency θ_i (rad/token)"), _("wavelength λ_i = 2π/θ_i (tokens)")], hspace=0.12,
                     title_size=16)
     p.add(go.Scatter(x=i, y=theta, mode="lines+markers", name="θ_i = b<sup>−2i/d</sup>", line=dict(color=COLORS[0]),
-                     marker=dict(size=5), hovertemplate="pair %{x}<br>θ = %{y:.4g} rad/token<extra></extra>"), 1)
+                     marker=dict(size=5), hovertemplate=_("pair %{x}<br>θ = %{y:.4g} rad/token<extra></extra>")), 1)
     if show_claim:
-        p.add(go.Scatter(x=i, y=theta[::-1], mode="lines", name="claimed ordering (reversed, wrong)",
+        p.add(go.Scatter(x=i, y=theta[::-1], mode="lines", name=_("claimed ordering (reversed, wrong)"),
                          line=dict(color=COLORS[3], dash="dash"),
-                         hovertemplate="claimed: pair %{x} at %{y:.4g} rad/token<extra></extra>"), 1)
+                         hovertemplate=_("claimed: pair %{x} at %{y:.4g} rad/token<extra></extra>")), 1)
     p.add(go.Scatter(x=i, y=lam, mode="markers", name="λ_i",
                      marker=dict(size=6, color=np.where(long_, COLORS[3], COLORS[0])),
-                     customdata=np.where(long_, "never turns fully within the positions shown", "turns at least once"),
-                     hovertemplate="pair %{x}<br>λ = %{y:.4g} tokens<br>%{customdata}<extra></extra>"), 2)
+                     customdata=np.where(long_, _("never turns fully within the positions shown"),
+                                         _("turns at least once")),
+                     hovertemplate=_("pair %{x}<br>λ = %{y:.4g} tokens<br>%{customdata}<extra></extra>")), 2)
     p.add(go.Scatter(x=[-0.5, theta.size - 0.5], y=[n_positions, n_positions], mode="lines",
-                     name=f"positions shown N = {n_positions}", line=dict(color=COLORS[3], dash="dot"),
+                     name=_("positions shown N = {n_positions}", n_positions=n_positions),
+                     line=dict(color=COLORS[3], dash="dot"),
                      hovertemplate=f"N = {n_positions}<extra></extra>"), 2)
-    p.axis("y", 1, title="θ_i (rad/token, log)", log=True)
-    p.axis("y", 2, title="λ_i (tokens, log)", log=True)
-    p.axis("x", 1, title="pair i")
-    p.axis("x", 2, title="pair i")
+    p.axis("y", 1, title=_("θ_i (rad/token, log)"), log=True)
+    p.axis("y", 2, title=_("λ_i (tokens, log)"), log=True)
+    p.axis("x", 1, title=_("pair i"))
+    p.axis("x", 2, title=_("pair i"))
     # typeset here, not only on export: the glossary shows this figure in the app, where θ_i would read literally
     return typeset_figure(p.figure(
-        title=subtitled("Frequency and wavelength of every pair: pair 0 turns fastest",
-                        f"θ₀ = {theta[0]:g} rad per token, λ₀ = 2π ≈ {lam[0]:.3g} tokens; d = {dim}, b = {base:g}"),
+        title=subtitled(_("Frequency and wavelength of every pair: pair 0 turns fastest"),
+                        _("θ₀ = {theta:g} rad per token, λ₀ = 2π ≈ {wavelength:.3g} tokens; d = {dim}, b = {base:g}",
+                          theta=theta[0], wavelength=lam[0], dim=dim, base=base)),
         legend=dict(orientation="h", y=-0.25), margin=dict(t=TWO_LINE_TOP)))
 
 
@@ -245,17 +255,17 @@ def rope_float32_error(*, dim: int = 128, base: float = 10000.0, max_position: i
     spacing = pos * float(rope.inv_freq(dim, base)[0]) * 2.0 ** -24
     fig = go.Figure([
         go.Scatter(x=f32(pos), y=np.maximum(err, 1e-12).astype(np.float32), mode="lines",
-                   name="max |cos, sin error| over pairs", line=dict(color=COLORS[3]),
-                   hovertemplate="m = %{x:.4g}<br>error = %{y:.2e}<extra></extra>"),
-        go.Scatter(x=f32(pos), y=f32(spacing), mode="lines", name="float32 rounding of m·θ_0 (≈ m·2⁻²⁴)",
+                   name=_("max |cos, sin error| over pairs"), line=dict(color=COLORS[3]),
+                   hovertemplate=_("m = %{x:.4g}<br>error = %{y:.2e}<extra></extra>")),
+        go.Scatter(x=f32(pos), y=f32(spacing), mode="lines", name=_("float32 rounding of m·θ_0 (≈ m·2⁻²⁴)"),
                    line=dict(color=GREY, dash="dot"), hoverinfo="skip"),
     ])
     top = float(max(err.max(), spacing.max()))
     fig.add_trace(go.Scatter(x=[1e4, 1e4], y=[1e-9, top], mode="lines", name="m = 10⁴",
                              line=dict(color=COLORS[1], dash="dash"), hoverinfo="skip"))
-    fig.update_layout(title=f"float32 angle error vs float64, d = {dim}, b = {base:g}",
-                      xaxis=dict(type="log", title="position m (tokens, log)"),
-                      yaxis=dict(type="log", title="absolute error (log)"), legend=dict(orientation="h", y=-0.25))
+    fig.update_layout(title=_("float32 angle error vs float64, d = {dim}, b = {base:g}", dim=dim, base=base),
+                      xaxis=dict(type="log", title=_("position m (tokens, log)")),
+                      yaxis=dict(type="log", title=_("absolute error (log)")), legend=dict(orientation="h", y=-0.25))
     return fig
 
 
@@ -286,26 +296,29 @@ def rope_pair_roles(*, dim: int = 64, base: float = 10000.0, scheme: str = "p-ro
     roles = rope.pair_roles(freqs, context)
     floor = float(min(full.min(), turns[turns > 0].min() if (turns > 0).any() else 1.0)) / 4
     i = np.arange(dim // 2)
-    data = [dict(type="scatter", x=i, y=f32(full), mode="markers", name="full RoPE (reference)",
+    data = [dict(type="scatter", x=i, y=f32(full), mode="markers", name=_("full RoPE (reference)"),
                  marker=dict(symbol="circle-open", size=9, color=GREY),
-                 hovertemplate="pair %{x}, full RoPE<br>%{y:.3g} turns within L<extra></extra>")]
+                 hovertemplate=_("pair %{x}, full RoPE<br>%{y:.3g} turns within L<extra></extra>"))]
     for role, symbol in (("turns", "circle"), ("under a quarter turn", "diamond"), ("not rotated", "x")):
         sel = roles == role
         if sel.any():
             y = np.where(turns[sel] > 0, turns[sel], floor)
-            data.append(dict(type="scatter", x=i[sel], y=f32(y), mode="markers", name=f"{role} ({int(sel.sum())})",
+            named = _(ROLE_NAMES[role])
+            data.append(dict(type="scatter", x=i[sel], y=f32(y), mode="markers",
+                             name=_("{role} ({count})", role=named, count=int(sel.sum())),
                              marker=dict(symbol=symbol, size=8, color=ROLE_COLORS[role]),
                              customdata=f32(freqs[sel]),
-                             hovertemplate=f"pair %{{x}}: {role}<br>θ = %{{customdata:.3g}} rad/token"
-                                           "<br>%{y:.3g} turns within L<extra></extra>"))
-    for level, label, dash in ((0.25, "a quarter turn", "dot"), (1.0, "one turn", "dash")):
+                             hovertemplate=_("pair %{{x}}: {role}<br>θ = %{{customdata:.3g}} rad/token"
+                                             "<br>%{{y:.3g}} turns within L<extra></extra>", role=named)))
+    for level, label, dash in ((0.25, _("a quarter turn"), "dot"), (1.0, _("one turn"), "dash")):
         data.append(dict(type="scatter", x=[-0.5, dim // 2 - 0.5], y=[level, level], mode="lines", name=label,
                          line=dict(color=GREY, dash=dash, width=1), hoverinfo="skip"))
     rotated = int((freqs > 0).sum())
     return go.Figure(data=data, layout=dict(
-        title=f"Turns per pair within L = {context:,}: {SCHEME_NAMES[scheme]}, {rotated} of {dim // 2} pairs rotate",
-        xaxis=dict(title="pair (head's channel order)"),
-        yaxis=dict(title="turns within L = L·|θ_i|/2π (log)", type="log"),
+        title=_("Turns per pair within L = {context:,}: {scheme}, {rotated} of {pairs} pairs rotate", context=context,
+                scheme=_(SCHEME_NAMES[scheme]), rotated=rotated, pairs=dim // 2),
+        xaxis=dict(title=_("pair (head's channel order)")),
+        yaxis=dict(title=_("turns within L = L·|θ_i|/2π (log)"), type="log"),
         legend=dict(orientation="h", y=-0.2, x=0), height=480, margin=dict(b=130)))
 
 
@@ -335,28 +348,29 @@ def rope_base_choice(*, dim: int = 64, base: float = 10000.0, train_length: int 
         with contextlib.suppress(ValueError):  # b* above the largest base: not drawn
             star = rope.base_for_wavelength(dim, float(train_length))
     data = [
-        dict(type="scatter", x=f32(bases), y=f32(lam), mode="lines", name="slowest wavelength λ_(d/2−1)",
+        dict(type="scatter", x=f32(bases), y=f32(lam), mode="lines", name=_("slowest wavelength λ_(d/2−1)"),
              line=dict(color=COLORS[0], width=3),
-             hovertemplate="b = %{x:.3g}<br>slowest λ = %{y:.3g} tokens<extra></extra>"),
+             hovertemplate=_("b = %{x:.3g}<br>slowest λ = %{y:.3g} tokens<extra></extra>")),
         dict(type="scatter", x=[bases[0], bases[-1]], y=[train_length, train_length], mode="lines",
-             name=f"training length L = {train_length:,}", line=dict(color=COLORS[3], dash="dash"),
+             name=_("training length L = {length:,}", length=train_length), line=dict(color=COLORS[3], dash="dash"),
              hoverinfo="skip"),
         dict(type="scatter", x=f32(bases), y=longer, yaxis="y2", mode="lines", line=dict(color=COLORS[2], shape="hv"),
-             name="pairs with λ_i > L (right axis)",
-             hovertemplate="b = %{x:.3g}<br>%{y} pairs never turn fully within L<extra></extra>"),
+             name=_("pairs with λ_i > L (right axis)"),
+             hovertemplate=_("b = %{x:.3g}<br>%{y} pairs never turn fully within L<extra></extra>")),
         dict(type="scatter", x=[base], y=[here], mode="markers",
-             name=f"b = {base:g}: slowest λ = {here:,.0f}, {n_here} of {dim // 2} pairs with λ_i > L",
+             name=_("b = {base:g}: slowest λ = {slowest:,.0f}, {longer} of {pairs} pairs with λ_i > L", base=base,
+                    slowest=here, longer=n_here, pairs=dim // 2),
              marker=dict(size=13, color=COLORS[1], line=dict(color="#1f2330", width=1)),
-             hovertemplate="b = %{x:.3g}<br>slowest λ = %{y:.4g}<extra></extra>"),
+             hovertemplate=_("b = %{x:.3g}<br>slowest λ = %{y:.4g}<extra></extra>")),
     ]
     if math.isfinite(star) and bases[0] <= star <= bases[-1]:
         data.append(dict(type="scatter", x=[star], y=[train_length], mode="markers", name=f"b* = {star:,.0f}",
                          marker=dict(symbol="diamond", size=12, color=COLORS[3]),
-                         hovertemplate="b* = %{x:.4g}: slowest λ = L<extra></extra>"))
+                         hovertemplate=_("b* = %{x:.4g}: slowest λ = L<extra></extra>")))
     return go.Figure(data=data, layout=dict(
-        title=f"Choosing the base: the slowest pair against L = {train_length:,}, d = {dim}",
-        xaxis=dict(title="base b (rope_theta, log)", type="log"),
-        yaxis=dict(title="slowest wavelength (tokens, log)", type="log"),
-        yaxis2=dict(title="pairs with λ_i > L", overlaying="y", side="right", range=[0, dim // 2 + 0.5],
+        title=_("Choosing the base: the slowest pair against L = {length:,}, d = {dim}", length=train_length, dim=dim),
+        xaxis=dict(title=_("base b (rope_theta, log)"), type="log"),
+        yaxis=dict(title=_("slowest wavelength (tokens, log)"), type="log"),
+        yaxis2=dict(title=_("pairs with λ_i > L"), overlaying="y", side="right", range=[0, dim // 2 + 0.5],
                     showgrid=False, tickmode="linear", tick0=0, dtick=max(1, 2 ** round(math.log2(dim / 16)))),
         legend=dict(orientation="h", y=-0.22, x=0), height=500, margin=dict(b=140, r=80)))

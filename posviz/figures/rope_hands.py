@@ -20,6 +20,7 @@ from posviz._validate import check_choice, check_float, check_int
 from posviz.figures._common import Panels, animation_controls, compact_number, f32, typed
 from posviz.figures._registry import figure
 from posviz.figures._rope_draw import CLOCK_STEP, GREY, arc, clock_centres, hand_segments, rings, unit_hands
+from posviz.i18n import _
 from posviz.theme import COLORS
 
 __all__ = ["rope_clock", "rope_qk_turn"]
@@ -103,13 +104,14 @@ class _Clock:
         return np.abs(self.ang[f]) >= rope.TWO_PI
 
     def status(self, f: int) -> str:
-        return f"m = {self.pos[f]:.4g}: {int(self.turned(f).sum())} of {self.sel.size} pairs have completed a full turn"
+        return _("m = {position:.4g}: {turned} of {pairs} pairs have completed a full turn", position=self.pos[f],
+                 turned=int(self.turned(f).sum()), pairs=self.sel.size)
 
 
 def _clock_hands(dim: int, base: float, m_max: float, n_frames: int, preset: str, seed: int, layout: str,
                  pairs: str) -> _Clock:
     """Rotate the query (``rope.rotate``) at n_frames positions from 0 to m_max and keep the drawn pairs."""
-    q, _ = rope.sample_qk(dim, seed, preset)
+    q = rope.sample_qk(dim, seed, preset)[0]
     theta = rope.inv_freq(dim, base)
     sel = clock_pairs(dim // 2, pairs)  # (P,)
     ch = rope.pair_channels(dim, layout)[sel]  # (P, 2)
@@ -130,7 +132,7 @@ def _clock_labels(c: _Clock, show_angles: bool, still: int) -> tuple[dict, dict 
     few = c.sel.size <= MAX_LIVE_LABELS
     font = dict(size=11 if c.sel.size <= 32 else 8)
     first = dict(type="scatter", x=f32(c.cx), y=f32(c.cy - LABEL_DY[0]), mode="text", hoverinfo="skip",
-                 textfont=font, name="pair i" + ", wavelength λ_i" * few,
+                 textfont=font, name=_("pair i, wavelength λ_i") if few else _("pair i"),
                  text=[f"i={i}, λ={_short(c.lam[i])}" if few else f"i={i}" for i in c.sel])
     if few and not show_angles:
         return first, None
@@ -138,9 +140,9 @@ def _clock_labels(c: _Clock, show_angles: bool, still: int) -> tuple[dict, dict 
                   textfont=font)
     if few:
         second.update(texttemplate="m·θ=%{customdata:.3~g} rad", customdata=f32(c.ang[still]),
-                      name="angle m·θ_i at this position")
+                      name=_("angle m·θ_i at this position"))
     else:
-        second.update(text=[f"λ={_short(c.lam[i])}" for i in c.sel], name="wavelength λ_i")
+        second.update(text=[f"λ={_short(c.lam[i])}" for i in c.sel], name=_("wavelength λ_i"))
     return first, second
 
 
@@ -156,23 +158,24 @@ def _clock_frame(c: _Clock, f: int, live: bool) -> list[dict]:
 def _clock_traces(c: _Clock, still: int, first: dict) -> list[dict]:
     """Rings, the first label line, hands, tips (orange once turned fully) and the status line, at ``still``."""
     hx, hy = hand_segments(c.cx, c.cy, c.uv[still])
-    hover = [f"pair {i} (channels {c.ch[j, 0]}, {c.ch[j, 1]})<br>θ_{i} = {c.theta[i]:.4g} rad/token"
-             f"<br>λ_{i} = {c.lam[i]:.4g} tokens" for j, i in enumerate(c.sel)]
+    hover = [_("pair {pair} (channels {first}, {second})<br>θ_{pair} = {theta:.4g} rad/token"
+               "<br>λ_{pair} = {wavelength:.4g} tokens", pair=i, first=c.ch[j, 0], second=c.ch[j, 1],
+               theta=c.theta[i], wavelength=c.lam[i]) for j, i in enumerate(c.sel)]
     rx, ry = rings(c.cx, c.cy, 41)
     return [
         dict(type="scatter", x=rx, y=ry, mode="lines", line=dict(color=GREY, width=1), hoverinfo="skip",
-             name="unit circle per pair"),
+             name=_("unit circle per pair")),
         first,
         dict(type="scatter", x=hx, y=hy, mode="lines", line=dict(color=COLORS[0], width=2), hoverinfo="skip",
-             name="hand (pair rotated by m·θ_i)"),
+             name=_("hand (pair rotated by m·θ_i)")),
         dict(type="scatter", x=f32(c.cx + c.uv[still, :, 0]), y=f32(c.cy + c.uv[still, :, 1]), mode="markers",
              customdata=f32(c.ang[still]), hovertext=hover,
              marker=dict(size=6 if c.sel.size > 32 else 9, color=f32(c.turned(still)), colorscale=_WRAP_SCALE,
                          cmin=0, cmax=1),
-             hovertemplate="%{hovertext}<br>angle m·θ_i = %{customdata:.4g} rad<extra></extra>",
-             name="tip (orange once the pair has turned fully)"),
+             hovertemplate=_("%{hovertext}<br>angle m·θ_i = %{customdata:.4g} rad<extra></extra>"),
+             name=_("tip (orange once the pair has turned fully)")),
         dict(type="scatter", x=[-1.0], y=[1.4], mode="text", text=[c.status(still)], textposition="middle right",
-             hoverinfo="skip", name="status"),
+             hoverinfo="skip", name=_("status")),
     ]
 
 
@@ -183,9 +186,10 @@ def _clock_layout(c: _Clock, dim: int, base: float, still: int) -> dict:
     n_frames, (dx, dy) = c.pos.size, CLOCK_STEP
     height = int(min(1100, max(360, 150 + min(880 * (dy * c.nrows + 0.6) / (dx * c.ncols), 200 * c.nrows))))
     every = SLIDER_LABEL_EVERY[0] if (n_frames - 1) % SLIDER_LABEL_EVERY[0] == 0 else SLIDER_LABEL_EVERY[1]
-    shown = "" if c.sel.size == dim // 2 else f" ({c.sel.size} of {dim // 2} pairs shown)"
+    shown = "" if c.sel.size == dim // 2 else _(" ({shown} of {pairs} pairs shown)", shown=c.sel.size, pairs=dim // 2)
     return dict(
-        title=dict(text=f"Clock hands: pair i turns by m·θ_i, θ_i = {base:g}^(-2i/{dim})" + shown),
+        title=dict(text=_("Clock hands: pair i turns by m·θ_i, θ_i = {base:g}^(-2i/{dim})", base=base, dim=dim)
+                   + shown),
         showlegend=False, height=height, hovermode="closest",
         xaxis=dict(visible=False, range=[-1.3, (c.ncols - 1) * dx + 1.3]),
         yaxis=dict(visible=False, scaleanchor="x", range=[-(c.nrows - 1) * dy - 1.8, 1.8]),
@@ -245,10 +249,10 @@ class _Turn:
 
     def status(self, f: int) -> str:
         p = self.pair
-        return (f"c = {self.shifts[f]:.3g}: q at m + c = {self.m + self.shifts[f]:.4g}, k at n + c = "
-                f"{self.n + self.shifts[f]:.4g} (m − n = {self.m - self.n:g})<br>pair {p}: angle k → q = "
-                f"{self.angle[f, p]:+.4f} rad, share of the score = {self.share[f, p]:+.4f}; whole score q·k = "
-                f"{self.total[f]:+.4f}")
+        return _("c = {shift:.3g}: q at m + c = {query:.4g}, k at n + c = {key:.4g} (m − n = {offset:g})<br>pair "
+                 "{pair}: angle k → q = {angle:+.4f} rad, share of the score = {share:+.4f}; whole score q·k = "
+                 "{score:+.4f}", shift=self.shifts[f], query=self.m + self.shifts[f], key=self.n + self.shifts[f],
+                 offset=self.m - self.n, pair=p, angle=self.angle[f, p], share=self.share[f, p], score=self.total[f])
 
 
 def _turn_hands(dim: int, base: float, m: float, n: float, pair: int, c_max: float, n_frames: int, seed: int,
@@ -285,26 +289,28 @@ def _turn_frame(t: _Turn, f: int) -> list[dict]:
 def _turn_panels(t: _Turn, theta: np.ndarray) -> Panels:
     """Panel 1: the big pair's circle, q, k and their angle; panel 2: the small clocks; panel 3: the status."""
     p, first = t.pair, _turn_frame(t, 0)
-    big = f"pair {p}: {_colored('q at m + c', 0)}, {_colored('k at n + c', 2)}, {_colored('angle', 3)}"
+    query, key, angle = _colored(_("q at m + c"), 0), _colored(_("k at n + c"), 2), _colored(_("angle"), 3)
+    big = _("pair {pair}: {query}, {key}, {angle}", pair=p, query=query, key=key, angle=angle)
     g = Panels((((0.0, 0.42), (0.0, 0.8)), ((0.48, 1.0), (0.0, 0.8)), ((0.0, 1.0), (0.9, 1.0))),
-               (big, "each pair at its own speed"), title_size=13)
+               (big, _("each pair at its own speed")), title_size=13)
     ring = np.linspace(0, 2 * np.pi, 61)
     g.scatter(1, x=f32(np.cos(ring)), y=f32(np.sin(ring)), mode="lines", hoverinfo="skip",
-              line=dict(color=GREY, width=1), name="circle")
-    for trace, who, at, color in ((first[0], "q", "m", COLORS[0]), (first[1], "k", "n", COLORS[2])):
-        g.add(dict(trace, mode="lines+markers", hoverinfo="skip", name=f"{who}'s pair {p} at {at} + c",
+              line=dict(color=GREY, width=1), name=_("circle"))
+    for trace, name, color in ((first[0], _("q's pair {pair} at m + c", pair=p), COLORS[0]),
+                               (first[1], _("k's pair {pair} at n + c", pair=p), COLORS[2])):
+        g.add(dict(trace, mode="lines+markers", hoverinfo="skip", name=name,
                    line=dict(color=color, width=3),
                    marker=dict(size=[0, 14], symbol="arrow", angleref="previous", color=color)), 1)
-    g.add(dict(first[2], mode="lines", name="angle k → q (constant)", line=dict(color=COLORS[3], width=2),
+    g.add(dict(first[2], mode="lines", name=_("angle k → q (constant)"), line=dict(color=COLORS[3], width=2),
                hoverinfo="skip"), 1)
     rx, ry = rings(t.cx, t.cy, 61)
-    g.scatter(2, x=rx, y=ry, mode="lines", line=dict(color=GREY, width=1), hoverinfo="skip", name="pairs")
-    for trace, who, color in ((first[3], "q", 0), (first[4], "k", 2)):
+    g.scatter(2, x=rx, y=ry, mode="lines", line=dict(color=GREY, width=1), hoverinfo="skip", name=_("pairs"))
+    for trace, name, color in ((first[3], _("q's pairs"), 0), (first[4], _("k's pairs"), 2)):
         g.add(dict(trace, mode="lines", line=dict(color=COLORS[color], width=2), hoverinfo="skip",
-                   name=f"{who}'s pairs"), 2)
+                   name=name), 2)
     g.add(dict(first[5], x=[0.0], y=[0.5], mode="text", textposition="middle right", hoverinfo="skip",
-               name="status", textfont=dict(size=13)), 3)
-    g.scatter(2, x=f32(t.cx), y=f32(t.cy - 1.35), mode="text", hoverinfo="skip", name="pair labels",
+               name=_("status"), textfont=dict(size=13)), 3)
+    g.scatter(2, x=f32(t.cx), y=f32(t.cy - 1.35), mode="text", hoverinfo="skip", name=_("pair labels"),
               text=[f"i={i}, θ={theta[i]:.2g}" for i in t.sel], textfont=dict(size=11))
     return g
 
@@ -344,7 +350,7 @@ def rope_qk_turn(*, dim: int = 8, base: float = 10000.0, m: float = 5.0, n: floa
     _turn_axes(g, t)
     player = _player(n_frames, [f"{c:.3g}" for c in t.shifts], every=12 if (n_frames - 1) % 12 == 0 else 8)
     player["sliders"][0]["currentvalue"] = dict(visible=False)
-    fig = g.figure(title=f"q and k, shifted together: d = {dim}, b = {base:g}",  # m and n: in the status line
+    fig = g.figure(title=_("q and k, shifted together: d = {dim}, b = {base:g}", dim=dim, base=base),  # m, n: status
                    showlegend=False, hovermode=False, height=560, margin=dict(l=10, r=10, t=60, b=90), **player)
     fig.frames = [go.Frame(dict(data=_turn_frame(t, f), traces=[1, 2, 3, 5, 6, 7], name=str(f)), _validate=False)
                   for f in range(n_frames)]

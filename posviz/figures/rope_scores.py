@@ -14,13 +14,14 @@ from posviz._validate import check_choice, check_int
 from posviz.figures._common import Panels, f32
 from posviz.figures._registry import figure
 from posviz.figures._rope_draw import GREY, every, stride
+from posviz.i18n import N_, _
 from posviz.theme import COLORS, DIVERGING
 
 __all__ = ["rope_score_grid", "rope_vs_sinusoidal", "rope_norms", "rope_left_right"]
 
 MAX_GRID_POSITIONS = 256  # the (m, n) score heatmap shows at most this many positions per axis
-LAYOUT_NAMES = {"interleaved": "interleaved (RoFormer, Meta)", "half": "half-split (GPT-NeoX, HF)",
-                "mixed": "mixed (buggy)"}
+LAYOUT_NAMES = {"interleaved": N_("interleaved (RoFormer, Meta)"), "half": N_("half-split (GPT-NeoX, HF)"),
+                "mixed": N_("mixed (buggy)")}
 
 
 # ---------------------------------------------------------------------------- the relative property
@@ -46,13 +47,15 @@ def rope_score_grid(*, dim: int = 64, base: float = 10000.0, n_positions: int = 
     spread = float(np.abs(s).max()) or 1.0
     fig = go.Figure(go.Heatmap(
         z=f32(s), x=f32(pos), y=f32(pos), colorscale=DIVERGING, zmid=0, zmin=-spread, zmax=spread,
-        meta="diverging", colorbar=dict(title="score"),
-        hovertemplate="query m = %{y}<br>key n = %{x}<br>score = %{z:.4f}<extra></extra>"))
-    bug = " with q and k swapped" if swap else ""
+        meta="diverging", colorbar=dict(title=_("score")),
+        hovertemplate=_("query m = %{y}<br>key n = %{x}<br>score = %{z:.4f}<extra></extra>")))
+    named = _(LAYOUT_NAMES[layout])
+    title = _("Score q_m·k_n, {layout} with q and k swapped", layout=named) if swap else _(
+        "Score q_m·k_n, {layout}", layout=named)
     note = _score_marks(fig, q, k, m, n, c, n_positions, base, layout, bool(swap)) if min(m, n) >= 0 else ""
-    fig.update_layout(title=f"Score q_m·k_n, {LAYOUT_NAMES[layout]}{bug}" + every(step) + note,
-                      xaxis=dict(title="key position n", constrain="domain"),
-                      yaxis=dict(title="query position m", autorange="reversed", scaleanchor="x",
+    fig.update_layout(title=title + every(step) + note,
+                      xaxis=dict(title=_("key position n"), constrain="domain"),
+                      yaxis=dict(title=_("query position m"), autorange="reversed", scaleanchor="x",
                                  constrain="domain"),
                       legend=dict(orientation="h", y=-0.16, x=0))
     if min(m, n) >= 0 and not note and n_positions > ZOOM_ABOVE:
@@ -78,8 +81,8 @@ def _score_zoom(fig: go.Figure, q: np.ndarray, k: np.ndarray, cells: tuple[int, 
     marks = list(fig.data[1:])
     fig.add_trace(go.Heatmap(z=f32(s), x=f32(cols), y=f32(rows), colorscale=DIVERGING, zmid=0, zmin=-spread,
                              zmax=spread, meta="diverging", showscale=False, xaxis="x2", yaxis="y2",
-                             name="zoom on the marked cells",
-                             hovertemplate="query m = %{y}<br>key n = %{x}<br>score = %{z:.4f}<extra></extra>"))
+                             name=_("zoom on the marked cells"),
+                             hovertemplate=_("query m = %{y}<br>key n = %{x}<br>score = %{z:.4f}<extra></extra>")))
     for t in marks:
         fig.add_trace(go.Scatter(t).update(showlegend=False, xaxis="x2", yaxis="y2"))
     for t in marks:  # on the whole grid the marks only locate the zoom
@@ -88,13 +91,15 @@ def _score_zoom(fig: go.Figure, q: np.ndarray, k: np.ndarray, cells: tuple[int, 
     half = 0.45
     fig.update_layout(
         xaxis=dict(domain=[0.0, half]),
-        xaxis2=dict(domain=[1 - half, 1.0], anchor="y2", title="key position n", range=[cols[0] - 0.5, cols[-1] + 0.5],
+        xaxis2=dict(domain=[1 - half, 1.0], anchor="y2", title=_("key position n"),
+                    range=[cols[0] - 0.5, cols[-1] + 0.5],
                     constrain="domain"),
         yaxis2=dict(anchor="x2", range=[rows[-1] + 0.5, rows[0] - 0.5], scaleanchor="x2", constrain="domain"),
         annotations=[dict(xref=f"{x} domain", yref=f"{y} domain", x=0.5, y=1.0, yanchor="bottom", showarrow=False,
                           text=text) for x, y, text in (
-            ("x", "y", "every position"),
-            ("x2", "y2", f"zoom: m = {int(rows[0])}…{int(rows[-1])}, n = {int(cols[0])}…{int(cols[-1])}"))],
+            ("x", "y", _("every position")),
+            ("x2", "y2", _("zoom: m = {first_m}…{last_m}, n = {first_n}…{last_n}", first_m=int(rows[0]),
+                           last_m=int(rows[-1]), first_n=int(cols[0]), last_n=int(cols[-1]))))],
         height=480)
 
 
@@ -116,18 +121,26 @@ def _score_marks(fig: go.Figure, q: np.ndarray, k: np.ndarray, m: int, n: int, c
     lo, hi = max(0, -delta), min(last, last - delta)  # key positions n' with m' = n' + Δ inside the grid
     if lo <= hi:
         fig.add_trace(go.Scatter(x=[lo, hi], y=[lo + delta, hi + delta], mode="lines", hoverinfo="skip",
-                                 name=f"the diagonal m − n = {delta}", line=dict(color=COLORS[1], dash="dash",
+                                 name=_("the diagonal m − n = {offset}", offset=delta),
+                                 line=dict(color=COLORS[1], dash="dash",
                                                                                  width=1.5)))
     cells = [(m, n, "(m, n)"), (m + c, n + c, "(m + c, n + c)")]
     inside = [(a, b, label) for a, b, label in cells if a <= last and b <= last]
     for j, (a, b, label) in enumerate(inside):
         value = rope.score(q, k, b, a, base, layout) if swap else rope.score(q, k, a, b, base, layout)
-        fig.add_trace(go.Scatter(x=[b], y=[a], mode="markers", name=f"{label} = ({a}, {b}): score {value:.4f}",
+        fig.add_trace(go.Scatter(x=[b], y=[a], mode="markers",
+                                 name=_("{cell} = ({query}, {key}): score {score:.4f}", cell=label, query=a, key=b,
+                                        score=value),
                                  marker=dict(symbol=["square-open", "circle-open"][j], size=16, color=COLORS[1],
                                              line=dict(width=3)),
-                                 hovertemplate=f"{label}: query {a}, key {b}<br>score {value:.6f}<extra></extra>"))
+                                 hovertemplate=_("{cell}: query {query}, key {key}<br>score {score:.6f}"
+                                                 "<extra></extra>", cell=label, query=a, key=b, score=value)))
     missing = [label for a, b, label in cells if a > last or b > last]
-    return f" — {' and '.join(missing)} beyond the positions shown" if missing else ""
+    if not missing:
+        return ""
+    if len(missing) == 2:
+        return _(" — {first} and {second} beyond the positions shown", first=missing[0], second=missing[1])
+    return _(" — {cell} beyond the positions shown", cell=missing[0])
 
 
 @figure("rope_vs_sinusoidal")
@@ -144,20 +157,21 @@ def rope_vs_sinusoidal(*, dim: int = 64, base: float = 10000.0, max_offset: int 
     r = rope.relative_scores(q, k, deltas, base)
     r_mirror = rope.relative_scores(q, k, -deltas, base)
     s = sinusoidal.dot_by_offset(deltas, dim, base)
-    p = Panels.grid(2, 1, ["RoPE: q_m·k_n depends on the sign of Δ",
-                           "sinusoidal PE(p)·PE(p+Δ): the same for +Δ and -Δ"], vspace=0.12, title_size=16)
-    p.add(go.Scatter(x=f32(deltas), y=f32(r), name="RoPE score at Δ", line=dict(color=COLORS[0]),
-                     hovertemplate="Δ = %{x}<br>score = %{y:.4f}<extra>RoPE</extra>"), 1)
-    p.add(go.Scatter(x=f32(deltas), y=f32(r_mirror), name="RoPE score at -Δ (mirror)",
+    p = Panels.grid(2, 1, [_("RoPE: q_m·k_n depends on the sign of Δ"),
+                           _("sinusoidal PE(p)·PE(p+Δ): the same for +Δ and -Δ")], vspace=0.12, title_size=16)
+    p.add(go.Scatter(x=f32(deltas), y=f32(r), name=_("RoPE score at Δ"), line=dict(color=COLORS[0]),
+                     hovertemplate=_("Δ = %{x}<br>score = %{y:.4f}<extra>RoPE</extra>")), 1)
+    p.add(go.Scatter(x=f32(deltas), y=f32(r_mirror), name=_("RoPE score at -Δ (mirror)"),
                      line=dict(color=COLORS[1], dash="dot"),
-                     hovertemplate="Δ = %{x}<br>score at -Δ = %{y:.4f}<extra>mirror</extra>"), 1)
-    p.add(go.Scatter(x=f32(deltas), y=f32(s), name="sinusoidal Σ cos(Δ w_i)", line=dict(color=COLORS[2]),
-                     hovertemplate="Δ = %{x}<br>PE·PE = %{y:.4f}<extra>sinusoidal</extra>"), 2)
+                     hovertemplate=_("Δ = %{x}<br>score at -Δ = %{y:.4f}<extra>mirror</extra>")), 1)
+    p.add(go.Scatter(x=f32(deltas), y=f32(s), name=_("sinusoidal Σ cos(Δ w_i)"), line=dict(color=COLORS[2]),
+                     hovertemplate=_("Δ = %{x}<br>PE·PE = %{y:.4f}<extra>sinusoidal</extra>")), 2)
     p.axis("x", 1, matches="x2", showticklabels=False)  # one offset axis, labelled under the lower panel
-    p.axis("x", 2, title="offset Δ = m - n (tokens)")
-    p.axis("y", 1, title="score")
-    p.axis("y", 2, title="dot product")
-    return p.figure(title=f"Left or right? d = {dim}, b = {base:g}" + every(step, "offset"), height=560,
+    p.axis("x", 2, title=_("offset Δ = m - n (tokens)"))
+    p.axis("y", 1, title=_("score"))
+    p.axis("y", 2, title=_("dot product"))
+    return p.figure(title=_("Left or right? d = {dim}, b = {base:g}", dim=dim, base=base) + every(step, "offset"),
+                    height=560,
                     legend=dict(orientation="h", y=-0.18))
 
 
@@ -165,17 +179,17 @@ def rope_vs_sinusoidal(*, dim: int = 64, base: float = 10000.0, max_offset: int 
 def rope_norms(*, dim: int = 64, base: float = 10000.0, n_positions: int = 256, seed: int = 0) -> go.Figure:
     """‖R_m q‖ / ‖q‖ against m: exactly 1 for both real layouts, drifting for the mixed one."""
     n_positions = check_int("n_positions", n_positions, 1, 8192)
-    q, _ = rope.sample_qk(dim, seed)
+    q = rope.sample_qk(dim, seed)[0]
     step = stride(n_positions, 2048)
     pos = np.arange(0, n_positions, step, dtype=np.float64)
     fig = go.Figure()
     for i, layout in enumerate(rope.TEACHING_LAYOUTS):
         ratio = rope.norm_ratio(q, pos, base, layout)
-        fig.add_trace(go.Scatter(x=f32(pos), y=ratio.astype(np.float32), name=LAYOUT_NAMES[layout],
+        fig.add_trace(go.Scatter(x=f32(pos), y=ratio.astype(np.float32), name=_(LAYOUT_NAMES[layout]),
                                  line=dict(color=COLORS[[0, 2, 3][i]], dash=["solid", "dash", "solid"][i]),
                                  hovertemplate="m = %{x}<br>‖R_m q‖/‖q‖ = %{y:.5f}<extra></extra>"))
-    fig.update_layout(title="Norm after rotation ÷ norm before" + every(step),
-                      xaxis_title="position m (tokens)", yaxis_title="‖R_m q‖ / ‖q‖",
+    fig.update_layout(title=_("Norm after rotation ÷ norm before") + every(step),
+                      xaxis_title=_("position m (tokens)"), yaxis_title="‖R_m q‖ / ‖q‖",
                       legend=dict(orientation="h", y=-0.25))
     return fig
 
@@ -195,19 +209,20 @@ def rope_left_right(*, dim: int = 64, base: float = 10000.0, max_offset: int = 6
     cur = rope.left_right_curves(dim, base, max_offset, c, seed)
     x = f32(cur["deltas"])
     a = max_offset
-    g = Panels.grid(1, 2, ["RoPE: (R_m q)·(R_n k)", "absolute: p_mᵀ W_qᵀW_k p_n"], hspace=0.08, title_size=13)
-    spec = (("rope_a", 1, COLORS[0], "solid", f"RoPE, q ≠ k, query at {a}"),
-            ("rope_ac", 1, COLORS[1], "dot", f"RoPE, q ≠ k, query at {a + c}"),
+    g = Panels.grid(1, 2, ["RoPE: (R_m q)·(R_n k)", _("absolute: p_mᵀ W_qᵀW_k p_n")], hspace=0.08, title_size=13)
+    spec = (("rope_a", 1, COLORS[0], "solid", _("RoPE, q ≠ k, query at {position}", position=a)),
+            ("rope_ac", 1, COLORS[1], "dot", _("RoPE, q ≠ k, query at {position}", position=a + c)),
             ("rope_same", 1, GREY, "solid", "RoPE, q = k"),
-            ("abs_a", 2, COLORS[0], "solid", f"absolute + learned W, query at {a}"),
-            ("abs_ac", 2, COLORS[1], "dot", f"absolute + learned W, query at {a + c}"),
-            ("abs_identity", 2, GREY, "solid", "absolute, W = I (PE·PE)"))
+            ("abs_a", 2, COLORS[0], "solid", _("absolute + learned W, query at {position}", position=a)),
+            ("abs_ac", 2, COLORS[1], "dot", _("absolute + learned W, query at {position}", position=a + c)),
+            ("abs_identity", 2, GREY, "solid", _("absolute, W = I (PE·PE)")))
     for key, panel, color, dash, label in spec:
         g.scatter(panel, x=x, y=f32(cur[key]), mode="lines", name=label,
                   line=dict(color=color, dash=dash, width=3 if dash == "dot" else 2),
-                  hovertemplate=f"{label}<br>Δ = %{{x}}<br>score = %{{y:.4f}}<extra></extra>")
+                  hovertemplate=_("{label}<br>Δ = %{{x}}<br>score = %{{y:.4f}}<extra></extra>", label=label))
     for panel in (1, 2):
-        g.axis("x", panel, title="Δ = m − n (key to the left: Δ > 0)")
-    g.axis("y", 1, title="score")
-    return g.figure(title=f"Left or right, like with like: d = {dim}, b = {base:g}, queries at {a} and {a + c}",
+        g.axis("x", panel, title=_("Δ = m − n (key to the left: Δ > 0)"))
+    g.axis("y", 1, title=_("score"))
+    return g.figure(title=_("Left or right, like with like: d = {dim}, b = {base:g}, queries at {first} and {second}",
+                            dim=dim, base=base, first=a, second=a + c),
                     height=520, legend=dict(orientation="h", y=-0.2, x=0), margin=dict(t=90, b=150))

@@ -15,6 +15,7 @@ from posviz._validate import check_choice, check_float, check_int
 from posviz.figures import _scaling_pitfalls as pitfall_cases
 from posviz.figures._common import Marks, Panels, animation_controls, f32, grid_domains
 from posviz.figures._registry import figure
+from posviz.i18n import N_, _
 from posviz.rope import inv_freq
 from posviz.theme import COLORS, METHOD_COLORS
 
@@ -60,8 +61,17 @@ def _per_pair_mode(dim: int) -> str:
 WAVELENGTH_CURVES = ("wavelength", "frequency")
 
 
-def _label(m: str) -> str:
-    return sc.METHODS[m].label if m in sc.METHODS else m
+# the labels of ``posviz.scaling.METHODS`` that hold words besides the method's name, marked for the catalog
+METHOD_WORDS = (N_("RoPE (no scaling)"), N_("NTK-aware (static)"))
+
+
+def method_label(m: str) -> str:
+    """A method's label (``posviz.scaling.METHODS``) in the student's language: names stay, words are translated."""
+    label = sc.METHODS[m].label if m in sc.METHODS else m
+    return _(label) if label in METHOD_WORDS else label
+
+
+_label = method_label
 
 
 LEGEND_ROW = 26  # px a row of a horizontal legend takes at the base font
@@ -98,7 +108,7 @@ def _shade_long_wavelengths(marks: Marks, lam: np.ndarray, L: int) -> None:
     """Shade the pairs whose original wavelength exceeds L (they never finish a turn in training)."""
     idx = np.nonzero(lam > L)[0]
     if idx.size:
-        marks.vrect(idx[0] - 0.5, lam.size - 0.5, "λ_i > L: never a full turn in training", outside=True)
+        marks.vrect(idx[0] - 0.5, lam.size - 0.5, _("λ_i > L: never a full turn in training"), outside=True)
 
 
 @figure("scaling_wavelengths")
@@ -118,22 +128,23 @@ def scaling_wavelengths(*, methods: str = DEFAULT_METHODS, dim: int = 128, base:
     i = np.arange(dim // 2)
     lam0 = 2 * np.pi / inv_freq(dim, base)
     wave = curve == "wavelength"
-    unit = "tokens" if wave else "rad/token"
     f = Panels()
-    for m, (theta, _) in res.items():
-        y, sym = (2 * np.pi / theta, "λ'") if wave else (theta, "θ'")
-        f.scatter(x=i, y=f32(y), mode=_per_pair_mode(dim), name=_label(m),
+    for m, (theta, _A) in res.items():
+        hover = (_("pair %{x}<br>λ' = %{y:.4g} tokens") if wave else _("pair %{x}<br>θ' = %{y:.4g} rad/token"))
+        f.scatter(x=i, y=f32(2 * np.pi / theta if wave else theta), mode=_per_pair_mode(dim), name=_label(m),
                   line=dict(color=METHOD_COLORS[m], width=2), marker=dict(size=4),
-                  hovertemplate=f"pair %{{x}}<br>{sym} = %{{y:.4g}} {unit}<extra>{_label(m)}</extra>")
+                  hovertemplate=f"{hover}<extra>{_label(m)}</extra>")
     for n, name, dash in ((L, "L", "dash"), (Lp, "L'", "dot")):  # a turn inside n tokens: λ' < n, θ' > 2π/n
         f.marks.hline(n if wave else 2 * np.pi / n, f"{name} = {n:,}" if wave else f"2π/{name} ({name} = {n:,})",
                       log=True, dash=dash)
     _shade_long_wavelengths(f.marks, lam0, L)
-    f.axis("y", title="wavelength λ'_i = 2π/θ'_i (tokens)" if wave else "frequency θ'_i (rad/token)", log=True,
+    f.axis("y", title=_("wavelength λ'_i = 2π/θ'_i (tokens)") if wave else _("frequency θ'_i (rad/token)"), log=True,
            exponentformat="B" if wave else "power")  # 10⁻⁴ rather than 100μ rad/token
-    f.axis("x", title="pair index i")
-    what = "wavelengths" if wave else "frequencies"
-    return f.figure(title=f"Per-pair {what}, d = {dim}, b = {base:g}, s = {factor:g}", hovermode="x unified",
+    f.axis("x", title=_("pair index i"))
+    title = (_("Per-pair wavelengths, d = {dim}, b = {base:g}, s = {factor:g}", dim=dim, base=base, factor=factor)
+             if wave else
+             _("Per-pair frequencies, d = {dim}, b = {base:g}, s = {factor:g}", dim=dim, base=base, factor=factor))
+    return f.figure(title=title, hovermode="x unified",
                     **_legend_below(_legend_names(f), 480))
 
 
@@ -144,7 +155,7 @@ def scaling_ratio(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float
                   mscale_all_dim: float = 0.0, truncate: bool = True) -> go.Figure:
     """Per-pair scale θ_i/θ'_i (1 = untouched, s = fully interpolated) for each method, with YaRN's ramp
     ends and Llama 3's band edges marked."""
-    dim, base, factor, L, _ = _common(dim, base, factor, original_len)
+    dim, base, factor, L, _Lp = _common(dim, base, factor, original_len)
     res = _compute(methods, dim, base, factor, L, beta_fast, beta_slow, low_freq_factor, high_freq_factor,
                    mscale, mscale_all_dim, truncate)
     theta0 = inv_freq(dim, base)
@@ -154,7 +165,7 @@ def scaling_ratio(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float
         name = _label(m) + (f" (A = {A:.3f})" if A != 1 else "")
         f.scatter(x=i, y=f32(theta0 / theta), mode=_per_pair_mode(dim), name=name,
                   line=dict(color=METHOD_COLORS[m], width=2), marker=dict(size=4),
-                  hovertemplate="pair %{x}<br>θ/θ' = %{y:.4g}<extra>" + _label(m) + "</extra>")
+                  hovertemplate=_("pair %{x}<br>θ/θ' = %{y:.4g}") + "<extra>" + _label(m) + "</extra>")
     f.marks.hline(factor, f"s = {factor:g}", log=True, dash="dot", below=True)  # PI's line runs on s itself
     if "yarn" in res:
         low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
@@ -166,11 +177,12 @@ def scaling_ratio(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: float
         lo_edge = np.searchsorted(lam, L / high_freq_factor)
         hi_edge = np.searchsorted(lam, L / low_freq_factor, side="right")
         if hi_edge > lo_edge:
-            f.marks.vrect(lo_edge - 0.5, hi_edge - 0.5, "Llama 3 band", color=METHOD_COLORS["llama3"],
+            f.marks.vrect(lo_edge - 0.5, hi_edge - 0.5, _("Llama 3 band"), color=METHOD_COLORS["llama3"],
                           opacity=0.1, outside=True)
-    f.axis("y", title="θ_i / θ'_i  (1 = untouched, s = interpolated)", log=True)
-    f.axis("x", title="pair index i (fast → slow)")
-    return f.figure(title=f"How much each pair is slowed down (s = {factor:g}, L = {L:,})", hovermode="x unified",
+    f.axis("y", title=_("θ_i / θ'_i  (1 = untouched, s = interpolated)"), log=True)
+    f.axis("x", title=_("pair index i (fast → slow)"))
+    return f.figure(title=_("How much each pair is slowed down (s = {factor:g}, L = {L:,})", factor=factor, L=L),
+                    hovermode="x unified",
                     **_legend_below(_legend_names(f), 450))
 
 
@@ -187,23 +199,24 @@ def scaling_unseen(*, methods: str = DEFAULT_METHODS, dim: int = 128, base: floa
     i = np.arange(dim // 2)
     f = Panels()
     seen = L * inv_freq(dim, base)
-    for m, (theta, _) in res.items():
+    for m, (theta, _A) in res.items():
         seen, target, flag = sc.unseen_angles(dim, base, factor, L, theta)
-        f.scatter(x=i, y=f32(target), mode="lines", name=f"{_label(m)}: L'·θ'_i",
+        f.scatter(x=i, y=f32(target), mode="lines", name=_("{method}: L'·θ'_i", method=_label(m)),
                   line=dict(color=METHOD_COLORS[m], width=2), legendgroup=m,
-                  hovertemplate="pair %{x}<br>L'·θ' = %{y:.4g} rad<extra>" + _label(m) + "</extra>")
+                  hovertemplate=_("pair %{x}<br>L'·θ' = %{y:.4g} rad") + "<extra>" + _label(m) + "</extra>")
         if flag.any():
             f.scatter(x=i[flag], y=f32(target[flag]), mode="markers", legendgroup=m,
-                      name=f"{_label(m)}: unseen angles ({int(flag.sum())} pairs)",
+                      name=_("{method}: unseen angles ({pairs} pairs)", method=_label(m), pairs=int(flag.sum())),
                       marker=dict(symbol="x", size=9, color=METHOD_COLORS[m]),
-                      hovertemplate="pair %{x} reaches %{y:.4g} rad, never seen in training"
-                                    "<extra>" + _label(m) + "</extra>")
-    f.scatter(x=i, y=f32(seen), mode="lines", name="training: L·θ_i", line=dict(color="#8c8c8c", dash="dash", width=3),
-              hovertemplate="pair %{x}<br>L·θ = %{y:.4g} rad<extra>training</extra>")
-    f.marks.hline(2 * np.pi, "2π: one full turn", log=True, dash="dot")
-    f.axis("y", title="largest angle reached (rad)", log=True)
-    f.axis("x", title="pair index i")
-    return f.figure(title=f"Unseen angles at L' = {Lp:,} (× = beyond every angle seen in training)",
+                      hovertemplate=_("pair %{x} reaches %{y:.4g} rad, never seen in training")
+                                    + "<extra>" + _label(m) + "</extra>")
+    f.scatter(x=i, y=f32(seen), mode="lines", name=_("training: L·θ_i"),
+              line=dict(color="#8c8c8c", dash="dash", width=3),
+              hovertemplate=_("pair %{x}<br>L·θ = %{y:.4g} rad") + "<extra>" + _("training") + "</extra>")
+    f.marks.hline(2 * np.pi, _("2π: one full turn"), log=True, dash="dot")
+    f.axis("y", title=_("largest angle reached (rad)"), log=True)
+    f.axis("x", title=_("pair index i"))
+    return f.figure(title=_("Unseen angles at L' = {Lp:,} (× = beyond every angle seen in training)", Lp=Lp),
                     **_legend_below(_legend_names(f), 520))
 
 
@@ -219,19 +232,20 @@ def scaling_yarn_ramp(*, dim: int = 128, base: float = 10000.0, original_len: in
     r = sc.rotations(dim, base, L)
     curves = {k: sc.yarn_extrapolation_weight(dim, base, L, beta_fast, beta_slow, truncate, k)
               for k in sc.RAMPS if k == "code" or beta_fast > beta_slow}
-    f = Panels.grid(1, 2, ("by pair index i", "by r_i = L/λ_i"))
+    f = Panels.grid(1, 2, (_("by pair index i"), _("by r_i = L/λ_i")))
     custom = np.stack([i, r], axis=1).astype(np.float32)
+    ramp_names = {"code": _("code"), "paper": _("paper")}  # the hover's tag of each ramp
     for k, w in curves.items():
         chosen = k == ramp
-        name = "code ramp (linear in i; what implementations compute)" if k == "code" else \
-            "paper ramp γ(r) (linear in r; YaRN Eq. 18)"
+        name = _("code ramp (linear in i; what implementations compute)") if k == "code" else \
+            _("paper ramp γ(r) (linear in r; YaRN Eq. 18)")
         style = dict(color=COLORS[0] if k == "code" else COLORS[1], width=3 if chosen else 1.5,
                      dash="solid" if chosen else "dot")
         for col, x in ((1, i), (2, r)):
             f.scatter(col, x=f32(x), y=f32(w), mode=_per_pair_mode(dim) if chosen else "lines", name=name,
                       legendgroup=k, showlegend=col == 1, line=style, marker=dict(size=5), customdata=custom,
-                      hovertemplate="pair %{customdata[0]:.0f}, r = %{customdata[1]:.3g}<br>"
-                                    "weight on θ_i = %{y:.3f}<extra>" + k + "</extra>")
+                      hovertemplate=_("pair %{customdata[0]:.0f}, r = %{customdata[1]:.3g}<br>"
+                                      "weight on θ_i = %{y:.3f}") + "<extra>" + ramp_names[k] + "</extra>")
     low, high = sc.yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
     # each label outside the ramp, where every curve is flat at the other end of the axis: left of low at the
     # bottom (weights are 1 there), right of high at the top (0); left of α at the top (0), right of β at the bottom
@@ -241,12 +255,14 @@ def scaling_yarn_ramp(*, dim: int = 128, base: float = 10000.0, original_len: in
     for x, txt, top, left in ((beta_slow, f"α = {beta_slow:g}", True, True),  # the paper's names: short labels
                               (beta_fast, f"β = {beta_fast:g}", False, False)):  # left of α do not widen the axis
         f.marks.vline(x, txt, panel=2, log=True, color=COLORS[1], top=top, left=left)
-    f.axis("x", 1, title="pair index i")
-    f.axis("x", 2, title="rotations in L: r = L/λ", log=True)
+    f.axis("x", 1, title=_("pair index i"))
+    f.axis("x", 2, title=_("rotations in L: r = L/λ"), log=True)
     for col in (1, 2):
-        f.axis("y", col, title="weight w_i on θ_i (1 = untouched)", range=[-0.05, 1.05])
+        f.axis("y", col, title=_("weight w_i on θ_i (1 = untouched)"), range=[-0.05, 1.05])
     # the legend under the panels: at its right it took a third of an 820 px chart from them
-    return f.figure(title=f"YaRN ramp ({ramp} shown bold), d = {dim}, L = {L:,}", height=480,
+    title = (_("YaRN ramp (code shown bold), d = {dim}, L = {L:,}", dim=dim, L=L) if ramp == "code" else
+             _("YaRN ramp (paper shown bold), d = {dim}, L = {L:,}", dim=dim, L=L))
+    return f.figure(title=title, height=480,
                     legend=dict(orientation="h", y=-0.22))
 
 
@@ -258,15 +274,16 @@ def scaling_temperature(*, factor: float = 8.0, mscale: float = 0.0, mscale_all_
     s = np.geomspace(1.0, max(128.0, factor), 200)
     A = np.array([sc.get_mscale(x) for x in s])
     f = Panels()
-    curves = [("YaRN cos/sin factor A = 0.1 ln s + 1", A, COLORS[0], "solid"),
-              ("YaRN logit multiplier A²", A**2, COLORS[0], "dash")]
+    curves = [(_("YaRN cos/sin factor A = 0.1 ln s + 1"), A, COLORS[0], "solid"),
+              (_("YaRN logit multiplier A²"), A**2, COLORS[0], "dash")]
     if mscale and mscale_all_dim:
         ratio = np.array([sc.yarn_attention_factor(x, mscale, mscale_all_dim) for x in s])
-        curves.append((f"DeepSeek cos/sin factor (mscale {mscale:g} / mscale_all_dim {mscale_all_dim:g})", ratio,
-                       COLORS[3], "solid"))
+        curves.append((_("DeepSeek cos/sin factor (mscale {mscale:g} / mscale_all_dim {all_dim:g})", mscale=mscale,
+                         all_dim=mscale_all_dim), ratio, COLORS[3], "solid"))
     if mscale_all_dim:
         soft = np.array([sc.deepseek_softmax_multiplier(x, mscale_all_dim) for x in s])
-        curves.append((f"DeepSeek softmax multiplier (0.1·{mscale_all_dim:g}·ln s + 1)²", soft, COLORS[3], "dash"))
+        curves.append((_("DeepSeek softmax multiplier (0.1·{all_dim:g}·ln s + 1)²", all_dim=mscale_all_dim), soft,
+                       COLORS[3], "dash"))
     for name, y, color, dash in curves:
         f.scatter(x=f32(s), y=f32(y), mode="lines", name=name, line=dict(color=color, dash=dash, width=2.5),
                   hovertemplate="s = %{x:.3g}<br>%{y:.4f}<extra></extra>")
@@ -274,9 +291,9 @@ def scaling_temperature(*, factor: float = 8.0, mscale: float = 0.0, mscale_all_
     f.scatter(x=[factor, factor], y=[here, here**2], mode="markers+text", name=f"s = {factor:g}",
               text=[f"A = {here:.3f}", f"A² = {here**2:.3f}"], textposition="top left",
               marker=dict(size=11, color=COLORS[0]))
-    f.axis("x", title="scale s = L'/L", log=True)
-    f.axis("y", title="multiplier")
-    return f.figure(title="Attention temperature: what multiplies cos/sin and the logits")
+    f.axis("x", title=_("scale s = L'/L"), log=True)
+    f.axis("y", title=_("multiplier"))
+    return f.figure(title=_("Attention temperature: what multiplies cos/sin and the logits"))
 
 
 @figure("scaling_entropy")
@@ -291,20 +308,21 @@ def scaling_entropy(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
     lengths = np.unique(np.geomspace(16, Lp, 24).astype(np.int64)).astype(np.float64)
     n_keys = 512
     f = Panels()
-    f.scatter(x=f32(lengths), y=f32(np.log(lengths)), mode="lines", name="ln n (uniform attention)",
+    f.scatter(x=f32(lengths), y=f32(np.log(lengths)), mode="lines", name=_("ln n (uniform attention)"),
               line=dict(color="#999", dash="dot"))
     for name, th, mult, color, dash in (
-            ("plain RoPE (no scaling)", inv_freq(dim, base), 1.0, METHOD_COLORS["default"], "solid"),
-            ("YaRN frequencies, no temperature", theta, 1.0, COLORS[0], "dash"),
-            (f"YaRN with temperature (logits × A² = {A * A:.3f})", theta, A * A, COLORS[0], "solid")):
+            (_("plain RoPE (no scaling)"), inv_freq(dim, base), 1.0, METHOD_COLORS["default"], "solid"),
+            (_("YaRN frequencies, no temperature"), theta, 1.0, COLORS[0], "dash"),
+            (_("YaRN with temperature (logits × A² = {a2:.3f})", a2=A * A), theta, A * A, COLORS[0], "solid")):
         h = sc.attention_entropy(th, lengths, mult, n_keys=n_keys, seed=seed)
         f.scatter(x=f32(lengths), y=f32(h), mode="lines+markers", name=name,
                   line=dict(color=color, dash=dash, width=2.5), marker=dict(size=5),
-                  hovertemplate="n = %{x:,.0f}<br>H = %{y:.3f} nats<extra></extra>")
+                  hovertemplate=_("n = %{x:,.0f}<br>H = %{y:.3f} nats") + "<extra></extra>")
     f.marks.vline(L, f"L = {L:,}", log=True)
-    f.axis("x", title="context length n (keys at distances 0..n−1)", log=True)
-    f.axis("y", title="softmax entropy H (nats)")
-    return f.figure(title=f"Attention entropy vs length (seeded q, k; {n_keys} sampled keys per length)")
+    f.axis("x", title=_("context length n (keys at distances 0..n−1)"), log=True)
+    f.axis("y", title=_("softmax entropy H (nats)"))
+    return f.figure(title=_("Attention entropy vs length (seeded q, k; {n_keys} sampled keys per length)",
+                            n_keys=n_keys))
 
 
 @figure("scaling_dynamic", animated=True)
@@ -330,26 +348,26 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
 
     # The panels take the top 64 % of the plot area and the controls sit in the paper area below them, so
     # they keep clear of the axis titles at any export height (sliders and buttons only take paper y).
-    f = Panels([(x, (CONTROLS_ROOM, 1.0)) for x, _ in grid_domains(1, 2, hspace=0.12)],
-               ("effective base b'", "per-pair scale θ/θ' at length l"))
-    f.scatter(1, x=f32(grid), y=f32(hf), mode="lines", name=f"transformers 'dynamic', factor s = {factor:g}",
-              line=dict(color=METHOD_COLORS["dynamic"], width=2.5))
-    f.scatter(1, x=f32(grid), y=f32(plain), mode="lines", name="α = max(1, l/L) (factor 1)",
+    f = Panels([(x, (CONTROLS_ROOM, 1.0)) for x, _y in grid_domains(1, 2, hspace=0.12)],
+               (_("effective base b'"), _("per-pair scale θ/θ' at length l")))
+    f.scatter(1, x=f32(grid), y=f32(hf), mode="lines", line=dict(color=METHOD_COLORS["dynamic"], width=2.5),
+              name=_("transformers 'dynamic', factor s = {factor:g}", factor=factor))
+    f.scatter(1, x=f32(grid), y=f32(plain), mode="lines", name=_("α = max(1, l/L) (factor 1)"),
               line=dict(color=COLORS[2], width=2.5, dash="dash"))
     # the still (before Play, and in an export) is the target length L': at l = L the base has not moved yet
     still = int(np.argmin(np.abs(np.log(steps) - math.log(Lp))))
     bases, r_hf, r_pl = state(int(steps[still]))
-    f.scatter(1, x=[int(steps[still])] * 2, y=bases, mode="markers", name="current length l",
+    f.scatter(1, x=[int(steps[still])] * 2, y=bases, mode="markers", name=_("current length l"),
               marker=dict(size=12, color="#8c8c8c"))
-    f.scatter(2, x=i, y=r_hf, mode=_per_pair_mode(dim), name="θ/θ', factor s", showlegend=False,
+    f.scatter(2, x=i, y=r_hf, mode=_per_pair_mode(dim), name=_("θ/θ', factor s"), showlegend=False,
               line=dict(color=METHOD_COLORS["dynamic"], width=2.5), marker=dict(size=4))
-    f.scatter(2, x=i, y=r_pl, mode=_per_pair_mode(dim), name="θ/θ', factor 1", showlegend=False,
+    f.scatter(2, x=i, y=r_pl, mode=_per_pair_mode(dim), name=_("θ/θ', factor 1"), showlegend=False,
               line=dict(color=COLORS[2], width=2.5, dash="dash"), marker=dict(size=4))
     f.marks.vline(L, f"L = {L:,}", log=True, dash="dot")
     f.marks.vline(Lp, f"L' = {Lp:,}", log=True, dash="dot", top=False)
-    f.axis("x", 1, title="current length l (tokens)", log=True)
-    f.axis("y", 1, title="effective base b'", log=True)
-    f.axis("x", 2, title="pair index i")
+    f.axis("x", 1, title=_("current length l (tokens)"), log=True)
+    f.axis("y", 1, title=_("effective base b'"), log=True)
+    f.axis("x", 2, title=_("pair index i"))
     # from 0.95: the ratio is never below 1, and a tick at 0.9 would crowd the "1"
     f.axis("y", 2, title="θ_i / θ'_i", log=True, range=[math.log10(0.95), math.log10(max(4.0, factor * factor * 2))])
     frames = []
@@ -358,13 +376,13 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
         frames.append(go.Frame(name=str(int(length)), traces=[2, 3, 4],
                                data=[go.Scatter(x=[int(length)] * 2, y=bases), go.Scatter(y=r_hf),
                                      go.Scatter(y=r_pl)]))
-    names = [str(int(n)) for n in steps]
     fig = f.figure(
-        title=f"Dynamic NTK: the base moves with the sequence (d = {dim}, L = {L:,}, s = {factor:g})", height=550,
+        title=_("Dynamic NTK: the base moves with the sequence (d = {dim}, L = {L:,}, s = {factor:g})", dim=dim, L=L,
+                factor=factor), height=550,
         margin=dict(b=100),  # the legend in the right panel's empty top left
         legend=dict(x=f.layout["xaxis2"]["domain"][0] + 0.01, y=0.99, xanchor="left", yanchor="top"),
-        **animation_controls(names, [f"{int(n):,}" for n in steps], duration=150, y=0.13, slider_x=0.25,
-                             prefix="current length l = ", active=still))
+        **animation_controls([str(int(n)) for n in steps], [f"{int(n):,}" for n in steps], duration=150, y=0.13,
+                             slider_x=0.25, prefix=_("current length l = "), active=still))
     fig.frames = frames
     return fig
 
@@ -405,8 +423,8 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
     near = np.arange(129, dtype=np.float64)
     far_x, far_at = _envelope_offsets(Lp)
     width = (Lp + 1) / far_x.size
-    far_title = (f"far: every Δ up to L' = {Lp:,}" if width <= 1
-                 else f"far: Δ up to L' = {Lp:,}, bins of {width:.3g}")  # line: bin mean; band: its range
+    far_title = (_("far: every Δ up to L' = {Lp:,}", Lp=Lp) if width <= 1  # line: bin mean; band: its range
+                 else _("far: Δ up to L' = {Lp:,}, bins of {width:.3g}", Lp=Lp, width=width))
     # far: one strip per method, stacked, so that no method's band covers another's (five overlapping bands, the
     # last drawn on top of all, hid every method but one)
     n = len(res)
@@ -414,34 +432,36 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
     strip = (1.0 - gap * (n - 1)) / n
     far_rows = [(max(0.0, 1.0 - r * (strip + gap) - strip), 1.0 - r * (strip + gap)) for r in range(n)]
     f = Panels([((0.0, 0.34), (0.0, 1.0))] + [((0.44, 1.0), row) for row in far_rows],
-               ("near: Δ = 0..128, every token", far_title))
-    for r, (m, (theta, _)) in enumerate(res.items(), start=2):
+               (_("near: Δ = 0..128, every token"), far_title))
+    for r, (m, (theta, _A)) in enumerate(res.items(), start=2):
         y = sc.rope_scores(theta, near, qk, seed)
         f.scatter(1, x=f32(near), y=f32(y), mode="lines", name=_label(m), legendgroup=m,
                   line=dict(color=METHOD_COLORS[m], width=2),
-                  hovertemplate="Δ = %{x:,.0f}<br>score = %{y:.3f}<extra>" + _label(m) + "</extra>")
+                  hovertemplate=_("Δ = %{x:,.0f}<br>score = %{y:.3f}") + "<extra>" + _label(m) + "</extra>")
         far = sc.rope_scores(theta, far_at.ravel(), qk, seed).reshape(far_at.shape)  # (bins, offsets per bin)
         lo, hi = far.min(axis=1), far.max(axis=1)
         band = _rgba(METHOD_COLORS[m], 0.3)
-        f.scatter(r, x=f32(far_x), y=f32(lo), mode="lines", name=f"{_label(m)}: lowest in bin", legendgroup=m,
-                  showlegend=False, line=dict(color=band, width=0), hoverinfo="skip")
-        f.scatter(r, x=f32(far_x), y=f32(hi), mode="lines", name=f"{_label(m)}: highest in bin", legendgroup=m,
-                  showlegend=False, line=dict(color=band, width=0), fill="tonexty", fillcolor=band,
-                  customdata=f32(lo), hovertemplate="Δ ≈ %{x:,.0f}<br>score from %{customdata:.3f} to %{y:.3f}"
-                                                    "<extra>" + _label(m) + "</extra>")
-        f.scatter(r, x=f32(far_x), y=f32(far.mean(axis=1)), mode="lines", name=f"{_label(m)}: mean in bin",
-                  legendgroup=m, showlegend=False, line=dict(color=METHOD_COLORS[m], width=1.5),
-                  hovertemplate="Δ ≈ %{x:,.0f}<br>mean score %{y:.3f}<extra>" + _label(m) + "</extra>")
+        f.scatter(r, x=f32(far_x), y=f32(lo), mode="lines", name=_("{method}: lowest in bin", method=_label(m)),
+                  legendgroup=m, showlegend=False, line=dict(color=band, width=0), hoverinfo="skip")
+        f.scatter(r, x=f32(far_x), y=f32(hi), mode="lines", name=_("{method}: highest in bin", method=_label(m)),
+                  legendgroup=m, showlegend=False, line=dict(color=band, width=0), fill="tonexty", fillcolor=band,
+                  customdata=f32(lo), hovertemplate=_("Δ ≈ %{x:,.0f}<br>score from %{customdata:.3f} to %{y:.3f}")
+                  + "<extra>" + _label(m) + "</extra>")
+        f.scatter(r, x=f32(far_x), y=f32(far.mean(axis=1)), mode="lines",
+                  name=_("{method}: mean in bin", method=_label(m)), legendgroup=m, showlegend=False,
+                  line=dict(color=METHOD_COLORS[m], width=1.5),
+                  hovertemplate=_("Δ ≈ %{x:,.0f}<br>mean score %{y:.3f}") + "<extra>" + _label(m) + "</extra>")
         f.marks.vline(L, f"L = {L:,}" if r == 2 else "", panel=r)
         last = r == n + 1
-        f.axis("x", r, showticklabels=last, title="distance Δ = m − n (tokens)" if last else None,
+        f.axis("x", r, showticklabels=last, title=_("distance Δ = m − n (tokens)") if last else None,
                exponentformat="SI", **({"matches": "x2"} if r > 2 else {}))  # tokens: 10k, 20k
         # 0 and 1 only: a strip's −1 would sit on the 1 of the strip below it
         f.axis("y", r, range=[-1.05, 1.05], tickvals=[0, 1], zeroline=True)
-    f.axis("x", 1, title="distance Δ = m − n (tokens)")
-    f.axis("y", 1, title="score / largest possible score")
-    who = "q = k = all ones" if qk == "ones" else f"seeded random q, k (seed {seed})"
-    return f.figure(title=f"Attention score vs distance ({who})",
+    f.axis("x", 1, title=_("distance Δ = m − n (tokens)"))
+    f.axis("y", 1, title=_("score / largest possible score"))
+    title = (_("Attention score vs distance (q = k = all ones)") if qk == "ones" else
+             _("Attention score vs distance (seeded random q, k (seed {seed}))", seed=seed))
+    return f.figure(title=title,
                     **_legend_below(_legend_names(f), max(460, 160 + 70 * n)))
 
 
@@ -451,7 +471,7 @@ def scaling_config(*, preset: str = "Llama 3.1 8B", config_json: str = "", seq_l
     target length) and the per-pair scale, at a short and at the target length."""
     if config_json.strip():
         cfg = sc.parse_config_text(config_json)
-        title_name = "pasted config.json"
+        title_name = _("pasted config.json")
     else:
         cfg = ps.get_preset(preset).config
         title_name = preset
@@ -459,28 +479,29 @@ def scaling_config(*, preset: str = "Llama 3.1 8B", config_json: str = "", seq_l
     target = sc.config_target_length(rc) if seq_len <= 0 else check_int("seq_len", seq_len, 1, sc.MAX_LENGTH)
     theta0 = inv_freq(rc.dim, rc.base)
     short, A = sc.inv_freq_from_config(cfg, None)
-    long, _ = sc.inv_freq_from_config(cfg, target)
+    long, _A = sc.inv_freq_from_config(cfg, target)
     L = sc.config_original_length(rc)  # None when the config states only its scaled length (Gemma 3)
     i = np.arange(rc.dim // 2)
-    f = Panels.grid(1, 2, ("wavelength per pair (tokens)", "per-pair scale θ_i/θ'_i"))
-    f.scatter(1, x=i, y=f32(2 * np.pi / theta0), mode="lines", name="original RoPE",
+    f = Panels.grid(1, 2, (_("wavelength per pair (tokens)"), _("per-pair scale θ_i/θ'_i")))
+    f.scatter(1, x=i, y=f32(2 * np.pi / theta0), mode="lines", name=_("original RoPE"),
               line=dict(color=METHOD_COLORS["default"], width=2, dash="dash"))
     color = METHOD_COLORS.get(rc.rope_type, COLORS[0])
-    f.scatter(1, x=i, y=f32(2 * np.pi / long), mode=_per_pair_mode(rc.dim), name=f"{rc.rope_type} at length {target:,}",
+    f.scatter(1, x=i, y=f32(2 * np.pi / long), mode=_per_pair_mode(rc.dim),
+              name=_("{kind} at length {target:,}", kind=rc.rope_type, target=target),
               line=dict(color=color, width=2.5), marker=dict(size=4))
-    f.scatter(2, x=i, y=f32(theta0 / long), mode=_per_pair_mode(rc.dim), name=f"scale at {target:,}",
+    f.scatter(2, x=i, y=f32(theta0 / long), mode=_per_pair_mode(rc.dim), name=_("scale at {target:,}", target=target),
               showlegend=False, line=dict(color=color, width=2.5), marker=dict(size=4))
     if not np.allclose(short, long):
-        f.scatter(2, x=i, y=f32(theta0 / short), mode="lines", name=f"{rc.rope_type} at short lengths",
+        f.scatter(2, x=i, y=f32(theta0 / short), mode="lines", name=_("{kind} at short lengths", kind=rc.rope_type),
                   line=dict(color=color, width=1.5, dash="dot"))
     if L:
         f.marks.hline(L, f"L = {L:,}", log=True)
     if target != L:
-        f.marks.hline(target, f"target {target:,}", log=True, dash="dot")
-    f.axis("y", 1, title="λ (tokens)", log=True)
+        f.marks.hline(target, _("target {target:,}", target=target), log=True, dash="dot")
+    f.axis("y", 1, title=_("λ (tokens)"), log=True)
     f.axis("y", 2, title="θ/θ'", log=True)
     for col in (1, 2):
-        f.axis("x", col, title="pair index i")
+        f.axis("x", col, title=_("pair index i"))
     return f.figure(title=f"{title_name}: {rc.rope_type}, d = {rc.dim}, b = {rc.base:g}, cos/sin × {A:.4g}",
                    height=460, legend=dict(orientation="h", y=-0.22))
 
@@ -492,9 +513,9 @@ def scaling_pitfall(*, case: str = "floor_ceil", variant: str = "wrong", dim: in
     (docs/FORMULAS.md §5.7); each case is one function of ``posviz.figures._scaling_pitfalls``."""
     case = check_choice("case", case, PITFALLS)
     wrong = check_choice("variant", variant, VARIANTS) == "wrong"
-    dim, base, factor, L, _ = _common(dim, base, factor, original_len)
+    dim, base, factor, L, _Lp = _common(dim, base, factor, original_len)
     f = Panels()
     drawn = pitfall_cases.CASES[case](f, wrong, inv_freq(dim, base), dim, base, factor, L)
     f.axis("y", title=drawn.y_title, log=drawn.log_y)
-    f.axis("x", title=drawn.x_title)
+    f.axis("x", title=drawn.x_title or _("pair index i"))
     return f.figure(title=("✗ " if wrong else "✓ ") + drawn.title, height=400, legend=dict(orientation="h", y=-0.25))

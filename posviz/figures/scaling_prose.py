@@ -12,7 +12,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from posviz import scaling as sc
-from posviz.figures.scaling import ENVELOPE_BINS
+from posviz.figures.scaling import ENVELOPE_BINS, method_label
+from posviz.i18n import _
 
 __all__: list[str] = []
 
@@ -39,16 +40,16 @@ def key_numbers(values: Mapping[str, object]) -> dict[str, str | int]:
     if "s" in v and "L" in v:
         shown["L' = s·L"] = f"{int(round(v['s'] * v['L'])):,}"
     if "d" in v:
-        shown["pairs with λ > L"] = int((sc.rotations(v["d"], v["base"], int(v["L"])) < 1).sum())
+        shown[_("pairs with λ > L")] = int((sc.rotations(v["d"], v["base"], int(v["L"])) < 1).sum())
     if "d" in v and "s" in v:
-        shown["NTK base b'"] = short(sc.ntk_base(v["d"], v["base"], v["s"]))
+        shown[_("NTK base b'")] = short(sc.ntk_base(v["d"], v["base"], v["s"]))
     if "beta_fast" in v:
         low, high = sc.yarn_correction_range(v["d"], v["base"], int(v["L"]), v["beta_fast"], v["beta_slow"],
                                              v["truncate"])
-        shown["YaRN low, high"] = f"{low:g}, {high:g}"
+        shown[_("YaRN low, high")] = f"{low:g}, {high:g}"
     if "mscale" in v:
         factor = sc.yarn_attention_factor(v["s"], unset(v["mscale"]), unset(v["mscale_all_dim"]))
-        shown |= {"YaRN cos/sin × A": f"{factor:.4f}", "logits × A²": f"{factor * factor:.4f}"}
+        shown |= {_("YaRN cos/sin × A"): f"{factor:.4f}", _("logits × A²"): f"{factor * factor:.4f}"}
     return shown
 
 
@@ -58,7 +59,7 @@ def unseen_counts(*, methods: str, dim: int, base: float, factor: float, origina
     ``scaling_unseen`` marks with ×), with the figure's parameters."""
     counts = {}
     for method in sc.parse_methods(methods) if methods else ():
-        theta, _ = sc.scaled_inv_freq(method, dim, base, factor, original_len, beta_fast=beta_fast,
+        theta, _A = sc.scaled_inv_freq(method, dim, base, factor, original_len, beta_fast=beta_fast,
                                       beta_slow=beta_slow, low_freq_factor=low_freq_factor,
                                       high_freq_factor=high_freq_factor, truncate=truncate)
         counts[method] = int(sc.unseen_angles(dim, base, factor, original_len, theta)[2].sum())
@@ -67,16 +68,18 @@ def unseen_counts(*, methods: str, dim: int, base: float, factor: float, origina
 
 def unseen_tally(counts: Mapping[str, int], dim: int) -> str:
     """"PI / linear: 0 of 64; ...": each method's pairs marked ×, out of the d/2 pairs."""
-    return "; ".join(f"{sc.METHODS[m].label}: {n} of {dim // 2}" for m, n in counts.items())
+    return _("; ").join(_("{method}: {n} of {pairs}", method=method_label(m), n=n, pairs=dim // 2)
+                        for m, n in counts.items())
 
 
 def ramp_ends(low: float, high: float, truncate: bool) -> str:
     """Where YaRN's code ramp runs, in words: between the rounded ends (truncate on) or the unrounded ones."""
     # truncate on is the default of transformers, jquesnelle/yarn, vLLM and DeepSeek's code
     if truncate:
-        return (f"between floor(low) = {low:g} and ceil(high) = {high:g}, the ramp's ends rounded outwards to whole "
-                "pairs (truncate on, the usual default)")
-    return f"between the unrounded ends low = {low:.3f} and high = {high:.3f} (truncate off, as gpt-oss sets it)"
+        return _("between floor(low) = {low:g} and ceil(high) = {high:g}, the ramp's ends rounded outwards to "
+                 "whole pairs (truncate on, the usual default)", low=low, high=high)
+    return _("between the unrounded ends low = {low:.3f} and high = {high:.3f} (truncate off, as gpt-oss sets it)",
+             low=low, high=high)
 
 
 def ramp_comparison(*, dim: int, base: float, original_len: int, beta_fast: float, beta_slow: float,
@@ -89,18 +92,26 @@ def ramp_comparison(*, dim: int, base: float, original_len: int, beta_fast: floa
     pair = int((low + high) // 2)
     weights = {k: sc.yarn_extrapolation_weight(dim, base, original_len, beta_fast, beta_slow, truncate, k)[pair]
                for k in sc.RAMPS}
-    closer = "closer to" if weights["code"] > weights["paper"] else "further from"
-    return (f"Mid-ramp, pair {pair} keeps weight {weights['code']:.2f} on its original frequency with the code and "
-            f"{weights['paper']:.2f} with the paper: the code keeps it {closer} the original.")
+    if weights["code"] > weights["paper"]:
+        return _("Mid-ramp, pair {pair} keeps weight {code:.2f} on its original frequency with the code and "
+                 "{paper:.2f} with the paper: the code keeps it closer to the original.",
+                 pair=pair, code=weights["code"], paper=weights["paper"])
+    return _("Mid-ramp, pair {pair} keeps weight {code:.2f} on its original frequency with the code and "
+             "{paper:.2f} with the paper: the code keeps it further from the original.",
+             pair=pair, code=weights["code"], paper=weights["paper"])
 
 
 def entropy_effect(attention_factor: float) -> str:
-    """What YaRN's temperature A does to attention entropy at this setting, read against ``scaling_entropy``."""
+    """What YaRN's temperature A does to attention entropy at this setting (logits × A²), one sentence read
+    against ``scaling_entropy``."""
+    a2 = attention_factor * attention_factor
     if attention_factor > 1:
-        return "sharpens the softmax back: the solid YaRN curve lies below the dashed one at every length"
+        return _("The temperature (logits × A² = {a2:.3f}) sharpens the softmax back: the solid YaRN curve lies "
+                 "below the dashed one at every length.", a2=a2)
     if attention_factor == 1:
-        return "is 1 here, so both YaRN curves coincide"
-    return "is below 1 here, so it flattens the softmax: the solid curve lies above the dashed one"
+        return _("The temperature (logits × A² = {a2:.3f}) is 1 here, so both YaRN curves coincide.", a2=a2)
+    return _("The temperature (logits × A² = {a2:.3f}) is below 1 here, so it flattens the softmax: the solid curve "
+             "lies above the dashed one.", a2=a2)
 
 
 def dynamic_calls(*, dim: int, base: float, factor: float, original_len: int) -> tuple[dict[str, str], str]:
@@ -111,20 +122,22 @@ def dynamic_calls(*, dim: int, base: float, factor: float, original_len: int) ->
     lengths = np.array([int(round(factor * L)), (L + int(round(factor * L))) // 2, max(1, L // 2)])
     kept = sc.dynamic_ntk_bases(lengths, dim, base, factor, L)
     fresh = [sc.dynamic_base(dim, base, factor, L, int(n)) for n in lengths]
-    rows = {f"call {k}: l = {n:,}": f"b' = {short(b)}" + ("" if np.isclose(b, f) else f" (afresh: {short(f)})")
+    rows = {_("call {k}: l = {n:,}", k=k, n=n): f"b' = {short(b)}" if np.isclose(b, f) else
+            _("b' = {kept} (afresh: {fresh})", kept=short(b), fresh=short(f))
             for k, (n, b, f) in enumerate(zip(lengths, kept, fresh, strict=True), start=1)}
     differ = int(sum(not np.isclose(b, f) for b, f in zip(kept, fresh, strict=True)))
-    return rows, (f"calls whose base differs from the chart's: {differ} of 3" if differ else
-                  "here all three agree with the chart")
+    return rows, (_("calls whose base differs from the chart's: {differ} of 3", differ=differ) if differ else
+                  _("here all three agree with the chart"))
 
 
 def far_panel(target: int) -> str:
     """How ``scaling_score``'s far panel draws the distances 0..L' (``ENVELOPE_BINS`` bins), in words."""
     width = (target + 1) / min(ENVELOPE_BINS, target + 1)
     if width <= 1:
-        return "every token is drawn there"
-    return (f"each bin of {width:,.3g} tokens is drawn as its mean score (line) and the band from its lowest to its "
-            "highest score, so the fast pairs' wiggles show as the band's width instead of aliased noise")
+        return _("every token is drawn there")
+    return _("each bin of {width:,.3g} tokens is drawn as its mean score (line) and the band from its lowest to its "
+             "highest score, so the fast pairs' wiggles show as the band's width instead of aliased noise",
+             width=width)
 
 
 def pitfall_numbers(dim: int, base: float, factor: float, original_len: int) -> dict[str, float]:
@@ -143,6 +156,6 @@ def llama3_against_paper_yarn(*, dim: int, base: float, factor: float, original_
                               high_freq_factor: float) -> float:
     """The largest relative difference, over the pairs, between Llama 3's frequencies and YaRN's paper ramp with
     α = low_freq_factor, β = high_freq_factor (they are the same formula: 0 up to rounding)."""
-    llama3, _ = sc.llama3_inv_freq(dim, base, factor, original_len, low_freq_factor, high_freq_factor)
-    paper, _ = sc.yarn_inv_freq(dim, base, factor, original_len, high_freq_factor, low_freq_factor, ramp="paper")
+    llama3, _A = sc.llama3_inv_freq(dim, base, factor, original_len, low_freq_factor, high_freq_factor)
+    paper, _Ap = sc.yarn_inv_freq(dim, base, factor, original_len, high_freq_factor, low_freq_factor, ramp="paper")
     return float(np.abs(llama3 / paper - 1).max())

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from posviz import sinusoidal as sn
 from posviz.figures._common import TWO_LINE_TOP, Marks, downsample, f32, sample_index, sampled_note, subtitled
 from posviz.figures._registry import figure
+from posviz.i18n import _
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
 
 __all__ = ["sinusoidal_heatmap", "sinusoidal_waves", "sinusoidal_similarity", "sinusoidal_dot_by_offset",
@@ -22,10 +23,13 @@ def sinusoidal_heatmap(*, n_positions: int = 100, d_model: int = 128, base: floa
     z, rows, cols, stride = downsample(pe)
     fig = go.Figure(go.Heatmap(
         z=z, x=cols, y=rows, zmin=-1, zmax=1, zmid=0, colorscale=DIVERGING, meta="diverging",
-        colorbar=dict(title="value"), hovertemplate="position p=%{y}<br>dimension j=%{x}<br>PE=%{z:.3f}"
-                                                    "<extra></extra>"))
-    fig.update_layout(title=f"Sinusoidal PE, {layout} layout{sampled_note(stride)}",
-                      xaxis_title="dimension j", yaxis_title="position p", yaxis_autorange="reversed")
+        colorbar=dict(title=_("value")), hovertemplate=_("position p=%{y}<br>dimension j=%{x}<br>PE=%{z:.3f}"
+                                                         "<extra></extra>")))
+    # ``layout`` is interleaved or concat (sinusoidal_table checks it): each has its own whole title to translate
+    title = (_("Sinusoidal PE, concat layout{note}", note=sampled_note(stride)) if layout == "concat"
+             else _("Sinusoidal PE, interleaved layout{note}", note=sampled_note(stride)))
+    fig.update_layout(title=title, xaxis_title=_("dimension j"), yaxis_title=_("position p"),
+                      yaxis_autorange="reversed")
     return fig
 
 
@@ -58,15 +62,16 @@ def sinusoidal_waves(*, n_positions: int = 100, d_model: int = 128, base: float 
         pair, kind = _pair_of(dim, d_model, layout)
         color = COLORS[n % 10]
         wave = (np.sin if kind == "sin" else np.cos)(fine * omega[pair])
-        name = f"dim {dim} ({kind}, pair {pair}): λ = {lam[pair]:.4g} tokens"
+        name = _("dim {dim} ({kind}, pair {pair}): λ = {wavelength:.4g} tokens", dim=dim, kind=kind, pair=pair,
+                 wavelength=lam[pair])
         fig.add_scatter(x=f32(fine), y=f32(wave), mode="lines", line=dict(color=color), name=name, legendgroup=name,
                         hovertemplate="p=%{x:.2f}<br>PE=%{y:.3f}<extra></extra>")
         if not dots:
             continue
         fig.add_scatter(x=p, y=f32(pe[:, dim]), mode="markers", showlegend=False,
-                        marker=dict(color=color, size=5), name=f"{name}, integer positions", legendgroup=name,
-                        hovertemplate="p=%{x}<br>PE=%{y:.3f}<extra>table entry</extra>")
-    fig.update_layout(title="Single dimensions as waves (dots: the integer positions)", xaxis_title="position p",
+                        marker=dict(color=color, size=5), name=_("{name}, integer positions", name=name),
+                        legendgroup=name, hovertemplate=_("p=%{x}<br>PE=%{y:.3f}<extra>table entry</extra>"))
+    fig.update_layout(title=_("Single dimensions as waves (dots: the integer positions)"), xaxis_title=_("position p"),
                       yaxis_title="PE(p, j)", yaxis_range=[-1.1, 1.1], legend=dict(orientation="h", y=-0.25))
     return fig
 
@@ -89,8 +94,8 @@ def sinusoidal_similarity(*, n_positions: int = 100, d_model: int = 128, base: f
         scale = dict(colorscale=DIVERGING, meta="diverging", zmid=0, zmin=-lim, zmax=lim)
     fig = go.Figure(go.Heatmap(z=z, x=cols, y=rows, colorbar=dict(title="PE·PE"), **scale,
                                hovertemplate="p=%{y}, q=%{x}<br>PE(p)·PE(q)=%{z:.2f}<extra></extra>"))
-    fig.update_layout(title=subtitled("PE(p)·PE(q)", f"constant along diagonals{sampled_note(stride)}"),
-                      margin=dict(t=TWO_LINE_TOP), xaxis_title="position q", yaxis_title="position p",
+    fig.update_layout(title=subtitled("PE(p)·PE(q)", _("constant along diagonals{note}", note=sampled_note(stride))),
+                      margin=dict(t=TWO_LINE_TOP), xaxis_title=_("position q"), yaxis_title=_("position p"),
                       yaxis_autorange="reversed", xaxis_scaleanchor="y")
     return fig
 
@@ -103,8 +108,8 @@ def sinusoidal_dot_by_offset(*, max_offset: int = 100, d_model: int = 128, base:
     fig = go.Figure(go.Scatter(x=k, y=dots.astype(np.float32), mode="lines", name="Σ cos(k·ω_i)",
                                hovertemplate="k=%{x}<br>PE(p)·PE(p+k)=%{y:.3f}<extra></extra>"))
     fig.add_vline(x=0, line_dash="dot", line_color="gray")
-    fig.update_layout(title=subtitled("PE(p)·PE(p+k)", "the same at +k and −k"), margin=dict(t=TWO_LINE_TOP),
-                      xaxis_title="offset k (tokens)", yaxis_title="PE(p)·PE(p+k)")
+    fig.update_layout(title=subtitled("PE(p)·PE(p+k)", _("the same at +k and −k")), margin=dict(t=TWO_LINE_TOP),
+                      xaxis_title=_("offset k (tokens)"), yaxis_title="PE(p)·PE(p+k)")
     return fig
 
 
@@ -132,7 +137,8 @@ def sinusoidal_shift(*, d_model: int = 128, base: float = 10000.0, p: int = 10, 
                                hoverinfo="skip", showlegend=False))
     arc = np.linspace(p * w, (p + k) * w, 60)
     fig.add_scatter(x=f32(np.cos(arc)), y=f32(np.sin(arc)), mode="lines", line=dict(color=COLORS[1], dash="dot"),
-                    name=f"rotation by k·ω = {k * w:.3f} rad ({np.degrees(k * w):.0f}°)")
+                    name=_("rotation by k·ω = {angle:.3f} rad ({degrees:.0f}°)", angle=k * w,
+                           degrees=np.degrees(k * w)))
     for (c_, s_), label, color, marker in (
             (start, f"PE(p={p})", COLORS[0], dict(size=[0, 12], symbol="circle")),
             (end, f"PE(p+k={p + k})", COLORS[2], dict(size=[0, 12], symbol="circle")),
@@ -141,7 +147,8 @@ def sinusoidal_shift(*, d_model: int = 128, base: float = 10000.0, p: int = 10, 
                         line=dict(color=color, dash="dash" if label.startswith("M_k") else "solid"),
                         marker=dict(color=color, **marker),
                         hovertemplate=f"{label}<br>cos=%{{x:.4f}}<br>sin=%{{y:.4f}}<extra></extra>")
-    fig.update_layout(title=subtitled("PE(p+k) = M_k PE(p)", f"pair {pair}, ω = {w:.4g} rad/token"),
+    fig.update_layout(title=subtitled("PE(p+k) = M_k PE(p)", _("pair {pair}, ω = {omega:.4g} rad/token", pair=pair,
+                                                                omega=w)),
                       margin=dict(t=TWO_LINE_TOP),
                       xaxis=dict(title="cos(p·ω)", range=[-1.25, 1.25], scaleanchor="y"),
                       yaxis=dict(title="sin(p·ω)", range=[-1.25, 1.25]), legend=dict(orientation="h", y=-0.2))
@@ -155,16 +162,17 @@ def sinusoidal_exponent_bug(*, d_model: int = 128, base: float = 10000.0) -> go.
     i = np.arange(d_model // 2)
     wrong = 2 * np.pi * base ** (4.0 * i / d_model)  # i stepping by 2 *and* a factor 2: exponent doubled
     fig = go.Figure()
-    fig.add_scatter(x=i, y=lam, mode="lines+markers", name="right: λ_i = 2π·b^(2i/d)", marker_size=4)
-    fig.add_scatter(x=i, y=wrong, mode="lines+markers", name="exponent counted twice: 2π·b^(4i/d)",
+    fig.add_scatter(x=i, y=lam, mode="lines+markers", name=_("right: λ_i = 2π·b^(2i/d)"), marker_size=4)
+    fig.add_scatter(x=i, y=wrong, mode="lines+markers", name=_("exponent counted twice: 2π·b^(4i/d)"),
                     marker_size=4, line_dash="dash")
     # a layout shape with its label at log10(y) (Marks): add_hline's label would sit at y itself, which a log axis
-    # reads as 10^y, and the autorange would stretch to reach it
+    # reads as 10^y, and the autorange would stretch to reach it. The label goes above the line: below it, the
+    # right wavelengths' last pairs (just under 2π·b) run through it
     marks = Marks()
-    marks.hline(2 * np.pi * base, "longest intended wavelength 2π·b", log=True, dash="dot", color="gray", right=True,
-                below=True)
-    fig.update_layout(title="Wavelength per pair", xaxis_title="pair index i", yaxis_type="log",
-                      yaxis_title="wavelength λ_i (tokens, log)", legend=dict(orientation="h", y=-0.25),
+    marks.hline(2 * np.pi * base, _("longest intended wavelength 2π·b"), log=True, dash="dot", color="gray",
+                right=True)
+    fig.update_layout(title=_("Wavelength per pair"), xaxis_title=_("pair index i"), yaxis_type="log",
+                      yaxis_title=_("wavelength λ_i (tokens, log)"), legend=dict(orientation="h", y=-0.25),
                       shapes=marks.shapes, annotations=marks.notes)
     return fig
 
@@ -177,13 +185,13 @@ def sinusoidal_fast_slow(*, n_positions: int = 100, d_model: int = 128, base: fl
         raise ValueError(f"claim must be one of 'right', 'reversed'; got {claim!r}")
     pe = sn.sinusoidal_table(n_positions, d_model, base)
     p = np.arange(n_positions)
-    first, last = "fast, local", "slow, global"
+    first, last = _("fast, local"), _("slow, global")
     if claim == "reversed":
         first, last = last, first
     fig = go.Figure()
-    fig.add_scatter(x=p, y=pe[:, 0].astype(np.float32), name=f"dimension 0 (pair 0): labelled {first}")
+    fig.add_scatter(x=p, y=pe[:, 0].astype(np.float32), name=_("dimension 0 (pair 0): labelled {label}", label=first))
     fig.add_scatter(x=p, y=pe[:, d_model - 2].astype(np.float32),
-                    name=f"dimension {d_model - 2} (last pair): labelled {last}")
-    fig.update_layout(title="Which dimensions change fastest?", xaxis_title="position p",
+                    name=_("dimension {dim} (last pair): labelled {label}", dim=d_model - 2, label=last))
+    fig.update_layout(title=_("Which dimensions change fastest?"), xaxis_title=_("position p"),
                       yaxis_title="PE(p, j)", legend=dict(orientation="h", y=-0.25))
     return fig

@@ -14,14 +14,17 @@ from posviz import rope2d
 from posviz._validate import check_choice, check_int
 from posviz.figures._common import TWO_LINE_TOP, Panels, f32, subtitled
 from posviz.figures._registry import figure
+from posviz.i18n import N_, _
 from posviz.theme import COLORS, CYCLIC, DIVERGING, SEQUENTIAL
 
 __all__ = ["patch_channel", "patch_channels", "patch_similarity_modes", "mae_axis_response",
            "resize_channel", "resize_error_map", "rope2d_two_queries", "mixed_rope_directions",
            "flux_angles", "flux_scores"]
 
-MODE_LABEL = {"concat": "concat (row | column)", "add": "add (row + column)",
-              "mae": "MAE (column | row)"}
+MODE_LABEL = {"concat": N_("concat (row | column)"), "add": N_("add (row + column)"),
+              "mae": N_("MAE (column | row)")}
+# The axis a channel follows, as rope2d.sincos_2d_channel_info names it
+AXIS_WORDS = {"row": N_("row"), "column": N_("column"), "row+column": N_("row+column")}
 FRAME = "#9aa0b4"  # outline of each image: visible on white and on the dark theme
 
 
@@ -32,7 +35,8 @@ def _image_heatmap(z: np.ndarray, name: str, *, diverging: bool = True, zmin: fl
     """One patch-grid heatmap, float32, with names in its hover text."""
     trace = go.Heatmap(
         z=f32(z), x=x if x is not None else np.arange(z.shape[1]), y=y if y is not None else np.arange(z.shape[0]),
-        name=name, hovertemplate=hover or f"row %{{y}}, column %{{x}}<br>{name}: %{{z:.4f}}<extra></extra>",
+        name=name, hovertemplate=hover or _("row %{{y}}, column %{{x}}<br>{name}: %{{z:.4f}}<extra></extra>",
+                                            name=name),
         colorscale=colorscale or (DIVERGING if diverging else SEQUENTIAL), zmin=zmin, zmax=zmax,
         showscale=showscale,
     )
@@ -43,11 +47,13 @@ def _image_heatmap(z: np.ndarray, name: str, *, diverging: bool = True, zmin: fl
     return trace
 
 
-def _image_axes(grid: Panels, panels: tuple[int, ...] = (1,), x_title: str = "column c (patch)",
-                y_title: str = "row r (patch)") -> None:
+def _image_axes(grid: Panels, panels: tuple[int, ...] = (1,), x_title: str | None = None,
+                y_title: str | None = None) -> None:
     """Image orientation (row 0 on top), square patches, the x title on every panel, the y title on the first,
     and a thin frame round each image: a row or column of zeros (white on a diverging scale) still reads as
     part of the image on a white page."""
+    x_title = x_title or _("column c (patch)")
+    y_title = y_title or _("row r (patch)")
     for i in panels:
         sfx = "" if i == 1 else str(i)
         grid.marks.shapes.append(dict(type="rect", xref=f"x{sfx} domain", yref=f"y{sfx} domain", x0=0, x1=1, y0=0,
@@ -57,11 +63,17 @@ def _image_axes(grid: Panels, panels: tuple[int, ...] = (1,), x_title: str = "co
         grid.axis("x", i, title=x_title, constrain="domain")
 
 
+def axis_words(axis: object) -> str:
+    """The axis a channel follows ("row", "column", "row+column") in the student's language."""
+    return _(AXIS_WORDS[str(axis)])
+
+
 def _channel_label(info: dict[str, np.ndarray], ch: int) -> tuple[str, str]:
     """What channel ``ch`` is ("ch 3: cos, column") and its frequency ("ω=…, λ=… patches")."""
-    axis = {"row+column": "row and column"}.get(str(info["axis"][ch]), str(info["axis"][ch]))
+    axis = _("row and column") if str(info["axis"][ch]) == "row+column" else axis_words(info["axis"][ch])
     w = float(info["omega"][ch])
-    return f"ch {ch}: {info['fn'][ch]}, {axis}", f"ω={w:.3g}, λ={2 * np.pi / w:.3g} patches"
+    return (_("ch {channel}: {fn}, {axis}", channel=ch, fn=info["fn"][ch], axis=axis),
+            _("ω={omega:.3g}, λ={wavelength:.3g} patches", omega=w, wavelength=2 * np.pi / w))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -77,10 +89,11 @@ def patch_channel(*, height: int = 14, width: int = 14, d_model: int = 64, base:
     img = rope2d.sincos_2d_channels(height, width, d_model, base, combine, channel, 1)[:, :, 0]  # (H, W)
     lim = 2.0 if combine == "add" else 1.0
     grid = Panels()
-    grid.add(_image_heatmap(img, f"PE channel {channel}", zmin=-lim, zmax=lim))
+    grid.add(_image_heatmap(img, _("PE channel {channel}", channel=channel), zmin=-lim, zmax=lim))
     _image_axes(grid)
     what, freq = _channel_label(info, channel)
-    return grid.figure(title=subtitled(f"{MODE_LABEL[combine]}, {what}", f"{freq}: one channel as an image"),
+    return grid.figure(title=subtitled(_("{mode}, {channel}", mode=_(MODE_LABEL[combine]), channel=what),
+                                       _("{frequency}: one channel as an image", frequency=freq)),
                        margin=dict(t=TWO_LINE_TOP))
 
 
@@ -110,20 +123,23 @@ def patch_channels(*, height: int = 14, width: int = 14, d_model: int = 64, base
         mosaic[r0:r0 + height, c0:c0 + width] = pe[:, :, i]
         channel_of[r0:r0 + height, c0:c0 + width] = c
         fig.add_annotation(x=c0 + (width - 1) / 2, y=r0 - 0.5, yanchor="bottom", showarrow=False,
-                           text=f"ch {c}: {info['fn'][c]} {info['axis'][c]}", font=dict(size=12))
+                           text=_("ch {channel}: {fn} {axis}", channel=c, fn=info["fn"][c],
+                                  axis=axis_words(info["axis"][c])), font=dict(size=12))
         fig.add_shape(type="rect", x0=c0 - 0.5, x1=c0 + width - 0.5, y0=r0 - 0.5, y1=r0 + height - 0.5,
                       line=dict(color=FRAME, width=1))
     lim = 2.0 if combine == "add" else 1.0
     fig.add_trace(go.Heatmap(z=mosaic, customdata=channel_of, colorscale=DIVERGING, meta="diverging", zmid=0,
-                             zmin=-lim, zmax=lim, name="PE channels", hoverongaps=False,
-                             hovertemplate="channel %{customdata}: %{z:.4f}<extra></extra>"))
+                             zmin=-lim, zmax=lim, name=_("PE channels"), hoverongaps=False,
+                             hovertemplate=_("channel %{customdata}: %{z:.4f}<extra></extra>")))
     fig.update_yaxes(autorange="reversed", showticklabels=False, showgrid=False, zeroline=False, ticks="",
                      showline=False, scaleanchor="x", scaleratio=1, constrain="domain")
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False,
                      constrain="domain")
-    which = f"every {step}th channel from {first}" if step > 1 else f"channels {chans[0]}–{chans[-1]}"
-    fig.update_layout(title=subtitled(f"{which} of {d_model} as {height}×{width} images",
-                                      f"{MODE_LABEL[combine]} (row 0 at the top of each tile)"),
+    which = (_("every {step}th channel from {first} of {channels} as {height}×{width} images", step=step, first=first,
+               channels=d_model, height=height, width=width) if step > 1 else
+             _("channels {first}–{last} of {channels} as {height}×{width} images", first=chans[0], last=chans[-1],
+               channels=d_model, height=height, width=width))
+    fig.update_layout(title=subtitled(which, _("{mode} (row 0 at the top of each tile)", mode=_(MODE_LABEL[combine]))),
                       height=max(360, 230 * rows), margin=dict(t=TWO_LINE_TOP))
     return fig
 
@@ -138,25 +154,29 @@ def patch_similarity_modes(*, height: int = 14, width: int = 14, d_model: int = 
     """Cosine similarity of patch (row, col) to every patch, for concat, add and MAE side by side."""
     modes = ("concat", "add", "mae")
     sims = {m: rope2d.patch_similarity(height, width, d_model, base, m, row, col) for m in modes}
-    grid = Panels.grid(1, 3, [MODE_LABEL[m] for m in modes], hspace=0.06, title_size=16)
+    grid = Panels.grid(1, 3, [_(MODE_LABEL[m]) for m in modes], hspace=0.06, title_size=16)
     lo = float(min(v.min() for v in sims.values()))
     lo = min(lo, 1.0 - 1e-6)
     for i, m in enumerate(modes):
-        grid.add(_image_heatmap(sims[m], f"cos similarity to ({row}, {col})", diverging=False, zmin=lo,
+        grid.add(_image_heatmap(sims[m], _("cos similarity to ({row}, {col})", row=row, col=col), diverging=False,
+                                zmin=lo,
                                 zmax=1.0, showscale=(i == 2)), i + 1)
-        grid.scatter(i + 1, x=[col], y=[row], mode="markers", name="query patch", showlegend=(i == 0),
+        grid.scatter(i + 1, x=[col], y=[row], mode="markers", name=_("query patch"), showlegend=(i == 0),
                      marker=dict(symbol="star", size=15, color="#ffffff", line=dict(width=1.5, color="#111111")),
-                     hovertemplate=f"query patch (row {row}, column {col})<extra></extra>")
+                     hovertemplate=_("query patch (row {row}, column {col})<extra></extra>", row=row, col=col))
         if row != col and col < height and row < width:
             s = float(sims[m][col, row])
             grid.scatter(
-                i + 1, x=[row], y=[col], mode="markers+text", name="transposed patch (col, row)", showlegend=(i == 0),
+                i + 1, x=[row], y=[col], mode="markers+text", name=_("transposed patch (col, row)"),
+                showlegend=(i == 0),
                 text=[f"{s:.3f}"], textposition="bottom center",
                 marker=dict(symbol="circle-open", size=14, color=COLORS[3], line=dict(width=3)),
-                hovertemplate=f"transposed patch (row {col}, column {row})<br>similarity {s:.4f}<extra></extra>")
+                hovertemplate=_("transposed patch (row {row}, column {col})<br>similarity {similarity:.4f}"
+                                "<extra></extra>", row=col, col=row, similarity=s))
     _image_axes(grid, (1, 2, 3))
-    return grid.figure(title=subtitled(f"Which patches look like patch (row {row}, column {col})?",
-                                       f"cos similarity of encodings, D = {d_model} (colours from {lo:.2f} to 1)"),
+    return grid.figure(title=subtitled(_("Which patches look like patch (row {row}, column {col})?", row=row, col=col),
+                                       _("cos similarity of encodings, D = {channels} (colours from {low:.2f} to 1)",
+                                         channels=d_model, low=lo)),
                        margin=dict(t=TWO_LINE_TOP),
                        legend=dict(orientation="h", y=-0.18))
 
@@ -172,22 +192,23 @@ def mae_axis_response(*, height: int = 14, width: int = 14, d_model: int = 64, b
     resp = rope2d.axis_response(height, width, d_model, base, combine)  # (2, d)
     ch = np.arange(d_model)
     fig = go.Figure([
-        go.Bar(x=ch, y=f32(resp[0]), name="one step along a row (column c → c+1)", marker_color=COLORS[0],
-               hovertemplate="channel %{x}<br>along a row: RMS change %{y:.3f}<extra></extra>"),
-        go.Bar(x=ch, y=f32(resp[1]), name="one step down a column (row r → r+1)", marker_color=COLORS[1],
-               hovertemplate="channel %{x}<br>down a column: RMS change %{y:.3f}<extra></extra>"),
+        go.Bar(x=ch, y=f32(resp[0]), name=_("one step along a row (column c → c+1)"), marker_color=COLORS[0],
+               hovertemplate=_("channel %{x}<br>along a row: RMS change %{y:.3f}<extra></extra>")),
+        go.Bar(x=ch, y=f32(resp[1]), name=_("one step down a column (row r → r+1)"), marker_color=COLORS[1],
+               hovertemplate=_("channel %{x}<br>down a column: RMS change %{y:.3f}<extra></extra>")),
     ])
     half = d_model / 2 - 0.5
     if combine in ("mae", "concat"):
-        names = (("first half: MAE's code calls it emb_h", "second half: emb_w") if combine == "mae"
-                 else ("first half: row (x in row-first code)", "second half: column"))
+        names = ((_("first half: MAE's code calls it emb_h"), _("second half: emb_w")) if combine == "mae"
+                 else (_("first half: row (x in row-first code)"), _("second half: column")))
         fig.add_vline(x=half, line_dash="dash", line_color="#888888")
         for x, text in ((d_model / 4 - 0.5, names[0]), (3 * d_model / 4 - 0.5, names[1])):
             fig.add_annotation(x=x, y=1.04, yref="paper", text=text, showarrow=False)
     fig.update_layout(barmode="group", bargap=0.05,
-                      title=subtitled("Which channels move when you move?", f"{MODE_LABEL[combine]}, D = {d_model}"),
+                      title=subtitled(_("Which channels move when you move?"),
+                                      _("{mode}, D = {channels}", mode=_(MODE_LABEL[combine]), channels=d_model)),
                       margin=dict(t=TWO_LINE_TOP + 20),
-                      xaxis_title="channel index", yaxis_title="RMS change per step",
+                      xaxis_title=_("channel index"), yaxis_title=_("RMS change per step"),
                       legend=dict(orientation="h", y=-0.2))
     return fig
 
@@ -196,9 +217,9 @@ def mae_axis_response(*, height: int = 14, width: int = 14, d_model: int = 64, b
 # 3. Resolution change: bicubic resize vs recomputing
 # ---------------------------------------------------------------------------------------------------
 
-RECOMPUTE_LABEL = {"scaled": "formula at the same fractional positions",
-                   "integer": "formula recomputed on the new grid"}
-RECOMPUTE_SHORT = {"scaled": "formula, same positions", "integer": "formula, new grid"}
+RECOMPUTE_LABEL = {"scaled": N_("formula at the same fractional positions"),
+                   "integer": N_("formula recomputed on the new grid")}
+RECOMPUTE_SHORT = {"scaled": N_("formula, same positions"), "integer": N_("formula, new grid")}
 
 
 @figure("resize_channel")
@@ -211,17 +232,20 @@ def resize_channel(*, old_height: int = 14, old_width: int = 14, new_height: int
                                       channel)  # (H', W') each
     lim = 2.0 if combine == "add" else 1.0
     gap = float(np.abs(a - b).max())
-    grid = Panels.grid(1, 3, [f"bicubic resize (±{lim:g})", RECOMPUTE_SHORT[recompute], f"difference (max {gap:.3f})"],
-                       hspace=0.07, title_size=14)
-    grid.add(_image_heatmap(a, "interpolated", zmin=-lim, zmax=lim, showscale=False), 1)
-    grid.add(_image_heatmap(b, "formula", zmin=-lim, zmax=lim, showscale=False), 2)
+    grid = Panels.grid(1, 3, [_("bicubic resize (±{limit:g})", limit=lim), _(RECOMPUTE_SHORT[recompute]),
+                              _("difference (max {gap:.3f})", gap=gap)], hspace=0.07, title_size=14)
+    grid.add(_image_heatmap(a, _("interpolated"), zmin=-lim, zmax=lim, showscale=False), 1)
+    grid.add(_image_heatmap(b, _("formula"), zmin=-lim, zmax=lim, showscale=False), 2)
     dl = max(gap, 1e-6)
-    grid.add(_image_heatmap(a - b, "interpolated − formula", zmin=-dl, zmax=dl, colorbar_x=1.0), 3)
-    _image_axes(grid, (1, 2, 3), x_title="column (new grid)", y_title="row (new grid)")
+    grid.add(_image_heatmap(a - b, _("interpolated − formula"), zmin=-dl, zmax=dl, colorbar_x=1.0), 3)
+    _image_axes(grid, (1, 2, 3), x_title=_("column (new grid)"), y_title=_("row (new grid)"))
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
     what, freq = _channel_label(info, channel)
-    return grid.figure(title=subtitled(f"{old_height}×{old_width} grid used at {new_height}×{new_width}: {what}",
-                                       f"{freq}; {RECOMPUTE_LABEL[recompute]}"), margin=dict(t=TWO_LINE_TOP))
+    return grid.figure(title=subtitled(_("{old_height}×{old_width} grid used at {new_height}×{new_width}: {channel}",
+                                         old_height=old_height, old_width=old_width, new_height=new_height,
+                                         new_width=new_width, channel=what),
+                                       _("{frequency}; {compared}", frequency=freq,
+                                         compared=_(RECOMPUTE_LABEL[recompute]))), margin=dict(t=TWO_LINE_TOP))
 
 
 @figure("resize_error_map")
@@ -231,23 +255,27 @@ def resize_error_map(*, old_height: int = 14, old_width: int = 14, new_height: i
     """Where and in which channels the bicubic resize departs from the formula."""
     per_patch, per_channel = rope2d.resize_error(old_height, old_width, new_height, new_width, d_model, base, combine,
                                                  recompute)
-    grid = Panels.grid(1, 2, ["relative error per patch", "RMS error per channel"], widths=(0.42, 0.58), hspace=0.3,
-                       title_size=16)
-    err = _image_heatmap(per_patch, "relative error", diverging=False, zmin=0, colorbar_x=0.3)
-    err.colorbar.update(xanchor="left", title=dict(text="|Δ| / |formula|", side="right"))
+    grid = Panels.grid(1, 2, [_("relative error per patch"), _("RMS error per channel")], widths=(0.42, 0.58),
+                       hspace=0.3, title_size=16)
+    err = _image_heatmap(per_patch, _("relative error"), diverging=False, zmin=0, colorbar_x=0.3)
+    err.colorbar.update(xanchor="left", title=dict(text=_("|Δ| / |formula|"), side="right"))
     grid.add(err, 1)
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
+    axes = np.array([axis_words(a) for a in info["axis"]])
     grid.scatter(
-        2, x=np.arange(d_model), y=f32(per_channel), mode="lines+markers", name="RMS error",
+        2, x=np.arange(d_model), y=f32(per_channel), mode="lines+markers", name=_("RMS error"),
         marker=dict(size=4, color=COLORS[0]), line=dict(color=COLORS[0]),
-        customdata=np.stack([info["axis"], info["fn"], np.char.mod("%.3g", 2 * np.pi / info["omega"])], axis=1),
-        hovertemplate="channel %{x} (%{customdata[1]} of %{customdata[0]}, λ = %{customdata[2]} patches)"
-                      "<br>RMS error %{y:.4f}<extra></extra>")
-    _image_axes(grid, (1,), x_title="column (new grid)", y_title="row (new grid)")
-    grid.axis("x", 2, title="channel index")
-    grid.axis("y", 2, title="RMS of interp − formula")
-    return grid.figure(title=subtitled(f"Bicubic {old_height}×{old_width} → {new_height}×{new_width} vs the formula",
-                                       f"{RECOMPUTE_LABEL[recompute]}, {MODE_LABEL[combine]}, D = {d_model}"),
+        customdata=np.stack([axes, info["fn"], np.char.mod("%.3g", 2 * np.pi / info["omega"])], axis=1),
+        hovertemplate=_("channel %{x} (%{customdata[1]} of %{customdata[0]}, λ = %{customdata[2]} patches)"
+                        "<br>RMS error %{y:.4f}<extra></extra>"))
+    _image_axes(grid, (1,), x_title=_("column (new grid)"), y_title=_("row (new grid)"))
+    grid.axis("x", 2, title=_("channel index"))
+    grid.axis("y", 2, title=_("RMS of interp − formula"))
+    return grid.figure(title=subtitled(_("Bicubic {old_height}×{old_width} → {new_height}×{new_width} vs the formula",
+                                         old_height=old_height, old_width=old_width, new_height=new_height,
+                                         new_width=new_width),
+                                       _("{compared}, {mode}, D = {channels}", compared=_(RECOMPUTE_LABEL[recompute]),
+                                         mode=_(MODE_LABEL[combine]), channels=d_model)),
                        margin=dict(t=TWO_LINE_TOP),
                        showlegend=False)
 
@@ -273,28 +301,32 @@ def rope2d_two_queries(*, height: int = 14, width: int = 14, dim: int = 64, kind
     lim = max(abs(lo), abs(hi), 1e-9)
     signed = lo < 0  # all-positive maps (q = k = ones, slow frequencies) get a sequential scale for contrast
     zmin, zmax = (-lim, lim) if signed else (lo, max(hi, lo + 1e-9))
-    grid = Panels.grid(1, 2, [f"query {'AB'[i]} at (row {r}, column {c})" for i, (r, c) in enumerate(queries)],
-                       hspace=0.08, title_size=16)
+    grid = Panels.grid(1, 2, [_("query {name} at (row {row}, column {col})", name="AB"[i], row=r, col=c)
+                              for i, (r, c) in enumerate(queries)], hspace=0.08, title_size=16)
     for i, ((r, c), m) in enumerate(zip(queries, maps)):
         x = np.arange(width) - (c if by_offset else 0)
         y = np.arange(height) - (r if by_offset else 0)
-        hover = (f"dx %{{x}}, dy %{{y}}<br>score with query {'AB'[i]}: %{{z:.4f}}<extra></extra>" if by_offset
-                 else f"key row %{{y}}, column %{{x}}<br>score with query {'AB'[i]}: %{{z:.4f}}<extra></extra>")
-        grid.add(_image_heatmap(m, f"score, query {'AB'[i]}", diverging=signed, zmin=zmin, zmax=zmax, x=x,
+        hover = (_("dx %{{x}}, dy %{{y}}<br>score with query {name}: %{{z:.4f}}<extra></extra>", name="AB"[i])
+                 if by_offset else
+                 _("key row %{{y}}, column %{{x}}<br>score with query {name}: %{{z:.4f}}<extra></extra>",
+                   name="AB"[i]))
+        grid.add(_image_heatmap(m, _("score, query {name}", name="AB"[i]), diverging=signed, zmin=zmin, zmax=zmax, x=x,
                                 y=y, showscale=(i == 1), hover=hover), i + 1)
         qx, qy = (0, 0) if by_offset else (c, r)
-        grid.scatter(i + 1, x=[qx], y=[qy], mode="markers", name=f"query {'AB'[i]}", showlegend=False,
+        grid.scatter(i + 1, x=[qx], y=[qy], mode="markers", name=_("query {name}", name="AB"[i]), showlegend=False,
                      marker=dict(symbol="star", size=15, color="#ffffff", line=dict(width=1.5, color="#111111")),
-                     hovertemplate=f"query {'AB'[i]} (row {r}, column {c})<extra></extra>")
+                     hovertemplate=_("query {name} (row {row}, column {col})<extra></extra>", name="AB"[i], row=r,
+                                     col=c))
     if by_offset:
-        _image_axes(grid, (1, 2), x_title="dx = key column − query column", y_title="dy = key row − query row")
+        _image_axes(grid, (1, 2), x_title=_("dx = key column − query column"), y_title=_("dy = key row − query row"))
         grid.axis("y", 2, matches="y", showticklabels=False)  # equal offsets line up across the panels
     else:
-        _image_axes(grid, (1, 2), x_title="key column x", y_title="key row y")
-    what = {"axial": f"axial RoPE (base {base:g})",
-            "mixed": f"RoPE-Mixed init (base {base:g}, head {head}, seed {seed})"}[kind]
-    return grid.figure(title=subtitled(f"{what}: same offset → same score",
-                                       f"head dim {dim}; largest gap over shared offsets {gap:.1e}"),
+        _image_axes(grid, (1, 2), x_title=_("key column x"), y_title=_("key row y"))
+    what = (_("axial RoPE (base {base:g})", base=base) if kind == "axial" else
+            _("RoPE-Mixed init (base {base:g}, head {head}, seed {seed})", base=base, head=head, seed=seed))
+    return grid.figure(title=subtitled(_("{variant}: same offset → same score", variant=what),
+                                       _("head dim {dim}; largest gap over shared offsets {gap:.1e}", dim=dim,
+                                         gap=gap)),
                        margin=dict(t=TWO_LINE_TOP))
 
 
@@ -306,20 +338,22 @@ def mixed_rope_directions(*, dim: int = 64, num_heads: int = 4, base: float = 10
     for h in range(freqs.shape[0]):
         fx, fy = freqs[h]
         fig.add_trace(go.Scatter(
-            x=f32(fx), y=f32(fy), mode="markers", name=f"head {h}",
+            x=f32(fx), y=f32(fy), mode="markers", name=_("head {head}", head=h),
             marker=dict(size=7, color=COLORS[h % len(COLORS)]), customdata=np.arange(len(fx)),
-            hovertemplate=f"head {h}, pair %{{customdata}}<br>f_x %{{x:.4f}}, f_y %{{y:.4f}}<extra></extra>"))
-    fig.update_xaxes(title_text="f_x (radians per column step)", zeroline=True)
-    fig.update_yaxes(title_text="f_y (radians per row step)", scaleanchor="x", scaleratio=1, zeroline=True)
-    fig.update_layout(title=subtitled("RoPE-Mixed at initialisation: a random direction per head",
-                                      f"each head turns along a direction φ and its right angle (seed {seed})"),
+            hovertemplate=_("head {head}, pair %{{customdata}}<br>f_x %{{x:.4f}}, f_y %{{y:.4f}}<extra></extra>",
+                            head=h)))
+    fig.update_xaxes(title_text=_("f_x (radians per column step)"), zeroline=True)
+    fig.update_yaxes(title_text=_("f_y (radians per row step)"), scaleanchor="x", scaleratio=1, zeroline=True)
+    fig.update_layout(title=subtitled(_("RoPE-Mixed at initialisation: a random direction per head"),
+                                      _("each head turns along a direction φ and its right angle (seed {seed})",
+                                        seed=seed)),
                       margin=dict(t=TWO_LINE_TOP))
     return fig
 
 
 def _flux_token_labels(height: int, width: int, n_text: int) -> np.ndarray:
-    labels = [f"text {i} (0,0,0)" for i in range(n_text)]
-    labels += [f"patch ({r},{c})" for r in range(height) for c in range(width)]
+    labels = [_("text {index} (0,0,0)", index=i) for i in range(n_text)]
+    labels += [_("patch ({row},{col})", row=r, col=c) for r in range(height) for c in range(width)]
     return np.array(labels)
 
 
@@ -339,22 +373,24 @@ def flux_angles(*, height: int = 6, width: int = 6, n_text: int = 8, patch_rows:
     labels = _flux_token_labels(shown, width, n_text)
     fig = go.Figure(go.Heatmap(
         z=f32(ang), x=np.arange(ang.shape[1]), y=labels, colorscale=CYCLIC, zmin=0, zmax=2 * np.pi,
-        name="angle", colorbar=dict(title="angle (rad)", tickvals=[0, np.pi, 2 * np.pi], ticktext=["0", "π", "2π"]),
-        hovertemplate="%{y}, pair %{x}<br>angle %{z:.3f} rad<extra></extra>"))
-    axes = ((-0.5, "axis 0", 1.02), (7.5, "axis 1: row (56 ch)", 1.02), (35.5, "axis 2: column (56 ch)", 1.02))
+        name=_("angle"), colorbar=dict(title=_("angle (rad)"), tickvals=[0, np.pi, 2 * np.pi],
+                                       ticktext=["0", "π", "2π"]),
+        hovertemplate=_("%{y}, pair %{x}<br>angle %{z:.3f} rad<extra></extra>")))
+    axes = ((-0.5, _("axis 0"), 1.02), (7.5, _("axis 1: row (56 ch)"), 1.02), (35.5, _("axis 2: column (56 ch)"), 1.02))
     for x, text, y in axes:
         fig.add_vline(x=x, line_color="#888888", line_dash="dot")
         fig.add_annotation(x=x + 0.5, y=y, yref="paper", text=text, showarrow=False, xanchor="left")
     if n_text:
         fig.add_hline(y=n_text - 0.5, line_color=COLORS[3], line_width=2)
-        fig.add_annotation(x=4, y=labels[(n_text - 1) // 2], text="text tokens: angle 0 on every pair, no rotation",
+        fig.add_annotation(x=4, y=labels[(n_text - 1) // 2], text=_("text tokens: angle 0 on every pair, no rotation"),
                            showarrow=False, xanchor="left", font=dict(color=COLORS[3]), bgcolor="rgba(255,255,255,0.7)")
     fig.update_yaxes(autorange="reversed", type="category", automargin=True,
-                     title_text="token (text first, then patches row by row)")
-    fig.update_xaxes(title_text="rotary pair index k", range=[-0.5, 63.5])
-    cap = f", first {shown} of {height} grid rows" if shown < height else ""
-    fig.update_layout(title=subtitled("FLUX.1 RoPE angles, axes (16, 56, 56)",
-                                      f"{n_text} text tokens + {shown}×{width} patches{cap}"),
+                     title_text=_("token (text first, then patches row by row)"))
+    fig.update_xaxes(title_text=_("rotary pair index k"), range=[-0.5, 63.5])
+    count = (_("{text} text tokens + {rows}×{width} patches, first {rows} of {height} grid rows", text=n_text,
+               rows=shown, width=width, height=height) if shown < height else
+             _("{text} text tokens + {rows}×{width} patches", text=n_text, rows=shown, width=width))
+    fig.update_layout(title=subtitled(_("FLUX.1 RoPE angles, axes (16, 56, 56)"), count),
                       height=int(np.clip(200 + 14 * len(ids), 420, 1100)), margin=dict(t=TWO_LINE_TOP))
     return fig
 
@@ -369,24 +405,25 @@ def flux_scores(*, height: int = 6, width: int = 6, n_text: int = 8, query: str 
     query = check_choice("query", query, ("patch", "text"))
     if query == "text" and n_text:
         ti = check_int("text_index", text_index, 0, n_text - 1)
-        qi, qname = ti, f"text token {ti}"
+        qi, qname = ti, _("text token {index}", index=ti)
     else:
         r, c = check_int("row", row, 0, height - 1), check_int("col", col, 0, width - 1)
-        qi, qname = n_text + r * width + c, f"patch (row {r}, column {c})"
+        qi, qname = n_text + r * width + c, _("patch (row {row}, column {col})", row=r, col=c)
     s = rope2d.flux_rope_scores(height, width, n_text, qi, content)  # (N,)
     lim = float(max(np.abs(s).max(), 1e-9))
     img = s[n_text:].reshape(height, width)
     signed = img.min() < 0  # all-positive maps get a sequential scale for contrast
-    grid = Panels.grid(1, 2, ["against text tokens (ids 0,0,0)", "against image patches (0, row, col)"],
+    grid = Panels.grid(1, 2, [_("against text tokens (ids 0,0,0)"), _("against image patches (0, row, col)")],
                        widths=(0.3, 0.7), hspace=0.12, title_size=16)
-    grid.add(dict(type="bar", x=np.arange(n_text), y=f32(s[:n_text]), name="text keys", marker_color=COLORS[3],
-                  hovertemplate="text token %{x}<br>score %{y:.4f}<extra></extra>"), 1)
-    grid.add(_image_heatmap(img, "score", diverging=signed, zmin=-lim if signed else float(img.min()),
+    grid.add(dict(type="bar", x=np.arange(n_text), y=f32(s[:n_text]), name=_("text keys"), marker_color=COLORS[3],
+                  hovertemplate=_("text token %{x}<br>score %{y:.4f}<extra></extra>")), 1)
+    grid.add(_image_heatmap(img, _("score"), diverging=signed, zmin=-lim if signed else float(img.min()),
                             zmax=lim if signed else float(max(img.max(), img.min() + 1e-9)),
-                            hover="patch row %{y}, column %{x}<br>score %{z:.4f}<extra></extra>"), 2)
-    grid.axis("x", 1, title="text token index")
-    grid.axis("y", 1, title="score", range=[-lim * 1.05, lim * 1.05])
-    grid.axis("y", 2, title="patch row", autorange="reversed", scaleanchor="x2", scaleratio=1, constrain="domain")
-    grid.axis("x", 2, title="patch column", constrain="domain")
-    return grid.figure(title=subtitled(f"FLUX.1 RoPE: query = {qname}", "every text token scores the same"),
+                            hover=_("patch row %{y}, column %{x}<br>score %{z:.4f}<extra></extra>")), 2)
+    grid.axis("x", 1, title=_("text token index"))
+    grid.axis("y", 1, title=_("score"), range=[-lim * 1.05, lim * 1.05])
+    grid.axis("y", 2, title=_("patch row"), autorange="reversed", scaleanchor="x2", scaleratio=1, constrain="domain")
+    grid.axis("x", 2, title=_("patch column"), constrain="domain")
+    return grid.figure(title=subtitled(_("FLUX.1 RoPE: query = {query}", query=qname),
+                                       _("every text token scores the same")),
                        showlegend=False, margin=dict(t=TWO_LINE_TOP))

@@ -11,6 +11,8 @@ import numpy as np
 
 from posviz import mrope, rope2d
 from posviz.figures.mrope import segment_spans, sequence
+from posviz.figures.twod import axis_words
+from posviz.i18n import N_, _
 from posviz.rope import inv_freq
 from posviz.scaling import mrope_axis
 
@@ -26,6 +28,7 @@ LATEX_2D = {
            r"PE(r,c)_{2i+1} = \cos r\omega_i + \cos c\omega_i,\quad \omega_i = b^{-2i/D}",
 }
 QWEN3_VL_SECTION = (24, 20, 20)  # Qwen3-VL's mrope_section, read interleaved (mrope_interleaved: true)
+AXIS_WAVELENGTHS = {"temporal": N_("temporal λ (ids)"), "height": N_("height λ (ids)"), "width": N_("width λ (ids)")}
 
 
 def channel_words(d_model: int, base: float, combine: str, channel: int) -> str:
@@ -33,11 +36,14 @@ def channel_words(d_model: int, base: float, combine: str, channel: int) -> str:
     the layout (``rope2d.sincos_2d_channel_info``)."""
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
     omega = float(info["omega"][channel])
-    wave = f"a wavelength of {2 * np.pi / omega:,.3g} patches" if omega > 0 else "no change at all"
+    wave = (_("a wavelength of {wavelength:,.3g} patches", wavelength=2 * np.pi / omega) if omega > 0 else
+            _("no change at all"))
     fixed = omega == float(rope2d.sincos_2d_channel_info(d_model, 2 * base, combine)["omega"][channel])
-    return (f"channel {channel} is {info['fn'][channel]} of the {info['axis'][channel]}, with {wave}"
-            + (" whatever the base (its frequency is b⁰ = 1: pick another channel to watch the base stretch "
-               "the stripes)" if fixed else ""))
+    values = dict(channel=channel, fn=info["fn"][channel], axis=axis_words(info["axis"][channel]), wave=wave)
+    if fixed:
+        return _("channel {channel} is {fn} of the {axis}, with {wave} whatever the base (its frequency is b⁰ = 1: "
+                 "pick another channel to watch the base stretch the stripes)", **values)
+    return _("channel {channel} is {fn} of the {axis}, with {wave}", **values)
 
 
 def still_channels(height: int, width: int, d_model: int, base: float, combine: str) -> tuple[int, float]:
@@ -55,10 +61,10 @@ def mae_halves(height: int, width: int, d_model: int, base: float) -> dict[str, 
     each half's channels, along a row and down a column."""
     resp = rope2d.axis_response(height, width, d_model, base, "mae")  # (2 moves, D)
     half = d_model // 2
-    return {"emb_h (1st half), along a row": float(resp[0, :half].mean()),
-            "emb_h (1st half), down a column": float(resp[1, :half].mean()),
-            "emb_w (2nd half), along a row": float(resp[0, half:].mean()),
-            "emb_w (2nd half), down a column": float(resp[1, half:].mean())}
+    return {_("emb_h (1st half), along a row"): float(resp[0, :half].mean()),
+            _("emb_h (1st half), down a column"): float(resp[1, :half].mean()),
+            _("emb_w (2nd half), along a row"): float(resp[0, half:].mean()),
+            _("emb_w (2nd half), down a column"): float(resp[1, half:].mean())}
 
 
 def mae_halves_apart(height: int, width: int, d_model: int, base: float) -> tuple[bool, str]:
@@ -67,8 +73,8 @@ def mae_halves_apart(height: int, width: int, d_model: int, base: float) -> tupl
     resp = rope2d.axis_response(height, width, d_model, base, "mae")
     half = d_model // 2
     h_down, w_along = float(resp[1, :half].max()), float(resp[0, half:].max())
-    return h_down == 0.0 and w_along == 0.0, (f"largest change: emb_h down a column {h_down:.3g}, emb_w along a "
-                                              f"row {w_along:.3g}")
+    return h_down == 0.0 and w_along == 0.0, _("largest change: emb_h down a column {down:.3g}, emb_w along a row "
+                                               "{along:.3g}", down=h_down, along=w_along)
 
 
 def flux_text_spread(n_text: int = 4) -> float:
@@ -92,16 +98,18 @@ def misread_pairs() -> int:
 def text_after_image() -> tuple[int, int, int]:
     """The default sequence's image size and where the text after it starts, with M-RoPE and with 0 … N−1."""
     segs = sequence()
-    (_, a, b, _), (_, c, _, _) = segment_spans(segs)[1:3]
+    (_kind, a, b, _label), (_next, c, _last, _next_label) = segment_spans(segs)[1:3]
     return b - a + 1, int(mrope.mrope_position_ids(segs)[0, c]), int(mrope.sequential_position_ids(segs)[0, c])
 
 
 def starts_after_largest(segments: tuple, ids: np.ndarray) -> tuple[bool, str]:
     """Whether every segment starts one past the largest id before it, and the first one that does not."""
-    for _, a, _, label in segment_spans(segments):
+    for _kind, a, _last, label in segment_spans(segments):
         if a and int(ids[:, a].min()) != int(ids[:, :a].max()) + 1:
-            return False, f"{label} starts at {int(ids[:, a].min())}, the ids before it reach {int(ids[:, :a].max())}"
-    return True, f"{len(segment_spans(segments))} segments, each starting one past the largest id before it"
+            return False, _("{segment} starts at {start}, the ids before it reach {largest}", segment=label,
+                            start=int(ids[:, a].min()), largest=int(ids[:, :a].max()))
+    return True, _("{segments} segments, each starting one past the largest id before it",
+                   segments=len(segment_spans(segments)))
 
 
 def text_is_plain_rope(segments: tuple, ids: np.ndarray) -> tuple[bool, float, int]:
@@ -115,7 +123,7 @@ def text_is_plain_rope(segments: tuple, ids: np.ndarray) -> tuple[bool, float, i
 
 def image_angle_spread(segments: tuple, base: float, interleaved: bool) -> dict[str, float]:
     """For each axis, how far its pairs' angles spread across the image's tokens (``mrope.axis_angle_spread``)."""
-    _, a, b, _ = segment_spans(segments)[1]
+    _kind, a, b, _label = segment_spans(segments)[1]
     ids = mrope.mrope_position_ids(segments)[:, a:b + 1]
     section = QWEN3_VL_SECTION if interleaved else mrope.MROPE_SECTION
     return mrope.axis_angle_spread(ids, 128, base, section, interleaved)
@@ -123,23 +131,44 @@ def image_angle_spread(segments: tuple, base: float, interleaved: bool) -> dict[
 
 def image_words(segments: tuple, ids: np.ndarray) -> str:
     """The image's ids and where the text after it resumes, in words from the ids themselves."""
-    (_, a, b, label), (_, c, _, _) = segment_spans(segments)[1:3]
+    (_kind, a, b, _label), (_next, c, _last, _next_label) = segment_spans(segments)[1:3]
+    _image, _t, h, w = mrope.check_segments(segments)[1]
     img, start = ids[:, a:b + 1], int(ids[0, a])
-    return (f"The {label.split()[1]} image's {b - a + 1} tokens all keep temporal id {img[0, 0]}; their height ids "
-            f"run {img[1].min()}–{img[1].max()} and their width ids {img[2].min()}–{img[2].max()}. The text after "
-            f"it resumes at {ids[0, c]} = {start} + {ids[0, c] - start}: the image moves the position on by "
-            f"{ids[0, c] - start}, its larger side, although it holds {b - a + 1} tokens.")
+    return _("The {h}×{w} image's {tokens} tokens all keep temporal id {temporal}; their height ids run "
+             "{top}–{bottom} and their width ids {left}–{right}. The text after it resumes at {resume} = {start} + "
+             "{step}: the image moves the position on by {step}, its larger side, although it holds {tokens} tokens.",
+             h=h, w=w, tokens=b - a + 1, temporal=img[0, 0], top=img[1].min(), bottom=img[1].max(), left=img[2].min(),
+             right=img[2].max(), resume=ids[0, c], start=start, step=ids[0, c] - start)
 
 
 def video_words(segments: tuple, ids: np.ndarray, variant: str, spg: float) -> str:
     """The video's frame grids' temporal offsets, and the rule that gives them, in words from the ids."""
     spans = segment_spans(segments)
     if len(spans) < 5:
-        return "Set the video frames above 0 to add a video."
-    _, a, b, label = spans[3]
-    _, _, h, w = mrope.check_segments(segments)[3]
+        return _("Set the video frames above 0 to add a video.")
+    _kind, a, b, _label = spans[3]
+    _video, t, h, w = mrope.check_segments(segments)[3]
     frames = ids[0, a:b + 1:h * w] - ids[0, a]  # the first token of every frame grid
-    step = ("one temporal id per frame grid (Qwen2-VL)" if variant == "qwen2_vl" else
-            f"floor(k · {mrope.TOKENS_PER_SECOND:g} tokens per second · {spg:g} s) for frame grid k (Qwen2.5-VL)")
+    step = (_("one temporal id per frame grid (Qwen2-VL)") if variant == "qwen2_vl" else
+            _("floor(k · {rate:g} tokens per second · {seconds:g} s) for frame grid k (Qwen2.5-VL)",
+              rate=mrope.TOKENS_PER_SECOND, seconds=spg))
     shown = ", ".join(map(str, frames[:8])) + (", …" if frames.size > 8 else "")
-    return f"The {label.split()[1]} video's frame grids get temporal offsets {shown}: {step}."
+    return _("The {t}×{h}×{w} video's frame grids get temporal offsets {offsets}: {rule}.", t=t, h=h, w=w,
+             offsets=shown, rule=step)
+
+
+def axis_wavelength_label(axis: str) -> str:
+    """The label of an axis' range of wavelengths ("temporal λ (ids)"), ``axis`` a key of
+    ``mrope.axis_wavelengths``."""
+    return _(AXIS_WAVELENGTHS[axis])
+
+
+def section_layout_words(waves: dict[str, tuple[float, float]], interleaved: bool) -> str:
+    """What the section layout means for a small image: chunked, the width id gets only the slowest pairs (its
+    wavelengths from ``mrope.axis_wavelengths``); interleaved, every axis has fast and slow pairs."""
+    if interleaved:
+        return _("Interleaved, every axis has fast and slow pairs, so the rows and columns of even a small image "
+                 "turn the fast pairs by visible angles.")
+    return _("Chunked, the temporal id gets only the fastest pairs and the width id only the slowest (wavelengths "
+             "{shortest:,.3g} – {longest:,.3g} ids), so across a small image they barely turn; interleaving gives "
+             "every axis fast and slow pairs.", shortest=waves["width"][0], longest=waves["width"][1])

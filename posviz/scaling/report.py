@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from posviz._validate import check_bool, check_int
+from posviz.i18n import _
 from posviz.rotary import MAX_DIM
 from posviz.scaling.config import (
     RopeConfig,
@@ -98,13 +99,15 @@ def _layer_map(cfg: Mapping, model_type: str | None, blocks: Mapping) -> tuple[i
     if types is None and n is not None and set(blocks) == {"full_attention", "sliding_attention"}:
         pattern = check_int("sliding_window_pattern", cfg.get("sliding_window_pattern", 6), 1, 10_000)
         types = ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(n)]
-        notes.append(f"layer types from sliding_window_pattern {pattern}: every {pattern}th layer is global")
+        notes.append(_("layer types from sliding_window_pattern {pattern}: every {pattern}th layer is global",
+                       pattern=pattern))
     nope: set[int] = set()
     flags = cfg.get("no_rope_layers")
     if (flags is None or flags == []) and n is not None and "no_rope_layer_interval" in cfg:
         every = check_int("no_rope_layer_interval", cfg["no_rope_layer_interval"], 1, 10_000)
         flags = [int((i + 1) % every != 0) for i in range(n)]
-        notes.append(f"no_rope_layers from no_rope_layer_interval {every}: every {every}th layer uses no RoPE")
+        notes.append(_("no_rope_layers from no_rope_layer_interval {every}: every {every}th layer uses no RoPE",
+                       every=every))
     if flags is not None:
         if not isinstance(flags, (list, tuple)) or (n is not None and len(flags) < n):
             raise ValueError(f"no_rope_layers must be a list of 0/1 flags, one per layer; got {flags!r}"[:160])
@@ -149,7 +152,7 @@ def describe_config(config: object) -> ConfigReport:
     resolved: list[tuple[str, RopeConfig]] = []
     for key, block in blocks.items():
         if block is None:
-            notes.append(f"{spelling}.{key} is null: those layers use no RoPE")
+            notes.append(_("{spelling}.{key} is null: those layers use no RoPE", spelling=spelling, key=key))
             continue
         resolved.append((key, read_rope_config(config, key)))
     if not resolved:
@@ -163,11 +166,14 @@ def describe_config(config: object) -> ConfigReport:
         notes += [f"{key}: {note}" if len(resolved) > 1 else note for note in rc.notes if note not in notes]
     if main.head_dim_source.startswith("qk_rope_head_dim"):
         nope_dim = cfg.get("qk_nope_head_dim")
-        extra = f" of the {main.dim + int(nope_dim)}-channel query/key head" if isinstance(nope_dim, int) else ""
-        notes.append(f"DeepSeek's decoupled RoPE: it rotates qk_rope_head_dim = {main.dim} channels{extra}; "
-                     "the qk_nope_head_dim channels carry no position")
+        notes.append(_("DeepSeek's decoupled RoPE: it rotates qk_rope_head_dim = {dim} channels of the "
+                       "{channels}-channel query/key head; the qk_nope_head_dim channels carry no position",
+                       dim=main.dim, channels=main.dim + int(nope_dim)) if isinstance(nope_dim, int) else
+                     _("DeepSeek's decoupled RoPE: it rotates qk_rope_head_dim = {dim} channels; the "
+                       "qk_nope_head_dim channels carry no position", dim=main.dim))
     if main.dim < main.head_dim:
-        notes.append(f"partial rotary: {main.dim} of {main.head_dim} channels per head rotate")
+        notes.append(_("partial rotary: {dim} of {head_dim} channels per head rotate", dim=main.dim,
+                       head_dim=main.head_dim))
     sec = main.params.get("mrope_section")
     axis = mrope_axis(sec, bool(main.params.get("mrope_interleaved"))) if sec else None
     return ConfigReport(model_type, n, tuple(out_blocks), tuple(nope), target, source,

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 
 import streamlit as st
 
+from posviz.i18n import _
 from posviz.ui.page import context, hold_until_figure
 
 
@@ -15,10 +16,12 @@ def say(text: str) -> None:
 
 
 def prose(text: str) -> None:
-    """Explanatory markdown (constants only) of a part. In presenter mode it folds into "Notes" so that the
-    part's figure stays near the top of the screen."""
+    """Explanatory markdown (constants only) of a part, in the page's language (a constant marked with ``N_`` is
+    translated here). In presenter mode it folds into "Notes" so that the part's figure stays near the top of the
+    screen."""
+    text = _(text)
     if context().presenter:
-        with st.expander("Notes"):
+        with st.expander(_("Notes")):
             st.markdown(text)
     else:
         st.markdown(text)
@@ -37,21 +40,22 @@ def escape_md(text: str) -> str:
 
 def pitfall(title: str, explanation: str, *, key: str, wrong: Callable[[], object] | None = None,
             right: Callable[[], object] | None = None) -> None:
-    """A "Pitfall" callout; its toggle shows the wrong version beside the right one."""
+    """A "Pitfall" callout; its toggle shows the wrong version beside the right one. ``title`` and
+    ``explanation`` are shown in the page's language (translated already, or marked with ``N_``)."""
     with st.container(border=True):
-        st.markdown(f"**⚠️ Pitfall: {title}**")
-        st.markdown(explanation)
+        st.markdown(_("**⚠️ Pitfall: {title}**", title=_(title)))
+        st.markdown(_(explanation))
         if wrong is None and right is None:
             return
         slug = context().slug
-        if st.toggle("Show the wrong version beside the right one", key=f"{slug}.pitfall.{key}"):
+        if st.toggle(_("Show the wrong version beside the right one"), key=f"{slug}.pitfall.{key}"):
             left, right_col = st.columns(2)
             with left:
-                st.markdown("**❌ Wrong**")
+                st.markdown(_("**❌ Wrong**"))
                 if wrong is not None:
                     wrong()
             with right_col:
-                st.markdown("**✅ Right**")
+                st.markdown(_("**✅ Right**"))
                 if right is not None:
                     right()
 
@@ -59,10 +63,15 @@ def pitfall(title: str, explanation: str, *, key: str, wrong: Callable[[], objec
 def check(label: str, ok: bool, detail: str = "") -> None:
     """A computed check, shown as holding or failing with its numbers (a deliberate failure in a
     pitfall demo is not an error, so this never uses st.error)."""
-    mark = "✅" if ok else "❌"
-    verdict = "holds" if ok else "fails"
+    label, detail = _(label), _(detail) if detail else detail
+    if ok:
+        text = _("✅ **{label}** holds — {detail}", label=label, detail=detail) if detail else \
+            _("✅ **{label}** holds", label=label)
+    else:
+        text = _("❌ **{label}** fails — {detail}", label=label, detail=detail) if detail else \
+            _("❌ **{label}** fails", label=label)
     with st.container(border=True):
-        st.markdown(f"{mark} **{label}** {verdict}" + (f" — {detail}" if detail else ""))
+        st.markdown(text)
 
 
 def numbers(values: Mapping[str, float | int | str], fmt: str = "{:.6g}") -> None:
@@ -75,6 +84,6 @@ def numbers(values: Mapping[str, float | int | str], fmt: str = "{:.6g}") -> Non
     if not values or hold_until_figure(lambda: numbers(values, fmt)):
         return
     shown = [fmt.format(v) if isinstance(v, (int, float)) else str(v) for v in values.values()]
-    st.markdown("| " + " | ".join(escape_md(label) for label in values) + " |\n"
+    st.markdown("| " + " | ".join(escape_md(_(label)) for label in values) + " |\n"
                 + "|" + ":--|" * len(values) + "\n"
                 + "| " + " | ".join(f"**{escape_md(v)}**" for v in shown) + " |")

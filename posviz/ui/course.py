@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from posviz import i18n
+from posviz.i18n import _
 from posviz.ui.params import Param
 
 if TYPE_CHECKING:
@@ -234,8 +236,11 @@ def find(slug: str, pages_dir: Path | None = None) -> Lesson:
 
 
 def href(slug: str, pages_dir: Path | None = None, **query: object) -> str:
-    """The relative address of lesson ``slug`` with ``query`` (a link that opens a view of it)."""
+    """The relative address of lesson ``slug`` with ``query`` (a link that opens a view of it), in the current
+    language (``lang`` added when it is not English)."""
     lesson = find(slug, pages_dir)
+    if i18n.language() != i18n.DEFAULT and "lang" not in query:
+        query = {**query, "lang": i18n.language()}
     part = query.get("part")
     known = {k for p in lesson.parts.values() for k in (p.key, *p.aliases)}
     if part is not None and known and part not in known:
@@ -256,13 +261,14 @@ def app_path(page: str) -> str:
 def link(slug: str, part: str | None = None, text: str | None = None, pages_dir: Path | None = None,
          **query: object) -> str:
     """A markdown link to lesson ``slug`` (at ``part`` with ``query``), showing ``text`` or, by default, the
-    lesson's title and the part's label ("RoPE: 9. Which pairs matter"); a wrong slug or part raises as
-    :func:`href` does."""
+    lesson's title and the part's label ("RoPE: 9. Which pairs matter") in the current language; a wrong slug or
+    part raises as :func:`href` does."""
     address = href(slug, pages_dir, **({"part": part} if part else {}), **query)
     if text is None:
         lesson = find(slug, pages_dir)
         label = next((p.label for p in lesson.parts.values() if part in (p.key, *p.aliases)), None)
-        text = f"{lesson.title}: {label}" if label else lesson.title
+        title = _(lesson.title)
+        text = _("{lesson}: {part}", lesson=title, part=_(label)) if label else title
     return f"[{text}]({address})"
 
 
@@ -291,7 +297,7 @@ def readme_with_table(readme: str, items: Iterable[Lesson]) -> str:
     """``readme`` with the block between the lesson markers replaced by :func:`markdown_table` and
     :func:`markdown_gallery`: everything the README says per lesson is made from the declarations."""
     head, rest = readme.split(README_START, 1)
-    _, tail = rest.split(README_END, 1)
+    _table, tail = rest.split(README_END, 1)
     items = list(items)
     return f"{head}{README_START}\n{markdown_table(items)}\n\n{markdown_gallery(items)}\n{README_END}{tail}"
 

@@ -15,7 +15,7 @@ import json
 import os
 import urllib.parse
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ import streamlit as st
 
 from posviz import PUBLIC_URL_ENV, i18n
 from posviz._speed import freeze_long_lived_heap
+from posviz.i18n import N_, _
 from posviz.theme import PRESENTER_SCALE, background
 from posviz.ui.params import Bool, Choice, Param, parse_or_default, values_for
 
@@ -30,9 +31,13 @@ if TYPE_CHECKING:
     from posviz.ui.course import Lesson, Part
 
 _CTX = "_posviz_ctx"
-PRESENT = Bool("present", "Presenter mode", default=False,
-               help="Bigger fonts, lines and markers, the intro folded away and each part's figure near the top: "
-                    "for projectors. Shift + → and Shift + ← step through the parts.")
+PRESENT = Bool("present", N_("Presenter mode"), default=False,
+               help=N_("Bigger fonts, lines and markers, the intro folded away and each part's figure near the top: "
+                       "for projectors. Shift + → and Shift + ← step through the parts."))
+# the language switch: each language named in its own script; the default follows the browser (see _page_language)
+LANGUAGE = Choice("lang", N_("Language"), default=i18n.DEFAULT, options=dict(i18n.LANGUAGES),
+                  widget="segmented")
+_LANGUAGE_KEY = "_global.lang"
 NEXT_KEYS, PREVIOUS_KEYS = "Shift+Right", "Shift+Left"
 
 
@@ -90,31 +95,63 @@ def draw_lesson(lesson: Lesson) -> None:
 def start_page(slug: str, title: str, *, icon: str, intro: str) -> PageContext:
     """Configure the page, create its context and draw its title and intro (folded in presenter mode)."""
     freeze_long_lived_heap()
-    i18n.set_language(_page_language())
+    warning = _start_language()
+    title, intro = _(title), _(intro) if intro else intro
     st.set_page_config(page_title=f"{title} · posviz", page_icon=icon, layout="wide")
     ctx = PageContext(slug=slug)
     st.session_state[_CTX] = ctx
     ctx.theme = "dark" if getattr(st.context.theme, "type", None) == "dark" else "light"
+    if warning:
+        st.warning(warning, icon="⚠️")
     ctx.presenter = bool(_value(PRESENT, PRESENT, _key("_global", "present"), st.sidebar))
     if ctx.presenter:
         ctx.figure_font_scale = _figure_scale(slug)
         _presenter_css()
     st.title(title)
     if intro and ctx.presenter:
-        with st.expander("About posviz" if slug == "home" else "About this lesson"):
+        with st.expander(_("About posviz") if slug == "home" else _("About this lesson")):
             st.markdown(intro)
     elif intro:
         st.markdown(intro)
     return ctx
 
 
-def _page_language() -> str:
-    """The language this run shows: the URL's ``lang`` if posviz speaks it, else the browser's (Chinese for any
-    ``zh`` locale), else English."""
-    asked = st.query_params.get("lang")
-    if asked in i18n.LANGUAGES:
-        return asked
+def browser_language() -> str:
+    """The language the browser asks for: Chinese for any ``zh`` locale (``st.context.locale``), else English."""
     return "zh" if (st.context.locale or "").lower().startswith("zh") else i18n.DEFAULT
+
+
+def _page_language() -> tuple[str, bool]:
+    """The language this run shows, and whether the URL asked for one posviz does not speak: the switch's (kept in
+    the session), else the URL's ``lang``, else the browser's (:func:`browser_language`)."""
+    for key in (_LANGUAGE_KEY, _shadow(_LANGUAGE_KEY)):
+        if st.session_state.get(key) in i18n.LANGUAGES:
+            return st.session_state[key], False
+    value, warning = parse_or_default(replace(LANGUAGE, default=browser_language()), st.query_params.get("lang"))
+    return value, warning is not None
+
+
+def _start_language() -> str | None:
+    """Set this run's language (:func:`_page_language`), keep it for the switch and the page's fragments, and put
+    it in the URL unless it is what the address without ``lang`` opens in; returns the warning about a bad URL
+    value (in the language chosen), if any."""
+    raw = st.query_params.get(LANGUAGE.name)
+    lang, bad = _page_language()
+    i18n.set_language(lang)
+    st.session_state[_LANGUAGE_KEY] = st.session_state[_shadow(_LANGUAGE_KEY)] = lang
+    if lang == i18n.DEFAULT and browser_language() == i18n.DEFAULT:
+        if LANGUAGE.name in st.query_params:
+            del st.query_params[LANGUAGE.name]
+    elif raw != lang:
+        st.query_params[LANGUAGE.name] = lang
+    return parse_or_default(replace(LANGUAGE, default=lang), raw)[1] if bad else None
+
+
+def keep_language() -> None:
+    """Show a fragment's rerun in the page's language: a fragment reruns without the page's start (and may run in
+    a new thread), so each of the kit's fragments and dialogs calls this first."""
+    lang = st.session_state.get(_shadow(_LANGUAGE_KEY))
+    i18n.set_language(lang if lang in i18n.LANGUAGES else i18n.DEFAULT)
 
 
 _SCREEN_KEY = "_posviz.screen"
@@ -152,11 +189,12 @@ def _presenter_css() -> None:
 
 @st.fragment
 def _lesson_fragment(lesson: Lesson) -> None:
+    keep_language()
     ctx = _begin_controls()
     part = _choose_part(lesson)
     values = _lesson_values(lesson, part)
     ctx.part = part
-    st.header(part.title or part.label)
+    st.header(_(part.title or part.label))
     part.draw(_PartValues(values, part))
     release_held(ctx)  # a part without a figure: its numbers at its end
     _step_buttons(lesson, part)
@@ -226,7 +264,7 @@ def _part_param(lesson: Lesson, presenter: bool = False) -> Choice:
     top of the screen (the step buttons and Shift + arrows still step through the parts)."""
     first = next(iter(lesson.parts))
     aliases = {alias: p.key for p in lesson.parts.values() for alias in p.aliases}
-    return Choice("part", "lesson part", default=first, options={k: p.label for k, p in lesson.parts.items()},
+    return Choice("part", N_("lesson part"), default=first, options={k: p.label for k, p in lesson.parts.items()},
                   widget="select" if presenter else "radio", aliases=aliases)
 
 
@@ -247,7 +285,7 @@ def _lesson_values(lesson: Lesson, part: Part) -> dict[str, Any]:
         slot = ctx.sidebar_controls if control.name in part.uses else None
         if slot is not None and control.group:
             if control.group not in groups:
-                groups[control.group] = slot.expander(control.group)
+                groups[control.group] = slot.expander(_(control.group))
             slot = groups[control.group]
         return _draw(control, resolved, _key(lesson.slug, control.name), slot)
 
@@ -269,17 +307,18 @@ def _step_buttons(lesson: Lesson, part: Part) -> None:
     left, middle, right = bar.columns(3, vertical_alignment="center")
     if i > 0:
         previous = lesson.parts[keys[i - 1]]
-        left.button(f"← {previous.label}", key=f"{key}.previous", on_click=_go_to_part, args=(key, previous.key),
-                    shortcut=PREVIOUS_KEYS, help=f"Previous part ({PREVIOUS_KEYS})")
+        left.button(f"← {_(previous.label)}", key=f"{key}.previous", on_click=_go_to_part,
+                    args=(key, previous.key), shortcut=PREVIOUS_KEYS,
+                    help=_("Previous part ({keys})", keys=PREVIOUS_KEYS))
     with middle, st.container(horizontal=True, horizontal_alignment="center", vertical_alignment="center"):
-        st.markdown(f"step {i + 1} / {len(keys)}")
-        if presenter and st.button("QR code", key=f"{key}.qr", help="A large QR code of this view for the class"):
+        st.markdown(_("step {step} / {steps}", step=i + 1, steps=len(keys)))
+        if presenter and st.button(_("QR code"), key=f"{key}.qr", help=_("A large QR code of this view for the class")):
             _qr_dialog(share_link())
     if i + 1 < len(keys):
         following = lesson.parts[keys[i + 1]]
         with right, st.container(horizontal=True, horizontal_alignment="right"):
-            st.button(f"{following.label} →", key=f"{key}.next", on_click=_go_to_part, args=(key, following.key),
-                      shortcut=NEXT_KEYS, help=f"Next part ({NEXT_KEYS})", type="primary")
+            st.button(f"{_(following.label)} →", key=f"{key}.next", on_click=_go_to_part, args=(key, following.key),
+                      shortcut=NEXT_KEYS, help=_("Next part ({keys})", keys=NEXT_KEYS), type="primary")
 
 
 # presenter mode: the step bar sticks to the bottom of the screen, over the part's end, on the page's background
@@ -372,7 +411,7 @@ def _declared(ctx: PageContext, names: tuple[str | Param, ...]) -> list[Param]:
 
 def _slots(container: Any, n: int, columns: int) -> Iterator[Any]:
     if columns <= 1:
-        yield from (container for _ in range(n))
+        yield from (container for _slot in range(n))
         return
     cols = container.columns(min(columns, n) or 1)
     yield from (cols[i % len(cols)] for i in range(n))
@@ -394,9 +433,11 @@ def _draw_tools(ctx: PageContext) -> None:
     module, so posviz.ui.run draws them."""
     with st.sidebar:
         st.divider()
+        LANGUAGE.render(st.sidebar, _LANGUAGE_KEY)
         PRESENT.render(st.sidebar, _key("_global", "present"))
-        st.button("Reset to defaults", on_click=_reset, args=(ctx.slug,), key=f"{ctx.slug}._reset",
-                  help="Put every control of this page back to its default value.")
+        st.button(_("Reset to defaults"), on_click=_reset, args=(ctx.slug,), key=f"{ctx.slug}._reset",
+                  help=_("Put every control of this page back to its default value."))
+    freeze_long_lived_heap()  # the switch's widget may import a module of Streamlit's on its first draw
 
 
 def _reset(slug: str) -> None:
@@ -420,9 +461,11 @@ def _reset(slug: str) -> None:
 
 def share_query(ctx: PageContext | None = None) -> str:
     """The query string (without '?') that restores every non-default control of the page, for a student: without
-    presenter mode, which is the lecturer's."""
+    presenter mode, which is the lecturer's; with ``lang`` when the page is not in English."""
     ctx = ctx or context()
     pairs = [(name, st.query_params[name]) for name in ctx.params if name in st.query_params and name != PRESENT.name]
+    if i18n.language() != i18n.DEFAULT:
+        pairs.append((LANGUAGE.name, i18n.language()))
     return urllib.parse.urlencode(pairs)
 
 
@@ -491,23 +534,28 @@ def share_link(ctx: PageContext | None = None) -> str:
 def _draw_share_link(ctx: PageContext) -> None:
     if ctx.share_slot is None:
         return
-    link = share_link(ctx) or "(this page's address)"
+    link = share_link(ctx) or _("(this page's address)")
     with ctx.share_slot:
-        st.markdown("**Share this view**")
+        st.markdown(_("**Share this view**"))
         st.code(link, language=None, wrap_lines=True)
-        st.caption("Copy the link (icon at the right): it restores every control of this page.")
-        if st.button("Show as QR code", key=f"{ctx.slug}._qr", help="A large QR code of this link for the class"):
+        st.caption(_("Copy the link (icon at the right): it restores every control of this page."))
+        if st.button(_("Show as QR code"), key=f"{ctx.slug}._qr", help=_("A large QR code of this link for the class")):
             _qr_dialog(link)
 
 
-@st.dialog("Open this view on your device", width="large")
 def _qr_dialog(link: str) -> None:
+    """The QR code of ``link`` in a dialog titled in the page's language."""
+    st.dialog(_("Open this view on your device"), width="large")(_qr_dialog_body)(link)
+
+
+def _qr_dialog_body(link: str) -> None:
+    keep_language()
     if is_loopback(link):
-        st.warning("This link points at this computer only (localhost): phones in the room cannot open it. Start "
-                   "the app with `posviz app --public-url http://ADDRESS:8501` (ADDRESS: this computer's address "
-                   "on the room's network, and `--server.address 0.0.0.0` to let the room in), or serve the class "
-                   "as docs/DEPLOY.md shows.", icon="⚠️")
-    _, middle, _ = st.columns(3)  # the middle third: centred, and the link below still on a 1280×800 screen
+        st.warning(_("This link points at this computer only (localhost): phones in the room cannot open it. Start "
+                     "the app with `posviz app --public-url http://ADDRESS:8501` (ADDRESS: this computer's address "
+                     "on the room's network, and `--server.address 0.0.0.0` to let the room in), or serve the class "
+                     "as docs/DEPLOY.md shows."), icon="⚠️")
+    _left, middle, _right = st.columns(3)  # the middle third: centred, and the link below still on a 1280×800 screen
     middle.image(qr_png(link), width="stretch")
     st.code(link, language=None, wrap_lines=True)
 

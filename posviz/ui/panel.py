@@ -16,13 +16,14 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from posviz import export
+from posviz import export, i18n
 from posviz.figures import FIGURES
 from posviz.figures._registry import spec_of
+from posviz.i18n import N_, _
 from posviz.ui.callouts import escape_md
 from posviz.ui.live import component
 from posviz.ui.live.figures import built_figure, cached_call, source_of
-from posviz.ui.page import context, release_held
+from posviz.ui.page import context, keep_language, release_held
 
 _EXPORT_KEY = "_export"
 FORMAT_LABELS = {"png": "PNG", "svg": "SVG", "pdf": "PDF", "html": "HTML", "csv": "CSV", "json": "JSON",
@@ -63,20 +64,47 @@ def export_settings() -> export.ExportOptions:
 
 def draw_export_settings() -> None:
     """Sidebar controls for exports: size preset, custom size, scale, theme, transparency."""
-    with st.sidebar.expander("Export settings"):
-        presets = {**{k: f"{k} {w}×{h}" for k, (w, h) in export.SIZE_PRESETS.items()}, "custom": "custom"}
-        preset = st.selectbox("size", list(presets), format_func=presets.__getitem__, key="_export.preset")
+    with st.sidebar.expander(_("Export settings")):
+        presets = {k: f"{_(PRESET_LABELS.get(k, k))} {w}×{h}" for k, (w, h) in export.SIZE_PRESETS.items()}
+        presets["custom"] = _("custom")
+        preset = st.selectbox(_("size"), list(presets), format_func=presets.__getitem__, key="_export.preset")
         if preset == "custom":
-            width = int(st.number_input("width (px)", 100, 4000, 1200, 10, key="_export.w"))
-            height = int(st.number_input("height (px)", 100, 4000, 675, 10, key="_export.h"))
+            width = int(st.number_input(_("width (px)"), 100, 4000, 1200, 10, key="_export.w"))
+            height = int(st.number_input(_("height (px)"), 100, 4000, 675, 10, key="_export.h"))
         else:
             width, height = export.SIZE_PRESETS[preset]
-        scale = st.select_slider("scale", [1.0, 2.0, 3.0], value=2.0, key="_export.scale")
-        theme = st.selectbox("theme", ["light", "dark", "blog"], key="_export.theme")
-        transparent = st.toggle("transparent background", key="_export.transparent")
+        scale = st.select_slider(_("scale"), [1.0, 2.0, 3.0], value=2.0, key="_export.scale")
+        theme = st.selectbox(_("theme"), list(THEME_LABELS), format_func=lambda t: _(THEME_LABELS[t]),
+                             key="_export.theme")
+        transparent = st.toggle(_("transparent background"), key="_export.transparent")
+        font_needed = missing_cjk_font()
+        if font_needed:
+            st.caption(font_needed)
     st.session_state[_EXPORT_KEY] = export.ExportOptions(width=width, height=height, scale=scale,
                                                          theme=theme, transparent=transparent,
                                                          presenter=context().presenter)
+
+
+THEME_LABELS = {"light": N_("light"), "dark": N_("dark"), "blog": N_("blog")}
+PRESET_LABELS = {"blog": N_("blog"), "square": N_("square"), "slide": N_("slide")}
+
+
+def missing_cjk_font() -> str | None:
+    """In Chinese, when no font with Chinese glyphs is installed (``fc-list :lang=zh``), a sentence naming the font
+    exports need; else None (the figures' font list names it: ``posviz.theme.CJK_FONT``)."""
+    from posviz.theme import cjk_font_installed
+
+    if i18n.language() != "zh" or cjk_font_installed():
+        return None
+    return _cjk_font_sentence()
+
+
+def _cjk_font_sentence() -> str:
+    from posviz.theme import CJK_FONT
+
+    return _("Exported figures need a font with Chinese characters, {font}: install it with `apt-get install "
+             "fonts-noto-cjk` (or any font `fc-list :lang=zh` lists); without one, Chinese text exports as "
+             "empty boxes.", font=CJK_FONT)
 
 
 def figure_name(figure: Callable[..., go.Figure]) -> str:
@@ -109,12 +137,12 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
         else:
             shown = built_figure(name, params, ctx.theme, ctx.figure_font_scale)
     except ValueError as err:
-        st.warning(f"{escape_md(str(err))}. Showing the figure at its default settings.", icon="⚠️")
+        st.warning(_("{error}. Showing the figure at its default settings.", error=escape_md(str(err))), icon="⚠️")
         params, links = {}, {}
         shown = built_figure(name, {}, ctx.theme, ctx.figure_font_scale)
     if not links:
         st.plotly_chart(shown, theme=None, key=chart, config=config, height=height or "content")
-    st.caption(caption)
+    st.caption(_(caption))
     release_held(ctx)  # presenter mode: the numbers asked for before the figure
     if latex:
         st.latex(latex)
@@ -133,13 +161,14 @@ def _live_links(name: str, live: str | Sequence[str] | Mapping[str, str],
     return {control: param for control, param in links.items() if param in params}
 
 
-EXTRAS = {"code": "Show the code", "export": "Export / copy as code"}
+EXTRAS = {"code": N_("Show the code"), "export": N_("Export / copy as code")}
 
 
 @st.fragment
 def _extras(name: str, params: dict[str, object], code: tuple[Callable, ...], key: str) -> None:
     """The source and the export buttons, drawn only when asked for (a fragment: no page rerun)."""
-    choice = st.pills("more", list(EXTRAS), format_func=EXTRAS.__getitem__, key=f"{key}.extras",
+    keep_language()
+    choice = st.pills(_("more"), list(EXTRAS), format_func=lambda c: _(EXTRAS[c]), key=f"{key}.extras",
                       label_visibility="collapsed")
     if choice == "code":
         for fn in (FIGURES[name].builder, *code):
@@ -190,15 +219,21 @@ def _offered_formats(name: str) -> tuple[str, ...]:
     fmts = export.formats_for(name)
     lacking = export.unavailable(fmts)
     if lacking:
-        camera = " The camera icon on the chart still saves an SVG from your browser." if "svg" in lacking else ""
+        camera = " " + _("The camera icon on the chart still saves an SVG from your browser.") \
+            if "svg" in lacking else ""
         st.caption(escape_md(export.how_to_enable(lacking)) + camera)
     return tuple(f for f in fmts if f not in lacking)
 
 
 def _export_buttons(name: str, params: dict[str, object], key: str) -> None:
     opts = export_settings()
-    st.caption(f"{opts.width}×{opts.height} px ×{opts.scale:g}, {opts.theme} theme"
-               + (", transparent" if opts.transparent else "") + " (change in the sidebar's Export settings)")
+    size = dict(width=opts.width, height=opts.height, scale=opts.scale, theme=_(THEME_LABELS[opts.theme]))
+    st.caption(_("{width}×{height} px ×{scale:g}, {theme} theme, transparent (change in the sidebar's Export "
+                 "settings)", **size) if opts.transparent else
+               _("{width}×{height} px ×{scale:g}, {theme} theme (change in the sidebar's Export settings)", **size))
+    font_needed = missing_cjk_font()
+    if font_needed:
+        st.caption(font_needed)
     fmts = _offered_formats(name)
     ctx = context()
     n_frames = len(built_figure(name, params, ctx.theme, ctx.figure_font_scale).frames)  # kept: no rebuild
@@ -213,13 +248,14 @@ def _export_buttons(name: str, params: dict[str, object], key: str) -> None:
     for i, fmt in enumerate(f for f in fmts if f not in refused):
         job = f"{key}.dl.{fmt}"
         cols[i % 4].download_button(
-            FORMAT_LABELS[fmt], data=_deferred(name, params, fmt, opts, tracker, job), file_name=f"{name}.{fmt}",
+            FORMAT_LABELS[fmt], data=i18n.in_language(_deferred(name, params, fmt, opts, tracker, job)),
+            file_name=f"{name}.{fmt}",
             mime=export.MIME[fmt], key=job, on_click="ignore")
     for fmt, why in refused.items():
-        st.caption(f"{FORMAT_LABELS[fmt]} not offered: {why}.")
+        st.caption(_("{format} not offered: {why}.", format=FORMAT_LABELS[fmt], why=why))
     if any(f in export.RENDERED for f in fmts):
         _export_status(tracker, f"{key}.dl.")
-    st.markdown("**Copy as code**")
+    st.markdown(_("**Copy as code**"))
     st.code(code_snippet(name, params), language="python")
 
 
@@ -227,14 +263,17 @@ def _export_buttons(name: str, params: dict[str, object], key: str) -> None:
 def _export_status(tracker: ExportProgress, prefix: str) -> None:
     """While a download of this pane renders its frames, a progress bar per download; while any export waits or
     renders on the server, a line saying so (the download itself says nothing until its file arrives)."""
+    keep_language()
     for job, done, total in tracker.running(prefix):
-        label = FORMAT_LABELS.get(job.rsplit(".", 1)[-1], "Export")
-        st.progress(done / total, text=f"{label}: frame {done} of {total} rendered")
+        label = FORMAT_LABELS.get(job.rsplit(".", 1)[-1], _("Export"))
+        st.progress(done / total, text=_("{format}: frame {done} of {total} rendered", format=label, done=done,
+                                         total=total))
     running, waiting = export.export_status()
     if running + waiting:
-        st.caption(f"Exports on this server now: {running} rendering, {waiting} waiting in line (at most "
-                   f"{export.EXPORT_SLOTS} render at once; a waiting download starts by itself). If a "
-                   "download says it failed, the server stayed busy: press it again in a minute.")
+        st.caption(_("Exports on this server now: {running} rendering, {waiting} waiting in line (at most {slots} "
+                     "render at once; a waiting download starts by itself). If a download says it failed, the "
+                     "server stayed busy: press it again in a minute.", running=running, waiting=waiting,
+                     slots=export.EXPORT_SLOTS))
 
 
 def _deferred(name: str, params: dict[str, object], fmt: str, opts: export.ExportOptions,

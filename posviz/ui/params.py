@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from posviz.i18n import _
+
 # A bound of a control: a number, the name of an earlier control of the lesson (its value is the bound), or a
 # function of the values of earlier controls (``hi=lambda v: v.H - 1``). The kit resolves it before drawing.
 Bound = float | str | Callable[[Mapping[str, Any]], float]
@@ -41,8 +43,21 @@ def _fmt(x: float) -> str:
 def _bound_text(hi: Any, hi_max: float | None) -> str:
     if isinstance(hi, (int, float)):
         return _fmt(hi)
-    what = hi if isinstance(hi, str) else "a bound set by the other controls"
-    return f"{what} (at most {_fmt(hi_max)})" if hi_max is not None else what
+    if hi_max is None:
+        return hi if isinstance(hi, str) else _("a bound set by the other controls")
+    if isinstance(hi, str):
+        return _("{control} (at most {hi})", control=hi, hi=_fmt(hi_max))
+    return _("a bound set by the other controls (at most {hi})", hi=_fmt(hi_max))
+
+
+def _label(param: Param) -> tuple[str, str | None]:
+    """A control's label and help in the page's language (declared in English, marked with ``N_``)."""
+    return _(param.label), (_(param.help) if param.help else param.help)
+
+
+def _option_label(options: Mapping[str, str]) -> Callable[[str], str]:
+    """The label of an option in the page's language."""
+    return lambda value: _(options[value])
 
 
 @dataclass(frozen=True)
@@ -165,15 +180,18 @@ class Int(_Ranged):
         return value
 
     def valid_text(self) -> str:
-        step = f" in steps of {self.step}" if self.step != 1 else ""
-        return f"an integer from {self.lo} to {_bound_text(self.hi, self.hi_max)}{step}"
+        hi = _bound_text(self.hi, self.hi_max)
+        if self.step != 1:
+            return _("an integer from {lo} to {hi} in steps of {step}", lo=self.lo, hi=hi, step=self.step)
+        return _("an integer from {lo} to {hi}", lo=self.lo, hi=hi)
 
     def render(self, st: Any, key: str) -> None:
+        label, help_text = _label(self)
         if self.widget == "number" or self.lo == self.hi:  # a slider cannot span a single value
-            st.number_input(self.label, self.lo, self.hi, step=self.step, key=key, help=self.help,
+            st.number_input(label, self.lo, self.hi, step=self.step, key=key, help=help_text,
                             disabled=self.lo == self.hi)
         else:
-            st.slider(self.label, self.lo, self.hi, step=self.step, key=key, help=self.help)
+            st.slider(label, self.lo, self.hi, step=self.step, key=key, help=help_text)
 
 
 @dataclass(frozen=True)
@@ -196,15 +214,15 @@ class Float(_Ranged):
         return f"{value:g}"
 
     def valid_text(self) -> str:
-        return f"a number from {_fmt(self.lo)} to {_bound_text(self.hi, self.hi_max)}"
+        return _("a number from {lo} to {hi}", lo=_fmt(self.lo), hi=_bound_text(self.hi, self.hi_max))
 
     def render(self, st: Any, key: str) -> None:
+        label, help_text = _label(self)
         if self.widget == "number" or self.lo == self.hi:  # a slider cannot span a single value
-            st.number_input(self.label, float(self.lo), float(self.hi), step=float(self.step), key=key,
-                            help=self.help, disabled=self.lo == self.hi)
+            st.number_input(label, float(self.lo), float(self.hi), step=float(self.step), key=key,
+                            help=help_text, disabled=self.lo == self.hi)
         else:
-            st.slider(self.label, float(self.lo), float(self.hi), step=float(self.step), key=key,
-                      help=self.help)
+            st.slider(label, float(self.lo), float(self.hi), step=float(self.step), key=key, help=help_text)
 
 
 def log_grid(lo: float, hi: float, extra: Sequence[float] = ()) -> tuple[float, ...]:
@@ -243,13 +261,14 @@ class LogFloat(Param):
         return f"{value:g}"
 
     def valid_text(self) -> str:
-        return f"a number from {_fmt(self.lo)} to {_fmt(self.hi)}"
+        return _("a number from {lo} to {hi}", lo=_fmt(self.lo), hi=_fmt(self.hi))
 
     def _valid_values(self) -> dict[str, Any]:
         return {"lo": self.lo, "hi": self.hi, "options": list(self.options)}
 
     def render(self, st: Any, key: str) -> None:
-        st.select_slider(self.label, options=list(self.options), key=key, help=self.help, format_func=_short)
+        label, help_text = _label(self)
+        st.select_slider(label, options=list(self.options), key=key, help=help_text, format_func=_short)
 
 
 def _short(x: float) -> str:
@@ -263,7 +282,7 @@ def _short(x: float) -> str:
 @dataclass(frozen=True)
 class Choice(Param):
     options: Mapping[str, str] = field(default_factory=dict)  # value -> label
-    widget: str = "auto"  # "radio", "select" or "auto" (radio for <= 4 options)
+    widget: str = "auto"  # "radio", "select", "segmented" (a row of buttons) or "auto" (radio for <= 4 options)
     aliases: Mapping[str, str] = field(default_factory=dict)  # old URL value -> option (links keep working)
 
     def parse(self, raw: str) -> str:
@@ -273,18 +292,21 @@ class Choice(Param):
         return raw
 
     def valid_text(self) -> str:
-        return "one of " + ", ".join(self.options)
+        return _("one of {options}", options=", ".join(self.options))
 
     def _valid_values(self) -> dict[str, Any]:
         return {"options": dict(self.options)}
 
     def render(self, st: Any, key: str) -> None:
         opts = list(self.options)
-        fmt = self.options.__getitem__
-        if self.widget == "radio" or (self.widget == "auto" and len(opts) <= 4):
-            st.radio(self.label, opts, key=key, format_func=fmt, horizontal=True, help=self.help)
+        fmt = _option_label(self.options)
+        label, help_text = _label(self)
+        if self.widget == "segmented":  # one button per option, one always chosen
+            st.segmented_control(label, opts, key=key, format_func=fmt, help=help_text, required=True)
+        elif self.widget == "radio" or (self.widget == "auto" and len(opts) <= 4):
+            st.radio(label, opts, key=key, format_func=fmt, horizontal=True, help=help_text)
         else:
-            st.selectbox(self.label, opts, key=key, format_func=fmt, help=self.help)
+            st.selectbox(label, opts, key=key, format_func=fmt, help=help_text)
 
 
 @dataclass(frozen=True)
@@ -301,7 +323,7 @@ class Multi(Param):
         return ",".join(value)
 
     def valid_text(self) -> str:
-        return "a comma-separated list of " + ", ".join(self.options)
+        return _("a comma-separated list of {options}", options=", ".join(self.options))
 
     def _valid_values(self) -> dict[str, Any]:
         return {"options": dict(self.options)}
@@ -313,8 +335,8 @@ class Multi(Param):
         return tuple(value)
 
     def render(self, st: Any, key: str) -> None:
-        st.multiselect(self.label, list(self.options), key=key, format_func=self.options.__getitem__,
-                       help=self.help)
+        label, help_text = _label(self)
+        st.multiselect(label, list(self.options), key=key, format_func=_option_label(self.options), help=help_text)
 
 
 @dataclass(frozen=True)
@@ -331,10 +353,11 @@ class Bool(Param):
         return "1" if value else "0"
 
     def valid_text(self) -> str:
-        return "1 or 0"
+        return _("1 or 0")
 
     def render(self, st: Any, key: str) -> None:
-        st.toggle(self.label, key=key, help=self.help)
+        label, help_text = _label(self)
+        st.toggle(label, key=key, help=help_text)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -354,7 +377,7 @@ class Text(Param):
         return text
 
     def valid_text(self) -> str:
-        return f"text of at most {self.max_chars} characters"
+        return _("text of at most {max_chars} characters", max_chars=self.max_chars)
 
     def _valid_values(self) -> dict[str, Any]:
         return {"max_chars": self.max_chars}
@@ -364,7 +387,8 @@ class Text(Param):
 
     def render(self, st: Any, key: str) -> None:
         widget = st.text_area if self.area else st.text_input
-        widget(self.label, key=key, max_chars=self.max_chars, help=self.help)
+        label, help_text = _label(self)
+        widget(label, key=key, max_chars=self.max_chars, help=help_text)
 
 
 def parse_or_default(param: Param, raw: str | None) -> tuple[Any, str | None]:
@@ -376,9 +400,10 @@ def parse_or_default(param: Param, raw: str | None) -> tuple[Any, str | None]:
             raise ValueError("too long")
         return param.parse(raw), None
     except ValueError:
-        default = param.to_url(param.default) if not isinstance(param, Text) else "the example text"
-        return param.default, (f"URL parameter `{param.name}` had an invalid value and was ignored; "
-                               f"using the default ({default}). Valid: {param.valid_text()}.")
+        default = param.to_url(param.default) if not isinstance(param, Text) else _("the example text")
+        return param.default, _("URL parameter `{name}` had an invalid value and was ignored; using the default "
+                                "({default}). Valid: {valid}.", name=param.name, default=default,
+                                valid=param.valid_text())
 
 
 def values_for(controls: Sequence[Param], read: Callable[[Param, Param], Any],

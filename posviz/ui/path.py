@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
+from posviz import i18n
 from posviz.ui.course import Lesson
 
 
@@ -107,13 +108,14 @@ def _build_thumbnail(name: str, theme: str) -> go.Figure:
 def thumbnail(name: str, theme: str = "light") -> go.Figure:
     """A thumbnail of the registered figure ``name``: the figure its builder draws at its defaults (the same
     traces and numbers), without titles, legends, colour bars, tick labels or animation, THUMBNAIL_HEIGHT px tall.
-    Built once per process and theme (here, waiting for it); each call returns a copy."""
+    Built once per process, theme and language (here, waiting for it); each call returns a copy."""
+    key = (name, theme, i18n.language())
     with _LOCK:
-        known = _BUILT.get((name, theme))
+        known = _BUILT.get(key)
     if known is None:
         known = _build_thumbnail(name, theme)
         with _LOCK:
-            _BUILT[(name, theme)] = known
+            _BUILT[key] = known
     return copy.deepcopy(known)
 
 
@@ -121,29 +123,31 @@ def thumbnail_if_ready(name: str, theme: str = "light") -> go.Figure | None:
     """The thumbnail of ``name`` if it is built, else None, and then it is built in the background (one worker
     for the process): the home page never waits for a lesson's figure, it shows text until the next visit.
     A figure that fails to build stays None (the page shows text; ``thumbnail`` raises the error)."""
+    key = (name, theme, i18n.language())
     with _LOCK:
-        if (name, theme) in _BUILT:
-            known = _BUILT[(name, theme)]
+        if key in _BUILT:
+            known = _BUILT[key]
             return None if known is _FAILED else copy.deepcopy(known)
-        if (name, theme) in _PENDING:
+        if key in _PENDING:
             return None
-        _PENDING.add((name, theme))
-    _WORKER.submit(_build_in_background, name, theme)
+        _PENDING.add(key)
+    _WORKER.submit(i18n.in_language(_build_in_background), name, theme)  # the worker starts in English
     return None
 
 
 def _build_in_background(name: str, theme: str) -> None:
+    key = (name, theme, i18n.language())
     try:
         fig: object = _build_thumbnail(name, theme)
     except Exception:  # a thumbnail is decoration: its lesson's page reports the error itself
         fig = _FAILED
     with _LOCK:
-        _BUILT[(name, theme)] = fig
-        _PENDING.discard((name, theme))
+        _BUILT[key] = fig
+        _PENDING.discard(key)
 
 
 _LOCK = threading.Lock()
-_BUILT: dict[tuple[str, str], object] = {}
-_PENDING: set[tuple[str, str]] = set()
+_BUILT: dict[tuple[str, str, str], object] = {}  # (figure, theme, language) -> thumbnail
+_PENDING: set[tuple[str, str, str]] = set()
 _FAILED = object()
 _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="posviz-thumbnails")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from posviz.ui.page import draw_lesson, draw_plain_page
+from posviz.ui.page import draw_lesson, draw_plain_page, keep_language
 from posviz.ui.panel import draw_export_settings
 from posviz.ui.questions import Question, draw_questions, lesson_questions
 
@@ -30,6 +30,7 @@ def run_lesson(lesson: Lesson) -> None:
 @st.fragment
 def _questions(slug: str, items: tuple[Question, ...]) -> None:
     """The lesson's questions in a fragment: picking an answer redraws them alone, not the lesson's figures."""
+    keep_language()
     draw_questions(slug, items)
 
 

@@ -37,7 +37,7 @@ def test_slider_moves_redraw_the_grid_charts_and_a_part_switch_shows_similarity(
     assert "W=12" in page.url
     z = chart_traces(page, 0)[0]["z"]
     assert (len(z), len(z[0])) == (14, 12)
-    click_and_wait(page, page.get_by_text("1b · small multiples", exact=True))
+    click_and_wait(page, page.get_by_text("1b. Small multiples", exact=True))
     assert "part=multiples" in page.url and "W=12" in page.url  # the sidebar's grid applies to every part
     mosaic = chart_traces(page, 0)
     assert len(mosaic) == 1 and len(mosaic[0]["z"][0]) == 4 * 12 + 3 * 2  # 4 tiles of W = 12 + 3 gutters
@@ -45,7 +45,7 @@ def test_slider_moves_redraw_the_grid_charts_and_a_part_switch_shows_similarity(
     assert len(chart_traces(page, 0)[0]["z"][0]) == 4 * 14 + 3 * 2
     assert error_elements(page) == []
     assert "W=" not in page.url  # back at the default grid
-    click_and_wait(page, page.get_by_text("2 · similar patches", exact=True))  # the radio, not the Next button
+    click_and_wait(page, page.get_by_text("2. Similar patches", exact=True))  # the radio, not the Next button
     assert "part=similarity" in page.url
     sim = [t for t in chart_traces(page, 0) if t["type"] == "heatmap"]
     assert len(sim) == 3 and sim[1]["z"][9][2] == pytest.approx(1.0, abs=1e-6)  # add: (2, 9) ~ (9, 2)

@@ -12,6 +12,7 @@ from posviz import i18n, ui
 from posviz.figures import spec_of
 from posviz.i18n import N_, _, ngettext
 from posviz.ui import path
+from posviz.ui.course import GLOSSARY_TITLE
 
 PAGES = Path(__file__).resolve().parent / "pages"
 GLOSSARY = next(p for p in ui.reference_pages(PAGES) if p.stem.endswith("_Glossary"))
@@ -75,7 +76,6 @@ def path_line(lesson: ui.Lesson, step: path.Step, titles: dict[str, str]) -> str
                     minutes=step.minutes, needs=needs)
 
 
-GLOSSARY_TITLE = N_("Glossary and notation")  # the glossary page's own title, which the link repeats
 EXPORT_AND_SHARE = (
     N_("**Share a view**: every control lives in the page address. Copy the link from the sidebar's "
        "*Share this view* box (or show it as a QR code) and whoever opens it sees exactly your settings."),

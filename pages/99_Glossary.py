@@ -8,6 +8,7 @@ import streamlit as st
 from posviz import rope, ui
 from posviz.figures.rope import rope_frequency_ladder
 from posviz.i18n import N_, _
+from posviz.ui.course import GLOSSARY_TITLE
 from posviz.ui.glossary import TERMS
 
 D, BASE = 64, 10000.0
@@ -34,7 +35,7 @@ def glossary() -> None:
 
 
 ui.plain_page(
-    N_("Glossary and notation"), glossary, icon="📖",
+    GLOSSARY_TITLE, glossary, icon="📖",
     intro=N_("The symbols the lessons use and the conventions behind them, where papers and code disagree: the "
              "pair index against the imaginary unit, the sign of Δ, the base against the frequencies, L against "
              "L′, and which indices count from 0."),

@@ -48,13 +48,15 @@ def test_lessons_are_in_course_order_and_slugs_are_unique():
 def test_home_page_lists_every_lesson_in_order():
     at = run_page("Home.py")
     assert_clean(at)
-    links = [link.proto.page for link in at.get("page_link")]
+    links = [link.proto.page for link in at.main.get("page_link")]
     names = [re.sub(r"^\d+_", "", p.split("/")[-1].removesuffix(".py")) for p in links]
     assert names == ["Glossary"] + [ls.url_path for ls in LESSONS]
     captions = [c.value for c in at.caption]
     assert all(ls.summary in captions for ls in LESSONS)
-    labels = [link.proto.label for link in at.get("page_link")][1:]
+    labels = [link.proto.label for link in at.main.get("page_link")][1:]
     assert labels == [f"**{n}. {ls.title}**" for n, ls in enumerate(LESSONS, start=1)]
+    sidebar = [link.proto.label for link in at.sidebar.get("page_link")]
+    assert sidebar == ["Home", *(ls.title for ls in LESSONS), "Glossary and notation"]  # the pages, in course order
     steps = "\n".join(m.value for m in at.markdown)
     assert "before it: nothing (start here)" in steps and "nothing: start" not in steps
 
@@ -71,7 +73,9 @@ def test_home_page_in_chinese_draws_the_path_in_chinese():
     assert f"共 {len(LESSONS)} 课，核心课约需 {core} 分钟（加上选修案例共 {total} 分钟）" in steps
     assert "先学：无（从这里开始）" in steps and "**选修案例（可学可跳过）** · 约 " in steps
     assert [h.value for h in at.header] == ["学习路径", "导出与分享"]
-    assert [link.proto.label for link in at.get("page_link")][0] == "**术语与记号**"
+    assert [link.proto.label for link in at.main.get("page_link")][0] == "**术语与记号**"
+    sidebar = [link.proto.label for link in at.sidebar.get("page_link")]
+    assert sidebar == ["首页", *(_zh(ls.title) for ls in LESSONS), "术语与记号"]
 
 
 def test_readme_table_is_built_from_the_declarations():
@@ -438,3 +442,10 @@ def test_a_link_names_the_lesson_and_part_it_opens():
     assert ui.link("rope", text="RoPE", pages_dir=ROOT / "pages") == f"[RoPE](/{rope.url_path})"
     with pytest.raises(ValueError, match="no part 'nonsense'"):
         ui.link("rope", "nonsense", pages_dir=ROOT / "pages")
+
+
+def _zh(text: str) -> str:
+    from posviz import i18n
+
+    with i18n.using("zh"):
+        return i18n._(text)

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from posviz import i18n
-from posviz.i18n import _
+from posviz.i18n import N_, _
 from posviz.ui.params import Param
 
 if TYPE_CHECKING:
@@ -276,6 +276,10 @@ def markdown_table(items: Iterable[Lesson]) -> str:
     """The README's table of lessons: title (linked to its page in the repository) and summary."""
     rows = [f"| [{ls.icon} {ls.title}](pages/{ls.script.name}) | {ls.summary} |" for ls in items]
     return "\n".join(["| Lesson | What it teaches |", "|---|---|", *rows])
+
+
+GLOSSARY_PATH = "Glossary"  # the glossary page's address: pages/99_Glossary.py without its number
+GLOSSARY_TITLE = N_("Glossary and notation")  # its title, which the home page and the sidebar repeat
 
 
 README_START, README_END = "<!-- lessons:start -->", "<!-- lessons:end -->"

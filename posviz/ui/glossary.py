@@ -10,9 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from posviz.i18n import N_, _
-from posviz.ui.course import app_path
-
-GLOSSARY_PATH = "Glossary"  # the page's address: pages/99_Glossary.py without its number
+from posviz.ui.course import GLOSSARY_PATH, app_path
 
 
 @dataclass(frozen=True)

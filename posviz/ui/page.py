@@ -53,6 +53,7 @@ class PageContext:
     values: dict[str, Any] = field(default_factory=dict)
     part: Part | None = None  # the part being drawn: ``controls`` draws only the controls it declares
     share_slot: Any = None
+    navigation: Any = None  # the sidebar's top, where posviz.ui.run lists the pages
     sidebar_controls: Any = None
     sidebar_used: bool = False
     after_part: list[Callable[[], None]] = field(default_factory=list)  # work sent once the part is drawn
@@ -98,7 +99,7 @@ def start_page(slug: str, title: str, *, icon: str, intro: str) -> PageContext:
     warning = _start_language()
     title, intro = _(title), _(intro) if intro else intro
     st.set_page_config(page_title=f"{title} · posviz", page_icon=icon, layout="wide")
-    ctx = PageContext(slug=slug)
+    ctx = PageContext(slug=slug, navigation=st.sidebar.container(key="posviz_navigation"))
     st.session_state[_CTX] = ctx
     ctx.theme = "dark" if getattr(st.context.theme, "type", None) == "dark" else "light"
     if warning:

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from posviz.ui.page import draw_lesson, draw_plain_page, keep_language
+from posviz import i18n
+from posviz.i18n import _
+from posviz.ui.page import context, draw_lesson, draw_plain_page, keep_language
 from posviz.ui.panel import draw_export_settings
 from posviz.ui.questions import Question, draw_questions, lesson_questions
 
@@ -23,6 +25,7 @@ def run_lesson(lesson: Lesson) -> None:
     """Draw ``lesson`` (``posviz.ui.page.draw_lesson``), its check-yourself questions under the parts (its own
     ``questions=``, else ``posviz.ui.questions``' table), then the export settings at the foot of the sidebar."""
     draw_lesson(lesson)
+    _draw_navigation()
     _questions(lesson.slug, lesson_questions(lesson))
     draw_export_settings()
 
@@ -38,4 +41,26 @@ def plain_page(title: str, body: Callable[[], None], *, icon: str = "📐", intr
     """A page that is not a lesson (the home page): title, intro, ``body``, the sidebar tools and the export
     settings."""
     draw_plain_page(title, body, icon=icon, intro=intro)
+    _draw_navigation()
     draw_export_settings()
+
+
+def _draw_navigation() -> None:
+    """The sidebar's list of pages, at its top, in the student's language and course order: home, the lessons,
+    the glossary (Streamlit's own list, hidden by .streamlit/config.toml, shows file names in English). Each link
+    keeps the language. A page run on its own (AppTest of one page file) has no other pages to link: none drawn."""
+    from streamlit.errors import StreamlitPageNotFoundError
+
+    from posviz.ui.course import GLOSSARY_PATH, GLOSSARY_TITLE, lessons, reference_pages
+
+    keep = {"lang": i18n.language()} if i18n.language() != i18n.DEFAULT else None
+    glossary = next(p for p in reference_pages() if p.stem.endswith(f"_{GLOSSARY_PATH}"))
+    links = [("Home.py", _("Home"), "🏠"),
+             *((f"pages/{ls.script.name}", _(ls.title), ls.icon) for ls in lessons()),
+             (f"pages/{glossary.name}", _(GLOSSARY_TITLE), "📖")]
+    with context().navigation:
+        try:
+            for page, label, icon in links:
+                st.page_link(page, label=label, icon=icon, query_params=keep)
+        except StreamlitPageNotFoundError:
+            return

@@ -17,7 +17,8 @@ from __future__ import annotations
 import contextvars
 import functools
 import gettext as _gettext
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -34,6 +35,14 @@ def check_language(lang: object) -> str:
     if not isinstance(lang, str) or lang not in LANGUAGES:
         raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}; got {lang!r}")
     return lang
+
+
+def environment_language(environ: Mapping[str, str] | None = None) -> str:
+    """The language a command speaks by default: gettext's rule, the first set of LANGUAGE, LC_ALL, LC_MESSAGES
+    and LANG; Chinese for a ``zh`` locale (``zh_CN.UTF-8``), else English."""
+    env = os.environ if environ is None else environ
+    locale = next((env[k] for k in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG") if env.get(k)), "")
+    return "zh" if locale.lower().startswith("zh") else DEFAULT
 
 
 def language() -> str:

@@ -25,6 +25,10 @@ if not os.environ.get(CACHE_ENV):
     os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="posviz-test-cache-")
     atexit.register(shutil.rmtree, os.environ[CACHE_ENV], True)
 
+# the suite reads English text: a contributor's Chinese locale must not switch the commands it runs to Chinese
+# (posviz.i18n.environment_language reads LANGUAGE first); tests of the Chinese set the language themselves
+os.environ["LANGUAGE"] = "en"
+
 TIERS = ("app", "render", "browser", "package")
 
 

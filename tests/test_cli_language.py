@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from posviz import export
 from posviz.cli import main
 from posviz.cli.export import asked_language
@@ -61,3 +63,28 @@ def test_a_missing_cjk_font_is_named_for_a_rendered_export(tmp_path, capsys, mon
     assert "Noto Sans CJK SC" in capsys.readouterr().err and written
     assert main(["export", "rope_clock", "-o", str(tmp_path / "y.png")]) == 0
     assert "Noto Sans CJK SC" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("environ", "lang"), [
+    ({}, "en"), ({"LANG": "zh_CN.UTF-8"}, "zh"), ({"LANG": "en_US.UTF-8", "LC_ALL": "zh_TW.UTF-8"}, "zh"),
+    ({"LANGUAGE": "en", "LANG": "zh_CN.UTF-8"}, "en"), ({"LC_MESSAGES": "zh_CN", "LANG": "C"}, "zh"),
+    ({"LANG": "fr_FR.UTF-8"}, "en"),
+])
+def test_a_command_speaks_the_environments_language(environ, lang):
+    """gettext's order: the first set of LANGUAGE, LC_ALL, LC_MESSAGES, LANG names the language."""
+    from posviz import i18n
+
+    assert i18n.environment_language(environ) == lang
+
+
+def test_the_course_outline_follows_a_chinese_locale(capsys, monkeypatch):
+    from posviz import cli
+
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    assert cli.main(["lessons"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1. 从整数到正弦  (/From_integers_to_sinusoids,") and "本课控件：" in out
+    assert cli.main(["nonsense"]) == 2
+    assert "posviz：错误：未知命令 'nonsense'" in capsys.readouterr().err

@@ -20,8 +20,10 @@ import sys
 from collections.abc import Callable
 
 import posviz
+from posviz import i18n
+from posviz.i18n import N_, _
 
-USAGE = """usage: posviz {app,lessons,export} ...
+USAGE = N_("""usage: posviz {app,lessons,export} ...
 
   posviz app [--public-url URL] [streamlit run options]
                                        serve the lessons (e.g. --server.port 8600 --server.address 0.0.0.0);
@@ -30,7 +32,7 @@ USAGE = """usage: posviz {app,lessons,export} ...
   posviz export --list                 list every figure and its parameters
   posviz export NAME [--param value ...] -o FILE [-o FILE ...] [--lang zh]
   posviz --version
-"""
+""")
 
 
 def _app(args: list[str]) -> int:
@@ -59,15 +61,21 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {"app": _app, "lessons": _l
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``posviz <subcommand> …``; return the exit code (2 on a usage error)."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Run ``posviz <subcommand> …`` in the environment's language (``i18n.environment_language``: Chinese for a
+    ``zh`` locale); return the exit code (2 on a usage error)."""
+    with i18n.using(i18n.environment_language()):
+        return _main(sys.argv[1:] if argv is None else list(argv))
+
+
+def _main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help", "help"):
-        print(USAGE, end="", file=sys.stdout if argv else sys.stderr)
+        print(_(USAGE), end="", file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
     if argv[0] == "--version":
         print(f"posviz {posviz.__version__}")
         return 0
     if argv[0] not in SUBCOMMANDS:
-        print(f"posviz: error: unknown command {argv[0]!r}\n{USAGE}", end="", file=sys.stderr)
+        print(_("posviz: error: unknown command {command!r}", command=argv[0]) + "\n" + _(USAGE), end="",
+              file=sys.stderr)
         return 2
     return SUBCOMMANDS[argv[0]](argv[1:])

@@ -17,6 +17,7 @@ import urllib.parse
 
 from posviz import PUBLIC_URL_ENV
 from posviz._app_files import app_dir
+from posviz.i18n import _
 
 
 def run_app(args: list[str]) -> int:
@@ -26,17 +27,17 @@ def run_app(args: list[str]) -> int:
     on an error (2).
     """
     if importlib.util.find_spec("streamlit") is None:
-        print('posviz: error: posviz app needs Streamlit: pip install "posviz[app]"', file=sys.stderr)
+        print(_('posviz: error: posviz app needs Streamlit: pip install "posviz[app]"'), file=sys.stderr)
         return 2
     try:
         args = _take_public_url(args)
     except ValueError as err:
-        print(f"posviz: error: {err}", file=sys.stderr)
+        print(_("posviz: error: {error}", error=err), file=sys.stderr)
         return 2
     try:
         script = app_dir() / "app.py"
     except FileNotFoundError as err:
-        print(f"posviz: error: {err}", file=sys.stderr)
+        print(_("posviz: error: {error}", error=err), file=sys.stderr)
         return 2
     sys.stdout.flush()
     os.execv(sys.executable, [sys.executable, "-m", "streamlit", "run", str(script), *args])
@@ -58,7 +59,7 @@ def _take_public_url(args: list[str]) -> list[str]:
     if url is not None:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-            raise ValueError(f"--public-url must be an address like http://192.168.1.20:8501, got {url!r}")
+            raise ValueError(_("--public-url must be an address like http://192.168.1.20:8501, got {url!r}", url=url))
         os.environ[PUBLIC_URL_ENV] = url
     return rest
 
@@ -66,10 +67,11 @@ def _take_public_url(args: list[str]) -> list[str]:
 def list_lessons(args: list[str]) -> int:
     """Print the course as declared by the pages (``--json``: as JSON); 2 on a usage error."""
     if args not in ([], ["--json"]):
-        print(f"posviz: error: posviz lessons takes only --json, not {' '.join(args)!r}", file=sys.stderr)
+        print(_("posviz: error: posviz lessons takes only --json, not {given!r}", given=" ".join(args)),
+              file=sys.stderr)
         return 2
     if importlib.util.find_spec("streamlit") is None:
-        print('posviz: error: posviz lessons reads the pages, which need Streamlit: pip install "posviz[app]"',
+        print(_('posviz: error: posviz lessons reads the pages, which need Streamlit: pip install "posviz[app]"'),
               file=sys.stderr)
         return 2
     from posviz.ui import course  # the pages' declarations (posviz.ui is the layer that imports streamlit)

@@ -200,7 +200,7 @@ def _export_parser(prog: str) -> argparse.ArgumentParser:
                    help=_("frames per second of GIF/MP4, {lo} to {hi} (default: {default})", lo=fps[0], hi=fps[1],
                           default=defaults.fps))
     p.add_argument("-q", "--quiet", action="store_true", help=_("no progress lines while an animation renders"))
-    p.add_argument("--lang", default=i18n.DEFAULT, choices=list(i18n.LANGUAGES),
+    p.add_argument("--lang", default=i18n.language(), choices=list(i18n.LANGUAGES),
                    help=_("language of the figure's text, and of these messages: en (English) or zh (Chinese) "
                           "(default: {default})", default="%(default)s"))
     return p
@@ -378,13 +378,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def asked_language(argv: list[str]) -> str:
     """The language ``--lang`` asks for (read before the parser is built, so that its help is in that language);
-    English if none or one posviz does not speak (the parser then reports the bad value)."""
+    else the language the command runs in (the environment's; the parser reports a value posviz does not speak)."""
     for i, arg in enumerate(argv):
         value = arg.split("=", 1)[1] if arg.startswith("--lang=") else argv[i + 1] if arg == "--lang" and \
             i + 1 < len(argv) else None
         if value in i18n.LANGUAGES:
             return value
-    return i18n.DEFAULT
+    return i18n.language()
 
 
 def _main(argv: list[str], prog: str) -> int:

@@ -322,17 +322,19 @@ def outline(items: Iterable[Lesson]) -> dict[str, Any]:
 
 
 def outline_text(items: Iterable[Lesson]) -> str:
-    """The course as a readable outline (``posviz lessons``): lessons, their parts, every control by name."""
-    def names(controls: Iterable[Param]) -> str:
-        return ", ".join(c.name for c in controls) or "none"
+    """The course as a readable outline (``posviz lessons``), in the current language: lessons, their parts, every
+    control by name."""
+    def names(controls: Iterable[Param] | Iterable[str]) -> str:
+        return ", ".join(c if isinstance(c, str) else c.name for c in controls) or _("none")
 
     lines = []
     for ls in items:
-        lines += [f"{ls.order}. {ls.title}  (/{ls.url_path}, {ls.script.name})",
-                  f"   lesson controls: {names(ls.controls)}"]
+        lines += [f"{ls.order}. {_(ls.title)}  (/{ls.url_path}, {ls.script.name})",
+                  _("   lesson controls: {names}", names=names(ls.controls))]
         for part in ls.parts.values():
-            own = f"; own: {names(part.controls)}" if part.controls else ""
-            lines.append(f"   - {part.label}  [part={part.key}]  uses: {', '.join(part.uses) or 'none'}{own}")
+            own = _("; own: {names}", names=names(part.controls)) if part.controls else ""
+            lines.append(_("   - {label}  [part={key}]  uses: {uses}{own}", label=_(part.label), key=part.key,
+                           uses=names(part.uses), own=own))
     return "\n".join(lines)
 
 

@@ -159,14 +159,14 @@ def part_atlas(v: ui.Values) -> None:
     own = ui.controls(where="main", columns=1)
     chosen = next(r for r in rows if r.model == own.row)
     st.markdown(_("**{model}** · {scheme} · {facts}  \nSource: {source}", model=chosen.model,
-                  scheme=shown_name(chosen.scheme), facts=_(chosen.facts), source=chosen.source))
+                  scheme=shown_name(chosen.scheme), facts=_(chosen.facts), source=_(chosen.source)))
     ui.check(_("every atlas row links a part of the course that exists"), all(link(r) for r in rows))
     table = [_("| model | scheme | what the config says | explained in |"), "|---|---|---|---|"]
     table += [f"| {r.model} | {shown_name(r.scheme)} | {ui.escape_md(_(r.facts))} | {explained_link(r)} |"
               for r in rows]
     st.markdown("\n".join(table))
     with st.expander(_("Sources")):
-        st.markdown("\n".join(f"- **{r.model}**: {ui.escape_md(r.source)}" for r in rows))
+        st.markdown("\n".join(f"- **{r.model}**: {ui.escape_md(_(r.source))}" for r in rows))
 
 
 @ui.cached

@@ -139,9 +139,9 @@ lesson = ui.Lesson(
              "one, integers, fractions, binary, until we arrive at the sines and cosines of the original "
              "Transformer."),
     controls=(
-        # the help's 24 is intro.MAX_TOKENS (a declared text is a literal; tests/test_page_intro.py compares them)
         ui.Text("text", N_("sentence (words only; punctuation is ignored)"), default=intro.DEFAULT_TEXT,
-                max_chars=200, help=N_("Edit it: any words, up to 24 are used.")),
+                max_chars=200, help=N_("Edit it: any words, up to {most} are used."),
+                help_values=(("most", intro.MAX_TOKENS),)),
         ui.Int("d", N_("embedding size d"), default=16, lo=4, hi=intro.MAX_DIM, step=2,
                help=N_("Width of each word vector and of the attention layer. Even, so sinusoidal PE fits.")),
         ui.Int("seed", N_("seed (embedding table and W_q, W_k, W_v)"), default=0, lo=0, hi=99),

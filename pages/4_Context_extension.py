@@ -277,7 +277,7 @@ def what_was_read(report: sc.ConfigReport, temperatures: list[dict[str, float]],
             st.caption(_("DeepSeek models multiply the softmax scale by (0.1·mscale_all_dim·ln s + 1)² on top of "
                          "cos/sin × A, so A = 1 here does not mean 'no temperature'."))
         if not pasted:
-            st.caption(_("Source: {source}", source=ps.get_preset(preset).source))
+            st.caption(_("Source: {source}", source=_(ps.get_preset(preset).source)))
     for sentence in cp.layer_sentences(report, ui.escape_md):
         st.markdown(sentence)
     for note in report.notes:
@@ -336,8 +336,9 @@ def usable(names: tuple[str, ...]) -> tuple[str, ...]:
 def scale_control(name: str, label: str, factors: tuple[float, ...]) -> ui.LogFloat:
     """A model part's scale slider: the values the shipped evidence grid holds for it (``factors``)."""
     return ui.LogFloat(name, label, default=4.0, lo=1.0, hi=max(factors), extra=factors,
-                       help=f"The shipped models were trained at {mp.trained_at()}; L' = s·L, up to s = "
-                            f"{max(factors):g} (the curves shipped precomputed, 32 sequences each).")
+                       help=N_("The shipped models were trained at {trained}; L' = s·L, up to s = {most:g} (the "
+                               "curves shipped precomputed, 32 sequences each)."),
+                       help_values=(("trained", mp.trained_at()), ("most", max(factors))))
 
 
 def evidence_params(methods: tuple[str, ...], s: float, finetuned: bool) -> dict:

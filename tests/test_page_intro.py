@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from posviz import intro, ui
+from posviz import i18n, intro, ui
 from testkit.apptest import (
     GARBAGE,
     ROOT,
@@ -479,7 +479,9 @@ def test_binary_part_offers_only_the_controls_it_reads():
 
 
 def test_the_sentence_help_names_the_number_of_words_the_layer_keeps():
-    """The sentence control's help is a declared literal (translated as a whole), so its number is typed: it must
-    be the number of words intro keeps."""
-    help_text = next(c for c in ui.find(SLUG).controls if c.name == "text").help
-    assert f"up to {intro.MAX_TOKENS} are used" in help_text
+    """The sentence control's help quotes the number of words intro keeps, in both languages (its placeholder is
+    filled from intro.MAX_TOKENS)."""
+    control = next(c for c in ui.find(SLUG).controls if c.name == "text")
+    assert f"up to {intro.MAX_TOKENS} are used" in control.outline()["help"]
+    with i18n.using("zh"):
+        assert f"最多使用 {intro.MAX_TOKENS} 个" in i18n._(control.help, **dict(control.help_values))

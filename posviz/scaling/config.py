@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from posviz._validate import check_float, check_int
+from posviz.i18n import _
 from posviz.rotary import MAX_DIM
 from posviz.scaling.methods import (
     MAX_BASE,
@@ -58,10 +59,11 @@ class RopeConfig:
                                   "max_position_embeddings": self.max_position_embeddings}
         for k, v in self.params.items():
             if k == "mrope_section":  # three pair counts: shown whole, with the axes they go to
-                order = "interleaved t, h, w" if self.params.get("mrope_interleaved") else "temporal, height, width"
-                v = f"{list(v)} pairs ({order}), of {self.dim // 2}"
+                order = _("interleaved t, h, w") if self.params.get("mrope_interleaved") else \
+                    _("temporal, height, width")
+                v = _("{sections} pairs ({order}), of {pairs}", sections=list(v), order=order, pairs=self.dim // 2)
             elif isinstance(v, (list, tuple)):
-                v = f"list of {len(v)} numbers, {min(v):.4g} .. {max(v):.4g}"
+                v = _("list of {n} numbers, {lo:.4g} .. {hi:.4g}", n=len(v), lo=min(v), hi=max(v))
             out[k] = v
         return out
 
@@ -114,7 +116,7 @@ def _text_config(config: Mapping) -> tuple[dict, str | None, list[str]]:
             raise ValueError(f"text_config must be a JSON object; got {type(text).__name__}")
         inner = text.get("model_type")
         model_type = inner if isinstance(inner, str) else TEXT_MODEL_TYPES.get(str(model_type), model_type)
-        notes.append("read the nested text_config block (transformers builds the text model from it)")
+        notes.append(_("read the nested text_config block (transformers builds the text model from it)"))
         config = text
     if model_type is not None and not isinstance(model_type, str):
         raise ValueError(f"model_type must be a string; got {type(model_type).__name__}")
@@ -122,7 +124,8 @@ def _text_config(config: Mapping) -> tuple[dict, str | None, list[str]]:
     for key, value in MODEL_DEFAULTS.get(model_type or "", {}).items():
         if key not in out:
             out[key] = value
-            notes.append(f"{key} is not in the config: transformers' {model_type} default {value!r} is used")
+            notes.append(_("{key} is not in the config: transformers' {model_type} default {value!r} is used",
+                           key=key, model_type=model_type, value=value))
     return out, model_type, notes
 
 
@@ -155,8 +158,8 @@ def rope_blocks(config: object) -> tuple[dict, str | None, dict[str, Mapping | N
         return cfg, model_type, dict(block), spelling, notes
     if "rope_local_base_freq" in cfg or model_type == "gemma3_text":
         local = {"rope_type": "default", "rope_theta": cfg.get("rope_local_base_freq", 10_000.0)}
-        notes.append("Gemma 3: global layers use rope_theta and the scaling block, sliding-window layers "
-                     "rope_local_base_freq without scaling")
+        notes.append(_("Gemma 3: global layers use rope_theta and the scaling block, sliding-window layers "
+                       "rope_local_base_freq without scaling"))
         return cfg, model_type, {"full_attention": dict(block or {}), "sliding_attention": local}, spelling, notes
     return cfg, model_type, {"all": dict(block or {})}, spelling, notes
 
@@ -174,8 +177,8 @@ def read_rope_config(config: object, layer_type: str | None = None) -> RopeConfi
     if layer_type is None:
         layer_type = next((k for k in ("all", "full_attention") if k in blocks), next(iter(blocks)))
         if len(blocks) > 1:
-            notes.append(f"this config has one RoPE block per layer type ({', '.join(blocks)}); "
-                         f"this view shows {layer_type}")
+            notes.append(_("this config has one RoPE block per layer type ({types}); this view shows {layer_type}",
+                           types=", ".join(blocks), layer_type=layer_type))
     elif layer_type not in blocks:
         raise ValueError(f"layer_type must be one of {', '.join(map(repr, blocks))} for this config; "
                          f"got {layer_type!r}"[:200])
@@ -214,7 +217,7 @@ def _rope_type(block: Mapping, where: str, notes: list[str]) -> str:
         raise ValueError(f"{where}rope_type must be a string; got {type(raw_type).__name__}")
     rope_type = _TYPE_ALIASES.get(raw_type, raw_type)
     if raw_type in _TYPE_ALIASES:
-        notes.append(f"type {raw_type!r} is read as {rope_type!r}")
+        notes.append(_("type {raw_type!r} is read as {rope_type!r}", raw_type=raw_type, rope_type=rope_type))
     if rope_type not in ROPE_TYPES:
         raise ValueError(f"{where}rope_type must be one of {', '.join(map(repr, ROPE_TYPES))}; got {raw_type!r}")
     return rope_type
@@ -229,7 +232,7 @@ def _base(config: Mapping, block: Mapping, where: str, notes: list[str]) -> floa
         return _num(config, "rope_theta", "", 1.0, MAX_BASE, lo_open=True)
     if config.get("rotary_emb_base") is not None:
         return _num(config, "rotary_emb_base", "", 1.0, MAX_BASE, lo_open=True)
-    notes.append("no rope_theta: transformers' default 10000 is used")
+    notes.append(_("no rope_theta: transformers' default 10000 is used"))
     return 10000.0
 
 
@@ -248,7 +251,7 @@ def _head_dim(config: Mapping) -> tuple[int, str]:
     ``hidden_size // num_attention_heads``."""
     if config.get("qk_rope_head_dim") is not None:
         return (_num(config, "qk_rope_head_dim", "", 2, MAX_DIM, integer=True),
-                "qk_rope_head_dim (DeepSeek's decoupled RoPE part)")
+                _("qk_rope_head_dim (DeepSeek's decoupled RoPE part)"))
     if config.get("head_dim"):
         return _num(config, "head_dim", "", 2, MAX_DIM, integer=True), "head_dim"
     if config.get("hidden_size") is None or config.get("num_attention_heads") is None:
@@ -301,12 +304,12 @@ def _original_length(config: Mapping, block: Mapping, rope_type: str, where: str
     if config.get("original_max_position_embeddings") is not None:
         omp = _num(config, "original_max_position_embeddings", "", 1, MAX_LENGTH, integer=True)
         if block.get("original_max_position_embeddings") not in (None, omp):
-            notes.append("top-level original_max_position_embeddings wins over the block's (transformers)")
+            notes.append(_("top-level original_max_position_embeddings wins over the block's (transformers)"))
     elif block.get("original_max_position_embeddings") is not None:
         omp = _num(block, "original_max_position_embeddings", where, 1, MAX_LENGTH, integer=True)
     elif mpe is not None:
         omp = mpe
-        notes.append("no original_max_position_embeddings: max_position_embeddings is used")
+        notes.append(_("no original_max_position_embeddings: max_position_embeddings is used"))
     else:
         raise ValueError(f"{where}original_max_position_embeddings is required for rope_type {rope_type!r}")
     out: dict[str, object] = {"original_max_position_embeddings": omp}
@@ -314,8 +317,8 @@ def _original_length(config: Mapping, block: Mapping, rope_type: str, where: str
         if mpe is None:
             raise ValueError(f"{where}factor is missing and max_position_embeddings is not there to infer it")
         out["factor"] = mpe / omp
-        notes.append(f"factor is null: inferred as max_position_embeddings / original = {mpe / omp:g} "
-                     "(transformers)")
+        notes.append(_("factor is null: inferred as max_position_embeddings / original = {factor:g} "
+                       "(transformers)", factor=mpe / omp))
         if out["factor"] < 1 and rope_type == "yarn":
             raise ValueError(f"{where}factor inferred as {out['factor']:g} < 1")
     return out
@@ -328,20 +331,21 @@ def _yarn_params(block: Mapping, params: Mapping, where: str, dim: int, notes: l
         value = _num(block, key, where, 0.0, 1e6)
         if not value:
             if value == 0:
-                notes.append(f"{key} = 0 is read as {fallback:g} (transformers' `or {fallback:g}`)")
+                notes.append(_("{key} = 0 is read as {fallback:g} (transformers' `or {fallback:g}`)", key=key,
+                               fallback=fallback))
             value = fallback
         out[key] = value
     for key in ("mscale", "mscale_all_dim"):
         out[key] = _num(block, key, where, -1e3, 1e3)
     if bool(out["mscale"]) != bool(out["mscale_all_dim"]):
-        notes.append("only one of mscale / mscale_all_dim is set: transformers ignores it (A = 0.1 ln s + 1)")
+        notes.append(_("only one of mscale / mscale_all_dim is set: transformers ignores it (A = 0.1 ln s + 1)"))
     out["attention_factor"] = _num(block, "attention_factor", where, 0.0, 1e3)
     trunc = block.get("truncate", True)
     if not isinstance(trunc, bool):
         raise ValueError(f"{where}truncate must be true or false; got {trunc!r}"[:120])
     out["truncate"] = trunc
-    notes.append("YaRN ramp ends " + ("rounded with floor/ceil (truncate true, the default)" if trunc else
-                                      "kept fractional (truncate false, as gpt-oss ships)"))
+    notes.append(_("YaRN ramp ends rounded with floor/ceil (truncate true, the default)") if trunc else
+                 _("YaRN ramp ends kept fractional (truncate false, as gpt-oss ships)"))
     yarn_attention_factor(params["factor"], out["mscale"], out["mscale_all_dim"],
                           out["attention_factor"])  # raises ValueError for an undefined A
     return out
@@ -363,8 +367,8 @@ def _llama3_params(block: Mapping, params: Mapping, where: str, dim: int, notes:
         raise ValueError(f"{where}high_freq_factor must be at least low_freq_factor; got "
                          f"{out['high_freq_factor']:g} < {out['low_freq_factor']:g}")
     if out["high_freq_factor"] == out["low_freq_factor"]:
-        notes.append("low_freq_factor == high_freq_factor: no blend band, every pair is either kept or "
-                     "divided by factor (Llama 4; transformers accepts it)")
+        notes.append(_("low_freq_factor == high_freq_factor: no blend band, every pair is either kept or "
+                       "divided by factor (Llama 4; transformers accepts it)"))
     return out
 
 
@@ -485,11 +489,13 @@ def _lengths(rc: RopeConfig) -> tuple[int | None, int, str]:
     factor = rc.params.get("factor")
     if factor and mpe is not None and rc.rope_type in LENGTH_FREE_TYPES:
         if rc.rope_type != "dynamic" and rc.model_type in SCALED_LENGTH_MODEL_TYPES:
-            return None, int(mpe), f"max_position_embeddings ({rc.model_type} states its scaled length there)"
-        why = ("transformers' dynamic NTK scales from max_position_embeddings on" if rc.rope_type == "dynamic"
-               else f"a {rc.rope_type} block names no length: it scales the one the config states")
-        return int(mpe), int(min(MAX_LENGTH, round(float(factor) * int(mpe)))), \
-            f"factor × max_position_embeddings ({why})"
+            return None, int(mpe), _("max_position_embeddings ({model_type} states its scaled length there)",
+                                     model_type=rc.model_type)
+        why = (_("factor × max_position_embeddings (transformers' dynamic NTK scales from max_position_embeddings "
+                 "on)") if rc.rope_type == "dynamic" else
+               _("factor × max_position_embeddings (a {rope_type} block names no length: it scales the one the "
+                 "config states)", rope_type=rc.rope_type))
+        return int(mpe), int(min(MAX_LENGTH, round(float(factor) * int(mpe)))), why
     if mpe is not None and (not factor or L is None or mpe > L):
         return int(L if L is not None else mpe), int(mpe), "max_position_embeddings"
     if factor and L is not None:
@@ -497,4 +503,4 @@ def _lengths(rc: RopeConfig) -> tuple[int | None, int, str]:
             "factor × original_max_position_embeddings"
     if L is not None:
         return int(L), int(L), "original_max_position_embeddings"
-    return None, 4096, "no length in the config: 4096 assumed"
+    return None, 4096, _("no length in the config: 4096 assumed")

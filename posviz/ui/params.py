@@ -51,8 +51,9 @@ def _bound_text(hi: Any, hi_max: float | None) -> str:
 
 
 def _label(param: Param) -> tuple[str, str | None]:
-    """A control's label and help in the page's language (declared in English, marked with ``N_``)."""
-    return _(param.label), (_(param.help) if param.help else param.help)
+    """A control's label and help in the page's language (declared in English, marked with ``N_``; the help's
+    placeholders filled with ``help_values``)."""
+    return _(param.label), (_(param.help, **dict(param.help_values)) if param.help else param.help)
 
 
 def _option_label(options: Mapping[str, str]) -> Callable[[str], str]:
@@ -71,6 +72,9 @@ class Param:
     # the sidebar heading this control sits under, folded away (a lesson with many settings groups them by the
     # thing they tune: "ALiBi", "T5"...); None: drawn directly in the sidebar
     group: str | None = dataclasses.field(default=None, kw_only=True)
+    # the values of the help's named placeholders ("trained at {trained}"), filled in the page's language: a help
+    # that quotes a number known at import time stays one message of the catalog
+    help_values: tuple[tuple[str, Any], ...] = dataclasses.field(default=(), kw_only=True)
 
     def parse(self, raw: str) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -109,7 +113,8 @@ class Param:
 
     def outline(self) -> dict[str, Any]:
         """What the control is, as plain data: name, kind, label, help, default and its valid values."""
-        return {"name": self.name, "kind": self.kind, "label": self.label, "help": self.help,
+        help_text = self.help.format(**dict(self.help_values)) if self.help and self.help_values else self.help
+        return {"name": self.name, "kind": self.kind, "label": self.label, "help": help_text,
                 "default": self.default, **self._valid_values()}
 
     def _valid_values(self) -> dict[str, Any]:

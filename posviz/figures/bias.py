@@ -66,6 +66,13 @@ def _line(x: np.ndarray, y: np.ndarray, member: str, name: str, **extra: object)
                 hovertemplate="Δ = %{x}<br>%{y:.4g}<extra>" + member_label(member) + "</extra>", **extra)
 
 
+
+def _bias_top(d: np.ndarray, fam: b.Family) -> float:
+    """The bias axis' top: the largest bias a member draws over the distances ``d`` (T5's untrained values and the
+    Gaussian's log K can be positive), plus half a nat, so no curve is cut off at the top."""
+    highest = max(float(np.nanmax(b.distance_bias(m, d, fam))) for m in b.BIASES)
+    return max(0.0, highest) + 0.5
+
 @figure("bias_distance")
 def bias_distance(*, span: int = 128, y_floor: float = -20.0, n_heads: int = 8, head: int = 0,
                   num_buckets: int = 32, max_distance: int = 128, t5_shape: str = "seeded",
@@ -87,7 +94,7 @@ def bias_distance(*, span: int = 128, y_floor: float = -20.0, n_heads: int = 8, 
                    hovertemplate=_("head %{customdata}<br>Δ = %{x}<br>bias = %{y:.4g}<extra>ALiBi</extra>"))
               ][:1 if others.size else 0]
     traces += [_line(d, b.distance_bias(m, d, fam), m, _member_name(m, fam)) for m in b.BIASES]
-    top = float(max(0.0, np.log(fam.alpha1 + fam.alpha2))) + 0.5
+    top = _bias_top(d, fam)
     layout = dict(
         title=dict(text=_("The bias added to the logit of a key Δ tokens back (Δ = 0..{span})", span=span)),
         xaxis=dict(title=dict(text=_("distance Δ = i − j (tokens)"))),
@@ -212,7 +219,7 @@ def bias_rotation_vs_bias(*, span: int = 256, y_floor: float = -20.0, d: int = 6
     for m in b.BIASES:
         if m != "nope":
             grid.add(_line(x, b.distance_bias(m, x, fam), m, _member_name(m, fam)), 2)
-    top = float(max(0.0, np.log(fam.alpha1 + fam.alpha2))) + 0.5
+    top = _bias_top(x, fam)
     grid.axis("x", 1, title=_("distance Δ = i − j (tokens)"))
     grid.axis("y", 1, title=_("logit q·k/√d (nats)"))
     grid.axis("x", 2, title=_("distance Δ = i − j (tokens)"))

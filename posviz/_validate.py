@@ -1,8 +1,9 @@
 """Argument checks shared by the math layer.
 
-Every public posviz function validates its inputs with these helpers, so a bad value always
-raises ``ValueError`` naming the parameter, the value it got and the valid range, before any
-array is allocated. Booleans are rejected where numbers are expected (``True`` is not a dimension).
+Every public posviz function validates its inputs with these helpers, so a bad value always raises
+``ValueError`` naming the parameter, the value it got and the valid range, before any array is allocated; in
+the language of the page that asked (posviz.i18n), as a page shows the message. Booleans are rejected where
+numbers are expected (``True`` is not a dimension).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import numbers
 from collections.abc import Iterable
 
 import numpy as np
+
+from posviz.i18n import _
 
 
 def _show(value: object) -> str:
@@ -27,13 +30,14 @@ def check_int(name: str, value: object, lo: int | None = None, hi: int | None = 
         ok, value = True, int(value)
     rng = _range_text(lo, hi)
     if not ok:
-        raise ValueError(f"{name} must be an integer{rng}; got {_show(value)}")
+        raise ValueError(_("{name} must be an integer{range}; got {value}", name=name, range=rng, value=_show(value)))
     value = int(value)  # type: ignore[arg-type]
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ValueError(f"{name} must be an integer{rng}; got {value}")
+        raise ValueError(_("{name} must be an integer{range}; got {value}", name=name, range=rng, value=value))
     step = 2 if even else multiple_of
     if step and value % step:
-        raise ValueError(f"{name} must be a multiple of {step}{rng}; got {value}")
+        raise ValueError(_("{name} must be a multiple of {step}{range}; got {value}", name=name, step=step,
+                           range=rng, value=value))
     return value
 
 
@@ -42,17 +46,20 @@ def check_float(name: str, value: object, lo: float | None = None, hi: float | N
     """Return ``value`` as a finite float in the range (open or closed ends), else raise ValueError."""
     rng = _range_text(lo, hi, lo_open, hi_open)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a finite number{rng}; got {_show(value)}")
+        raise ValueError(_("{name} must be a finite number{range}; got {value}", name=name, range=rng,
+                           value=_show(value)))
     try:
         value = float(value)
     except OverflowError:
-        raise ValueError(f"{name} must be a finite number{rng}; got a number too large") from None
+        raise ValueError(_("{name} must be a finite number{range}; got a number too large", name=name,
+                           range=rng)) from None
     if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number{rng}; got {value}")
+        raise ValueError(_("{name} must be a finite number{range}; got {value}", name=name, range=rng, value=value))
     below = lo is not None and (value <= lo if lo_open else value < lo)
     above = hi is not None and (value >= hi if hi_open else value > hi)
     if below or above:
-        raise ValueError(f"{name} must be a finite number{rng}; got {value:g}")
+        raise ValueError(_("{name} must be a finite number{range}; got {value}", name=name, range=rng,
+                           value=format(value, "g")))
     return value
 
 
@@ -60,7 +67,8 @@ def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     """Return ``value`` if it is one of ``choices``, else raise ValueError listing them."""
     choices = tuple(choices)
     if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {_show(value)}")
+        raise ValueError(_("{name} must be one of {choices}; got {value}", name=name,
+                           choices=", ".join(map(repr, choices)), value=_show(value)))
     return value
 
 
@@ -68,11 +76,11 @@ def _range_text(lo: float | None, hi: float | None, lo_open: bool = False, hi_op
     if lo is None and hi is None:
         return ""
     if hi is None:
-        return f" {'>' if lo_open else '>='} {_bound(lo)}"
+        return _(" {relation} {bound}", relation=">" if lo_open else ">=", bound=_bound(lo))
     if lo is None:
-        return f" {'<' if hi_open else '<='} {_bound(hi)}"
+        return _(" {relation} {bound}", relation="<" if hi_open else "<=", bound=_bound(hi))
     left, right = ("(" if lo_open else "["), (")" if hi_open else "]")
-    return f" in {left}{_bound(lo)}, {_bound(hi)}{right}"
+    return _(" in {left}{lo}, {hi}{right}", left=left, lo=_bound(lo), hi=_bound(hi), right=right)
 
 
 def _bound(x: float) -> str:
@@ -92,7 +100,7 @@ MAX_ARRAY_VALUES = 1 << 24  # values in one array argument (128 MB as float64)
 def check_bool(name: str, value: object) -> bool:
     """Return ``value`` if it is a bool (Python or numpy), else raise ValueError."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False; got {_show(value)}")
+        raise ValueError(_("{name} must be True or False; got {value}", name=name, value=_show(value)))
     return bool(value)
 
 

@@ -113,13 +113,13 @@ def _text_config(config: Mapping) -> tuple[dict, str | None, list[str]]:
     text = config.get("text_config")
     if text is not None:
         if not isinstance(text, Mapping):
-            raise ValueError(f"text_config must be a JSON object; got {type(text).__name__}")
+            raise ValueError(_("text_config must be a JSON object; got {kind}", kind=type(text).__name__))
         inner = text.get("model_type")
         model_type = inner if isinstance(inner, str) else TEXT_MODEL_TYPES.get(str(model_type), model_type)
         notes.append(_("read the nested text_config block (transformers builds the text model from it)"))
         config = text
     if model_type is not None and not isinstance(model_type, str):
-        raise ValueError(f"model_type must be a string; got {type(model_type).__name__}")
+        raise ValueError(_("model_type must be a string; got {kind}", kind=type(model_type).__name__))
     out = dict(config)
     for key, value in MODEL_DEFAULTS.get(model_type or "", {}).items():
         if key not in out:
@@ -145,7 +145,7 @@ def rope_blocks(config: object) -> tuple[dict, str | None, dict[str, Mapping | N
     global layers, ``rope_local_base_freq`` for the sliding ones) as the two blocks transformers builds.
     """
     if not isinstance(config, Mapping):
-        raise ValueError(f"config must be a JSON object (a dict); got {type(config).__name__}")
+        raise ValueError(_("config must be a JSON object (a dict); got {kind}", kind=type(config).__name__))
     cfg, model_type, notes = _text_config(config)
     spelling, block = "none", None
     for key in ("rope_parameters", "rope_scaling"):
@@ -153,7 +153,7 @@ def rope_blocks(config: object) -> tuple[dict, str | None, dict[str, Mapping | N
             spelling, block = key, cfg[key]
             break
     if block is not None and not isinstance(block, Mapping):
-        raise ValueError(f"{spelling} must be a JSON object; got {type(block).__name__}")
+        raise ValueError(_("{key} must be a JSON object; got {kind}", key=spelling, kind=type(block).__name__))
     if block is not None and _is_per_layer(block):
         return cfg, model_type, dict(block), spelling, notes
     if "rope_local_base_freq" in cfg or model_type == "gemma3_text":
@@ -171,8 +171,8 @@ def read_rope_config(config: object, layer_type: str | None = None) -> RopeConfi
     "sliding_attention"); by default the full-attention block, with a note (``describe_config`` lists all).
     """
     if layer_type is not None and not isinstance(layer_type, str):
-        raise ValueError(f"layer_type must be a string such as 'full_attention', or None; got "
-                         f"{type(layer_type).__name__}")
+        raise ValueError(_("layer_type must be a string such as 'full_attention', or None; got {kind}",
+                           kind=type(layer_type).__name__))
     cfg, model_type, blocks, spelling, notes = rope_blocks(config)
     if layer_type is None:
         layer_type = next((k for k in ("all", "full_attention") if k in blocks), next(iter(blocks)))
@@ -180,11 +180,12 @@ def read_rope_config(config: object, layer_type: str | None = None) -> RopeConfi
             notes.append(_("this config has one RoPE block per layer type ({types}); this view shows {layer_type}",
                            types=", ".join(blocks), layer_type=layer_type))
     elif layer_type not in blocks:
-        raise ValueError(f"layer_type must be one of {', '.join(map(repr, blocks))} for this config; "
-                         f"got {layer_type!r}"[:200])
+        raise ValueError(_("layer_type must be one of {types} for this config; got {value}",
+                           types=", ".join(map(repr, blocks)), value=repr(layer_type)[:120]))
     block = blocks[layer_type]
     if block is None:
-        raise ValueError(f"{spelling}.{layer_type} is null: layers of type {layer_type!r} use no RoPE (NoPE)")
+        raise ValueError(_("{key}.{layer_type} is null: layers of type {layer_type!r} use no RoPE (NoPE)", key=spelling,
+                           layer_type=layer_type))
     where = f"{spelling}." if layer_type == "all" else f"{spelling}.{layer_type}."
     if spelling == "none":
         where = "" if layer_type == "all" else f"{layer_type}."
@@ -214,12 +215,13 @@ def _rope_type(block: Mapping, where: str, notes: list[str]) -> str:
     """``rope_type`` (or transformers 4's ``type``), with the aliases transformers accepts; "default" if absent."""
     raw_type = block.get("rope_type", block.get("type", "default"))
     if not isinstance(raw_type, str):
-        raise ValueError(f"{where}rope_type must be a string; got {type(raw_type).__name__}")
+        raise ValueError(_("{where}rope_type must be a string; got {kind}", where=where, kind=type(raw_type).__name__))
     rope_type = _TYPE_ALIASES.get(raw_type, raw_type)
     if raw_type in _TYPE_ALIASES:
         notes.append(_("type {raw_type!r} is read as {rope_type!r}", raw_type=raw_type, rope_type=rope_type))
     if rope_type not in ROPE_TYPES:
-        raise ValueError(f"{where}rope_type must be one of {', '.join(map(repr, ROPE_TYPES))}; got {raw_type!r}")
+        raise ValueError(_("{where}rope_type must be one of {types}; got {value!r}", where=where,
+                           types=", ".join(map(repr, ROPE_TYPES)), value=raw_type))
     return rope_type
 
 
@@ -255,13 +257,13 @@ def _head_dim(config: Mapping) -> tuple[int, str]:
     if config.get("head_dim"):
         return _num(config, "head_dim", "", 2, MAX_DIM, integer=True), "head_dim"
     if config.get("hidden_size") is None or config.get("num_attention_heads") is None:
-        raise ValueError("config needs head_dim, or hidden_size and num_attention_heads, to know the "
-                         "rotary dimension")
+        raise ValueError(_("config needs head_dim, or hidden_size and num_attention_heads, to know the rotary "
+                           "dimension"))
     hidden = _num(config, "hidden_size", "", 1, 10**7, integer=True)
     heads = _num(config, "num_attention_heads", "", 1, 10**5, integer=True)
     head_dim = hidden // heads
     if head_dim < 2:
-        raise ValueError(f"hidden_size // num_attention_heads must be at least 2; got {head_dim}")
+        raise ValueError(_("hidden_size // num_attention_heads must be at least 2; got {value}", value=head_dim))
     return head_dim, "hidden_size // num_attention_heads"
 
 
@@ -269,8 +271,8 @@ def _rotary_dim(head_dim: int, prf: float) -> int:
     """``int(head_dim · partial_rotary_factor)``, which must be even and at least 2."""
     dim = int(head_dim * prf)
     if dim < 2 or dim % 2:
-        raise ValueError(f"the rotary dimension int(head_dim·partial_rotary_factor) = int({head_dim}·{prf:g}) = "
-                         f"{dim} must be even and at least 2")
+        raise ValueError(_("the rotary dimension int(head_dim·partial_rotary_factor) = int({head_dim}·{prf:g}) = {dim} "
+                           "must be even and at least 2", head_dim=head_dim, prf=prf, dim=dim))
     return dim
 
 
@@ -283,17 +285,19 @@ def _factor_param(block: Mapping, rope_type: str, where: str, mpe: int | None) -
     """``{"factor": s}`` for every scaling type (none for "default"). transformers 5.23 raises KeyError for a
     YaRN block without the key, while an explicit null is inferred later (``_original_length``)."""
     if rope_type == "yarn" and "factor" not in block:
-        raise ValueError(f"{where}factor is required for rope_type 'yarn': transformers 5.23 raises KeyError for "
-                         "a missing key (only an explicit null is inferred, as max_position_embeddings / "
-                         "original_max_position_embeddings)")
+        raise ValueError(_("{where}factor is required for rope_type 'yarn': transformers 5.23 raises KeyError for a "
+                           "missing key (only an explicit null is inferred, as max_position_embeddings / "
+                           "original_max_position_embeddings)", where=where))
     params: dict[str, object] = {}
     if rope_type != "default":
         factor = _num(block, "factor", where, 1.0, MAX_FACTOR)
         if rope_type in FACTOR_REQUIRED_TYPES and factor is None:
-            raise ValueError(f"{where}factor is required for rope_type {rope_type!r}")
+            raise ValueError(_("{where}{key} is required for rope_type {rope_type!r}", where=where, key="factor",
+                               rope_type=rope_type))
         params["factor"] = factor
     if rope_type == "dynamic" and mpe is None:
-        raise ValueError("max_position_embeddings is required for rope_type 'dynamic'")
+        raise ValueError(_("{where}{key} is required for rope_type {rope_type!r}", where="",
+                           key="max_position_embeddings", rope_type="dynamic"))
     return params
 
 
@@ -311,16 +315,18 @@ def _original_length(config: Mapping, block: Mapping, rope_type: str, where: str
         omp = mpe
         notes.append(_("no original_max_position_embeddings: max_position_embeddings is used"))
     else:
-        raise ValueError(f"{where}original_max_position_embeddings is required for rope_type {rope_type!r}")
+        raise ValueError(_("{where}{key} is required for rope_type {rope_type!r}", where=where,
+                           key="original_max_position_embeddings", rope_type=rope_type))
     out: dict[str, object] = {"original_max_position_embeddings": omp}
     if factor is None and rope_type in FACTOR_INFERRED_TYPES:
         if mpe is None:
-            raise ValueError(f"{where}factor is missing and max_position_embeddings is not there to infer it")
+            raise ValueError(_("{where}factor is missing and max_position_embeddings is not there to infer it",
+                               where=where))
         out["factor"] = mpe / omp
         notes.append(_("factor is null: inferred as max_position_embeddings / original = {factor:g} "
                        "(transformers)", factor=mpe / omp))
         if out["factor"] < 1 and rope_type == "yarn":
-            raise ValueError(f"{where}factor inferred as {out['factor']:g} < 1")
+            raise ValueError(_("{where}factor inferred as {factor:g} < 1", where=where, factor=out["factor"]))
     return out
 
 
@@ -342,7 +348,8 @@ def _yarn_params(block: Mapping, params: Mapping, where: str, dim: int, notes: l
     out["attention_factor"] = _num(block, "attention_factor", where, 0.0, 1e3)
     trunc = block.get("truncate", True)
     if not isinstance(trunc, bool):
-        raise ValueError(f"{where}truncate must be true or false; got {trunc!r}"[:120])
+        raise ValueError(_("{where}{key} must be true or false; got {value}", where=where, key="truncate",
+                           value=repr(trunc)[:60]))
     out["truncate"] = trunc
     notes.append(_("YaRN ramp ends rounded with floor/ceil (truncate true, the default)") if trunc else
                  _("YaRN ramp ends kept fractional (truncate false, as gpt-oss ships)"))
@@ -355,7 +362,8 @@ def _require(block: Mapping, keys: tuple[str, ...], where: str, rope_type: str) 
     """ValueError naming the first of ``keys`` that ``rope_type``'s block lacks (absent or null)."""
     for key in keys:
         if block.get(key) is None:
-            raise ValueError(f"{where}{key} is required for rope_type {rope_type!r}")
+            raise ValueError(_("{where}{key} is required for rope_type {rope_type!r}", where=where, key=key,
+                               rope_type=rope_type))
 
 
 def _llama3_params(block: Mapping, params: Mapping, where: str, dim: int, notes: list[str]) -> dict[str, object]:
@@ -364,8 +372,8 @@ def _llama3_params(block: Mapping, params: Mapping, where: str, dim: int, notes:
     out: dict[str, object] = {key: _num(block, key, where, 0.0, 1e6, lo_open=True)
                               for key in ("low_freq_factor", "high_freq_factor")}
     if out["high_freq_factor"] < out["low_freq_factor"]:
-        raise ValueError(f"{where}high_freq_factor must be at least low_freq_factor; got "
-                         f"{out['high_freq_factor']:g} < {out['low_freq_factor']:g}")
+        raise ValueError(_("{where}high_freq_factor must be at least low_freq_factor; got {high:g} < {low:g}",
+                           where=where, high=out["high_freq_factor"], low=out["low_freq_factor"]))
     if out["high_freq_factor"] == out["low_freq_factor"]:
         notes.append(_("low_freq_factor == high_freq_factor: no blend band, every pair is either kept or "
                        "divided by factor (Llama 4; transformers accepts it)"))
@@ -397,7 +405,8 @@ def _mrope_params(block: Mapping, dim: int, where: str) -> dict[str, object]:
     section = _mrope_section(block["mrope_section"], dim, where)
     interleaved = block.get("mrope_interleaved", False)
     if not isinstance(interleaved, bool):
-        raise ValueError(f"{where}mrope_interleaved must be true or false; got {interleaved!r}"[:120])
+        raise ValueError(_("{where}{key} must be true or false; got {value}", where=where, key="mrope_interleaved",
+                           value=repr(interleaved)[:60]))
     return {"mrope_section": section, "mrope_interleaved": interleaved}
 
 
@@ -405,11 +414,12 @@ def _mrope_section(values: object, dim: int, where: str) -> tuple[int, ...]:
     """M-RoPE's pair counts per axis (temporal, height, width); they must add up to dim/2 (transformers splits
     the dim/2 frequencies with them)."""
     if not isinstance(values, (list, tuple)) or not 1 <= len(values) <= 3:
-        raise ValueError(f"{where}mrope_section must be a list of 1 to 3 pair counts; got {values!r}"[:160])
+        raise ValueError(_("{where}mrope_section must be a list of 1 to 3 pair counts; got {value}", where=where,
+                           value=repr(values)[:100]))
     sec = tuple(check_int(f"{where}mrope_section[{k}]", v, 0, MAX_DIM) for k, v in enumerate(values))
     if sum(sec) != dim // 2:
-        raise ValueError(f"{where}mrope_section must add up to dim/2 = {dim // 2} pairs; got {list(sec)} "
-                         f"(sum {sum(sec)})")
+        raise ValueError(_("{where}mrope_section must add up to dim/2 = {pairs} pairs; got {sections} (sum {total})",
+                           where=where, pairs=dim // 2, sections=list(sec), total=sum(sec)))
     return sec
 
 

@@ -180,6 +180,10 @@ def describe_config(config: object) -> ConfigReport:
                         tuple(sec) if sec else None, axis, tuple(dict.fromkeys(notes)), original)
 
 
+class _RefusedNumberError(ValueError):
+    """What the JSON parser's hooks raise for a number posviz refuses: passed on as it is, not wrapped."""
+
+
 def _check_depth(text: str, limit: int) -> None:
     """Refuse nesting deeper than ``limit`` (brackets outside strings) before the parser recurses into it."""
     depth, in_string, escaped = 0, False, False
@@ -196,7 +200,8 @@ def _check_depth(text: str, limit: int) -> None:
         elif ch in "[{":
             depth += 1
             if depth > limit:
-                raise ValueError(f"config text is nested more than {limit} levels deep; a config.json is not")
+                raise ValueError(_("config text is nested more than {limit} levels deep; a config.json is not",
+                                   limit=limit))
         elif ch in "]}":
             depth -= 1
 
@@ -208,35 +213,36 @@ def parse_config_text(text: object, max_chars: int = MAX_CONFIG_CHARS) -> dict:
     thousands of digits, deep nesting and non-object JSON are all rejected with a message saying where.
     """
     if not isinstance(text, str):
-        raise ValueError(f"config text must be a string; got {type(text).__name__}")
+        raise ValueError(_("config text must be a string; got {kind}", kind=type(text).__name__))
     max_chars = check_int("max_chars", max_chars, 2, 10 * MAX_CONFIG_CHARS)
     if len(text) > max_chars:
-        raise ValueError(f"config text is {len(text):,} characters; the limit is {max_chars:,} "
-                         "(a real config.json is a few kB)")
+        raise ValueError(_("config text is {chars:,} characters; the limit is {limit:,} (a real config.json is a few "
+                           "kB)", chars=len(text), limit=max_chars))
     if not text.strip():
-        raise ValueError("config text is empty: paste the contents of a config.json")
+        raise ValueError(_("config text is empty: paste the contents of a config.json"))
     _check_depth(text, 20)
 
     def bad_constant(name: str) -> None:
-        raise ValueError(f"config text contains {name}, which is not valid JSON for a number")
+        raise _RefusedNumberError(_("config text contains {name}, which is not valid JSON for a number", name=name))
 
     def parse_float(s: str) -> float:
         v = float(s)
         if not math.isfinite(v):
-            raise ValueError(f"config text contains the number {s[:30]}, too large for a float")
+            raise _RefusedNumberError(_("config text contains the number {number}, too large for a float",
+                                    number=s[:30]))
         return v
 
     try:
         value = json.loads(text, parse_constant=bad_constant, parse_float=parse_float)
     except json.JSONDecodeError as e:
-        raise ValueError(f"config text is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+        raise ValueError(_("config text is not valid JSON: {reason} at line {line}, column {column}", reason=e.msg,
+                           line=e.lineno, column=e.colno)) from None
     except RecursionError:
-        raise ValueError("config text is nested too deeply") from None
+        raise ValueError(_("config text is nested too deeply")) from None
+    except _RefusedNumberError as e:
+        raise ValueError(str(e)) from None
     except ValueError as e:
-        msg = str(e)
-        if "config text" in msg:
-            raise ValueError(msg) from None
-        raise ValueError(f"config text has a number that cannot be read ({msg[:80]})") from None
+        raise ValueError(_("config text has a number that cannot be read ({detail})", detail=str(e)[:80])) from None
     if not isinstance(value, dict):
-        raise ValueError(f"config text must be a JSON object {{...}}; got a JSON {type(value).__name__}")
+        raise ValueError(_("config text must be a JSON object {{...}}; got a JSON {kind}", kind=type(value).__name__))
     return value

@@ -26,8 +26,9 @@ class Preset:
 
 
 # Phi-3 LongRoPE lists (48 = head_dim 96 / 2 entries). long_factor: as quoted from Phi-3-mini-128k-instruct's
-# config.json in ggml-org/llama.cpp issue #6849 (April 2024 release); identical lists (long and short) in the
-# Phi-3-vision-128k-instruct config.json reproduced in huggingface/diffusers' OmniGen conversion script.
+# config.json in the llama.cpp discussion github.com/ggml-org/llama.cpp/issues/6849 (April 2024 release);
+# identical lists (long and short) in the Phi-3-vision-128k-instruct config.json reproduced in
+# huggingface/diffusers' OmniGen conversion script.
 _PHI3_LONG = [
     1.0299999713897705, 1.0499999523162842, 1.0499999523162842, 1.0799999237060547, 1.2299998998641968,
     1.2299998998641968, 1.2999999523162842, 1.4499999284744263, 1.5999999046325684, 1.6499998569488525,
@@ -125,9 +126,10 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
         "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
         "rope_scaling": {"long_factor": _PHI3_LONG, "short_factor": _PHI3_SHORT, "type": "longrope"},
     }, N_("microsoft/Phi-3-mini-128k-instruct config.json as first released (April 2024): long_factor as "
-       "quoted from it in ggml-org/llama.cpp issue #6849. short_factor could only be verified against the "
-       "same-generation Phi-3-vision-128k-instruct config.json (reproduced in diffusers' OmniGen conversion "
-       "script), whose long_factor is identical; Microsoft replaced both lists in the June 2024 update, so "
+       "quoted from it in the llama.cpp discussion github.com/ggml-org/llama.cpp/issues/6849. short_factor "
+       "could only be verified against the same-generation Phi-3-vision-128k-instruct config.json (reproduced "
+       "in diffusers' OmniGen conversion script), whose long_factor is identical; Microsoft replaced both lists "
+       "in the June 2024 update, so "
        "today's file differs. Original type \"su\" was renamed \"longrope\" by transformers.")),
     Preset("Llama 4 Scout 17B-16E", {
         "model_type": "llama4",

@@ -21,8 +21,6 @@ def chart_sizes(path: str, query: dict[str, str]) -> list[int]:
                 sizes.append(len(child.proto.spec))
             elif kind == "bidi_component" and child.proto.component_name == "posviz_live":
                 sizes.append(live_bytes(child))  # its exact figure too, when the data names its file
-            elif kind == "bidi_component" and child.proto.component_name == "posviz_live_states":
-                sizes[-1] += len(child.proto.json)  # sent right after its chart's part
             walk(child)
 
     walk(at._tree)

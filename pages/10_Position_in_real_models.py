@@ -90,6 +90,7 @@ def part_masks(v: ui.Values) -> None:
     w = c.start_weight_causal
     ui.figure_panel(
         realmodels_masks, dict(T=own.T, seed=own.seed), key="masks",
+        live=("T", "seed"),
         caption=_("No position code at all. Bidirectional: every query sees the same {T} tokens, so every copy of "
                   "the word (t ≥ 1) puts {copy:.3f} on the start token wherever it stands (the start token itself, "
                   "t = 0, puts {start:.3f} on itself), and shuffling the input only shuffles the output "
@@ -126,6 +127,7 @@ def part_places(v: ui.Values) -> None:
     label = shown_name(place.label)
     ui.figure_panel(
         realmodels_places, dict(scheme=own.scheme, layers=own.layers), key="places",
+        live=("layers",),
         caption=(_("{label}: {source}. Where it acts decides what a logit can depend on: the same query and key at "
                    "positions (9, 4) give {before:.4f}, moved by c = {c} to ({m}, {n}) they give {after:.4f}: the "
                    "input code leaks absolute position into the logit.", label=label, source=_(place.source),

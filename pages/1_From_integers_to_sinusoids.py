@@ -254,6 +254,7 @@ def part_blind(v: ui.Values) -> None:
     gaps = tuple(intro.row_gap(demo.out, *pair) for demo in (plain, with_pe, causal)) if pair else None
     ui.figure_panel(
         intro_attention, dict(text=text, d_model=v.d, seed=v.seed), key="attention",
+        live={"d": "d_model", "seed": "seed"},
         caption=blind_caption(gaps, max(float(abs(demo.out).max()) for demo in (plain, with_pe, causal))),
         latex=r"\mathrm{Attn}(X) = \mathrm{softmax}\!\Big(\tfrac{(XW_q)(XW_k)^\top}{\sqrt d} + M\Big)\,XW_v,"
               r"\quad X = \text{embeddings}\ (+\ PE),\quad M_{ij} = \begin{cases}0 & \text{no mask, or } j \le i"
@@ -324,6 +325,7 @@ def part_shuffle(v: ui.Values) -> None:
     ui.say(" ".join(shuffled.tokens))
     ui.figure_panel(
         intro_shuffle, dict(text=text, d_model=v.d, seed=v.seed, shuffle=sh.shuffle), key="shuffle",
+        live={"shuffle": "shuffle", "d": "d_model", "seed": "seed"},
         caption=_("What to notice: in the top row, each row on the right (labelled with the slot it came from) is a "
                   "row of the left panel moved to a new place, colours unchanged. In the bottom row, with "
                   "sinusoidal PE by slot, the moved words get different outputs."),
@@ -357,6 +359,7 @@ def part_integers(v: ui.Values) -> None:
     text = used_sentence(v.text)
     ui.figure_panel(
         intro_integer_ranges, dict(text=text, n_positions=ln.L, d_model=v.d, seed=v.seed), key="integer",
+        live={"L": "n_positions", "d": "d_model", "seed": "seed"},
         caption=_("What to notice: each band spans the smallest to the largest channel of one slot's vector (the "
                   "sentence repeated to fill L slots). The word alone is a thin stripe near 0 (mean |entry| "
                   "{mean_abs:.2g}); adding p carries it up to {last}, while the sinusoidal band stays within ±1 "
@@ -385,6 +388,7 @@ def part_normalised(v: ui.Values) -> None:
     pos = nm.pos
     ui.figure_panel(
         intro_normalised, dict(short=nm.N1, long=nm.N2, position=pos), key="normalised",
+        live={"N1": "short", "N2": "long", "pos": "position"},
         caption=_("What to notice: the two lines have different slopes, so the dotted position meets them at two "
                   "different heights. Only when N₁ = N₂ do the codes agree."),
         latex=r"\mathrm{code}(p) = p / N",
@@ -405,6 +409,7 @@ def part_binary(v: ui.Values) -> None:
     ))
     ui.figure_panel(
         intro_binary, dict(n_positions=v.P, n_bits=v.bits), key="binary",
+        live={"P": "n_positions", "bits": "n_bits"},
         caption=_("What to notice: the bottom row (least significant bit) flips at every token, each row above "
                   "flips half as often, and the top row (most significant bit) flips every 2^(n−1) tokens. With "
                   "more positions than 2^n the whole pattern starts again: codes are no longer unique."),
@@ -449,6 +454,8 @@ def part_jumps(v: ui.Values) -> None:
     flips = intro.flipped_bits(traj_n, v.bits)
     ui.figure_panel(
         intro_trajectory, dict(n_positions=traj_n, bit=traj_bit, n_bits=v.bits, d_model=v.d), key="trajectory",
+        live={"d": "d_model", "P": ui.AtMost("n_positions", TRAJECTORY_MAX), "bits": "n_bits",
+              "j": ui.AtMost("bit", v.bits - 2)},
         caption=_("What to notice: the binary point visits four corners in blocks (labels list the positions on "
                   "each corner); the sinusoid pair with the same period (cos across, sin up) glides "
                   "counter-clockwise round a circle in equal steps. "
@@ -490,6 +497,7 @@ def part_sinusoids(v: ui.Values) -> None:
     ))
     ui.figure_panel(
         intro_binary_vs_sinusoid, dict(n_positions=v.P, n_bits=v.bits, bit=v.j), key="smooth",
+        live={"P": "n_positions", "bits": "n_bits", "j": "bit"},
         caption=_("What to notice: the two heatmaps show the same stripes at the same wavelengths; on the right "
                   "the edges are blurred into waves. Below, bit j's square wave and its sinusoid rise and fall "
                   "together, the sinusoid peaking in the middle of each run of ones. The curve is the sinusoid at "
@@ -529,11 +537,13 @@ def wavelength_pitfall(d: int) -> None:
         key="wavelength",
         wrong=lambda: ui.figure_panel(
             intro_wavelength_limit, dict(d_model=d, pairs="slowest"), key="limit_wrong",
+            live={"d": "d_model"},
             caption=_("The slowest pair alone: its distance drops to almost 0 after one wavelength ({slowest:,.0f} "
                       "tokens), and again after every multiple of it.", slowest=slowest),
             code=[intro.offset_distances, intro.distance_profile]),
         right=lambda: ui.figure_panel(
             intro_wavelength_limit, dict(d_model=d, pairs="all"), key="limit_right",
+            live={"d": "d_model"},
             caption=closest_return_caption(d, k_best, d_best, d_step),
             latex=r"\lVert PE(p+k) - PE(p)\rVert^2 = \sum_i \big(2 - 2\cos k\omega_i\big)",
             code=[intro.offset_distances, intro.distance_profile]),

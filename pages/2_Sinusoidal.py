@@ -16,6 +16,8 @@ from posviz.figures.sinusoidal import (
 )
 from posviz.i18n import N_, _
 
+MAX_OFFSET = 512  # the offset curve stops here: beyond it the wiggles of a long curve are too fine to read
+
 lesson = ui.Lesson(
     "sinusoidal", N_("Sinusoidal"), icon="〰️", order=2, headline="sinusoidal_heatmap",
     summary=N_("The PE heatmap, single dimensions as waves with their wavelengths, PE·PE similarity (a function "
@@ -43,7 +45,8 @@ def table(v: ui.Values) -> dict:
 def part_table(v: ui.Values) -> None:
     base_term = ui.term("base", _("base b"))
     ui.figure_panel(
-        sinusoidal_heatmap, {**table(v), "layout": v.layout}, key="heatmap", live="base",
+        sinusoidal_heatmap, {**table(v), "layout": v.layout}, key="heatmap",
+        live={"n": "n_positions", "d": "d_model", "base": "base"},
         caption=_("Each row is the code added at one position: {d_model} = {d} numbers, sines and cosines whose "
                   "frequencies the {base} sets. The left columns flicker from row to row (fast pairs); the right "
                   "columns barely change over hundreds of positions (slow pairs). In the concatenated layout the "
@@ -67,7 +70,7 @@ def part_waves(v: ui.Values) -> None:
     wavelength_term = ui.term("wavelength", _("wavelength"))
     ui.figure_panel(
         sinusoidal_waves, {**table(v), "layout": v.layout, "dims": (dims.dim_a, dims.dim_b)}, key="waves",
-        live="base",
+        live={"n": "n_positions", "d": "d_model", "base": "base"},
         caption=_("Every dimension is a plain sine or cosine of the position; only the {wavelength} changes. "
                   "Wavelengths grow geometrically, by b^(2/d) = {ratio:.4g} per pair, from 2π = {first:.4g} tokens "
                   "(pair 0) to 2π·b^((d−2)/d) = {last:,.0f} tokens (pair {last_pair}, the last): just below 2π·b = "
@@ -86,6 +89,7 @@ def part_similarity(v: ui.Values) -> None:
     with left:
         ui.figure_panel(
             sinusoidal_similarity, table(v), key="similarity",
+            live={"n": "n_positions", "d": "d_model", "base": "base"},
             caption=_("Every diagonal is constant: the dot product of two codes depends only on how far apart "
                       "they are, not on where they are."),
             latex=r"PE(p)\cdot PE(q) = \sum_i \cos\big((p-q)\,\omega_i\big)",
@@ -93,7 +97,8 @@ def part_similarity(v: ui.Values) -> None:
         )
     with right:
         ui.figure_panel(
-            sinusoidal_dot_by_offset, {"max_offset": min(v.n, 512), "d_model": v.d, "base": v.base}, key="offset",
+            sinusoidal_dot_by_offset, {"max_offset": min(v.n, MAX_OFFSET), "d_model": v.d, "base": v.base},
+            key="offset", live={"n": ui.AtMost("max_offset", MAX_OFFSET), "d": "d_model", "base": "base"},
             caption=_("The curve is mirror-symmetric: cos is even, so PE(p)·PE(p + k) = PE(p)·PE(p − k). That is "
                       "a property of the bare dot product of two codes. Inside a model the score is "
                       "(x + PE)ᵀ W_qᵀ W_k (x + PE): with learned W_q ≠ W_k it can differ between left and right, "
@@ -115,6 +120,7 @@ def part_shift(v: ui.Values) -> None:
     ui.figure_panel(
         sinusoidal_shift, {"d_model": v.d, "base": v.base, "p": shift.p, "k": shift.k, "pair": shift.pair},
         key="shift",
+        live={"p": "p", "k": "k", "pair": "pair", "d": "d_model", "base": "base"},
         caption=_("Each pair of dimensions, read as the point (cos pω, sin pω), lives on the unit circle (cos "
                   "across, sin up, so it turns counter-clockwise like the RoPE clock). Going from p to p + k turns "
                   "pair {pair} by k·ω = {k} × {omega:.4g} = {degrees:.1f}°, and the matrix M_k that does it "
@@ -162,8 +168,10 @@ def part_pitfalls(v: ui.Values) -> None:
           "It is the other way round: pair 0 has ω = 1 rad/token and turns fastest; the last pair is the slowest."),
         key="fastslow",
         wrong=lambda: ui.figure_panel(sinusoidal_fast_slow, {**table(v), "claim": "reversed"}, key="fs_wrong",
+        live={"n": "n_positions", "d": "d_model", "base": "base"},
                                       caption=_("The labels follow that claim: they contradict the curves.")),
         right=lambda: ui.figure_panel(sinusoidal_fast_slow, {**table(v), "claim": "right"}, key="fs_right",
+        live={"n": "n_positions", "d": "d_model", "base": "base"},
                                       caption=_("Dimension 0 oscillates every ~6 tokens; the last pair hardly "
                                                 "moves.")),
     )
@@ -176,6 +184,7 @@ def part_pitfalls(v: ui.Values) -> None:
     )
     right, wrong = sn.wavelengths(v.d, v.base)[-1], 2 * np.pi * v.base ** (2 * (v.d - 2) / v.d)
     ui.figure_panel(sinusoidal_exponent_bug, {"d_model": v.d, "base": v.base}, key="exp_bug",
+    live={"d": "d_model", "base": "base"},
                     caption=_("Solid: the right wavelengths, the last one {right:,.0f} tokens, just below 2π·b. "
                               "Dashed: the doubled exponent ends at {wrong:.3g} tokens, {ratio:.3g}× further, so "
                               "half the table barely moves.", right=right, wrong=wrong, ratio=wrong / right))

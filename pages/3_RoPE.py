@@ -93,7 +93,8 @@ def part_add(p: ui.Values) -> None:
     ui.figure_panel(
         rope_additive_terms,
         dict(dim=p.d, base=p.base, n_positions=add.add_T, seed=p.seed, tokens=add.tokens, weights=add.weights),
-        key="add", caption=rope_prose.additive_caption(num),
+        key="add",
+        live={"add_T": "n_positions", "d": "dim", "base": "base"}, caption=rope_prose.additive_caption(num),
         latex=r"(x_m + p_m)^\top W_q^\top W_k (x_n + p_n) = x_m^\top A x_n + x_m^\top A p_n + p_m^\top A x_n"
               r" + p_m^\top A p_n,\qquad A = W_q^\top W_k",
         code=[rope.additive_score_terms, rope.additive_weights, rope.off_offset_residual, rope.dependence],
@@ -151,7 +152,7 @@ def part_clock(p: ui.Values) -> None:
         rope_clock,
         dict(dim=p.d, base=p.base, m_max=float(clock.m_max), n_frames=clock.frames, preset=clock.preset,
              seed=p.seed, layout=p.layout, pairs=clock.pairs, show_angles=clock.angles),
-        key="clock", live="base",
+        key="clock", live={"frames": "n_frames", "d": "dim", "base": "base"},
         caption=_("Press Play, or drag the position slider under the chart: it runs in your browser. Pair 0 (top "
                   "left) turns one radian per token and completes a turn every 2π ≈ 6.3 tokens; each following "
                   "pair is slower by the same factor, and the last pairs hardly move in a whole document. {drawn} "
@@ -191,6 +192,7 @@ def part_derive(p: ui.Values) -> None:
     ui.figure_panel(
         rope_derivation, dict(dim=p.d, base=p.base, m=float(p.m), n=float(p.kpos), pair=p.pair, seed=p.seed),
         key="derive",
+        live={"d": "dim", "pair": "pair", "base": "base"},
         caption=_("Left: pair {pair} of q turned by m·θ = {m}·θ_{pair} and of k by n·θ = {n}·θ_{pair}, "
                   "counter-clockwise (channel 2i across, 2i+1 up). The solid arc, the angle from k to q, is the "
                   "original angle plus (m − n)θ: move both positions by the same amount and it does not change. "
@@ -240,6 +242,7 @@ def part_together(p: ui.Values) -> None:
         dict(dim=p.d, base=p.base, m=float(p.m), n=float(p.kpos), pair=p.pair, c_max=float(tog.c_max),
              n_frames=tog.qk_frames, seed=p.seed, layout=p.layout),
         key="together",
+        live={"c_max": "c_max", "qk_frames": "n_frames", "d": "dim", "pair": "pair", "base": "base"},
         caption=_("Press Play (it runs in your browser). The query sits at m + c and the key at n + c while c "
                   "runs from 0 to {c_max:g}. Pair {pair} turns by c·θ = {turned:.3g} rad over the animation, q's "
                   "hand and k's hand alike, so the angle between them stays {angle:+.4f} rad and the whole score "
@@ -258,6 +261,7 @@ def part_together(p: ui.Values) -> None:
 def part_angles(p: ui.Values) -> None:
     ui.figure_panel(
         rope_angle_heatmap, dict(dim=p.d, base=p.base, n_positions=p.n), key="angles",
+        live={"d": "dim", "n": "n_positions", "base": "base"},
         caption=_("Read each row left to right: fast pairs (bottom) cycle through all colours every few tokens, "
                   "slow pairs (top) keep one colour for thousands. The colour scale is cyclic because an angle of "
                   "2π is the same as 0. The dashed line is where each pair completes its first turn."),
@@ -270,6 +274,7 @@ def part_angles(p: ui.Values) -> None:
 def part_tables(p: ui.Values) -> None:
     ui.figure_panel(
         rope_cos_sin_tables, dict(dim=p.d, base=p.base, n_positions=MAX_TABLE_ROWS), key="tables",
+        live={"d": "dim", "base": "base"},
         caption=_("Models precompute cos(mθ) and sin(mθ) once. Interleaved tables repeat each angle in two "
                   "neighbouring columns; half-split tables put all d/2 angles in the left half and repeat them in "
                   "the right half. Same numbers, different column order: the layout decides which columns rotate "
@@ -299,6 +304,7 @@ def part_relative(p: ui.Values) -> None:
     ui.figure_panel(
         rope_score_grid, dict(dim=p.d, base=p.base, n_positions=p.n, layout=p.layout, seed=p.seed, m=p.m, n=p.kpos,
                               c=p.c), key="grid",
+                              live={"d": "dim", "n": "n_positions", "base": "base"},
         caption=_("The square marks (m, n) = ({m}, {n}) and the circle (m + c, n + c) = ({m_c}, {n_c}){beyond}: "
                   "both lie on the dashed diagonal m − n = {offset}, and both score {score:.4f}. Every diagonal "
                   "(fixed {offset_term}) has one colour: moving the query and the key together does not change "
@@ -333,6 +339,7 @@ def part_left_right(p: ui.Values) -> None:
                "that direction-aware. Compare like with like."))
     ui.figure_panel(
         rope_left_right, dict(dim=p.d, base=p.base, max_offset=max_offset, c=c, seed=p.seed), key="leftright",
+        live={"lr_max": "max_offset", "d": "dim", "base": "base"},
         caption=_("Left, RoPE: for q ≠ k the score at +Δ and −Δ differs (by up to {rope_a:.3g}); for q = k it is "
                   "symmetric (difference {rope_same:.1e}), since the sine term (q_u k_v − q_v k_u) vanishes. Right, "
                   "an absolute code with a learned W: direction-aware as well (up to {abs_a:.3g}), and symmetric "
@@ -359,6 +366,7 @@ def part_layouts(p: ui.Values) -> None:
     layouts = ui.term("layout", _("layouts"))
     ui.figure_panel(
         rope_pairing, dict(dim=lay.pd), key="pairing",
+        live={"pd": "dim"},
         caption=_("Two {layouts}: interleaved RoPE (RoFormer, Meta, GPT-J) rotates neighbouring channels (2i, "
                   "2i+1); half-split RoPE (GPT-NeoX, transformers' rotate_half) rotates channel i with channel "
                   "i + d/2. The grey lines are the permutation P that moves one layout onto the other; converting "
@@ -387,6 +395,7 @@ def mixed_side(p: ui.Values, layout: str, nums: dict, prefix: str) -> None:
     ui.figure_panel(rope_score_grid, dict(dim=p.d, base=p.base, n_positions=min(p.n, 128), layout=layout,
                                             seed=p.seed, m=m, n=n, c=c),
                     key="mixed_wrong" if prefix else "mixed_right",
+                    live={"d": "dim", "base": "base", "n": ui.AtMost("n_positions", 128)},
                     caption=(_("Diagonals of the mixed version change colour along their length: the marked cells "
                                "({m}, {n}) and ({m_c}, {n_c}) share a diagonal and score {score:.4f} and "
                                "{shifted:.4f}.", m=m, n=n, m_c=m + c, n_c=n + c, score=s, shifted=s_shift)
@@ -412,6 +421,7 @@ def part_mixed(p: ui.Values) -> None:
     )
     ui.figure_panel(
         rope_norms, dict(dim=p.d, base=p.base, n_positions=p.n, seed=p.seed), key="norms",
+        live={"d": "dim", "n": "n_positions", "base": "base"},
         caption=_("Both real layouts keep the length of q exactly (ratio 1); the mixed one stretches and shrinks "
                   "it as the position changes."),
         code=[rope.norm_ratio],
@@ -430,7 +440,9 @@ def part_decay(p: ui.Values) -> None:
     num = decay_numbers(p.d, p.base, dec.max_delta)
     ui.figure_panel(
         rope_decay, dict(dim=p.d, base=p.base, max_delta=dec.max_delta, n_samples=DECAY_SAMPLES, seed=p.seed),
-        key="decay", caption=rope_prose.decay_caption(num, dec.max_delta, DECAY_SAMPLES),
+        key="decay",
+        live={"max_delta": "max_delta", "d": "dim", "base": "base"}, caption=rope_prose.decay_caption(num,
+              dec.max_delta, DECAY_SAMPLES),
         latex=r"B(\Delta) = \frac{2}{d}\sum_{\ell=1}^{d/2}\Big|\sum_{i=0}^{\ell-1} e^{\,j\Delta\theta_i}\Big|,"
               r"\quad j^2 = -1",
         code=[rope.decay_bound, rope.cos_sum, rope.mean_random_score],
@@ -466,6 +478,7 @@ def part_pairs(p: ui.Values) -> None:
                fmt="{}")
     ui.figure_panel(
         rope_pair_roles, dict(dim=p.d, base=p.base, scheme=pr.scheme, fraction=fraction, context=L), key="pairs",
+        live={"ctx": "context", "base": "base"},
         caption=_("{what} Within L = {length:,} tokens, {turns} pairs turn at least a quarter turn, {quarter} turn "
                   "less and {still} do not turn at all. For a pair under a quarter turn, cos(Δθ_i) > 0 at every "
                   "distance |Δ| ≤ L: its share of the score, |h_i|·cos(Δθ_i + φ_i), is a cosine whose angle stays "
@@ -503,6 +516,7 @@ def part_base(p: ui.Values) -> None:
                fmt="{}")
     ui.figure_panel(
         rope_base_choice, dict(dim=p.d, base=p.base, train_length=L), key="base",
+        live={"d": "dim", "L": "train_length", "base": "base"},
         caption=rope_prose.base_caption(num, p.d, p.base, L),
         latex=r"\lambda_{d/2-1} = 2\pi\, b^{(d-2)/d},\qquad b^* = \Big(\frac{L}{2\pi}\Big)^{d/(d-2)},\qquad"
               r"\text{Men et al.: } \sum_i \cos(m\theta_i) \ge 0 \ \text{ for } 0 \le m \le L",
@@ -529,9 +543,11 @@ def part_pitfalls(p: ui.Values) -> None:
         key="swap",
         wrong=lambda: (ui.numbers({_("score at (m, n)"): nums["s_swap"]}),
                        ui.figure_panel(rope_score_grid, dict(grid, swap=True), key="swap_wrong",
+                       live={"d": "dim", "base": "base"},
                                        caption=_("Swapped: the transpose of the right grid."))),
         right=lambda: (ui.numbers({_("score at (m, n)"): nums["s"]}),
                        ui.figure_panel(rope_score_grid, grid, key="swap_right",
+                       live={"d": "dim", "base": "base"},
                                        caption=_("Correct: query position on the rows."))),
     )
     ladder = dict(dim=p.d, base=p.base, n_positions=p.n)
@@ -543,8 +559,10 @@ def part_pitfalls(p: ui.Values) -> None:
           "token (local detail), the last pair is the slowest (long range)."),
         key="freq",
         wrong=lambda: ui.figure_panel(rope_frequency_ladder, dict(ladder, show_claim=True), key="freq_wrong",
+        live={"d": "dim", "n": "n_positions", "base": "base"},
                                       caption=_("Dashed: the claimed ordering, reversed.")),
         right=lambda: ui.figure_panel(rope_frequency_ladder, ladder, key="freq_right",
+        live={"d": "dim", "n": "n_positions", "base": "base"},
                                       caption=_("Pair 0 is the fastest; orange dots never complete a turn within N.")),
     )
     err = float32_numbers(p.d, p.base)
@@ -561,6 +579,7 @@ def part_pitfalls(p: ui.Values) -> None:
     )
     ui.figure_panel(
         rope_float32_error, dict(dim=p.d, base=p.base), key="f32",
+        live={"d": "dim", "base": "base"},
         caption=_("The float32 error at d = {d}, b = {base:g}: {e3:.1e} at m = 10³, {e4:.1e} at 10⁴, {e5:.1e} at "
                   "10⁵ and {e6:.1e} at 10⁶. Each angle m·θ_i (θ_i ≤ 1) is rounded twice, θ_i and then the product, "
                   "so the error stays below twice the dotted line, the float32 rounding step of m·θ_0 = m, plus the "

@@ -106,7 +106,9 @@ def part_wavelengths(v: ui.Values) -> None:
     key_numbers(v)
     curve = ui.controls(where="main", columns=1).curve
     ui.figure_panel(
-        scaling_wavelengths, every_method(v) | {"curve": curve}, key="wavelengths", live={"s": "factor"},
+        scaling_wavelengths, every_method(v) | {"curve": curve}, key="wavelengths",
+        live={"d": "dim", "beta_fast": "beta_fast", "beta_slow": "beta_slow", "high_freq_factor": "high_freq_factor",
+              "low_freq_factor": "low_freq_factor", "base": "base", "s": "factor", "L": "original_len"},
         caption=_("Read the shaded region first: those slow pairs have wavelengths longer than L, so in training "
                 "they never completed a turn. PI moves every curve up by s; NTK leaves pair 0 alone and lifts the "
                 "slowest pair by s; YaRN and Llama 3 leave the fast pairs alone and move only the slow ones. "
@@ -122,7 +124,9 @@ def part_ratio(v: ui.Values) -> None:
     key_numbers(v)
     low, high = sc.yarn_correction_range(v.d, v.base, int(v.L), v.beta_fast, v.beta_slow, v.truncate)
     ui.figure_panel(
-        scaling_ratio, every_method(v), key="ratio", live={"s": "factor"},
+        scaling_ratio, every_method(v), key="ratio",
+        live={"d": "dim", "beta_fast": "beta_fast", "beta_slow": "beta_slow", "high_freq_factor": "high_freq_factor",
+              "low_freq_factor": "low_freq_factor", "base": "base", "s": "factor", "L": "original_len"},
         caption=_("1 means the pair is untouched (extrapolated), s = {s:g} means fully interpolated. PI is flat "
                   "at s; NTK rises smoothly from 1 to s; YaRN is 1 up to pair {low:g} ('low'), s from pair "
                   "{high:g} ('high') on, with a ramp between; Llama 3 has three bands by wavelength (kept, blended, "
@@ -141,6 +145,8 @@ def part_unseen(v: ui.Values) -> None:
                "training.") if "linear" in counts else "")
     ui.figure_panel(
         scaling_unseen, every_method(v), key="unseen",
+        live={"d": "dim", "beta_fast": "beta_fast", "beta_slow": "beta_slow", "high_freq_factor": "high_freq_factor",
+              "low_freq_factor": "low_freq_factor", "base": "base", "s": "factor", "L": "original_len"},
         caption=_("The grey dashed line is the largest angle each pair reached in training (L·θ_i). Fast pairs "
                   "went round many times, so any angle is familiar. A slow pair (below the dotted 2π line) only saw "
                   "an arc; if a method lets it turn further at L' (×), the model meets angles it never saw.{on_pi} "
@@ -166,7 +172,8 @@ def part_yarn_ramp(v: ui.Values) -> None:
     params = dict(dim=v.d, base=v.base, original_len=int(v.L), **yarn(v))
     low, high = sc.yarn_correction_range(v.d, v.base, int(v.L), v.beta_fast, v.beta_slow, v.truncate)
     ui.figure_panel(
-        scaling_yarn_ramp, params | {"ramp": ramp}, key="ramp", live=("beta_fast", "beta_slow"),
+        scaling_yarn_ramp, params | {"ramp": ramp}, key="ramp",
+        live={"d": "dim", "beta_fast": "beta_fast", "beta_slow": "beta_slow", "base": "base", "L": "original_len"},
         caption=_("The code ramps linearly in the pair index {ends}, i.e. linearly in log r; the paper's γ is "
                   "linear in r itself. {comparison}", ends=sp.ramp_ends(low, high, v.truncate),
                   comparison=sp.ramp_comparison(**params)),
@@ -181,6 +188,7 @@ def part_temperature(v: ui.Values) -> None:
     key_numbers(v)
     ui.figure_panel(
         scaling_temperature, dict(factor=v.s, mscale=v.mscale, mscale_all_dim=v.mscale_all_dim), key="temperature",
+        live={"s": "factor"},
         caption=_("YaRN multiplies cos and sin by A = 0.1 ln s + 1 ({A:.4f} at s = {s:g}), so attention logits "
                   "grow by A². DeepSeek sets mscale and mscale_all_dim: cos/sin get their ratio (1.0 when they are "
                   "equal) and the softmax scale gets (0.1·mscale_all_dim·ln s + 1)² instead. Try "
@@ -198,6 +206,8 @@ def part_entropy(v: ui.Values) -> None:
     factor = sc.yarn_attention_factor(v.s, sp.unset(v.mscale), sp.unset(v.mscale_all_dim))
     ui.figure_panel(
         scaling_entropy, size(v) | yarn(v) | dict(mscale=v.mscale, mscale_all_dim=v.mscale_all_dim), key="entropy",
+        live={"d": "dim", "beta_fast": "beta_fast", "beta_slow": "beta_slow", "base": "base", "s": "factor",
+              "L": "original_len"},
         caption=_("Longer contexts spread attention over more keys, so entropy creeps towards ln n. {effect} "
                   "(One seeded query; 512 sampled keys per length.)",
                   effect=sp.entropy_effect(factor)),
@@ -214,6 +224,7 @@ def part_dynamic(v: ui.Values) -> None:
     ui.numbers(rows)
     ui.figure_panel(
         scaling_dynamic, size(v), key="dynamic",
+        live={"d": "dim", "base": "base", "s": "factor", "L": "original_len"},
         caption=_("Press Play or drag the length slider under the chart. Up to max_position_embeddings nothing "
                 "changes; beyond it transformers' 'dynamic' uses α = s·l/L − (s − 1), which overshoots the plain "
                 "α = l/L by a lot at large s. The chart draws each length's base as if it were computed afresh "
@@ -242,6 +253,8 @@ def part_scores(v: ui.Values) -> None:
     target = int(round(v.s * v.L))
     ui.figure_panel(
         scaling_score, every_method(v) | {"methods": methods, "qk": qk}, key="score",
+        live={"d": "dim", "beta_fast": "beta_fast", "beta_slow": "beta_slow", "high_freq_factor": "high_freq_factor",
+              "low_freq_factor": "low_freq_factor", "base": "base", "s": "factor", "L": "original_len"},
         caption=_("Left, every token: PI stretches the curve s times (neighbours 1 and 2 apart look almost the "
                   "same), while NTK, YaRN and Llama 3 keep the fast wiggles that tell close tokens apart. Right, out "
                   "to L' = {target:,}, one strip per method: beyond the dashed L line plain RoPE keeps producing "
@@ -368,11 +381,13 @@ def part_evidence(v: ui.Values) -> None:
     params = evidence_params(v.methods, c.model_s, c.finetuned)
     drawn = method_curves(params["methods"], c.model_s, c.finetuned, params.get("finetunes", "linear,yarn"),
                           pm.CURVE_SEQUENCES, 0)
-    ui.figure_panel(models_extension, params, key="evidence", caption=mp.evidence_caption(drawn, Lp),
+    ui.figure_panel(models_extension, params, key="evidence",
+    live={"model_s": "factor"}, caption=mp.evidence_caption(drawn, Lp),
                     code=[pm.evaluate, pm.rope_inv_freq])
     ui.prose(mp.evidence_prose(drawn, c.model_s))
     ui.figure_panel(
         models_retrieval, dict(params, kind="methods"), key="evidence_retrieval",
+        live={"model_s": "factor"},
         caption=_("Retrieval beside the loss: the share of tokens the model copies exactly (its most likely token "
                   "is the one the repeat determines), per position, over the same sequences. {retrieval}",
                   retrieval=mp.retrieval_sentence(drawn, L, Lp)),
@@ -393,11 +408,13 @@ def part_schemes(v: ui.Values) -> None:
     params = dict(factor=c.schemes_s) | ({} if schemes == pm.SCHEMES else {"schemes": ",".join(schemes)})
     drawn = scheme_curves(params.get("schemes", ",".join(pm.SCHEMES)), c.schemes_s, pm.CURVE_SEQUENCES, 0)
     past = mp.past_floor(drawn)
-    ui.figure_panel(models_schemes, params, key="schemes", caption=mp.schemes_caption(at_L, past, Lp),
+    ui.figure_panel(models_schemes, params, key="schemes",
+    live={"schemes_s": "factor"}, caption=mp.schemes_caption(at_L, past, Lp),
                     code=[pm.evaluate])
     ui.prose(mp.schemes_prose(at_L, past, L, Lp))
     ui.figure_panel(
         models_retrieval, dict(params, kind="schemes"), key="schemes_retrieval",
+        live={"schemes_s": "factor"},
         caption=_("Retrieval beside the loss, per scheme, over the same sequences. {retrieval}",
                   retrieval=mp.retrieval_sentence(drawn, L, Lp)),
         code=[pm.evaluate_sequences, pm.effective_context],

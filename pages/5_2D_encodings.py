@@ -110,7 +110,7 @@ def part_grid(v: ui.Values) -> None:
     c = ui.controls(where="main", columns=1)
     ui.figure_panel(
         patch_channel, {**grid_of(v), "combine": v.combine, "channel": c.ch},
-        key="channel", live="base",
+        key="channel", live={"ch": "channel", "H": "height", "W": "width", "D": "d_model", "base": "base"},
         caption=_("What to notice: stripes run across the axis the channel ignores. Here {channel}. Step through "
                   "the channels: the wavelength grows from channel to channel within each block of sines or "
                   "cosines, so every block has fast (local) channels at its start and slow (global) ones at its end.",
@@ -133,6 +133,7 @@ def part_multiples(v: ui.Values) -> None:
     ui.figure_panel(
         patch_channels, {**grid_of(v), "combine": v.combine, "first": c.first, "n_channels": 16, "spread": c.spread},
         key="multiples",
+        live={"first": "first", "H": "height", "W": "width", "D": "d_model", "base": "base"},
         caption=_("What to notice: in MAE's layout the top two rows (the first half of the channels) are vertical "
                   "stripes, they follow the column, and the bottom two rows horizontal ones; concat is the other "
                   "way round. Within each block the stripes widen channel after channel (slower waves). In the add "
@@ -162,6 +163,7 @@ def part_similarity(v: ui.Values) -> None:
     row, col = q.row, q.col
     ui.figure_panel(
         patch_similarity_modes, {**grid_of(v), "row": row, "col": col}, key="similarity",
+        live={"row": "row", "col": "col", "H": "height", "W": "width", "D": "d_model", "base": "base"},
         caption=_("What to notice: concat and MAE give the same picture (the same numbers, reordered), a cross "
                   "along the patch's row and column. The add mode also lights up the transposed patch at "
                   "exactly 1.000: patch (r, c) and patch (c, r) get identical codes."),
@@ -211,6 +213,8 @@ def part_resize(v: ui.Values) -> None:
     ui.figure_panel(
         resize_channel, {**resize_settings(v, rz), "channel": rz.rch},
         key="resize",
+        live={"nh": "new_height", "nw": "new_width", "rch": "channel", "H": "old_height", "W": "old_width",
+              "D": "d_model", "base": "base"},
         caption=_("What to notice: slow channels survive interpolation almost exactly; the fastest ones "
                   "(wavelength about 6 patches) are smoothed and err most at the borders, where bicubic has no "
                   "neighbours. 'Integer grid' instead shows that the resized table is a stretched copy, not the code "
@@ -233,6 +237,8 @@ def part_resize_error(v: ui.Values) -> None:
     rz = ui.controls(where="main", columns=3)
     ui.figure_panel(
         resize_error_map, resize_settings(v, rz), key="resize_err",
+        live={"nh": "new_height", "nw": "new_width", "H": "old_height", "W": "old_width", "D": "d_model",
+              "base": "base"},
         caption=_("What to notice: the error is concentrated on the grid's edges and in the fastest channels (the "
                   "first of each block of sines or cosines). A fixed sin/cos table can simply be recomputed at the "
                   "new size; a learned one has no formula to fall back on, so interpolation is all there is."),
@@ -273,6 +279,8 @@ def part_rope(v: ui.Values) -> None:
                                    head=r.head, content=r.content, row_a=qa[0], col_a=qa[1], row_b=qb[0],
                                    col_b=qb[1], by_offset=qq.by_offset),
         key="rope2d",
+        live={"hd": "dim", "seed": "seed", "head": "head", "ra": "row_a", "ca": "col_a", "rb": "row_b", "cb": "col_b",
+              "H": "height", "W": "width", "rbase": "base"},
         caption=_("What to notice: the two maps are the same picture shifted so each is centred on its own query; "
                   "turn on 'offsets dx, dy' and they line up cell for cell. Axial RoPE makes a plus-shaped pattern "
                   "(x and y are scored separately); a mixed head makes an oblique one along its random direction."),
@@ -301,6 +309,7 @@ def part_mixed(v: ui.Values) -> None:
                "the control above is at {base:g}). Training then moves the directions.", base=r.rbase))
     ui.figure_panel(
         mixed_rope_directions, {"dim": r.hd, "num_heads": 4, "base": r.rbase, "seed": r.seed}, key="dirs",
+        live={"hd": "dim", "seed": "seed", "rbase": "base"},
         caption=_("What to notice: each head's pairs lie on two perpendicular lines through the origin: one "
                   "random direction φ per head and its right angle. Axial RoPE is the special case φ = 0 "
                   "(the two coordinate axes)."),
@@ -324,6 +333,7 @@ def part_flux(v: ui.Values) -> None:
     fx = ui.controls(where="main", columns=1)
     ui.figure_panel(
         flux_angles, {"height": v.H, "width": v.W, "n_text": fx.ntext, "patch_rows": 3}, key="flux_angles",
+        live={"ntext": "n_text", "H": "height", "W": "width"},
         caption=_("What to notice: the text rows (above the red line) and patch (0, 0) are all zero, i.e. no "
                   "rotation. Patch rows change only in the blocks of their own axis: the row block steps once per "
                   "grid row, the column block once per patch."),
@@ -349,6 +359,7 @@ def part_flux_scores(v: ui.Values) -> None:
     ui.figure_panel(
         flux_scores, {"height": v.H, "width": v.W, "n_text": fx.ntext, "query": fx.fq, "row": fx.fr, "col": fx.fc},
         key="flux_scores",
+        live={"ntext": "n_text", "fr": "row", "fc": "col", "H": "height", "W": "width"},
         caption=_("What to notice: every text token scores exactly the same against the query, and so does patch "
                   "(0, 0), which shares their ids: RoPE cannot tell the text tokens apart or tell them from the "
                   "top-left patch."),
@@ -402,6 +413,8 @@ def part_mrope(v: ui.Values) -> None:
     ui.figure_panel(
         mrope_ids, {**sequence_params(q), "variant": m.mvariant, "second_per_grid_t": m.spg, "text_after": m.mafter},
         key="mrope_ids",
+        live={"mt1": "n_text_before", "mvt": "video_t", "mih": "image_h", "mvh": "video_h", "miw": "image_w",
+              "mvw": "video_w", "mt2": "n_text_mid", "mt3": "n_text_after", "spg": "second_per_grid_t"},
         caption=_("What to notice: {image} {video} In all, {tokens} tokens use ids 0 … {largest}, so generation "
                   "continues at {next}, not at {tokens}.", image=words.image_words(segs, ids),
                   video=words.video_words(segs, ids, m.mvariant, m.spg), tokens=ids.shape[1],
@@ -449,7 +462,8 @@ def part_mrope_pairs(v: ui.Values) -> None:
     spread = section_spread(segs, c.mbase, c.minter)
     ui.figure_panel(
         mrope_pair_angles, {**sequence_params(q), "base": c.mbase, "interleaved": c.minter}, key="mrope_pairs",
-        live={"mbase": "base"},
+        live={"mt1": "n_text_before", "mvt": "video_t", "mih": "image_h", "mvh": "video_h", "miw": "image_w",
+              "mvw": "video_w", "mt2": "n_text_mid", "mt3": "n_text_after", "mbase": "base"},
         caption=_("What to notice: inside the image the temporal pairs do not move at all (spread {temporal:.3g} "
                   "rad: one temporal id), while the height pairs spread by up to {height:.3g} rad and the width "
                   "pairs by up to {width:.3g} rad. {layout}", temporal=spread["temporal"], height=spread["height"],
@@ -498,6 +512,7 @@ def mae_pitfall(v: ui.Values) -> None:
     )
     ui.figure_panel(
         mae_axis_response, {**grid_of(v), "combine": "mae"}, key="mae",
+        live={"H": "height", "W": "width", "D": "d_model", "base": "base"},
         caption=_("What to notice: moving along a row (column index +1) changes only the first half, the one the "
                   "code calls emb_h; moving down a column changes only the second half. Each half is [sines | "
                   "cosines] of the same {quarter} frequencies, so the fast channels that change most sit at the "
@@ -523,10 +538,12 @@ def axis_pitfalls(v: ui.Values) -> None:
         key="x",
         wrong=lambda: ui.figure_panel(
             mae_axis_response, {**grid, "combine": "concat"}, key="x_wrong",
+            live={"H": "height", "W": "width", "D": "d_model", "base": "base"},
             caption=_("Row first, as code that calls the row x orders its axes: the first half ignores moves "
                       "along a row.")),
         right=lambda: ui.figure_panel(
             mae_axis_response, {**grid, "combine": "mae"}, key="x_right",
+            live={"H": "height", "W": "width", "D": "d_model", "base": "base"},
             caption=_("MAE / RoPE-ViT convention: x is the column, and it comes first.")),
     )
     ui.pitfall(

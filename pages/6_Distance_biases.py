@@ -132,6 +132,8 @@ def part_family(v: ui.Values) -> None:
     slope = b.alibi_slopes(v.n_heads)[v.head]
     ui.figure_panel(
         bias_distance, {**family(v), "span": v.span}, key="distance",
+        live=("n_heads", "num_buckets", "max_distance", "t5_scale", "log_r1", "log_r2", "pow_r1", "pow_r2", "alpha1",
+              "alpha2", "sigma1", "sigma2", "span"),
         caption=_("Every member adds a number that depends only on how far back the key is. At Δ = {at}: ALiBi "
                   "head {head} adds {alibi} (a straight line of slope −{slope:.4g}), KERPLE log {kerple_log} (it "
                   "flattens out), KERPLE power {kerple_power}, T5 {t5} (a staircase: one learned number per bucket, "
@@ -161,6 +163,8 @@ def part_attention(v: ui.Values) -> None:
     r = reaches(params, v.T, opts.mass)
     ui.figure_panel(
         bias_attention, {**params, "log_y": opts.log_y, "mass": opts.mass}, key="attention",
+        live=("mass", "n_heads", "num_buckets", "max_distance", "t5_scale", "log_r1", "log_r2", "pow_r1", "pow_r2",
+              "alpha1", "alpha2", "sigma1", "sigma2", "T", "content_scale", "d", "base"),
         caption=_("Same seeded q and k, same content logits c·q·k/√d, one softmax per member; only the position "
                   "term differs. Reach = the smallest Δ holding {mass:.0%} of the weight: ALiBi head {head} {alibi}, "
                   "Gaussian +log K {gaussian_log}, KERPLE power {kerple_power}, KERPLE log {kerple_log}, T5 {t5} "
@@ -189,6 +193,9 @@ def part_matrix(v: ui.Values) -> None:
     tokens_not_pairs = ui.term("pair_index", _("i and j are tokens here, not pairs"))
     ui.figure_panel(
         bias_heatmap, {**family(v), "member": own.member, "T": T}, key="matrix",
+        live={"T_map": "T", "n_heads": "n_heads", "num_buckets": "num_buckets", "max_distance": "max_distance",
+              "t5_scale": "t5_scale", "log_r1": "log_r1", "log_r2": "log_r2", "pow_r1": "pow_r1", "pow_r2": "pow_r2",
+              "alpha1": "alpha1", "alpha2": "alpha2", "sigma1": "sigma1", "sigma2": "sigma2"},
         caption=_("Row i is the query and column j the key ({tokens_not_pairs}). Each diagonal is one distance, so "
                   "each is one colour: the bias depends on i − j only, never on where the pair sits. Next to the "
                   "diagonal (Δ = 1) it is {one}; in the corner (i, j) = ({last}, 0), Δ = {last}, it is {corner}. The "
@@ -221,6 +228,7 @@ def part_t5(v: ui.Values) -> None:
     ui.figure_panel(
         bias_t5_buckets, dict(num_buckets=v.num_buckets, max_distance=v.max_distance, bidirectional=bidirectional,
                               span=v.span), key="t5",
+                              live=("num_buckets", "max_distance", "span"),
         caption=_("The distance is the {offset} (T5's own code is given its opposite). Distances below max_exact = "
                   "{exact} get a bucket each; from {exact} to max_distance = {max_distance} the remaining {rest} "
                   "buckets widen logarithmically; everything further shares the last bucket of its side ({last}). "
@@ -243,6 +251,15 @@ def forms_gap(n_heads: int, causal: bool) -> float:
     return b.alibi_forms_gap(n_heads, GAP_T, causal)
 
 
+def bloom_check(n_heads: int, causal: bool) -> None:
+    """The pitfall's check that BLOOM's m·j attends like the distance form (computed only when the pitfall is open)."""
+    gap = forms_gap(n_heads, causal)
+    label = (_("m·j under the causal mask attends like −m·(i − j)") if causal
+             else _("m·j without a mask attends like −m·|i − j|"))
+    ui.check(label, gap < 1e-9, _("largest weight difference {gap:.2g} (H = {heads}, T = {T})", gap=gap,
+                                  heads=n_heads, T=GAP_T))
+
+
 @lesson.part("alibi", N_("5. ALiBi's slopes"), uses=("n_heads", "head"), title=N_("5. ALiBi: one slope per head"))
 def part_alibi(v: ui.Values) -> None:
     slopes = b.alibi_slopes(v.n_heads)
@@ -262,6 +279,7 @@ def part_alibi(v: ui.Values) -> None:
     head_index = ui.term("head_index", _("head index h"))
     ui.figure_panel(
         bias_alibi_slopes, dict(n_heads=v.n_heads), key="slopes",
+        live=("n_heads",),
         caption=first + extra + steepest
         + _(" Head {head} (m = {slope:.4g}) halves a key's weight, against an equally similar key at Δ = 0, every "
             "ln 2 / m = {half:.3g} tokens. Heads count from 0 ({head_index}); the ALiBi paper counts from 1.",
@@ -269,7 +287,6 @@ def part_alibi(v: ui.Values) -> None:
         latex=r"m_h = 2^{-8(h+1)/H},\ h = 0..H-1\quad (H = 2^k)",
         code=[b.alibi_slopes],
     )
-    gap = {causal: forms_gap(v.n_heads, causal) for causal in (True, False)}
     view = dict(n_heads=v.n_heads, head=v.head)
     ui.pitfall(
         _("BLOOM's ALiBi is m·j, and it needs the causal mask"),
@@ -279,15 +296,11 @@ def part_alibi(v: ui.Values) -> None:
           "form is no distance bias at all: it favours the last keys of the sequence, wherever the query is."),
         key="bloom",
         wrong=lambda: (ui.figure_panel(bias_alibi_bloom, {**view, "masked": False}, key="bloom_wrong",
-                                       caption=_("No mask: m·j keeps growing past the query.")),
-                       ui.check(_("m·j without a mask attends like −m·|i − j|"), gap[False] < 1e-9,
-                                _("largest weight difference {gap:.2g} (H = {heads}, T = {T})", gap=gap[False],
-                                  heads=v.n_heads, T=GAP_T))),
+                                       live=("n_heads",), caption=_("No mask: m·j keeps growing past the query.")),
+                       bloom_check(v.n_heads, False)),
         right=lambda: (ui.figure_panel(bias_alibi_bloom, {**view, "masked": True}, key="bloom_right",
-                                       caption=_("Causal mask: the same line shifted by m·i.")),
-                       ui.check(_("m·j under the causal mask attends like −m·(i − j)"), gap[True] < 1e-9,
-                                _("largest weight difference {gap:.2g} (H = {heads}, T = {T})", gap=gap[True],
-                                  heads=v.n_heads, T=GAP_T))),
+                                       live=("n_heads",), caption=_("Causal mask: the same line shifted by m·i.")),
+                       bloom_check(v.n_heads, True)),
     )
 
 
@@ -313,6 +326,7 @@ def part_nope(v: ui.Values) -> None:
     causal_mask = ui.term("causal", _("causal mask"))
     ui.figure_panel(
         bias_nope, dict(T=v.T, d=own.channels, seed=v.seed), key="nope",
+        live={"channels": "d", "T": "T"},
         caption=_("With every logit equal, query i averages its i + 1 visible values, and i + 1 is position "
                   "information. A marker on the first token comes out as 1/(i + 1): {marker:.4g} at i = {last}, so "
                   "1/output − 1 gives i back (largest error {err:.1e}). Even random values give it away: the "
@@ -352,6 +366,7 @@ def part_gaussian(v: ui.Values) -> None:
         lesson=_(case_study.title), address=ui.href(case_study.slug, part='modes')))
     ui.figure_panel(
         bias_attention, {**params, "group": "gaussian", "log_y": True}, key="gaussian",
+        live=("alpha1", "alpha2", "sigma1", "sigma2", "T", "content_scale", "d", "base"),
         caption=_("90% of the weight lies within Δ ≤ {gaussian_log} with + log K, within Δ ≤ {gaussian_mul} with "
                   "× K, and within Δ ≤ {nope} with no position at all. The multiplier moves far keys' logits towards "
                   "0, not towards −∞: a far key keeps the weight of a key whose content logit is 0, so × K cannot "
@@ -376,6 +391,8 @@ def part_rotation(v: ui.Values) -> None:
     ui.figure_panel(
         bias_rotation_vs_bias, {**family(v), "span": v.span, "d": v.d, "base": v.base},
         key="rotation",
+        live=("n_heads", "num_buckets", "max_distance", "t5_scale", "log_r1", "log_r2", "pow_r1", "pow_r2", "alpha1",
+              "alpha2", "sigma1", "sigma2", "d", "span", "base"),
         caption=_("A rotation changes which keys look alike: the seeded pair's logit swings between {low:.3g} and "
                   "{high:.3g} and changes sign {flips} times for Δ ≤ {span}; the all-ones curve falls from "
                   "{ones_start:.3g} to {ones_low:.3g}, a property of that one aligned pair; averaged over {samples} "

@@ -111,7 +111,7 @@ def part_kernel(v: ui.Values) -> None:
     kern = kernel_settings(v)
     local, wide = gk.kernel_components([kern["sigma2"], 2 * kern["sigma2"]], **kern)
     ui.figure_panel(
-        gaussian_kernel_curve, kern, key="kernel", live=("sigma1", "sigma2"),
+        gaussian_kernel_curve, kern, key="kernel", live=("alpha1", "alpha2", "sigma1", "sigma2"),
         caption=_("What to notice: the narrow term (σ1) falls off within a few tokens, so it favours close "
                   "neighbours (local); {wide} The sum starts at α1 + α2 and is even in r. Dotted lines mark σ1 and "
                   "σ2, where each term has dropped to 61 % of its height.", wide=wide_reach(kern, wide)),
@@ -154,6 +154,7 @@ def part_modes(v: ui.Values) -> None:
         sel = ui.controls("mode", where="main", columns=1)
         ui.figure_panel(
             gaussian_attention, {**qk, **kern, "mode": sel.mode}, key="attention",
+            live=("alpha1", "alpha2", "sigma1", "sigma2", "T", "d", "base"),
             caption=_("What to notice: with random q and k, plain RoPE attention is noise around 1/T everywhere. "
                       "(a) leaves the first rows alone but turns every later row into a flat, uniform smear: "
                       "K(m)K(n) drives those logits to 0. (b) also pushes far logits to 0, which again means uniform, "
@@ -177,6 +178,7 @@ def part_envelope(v: ui.Values) -> None:
     queries = tuple(m for m in (10, 40, 100) if m < v.T) or (v.T - 1,)
     ui.figure_panel(
         gaussian_envelope, {**qk, **kern, "queries": queries}, key="envelope",
+        live=("alpha1", "alpha2", "sigma1", "sigma2", "T", "d", "base"),
         caption=_("Left: the factor each mode puts on the score. For (b) and (c) it is the same curve K(Δ) for "
                   "every query. For (a) it depends on where the query sits: at m = 40, a key only 3 tokens back "
                   "already gets K(40)·K(37), far below K(3). Right: the measured mean attention weight at each "
@@ -205,6 +207,7 @@ def part_shift(v: ui.Values) -> None:
     ui.figure_panel(
         gaussian_shift_check, {"m": sh.m, "n": sh.n, "shift": sh.shift, "d": v.d, "base": v.base,
                                  "seed": v.seed, **kern}, key="shift",
+                                 live=("m", "n", "shift", "alpha1", "alpha2", "sigma1", "sigma2", "d", "base"),
         caption=_("The same token pair, scored at (m, n) and again at (m + c, n + c). A relative encoding must give "
                   "the same bar twice. Plain RoPE, (b) and (c) do; (a) does not, because its factor is K(m)K(n)."),
         code=[gk.shift_check],
@@ -240,11 +243,13 @@ def part_pitfalls(v: ui.Values) -> None:
         key="mixed",
         wrong=lambda: ui.figure_panel(
             gaussian_mixed_layout, {"layout": "mixed", "d": v.d, "base": v.base, "seed": v.seed},
-            key="mixed_wrong", caption=_("Mixed layout: the diagonals are not constant, and the score at a "
+            key="mixed_wrong",
+            live=("d", "base"), caption=_("Mixed layout: the diagonals are not constant, and the score at a "
                                          "fixed distance wanders along the sequence (even at Δ = 0).")),
         right=lambda: ui.figure_panel(
             gaussian_mixed_layout, {"layout": "interleaved", "d": v.d, "base": v.base, "seed": v.seed},
-            key="mixed_right", caption=_("Each angle repeated for its own pair: constant diagonals, flat lines."),
+            key="mixed_right",
+            live=("d", "base"), caption=_("Each angle repeated for its own pair: constant diagonals, flat lines."),
             code=[gk.mixed_layout_rope, gk.toeplitz_error]),
     )
 
@@ -254,6 +259,7 @@ def part_pitfalls(v: ui.Values) -> None:
             kern["alpha1"], kern["alpha2"], v.sigma1, v.sigma2), language=None, wrap_lines=True)
         ui.figure_panel(gaussian_kernel_broadcast, {"version": "feature_axis", "T": 64, "D": 64, **kern},
                         key="bc_wrong",
+                        live=("alpha1", "alpha2", "sigma1", "sigma2"),
                         caption=_("With T = D = 64 it runs without a word, but token t's channel c is scaled by "
                                   "K(c): every token gets the same treatment, and position plays no part."),
                         code=[gk.feature_axis_broadcast])
@@ -267,6 +273,7 @@ def part_pitfalls(v: ui.Values) -> None:
         wrong=broadcast_wrong,
         right=lambda: ui.figure_panel(
             gaussian_kernel_broadcast, {"version": "fixed", "T": 64, "D": 64, **kern}, key="bc_right",
+            live=("alpha1", "alpha2", "sigma1", "sigma2"),
             caption=_("One factor K(t) per token, the same for all its channels."), code=[gk.intended_scale]),
     )
 

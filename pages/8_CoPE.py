@@ -115,7 +115,8 @@ def part_count(v: ui.Values) -> None:
     query = cope.pick_index(v.i, run.T)
     term = ui.term("pair_index", _("i and j are tokens, not pairs"))
     ui.figure_panel(
-        cope_tokens, gates(v) | dict(query=v.i), key="tokens", live="scale",
+        cope_tokens, gates(v) | dict(query=v.i), key="tokens",
+        live={"i": "query", "scale": "scale", "bias": "bias", "npos_max": "npos_max"},
         caption=_("Our toy tokenizer cuts words longer than 5 characters into pieces (“##” marks a continuation), "
                   "as sub-word tokenizers do. Dark chips are keys the query counts; the green number under each chip "
                   "is its position p_ij for query i and key j ({term}): the sum of the gates from that key up to the "
@@ -152,6 +153,7 @@ def part_positions(v: ui.Values) -> None:
     run = show_text(v)  # gates and positions: no attention head, so no seed and no d_h
     ui.figure_panel(
         cope_gates_positions, gates(v), key="positions",
+        live=("scale", "bias", "npos_max"),
         caption=_("Read a row: the query counts back from itself, so positions rise to the left in steps wherever "
                   "a gate is near 1 and stay nearly flat where gates are near 0. With sentence gates the tokens of a "
                   "sentence share (almost) one position; with “count everything” the middle panel is the right one "
@@ -185,6 +187,7 @@ def part_query(v: ui.Values) -> None:
     show_text(v)
     ui.figure_panel(
         cope_query_positions, gates(v) | dict(query=v.i), key="query_bars",
+        live={"i": "query", "scale": "scale", "bias": "bias", "npos_max": "npos_max"},
         caption=_("Bars: the CoPE position of every key seen from this query, coloured by the key's gate. Dashed: "
                   "i − j + 1, what plain token counting gives. The bars climb only at counted tokens, so a position "
                   "can mean “2 sentences back” however long the sentences are."),
@@ -199,6 +202,8 @@ def part_interpolation(v: ui.Values) -> None:
     query, key = cope.pick_index(v.i, run.T), cope.pick_index(v.j, run.T)
     ui.figure_panel(
         cope_interpolation, head(v) | dict(emb=v.emb, query=query, key=key), key="interp",
+        live={"i": "query", "scale": "scale", "bias": "bias", "npos_max": "npos_max", "seed": "seed",
+              "d_head": "d_head", "j": "key"},
         caption=_("A position like 2.4 has no embedding of its own. CoPE computes the logits of the integer "
                   "positions once per query, z_i[p] = q_i·e[p], and takes the point on the straight line between "
                   "⌊p⌋ and ⌈p⌉. The larger the gate scale a, the closer the gates are to 0 or 1 and p to a whole "
@@ -220,6 +225,8 @@ def part_table(v: ui.Values) -> None:
     show_text(v)
     ui.figure_panel(
         cope_embedding_table, head(v) | dict(emb=v.emb, query=v.i, key=v.j), key="table",
+        live={"i": "query", "scale": "scale", "bias": "bias", "npos_max": "npos_max", "seed": "seed",
+              "d_head": "d_head", "j": "key"},
         caption=_("The table e has one column per integer position 0 … P − 1 (P = T + 1 by default, because p can "
                   "reach T). Upstream learns it from zeros; here it is seeded random or sinusoidal so the logits are "
                   "visible. The outlined columns are the two the chosen (i, j) mixes."),
@@ -247,6 +254,8 @@ def part_attention(v: ui.Values) -> None:
     ui.figure_panel(
         cope_attention, head(v) | dict(emb=v.emb, target=seek.target, strength=seek.strength, nodiv=seek.nodiv,
                                        query=v.i), key="attention",
+                                       live={"target": "target", "strength": "strength", "i": "query",
+                                             "scale": "scale", "bias": "bias", "seed": "seed", "d_head": "d_head"},
         caption=_("The toy head's keys carry no position at all, so without CoPE its attention ignores order. The "
                   "query asks for CoPE position p*. With sentence gates p* counts sentence ends back from the query, "
                   "its own gate included: from a query that ends a sentence, p* = 2 is the previous sentence; from a "
@@ -294,8 +303,10 @@ def pitfalls_of_counting(v: ui.Values, run: cope.CopeRun) -> None:
         "the gates from the masked attention logits also works: σ(−∞) = 0.)"),
         key="leak",
         wrong=lambda: ui.figure_panel(cope_positions_map, leak_view, key="leak_wrong",
+        live=("scale", "bias", "npos_max"),
                                       caption=_("Upper triangle filled: positions depend on future tokens.")),
         right=lambda: ui.figure_panel(cope_positions_map, dict(leak_view, causal=True), key="leak_right",
+        live=("scale", "bias", "npos_max"),
                                       caption=_("Upper triangle empty: only the past is counted.")),
     )
     every = dict(text=counted_text(v), rule="all", scale=cope.SATURATE, bias=0.0, causal=True)
@@ -349,8 +360,12 @@ def pitfalls_of_attention(v: ui.Values) -> None:
         "weighs `√d_h` times more with nodiv, so label which one you use."),
         key="nodiv",
         wrong=lambda: ui.figure_panel(cope_attention, dict(attention, nodiv=True), key="nodiv_wrong",
+        live={"i": "query", "scale": "scale", "bias": "bias", "npos_max": "npos_max", "seed": "seed",
+              "d_head": "d_head"},
                                       caption=_("nodiv: the position term dominates the content term.")),
         right=lambda: ui.figure_panel(cope_attention, dict(attention, nodiv=False), key="nodiv_right",
+        live={"i": "query", "scale": "scale", "bias": "bias", "npos_max": "npos_max", "seed": "seed",
+              "d_head": "d_head"},
                                       caption=_("Official: content and position scaled together.")),
     )
     ui.pitfall(

@@ -73,6 +73,7 @@ def part_base(v: ui.Values) -> None:
                 _("extrapolation limit Tₑₓₜᵣₐ"): f"{n['t_extra']:,.0f}"})
     ui.figure_panel(
         base_cosine_sum, dict(dim=v.d, base=v.base, length=own.length), key="cosine_sum",
+        live={"length": "length", "d": "dim", "base": "base"},
         caption=(_("Bₘ is the score RoPE gives a key identical to the query at distance m. Men et al. 2024 ask it "
                    "to stay ≥ 0 up to the context length. At d = {d} and L = {length:,} the smallest base on a grid "
                    "of 100 per decade that keeps it is {bound}; b = {base} meets it.", d=v.d, length=own.length,
@@ -130,6 +131,8 @@ def part_xpos(v: ui.Values) -> None:
     ui.figure_panel(
         xpos_decay_profile, dict(dim=v.d, base=v.base, gamma=own.gamma, scale_base=float(own.scale_base),
                                  max_distance=own.max_distance), key="xpos",
+                                 live={"gamma": "gamma", "scale_base": "scale_base", "max_distance": "max_distance",
+                                       "d": "dim", "base": "base"},
         caption=_("RoPE's own 'decay' (grey) is an oscillation that never settles: at Δ = {distance:,} it is "
                   "{rope:.3f}. xPos multiplies pair i by ζᵢ to the power Δ/B, from ζ₀ = {first:.3f} (fast pairs, "
                   "strongest decay) to the last pair's ζ = {last:.3f}, so its score (blue) is {xpos:.3g} there.",
@@ -186,6 +189,7 @@ def part_rerope(v: ui.Values) -> None:
     else:
         ui.figure_panel(
             rerope_matrix, dict(T=own.T, window=own.window, leaky_k=k), key="rerope",
+            live=("T", "window", "leaky_k"),
             caption=_("Left: plain RoPE turns a pair by its distance m − n, up to {last}. Right: ReRoPE keeps "
                       "m − n inside the window w = {window} and {rule}, so no pair sees a relative position it was "
                       "not trained on. Leak k = 0 is plain ReRoPE; k ≥ 1 is leaky ReRoPE, slope 1/k past w.",
@@ -230,6 +234,7 @@ def part_self_extend(v: ui.Values) -> None:
     rel = sm.self_extend_relative(own.se_T, own.group, own.se_window)
     ui.figure_panel(
         self_extend_matrix, dict(T=own.se_T, group=own.group, window=own.se_window, shift=True), key="self_extend",
+        live={"se_T": "T", "group": "group", "se_window": "window"},
         caption=_("Within W = {window} tokens a pair keeps m − n; farther pairs use ⌊m/G⌋ − ⌊n/G⌋ + W − W/G with "
                   "G = {group}, as datamllab/LongLM computes it. The largest relative position is {largest:.4g} "
                   "instead of {plain}; the shift W − W/G makes the grouped part start near W instead of dropping "
@@ -263,9 +268,13 @@ def part_self_extend(v: ui.Values) -> None:
         key="self_extend_shift",
         wrong=lambda: ui.figure_panel(self_extend_matrix, dict(T=own.se_T, group=own.group, window=own.se_window,
                                                                shift=False), key="se_wrong",
+                                                               live={"se_T": "T", "group": "group",
+                                                                     "se_window": "window"},
                                       caption=_("No shift: the right panel's line drops at W.")),
         right=lambda: ui.figure_panel(self_extend_matrix, dict(T=own.se_T, group=own.group, window=own.se_window,
                                                                shift=True), key="se_right",
+                                                               live={"se_T": "T", "group": "group",
+                                                                     "se_window": "window"},
                                       caption=_("With W − W/G: the grouped part continues from W.")))
 
 
@@ -286,6 +295,8 @@ def part_sinks(v: ui.Values) -> None:
     ui.figure_panel(
         sink_stream_positions, dict(steps=own.steps, n_sink=own.n_sink, window=own.recent,
                                     train_length=own.train_length), key="sinks",
+                                    live={"steps": "steps", "n_sink": "n_sink", "recent": "window",
+                                          "train_length": "train_length"},
         caption=_("StreamingLLM keeps the first {sinks} tokens (the sinks), the {recent} most recent and the "
                   "current token, and gives RoPE their slots in the cache as positions. At the last step (the query "
                   "is token {query}) the cache holds tokens {sink_tokens} and {first}..{last}, at positions "
@@ -328,6 +339,7 @@ def part_pose(v: ui.Values) -> None:
     ui.figure_panel(
         pose_coverage, dict(train_length=own.chunk, target_length=own.target, batch=own.batch, seed=own.seed,
                             method=own.method), key="pose",
+                            live={"chunk": "train_length", "target": "target_length", "batch": "batch"},
         caption=_("Each window has only {chunk} tokens, but its ids reach up to {top:,}: the batch shows the model "
                   "{covered:,} of the {target:,} relative distances of the target context. PoSE splits a window in "
                   "two chunks and skips ahead in the second; randomised ids sample sorted ids from the whole target "

@@ -12,6 +12,7 @@ one query are ``content + bias`` with the content term ``q·k/√d`` of seeded v
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields
 
@@ -392,8 +393,28 @@ def content_logits(T: int, fam: Family = Family()) -> np.ndarray:
     j = 0..T − 1, with seeded q, k (``posviz.gaussian.random_qk``) and no position. Shape (T,)."""
     fam = _check_family(fam)
     T = check_int("T", T, 1, MAX_ATTENTION_T)
-    q, k = gk.random_qk(T, fam.d, fam.seed)  # (T, d) each
-    return fam.content_scale * (k @ q[-1]) / np.sqrt(fam.d)
+    return fam.content_scale * _content_dot(T, fam.d, fam.seed) / np.sqrt(fam.d)
+
+
+# One query's rows depend on T, d, seed (and base) alone, not on the members' settings: kept, so the page's
+# numbers, its figure and the next slider step (another head, another kernel) reuse them. Validated values only.
+@functools.lru_cache(maxsize=16)
+def _content_dot(T: int, d: int, seed: int) -> np.ndarray:
+    """``q_(T−1)·k_j`` of the seeded q, k (``posviz.gaussian.random_qk``), j = 0..T − 1, read-only. Shape (T,)."""
+    q, k = gk.random_qk(T, d, seed)  # (T, d) each
+    out = k @ q[-1]
+    out.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=16)
+def _rope_row(T: int, d: int, seed: int, base: float) -> np.ndarray:
+    """Plain RoPE logits of the query at T − 1 over keys 0..T − 1 (``posviz.gaussian.rope_logits``), read-only."""
+    q, k = gk.random_qk(T, d, seed)
+    keys = np.arange(T, dtype=np.float64)
+    out = gk.rope_logits(q[-1:], k, np.array([T - 1.0]), keys, base)[0]
+    out.setflags(write=False)
+    return out
 
 
 def content_logits_grid(T: int, seed: int = 0, d: int = 16) -> np.ndarray:
@@ -413,11 +434,11 @@ def attention_row(member: str, T: int, fam: Family = Family()) -> np.ndarray:
     fam = _check_family(fam)
     member = check_choice("member", member, MEMBERS)
     content = content_logits(T, fam)  # validates T
+    T = content.size
     keys = np.arange(T, dtype=np.float64)
     query = np.array([T - 1.0])
     if member == "rope":
-        q, k = gk.random_qk(T, fam.d, fam.seed)
-        logits = fam.content_scale * gk.rope_logits(q[-1:], k, query, keys, fam.base)[0]
+        logits = fam.content_scale * _rope_row(T, fam.d, fam.seed, fam.base)
     elif member == "gaussian_mul":
         logits = gk.apply_kernel(content[None, :], query, keys, "relative_mul", **fam.kernel)[0]
     else:
@@ -454,13 +475,21 @@ def nope_signals(T: int = 128, d: int = 256, seed: int = 0) -> dict[str, np.ndar
     T = check_int("T", T, 1, MAX_ATTENTION_T)
     d = check_int("d", d, 1, 4096)
     seed = check_int("seed", seed, 0, gk.MAX_SEED)
+    return {name: a.copy() for name, a in _nope_signals(T, d, seed).items()}
+
+
+@functools.lru_cache(maxsize=8)  # validated values; the page's caption and its figure ask for the same signals
+def _nope_signals(T: int, d: int, seed: int) -> dict[str, np.ndarray]:
     weights = gk.softmax(bias_matrix("nope", T))  # (T, T): 1/(i+1) on j <= i, 0 above
     marker = np.zeros(T)
     marker[0] = 1.0
     first = weights @ marker  # (T,)
     values = np.random.default_rng(seed).standard_normal((T, d))  # (T, d)
     averaged = weights @ values  # (T, d)
-    return {"first_token": first, "recovered": 1.0 / first - 1.0, "variance": averaged.var(axis=1)}
+    out = {"first_token": first, "recovered": 1.0 / first - 1.0, "variance": averaged.var(axis=1)}
+    for a in out.values():
+        a.setflags(write=False)
+    return out
 
 
 # ---------------------------------------------------------------------------- RoPE's side, for contrast
@@ -477,6 +506,21 @@ def rope_profile(span: int = 128, dim: int = 64, base: float = 10000.0, seed: in
     dim = check_int("dim", dim, 2, gk.MAX_DIM, even=True)
     check_cells(f"span, dim: {span + 1} distances × {dim // 2} pairs", (span + 1) * (dim // 2), rope.MAX_CELLS,
                 "angles")
+    args = (span, dim, base, seed, n_samples)
+    if all(type(a) in (int, float) for a in args):  # kept: the page's caption and its figure draw the same curves
+        return {name: a.copy() for name, a in _kept_rope_profile(*args).items()}
+    return _rope_profile(*args)
+
+
+@functools.lru_cache(maxsize=8, typed=True)  # plain ints and floats only (rope_profile)
+def _kept_rope_profile(span: int, dim: int, base: float, seed: int, n_samples: int) -> dict[str, np.ndarray]:
+    out = _rope_profile(span, dim, base, seed, n_samples)
+    for a in out.values():
+        a.setflags(write=False)
+    return out
+
+
+def _rope_profile(span: int, dim: int, base: object, seed: object, n_samples: object) -> dict[str, np.ndarray]:
     delta = np.arange(span + 1, dtype=np.float64)
     q, k = gk.random_qk(1, dim, seed)
     scale = 1.0 / np.sqrt(dim)

@@ -9,6 +9,7 @@ that take tensors.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -241,6 +242,8 @@ TOKENS = ("same", "random")
 WEIGHTS = ("random", "identity")
 SCHEMES = ("full", "partial", "p-rope", "decoupled")
 MAX_ADDITIVE = 1024  # additive_score_terms: positions per call (five (T, T) float64 arrays: 40 MB)
+KEPT_ADDITIVE = 256  # additive_score_terms keeps its last results up to the lesson's T (five 0.5 MB arrays each)
+KEPT_DIAGONALS = 256  # off_offset_residual keeps the diagonal index of matrices up to this side (0.5 MB each)
 MAX_BLOCK = 256  # block_rotation: the dense (dim, dim) matrix is for looking at, not for computing
 MAX_D_MODEL = 512  # additive code: width of x, p and W
 MAX_OFFSET = 2048  # absolute_offset_scores / left_right_curves: offsets per side and the anchor shift (the PE
@@ -264,7 +267,12 @@ def additive_weights(d_model: int, seed: int = 0, weights: str = "random") -> np
     weights = check_choice("weights", weights, WEIGHTS)
     if weights == "identity":
         return np.eye(d_model)
-    w_q, w_k = np.random.default_rng(seed).standard_normal((2, d_model, d_model)) / np.sqrt(d_model)
+    return _weight_product(np.random.default_rng(seed).standard_normal((2, d_model, d_model)))
+
+
+def _weight_product(draws: np.ndarray) -> np.ndarray:
+    """``W_qᵀ W_k`` from the two (d, d) standard-normal draws, each scaled by 1/√d (``additive_weights``)."""
+    w_q, w_k = draws / np.sqrt(draws.shape[-1])
     return w_q.T @ w_k
 
 
@@ -276,17 +284,38 @@ def additive_score_terms(n_positions: int, d_model: int = 64, base: float = 1000
     ``tokens="same"``, else a new one per position, drawn after W from the same seed); ``p_m`` is the
     interleaved sinusoidal code (Vaswani §3.5); ``A`` from ``additive_weights``. Keys: ADDITIVE_TERMS and
     "full", computed directly as ``(X + P) A (X + P)ᵀ`` (Transformer-XL's expansion, Dai et al. 2019, §3.3).
+    Each call returns its own arrays; the lesson's sizes are computed once for its numbers and its figure.
     """
+    args = (n_positions, d_model, base, seed, tokens, weights)
+    if type(n_positions) is int and n_positions <= KEPT_ADDITIVE and all(type(a) in (int, float, str) for a in args):
+        return {name: z.copy() for name, z in _kept_additive_terms(*args).items()}
+    return _additive_terms(*args)
+
+
+@functools.lru_cache(maxsize=2, typed=True)  # plain ints, floats and strings only (additive_score_terms)
+def _kept_additive_terms(n_positions: int, d_model: int, base: float, seed: int, tokens: str,
+                         weights: str) -> dict[str, np.ndarray]:
+    terms = _additive_terms(n_positions, d_model, base, seed, tokens, weights)
+    for z in terms.values():
+        z.setflags(write=False)
+    return terms
+
+
+def _additive_terms(n_positions: object, d_model: object, base: object, seed: object, tokens: object,
+                    weights: object) -> dict[str, np.ndarray]:
     n_positions = check_int("n_positions", n_positions, 1, MAX_ADDITIVE)
     tokens = check_choice("tokens", tokens, TOKENS)
     seed = check_int("seed", seed, 0, 2**32 - 1)  # a whole float is accepted: default_rng needs the int
-    a = additive_weights(d_model, seed, weights)
+    d_model = check_int("d_model", d_model, 2, MAX_D_MODEL, even=True)
+    weights = check_choice("weights", weights, WEIGHTS)
     rng = np.random.default_rng(seed)
-    rng.standard_normal((2, d_model, d_model))  # the draws additive_weights made: x comes after W
+    draws = rng.standard_normal((2, d_model, d_model))  # W_q, W_k as additive_weights draws them: x comes after
+    a = np.eye(d_model) if weights == "identity" else _weight_product(draws)
     x = rng.standard_normal((1 if tokens == "same" else n_positions, d_model))  # (1 or T, d)
     x = np.broadcast_to(x, (n_positions, d_model))  # (T, d)
     p = sinusoidal_table(n_positions, d_model, base)  # (T, d)
-    terms = dict(zip(ADDITIVE_TERMS, (x @ a @ x.T, x @ a @ p.T, p @ a @ x.T, p @ a @ p.T), strict=True))
+    xa, pa = x @ a, p @ a  # (T, d): each product once, then by xᵀ and by pᵀ
+    terms = dict(zip(ADDITIVE_TERMS, (xa @ x.T, xa @ p.T, pa @ x.T, pa @ p.T), strict=True))
     terms["full"] = (x + p) @ a @ (x + p).T
     return terms
 
@@ -300,9 +329,23 @@ def off_offset_residual(z: object) -> float:
     if z.shape[0] != z.shape[1] or z.size == 0:
         raise ValueError(f"z must be a non-empty square matrix; got shape {z.shape}")
     t = z.shape[0]
-    offset = np.subtract.outer(np.arange(t), np.arange(t)) + t - 1  # (T, T): m − n shifted to 0 .. 2T−2
-    means = np.bincount(offset.ravel(), z.ravel()) / np.bincount(offset.ravel())  # (2T−1,)
+    offset, counts = _kept_diagonals(t) if t <= KEPT_DIAGONALS else _diagonals(t)
+    means = np.bincount(offset.ravel(), z.ravel()) / counts  # (2T−1,)
     return float(np.sqrt(np.mean((z - means[offset]) ** 2)))
+
+
+def _diagonals(t: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's diagonal of a (t, t) matrix, m − n shifted to 0 .. 2t−2, and the cells on each diagonal."""
+    offset = np.subtract.outer(np.arange(t), np.arange(t)) + t - 1  # (T, T)
+    return offset, np.bincount(offset.ravel())
+
+
+@functools.lru_cache(maxsize=4)  # the additive part asks for nine residuals of one size per figure and numbers
+def _kept_diagonals(t: int) -> tuple[np.ndarray, np.ndarray]:
+    offset, counts = _diagonals(t)
+    offset.setflags(write=False)
+    counts.setflags(write=False)
+    return offset, counts
 
 
 def dependence(z: object, rtol: float = 1e-9) -> str:

@@ -76,27 +76,53 @@ def chart_specs(at: AppTest) -> list[dict]:
     return specs
 
 
+def live_charts(at: AppTest) -> list[dict]:
+    """The data of every live chart on the page, parsed (``"live"``: the sliders it follows)."""
+    found = []
+
+    def walk(node: object) -> None:
+        for child in getattr(node, "children", {}).values():
+            if getattr(child, "type", None) == "bidi_component" and child.proto.component_name == "posviz_live":
+                found.append(json.loads(json.loads(child.proto.json)))
+            walk(child)
+
+    walk(at._tree)
+    return found
+
+
+def reach_for(at: AppTest, key: str) -> list[dict]:
+    """What the browser fetches when the learner reaches for the live slider ``key`` (``"rope.base"``): the states
+    of that slider for every chart that follows it, built as the app's ``states/`` route builds them."""
+    from posviz.ui.live import component
+
+    tokens = [s["states"].rsplit("/", 1)[-1] for chart in live_charts(at) for s in chart["live"] if s["key"] == key]
+    assert tokens, f"no live chart follows {key}"
+    return [json.loads(component.states_text(t)) for t in tokens]
+
+
 def live_payload(at: AppTest) -> int:
-    """Bytes a live chart sends: its data, its exact figure (in the data or the file the data names) and its
-    states (one live chart per part)."""
+    """Bytes the largest live chart of the part brings the page: its data, its exact figure (in the data or the
+    file the data names) and the largest states one of its sliders fetches when the learner reaches for it."""
+    from posviz.ui.live import component
+
     sizes = []
 
     def walk(node: object) -> None:
         for child in getattr(node, "children", {}).values():
-            if getattr(child, "type", None) == "bidi_component":
-                sizes.append((child.proto.component_name, live_bytes(child)))
+            if getattr(child, "type", None) == "bidi_component" and child.proto.component_name == "posviz_live":
+                sliders = json.loads(json.loads(child.proto.json))["live"]
+                fetched = [len(component.states_text(s["states"].rsplit("/", 1)[-1]) or "") for s in sliders]
+                sizes.append(live_bytes(child) + max(fetched, default=0))
             walk(child)
 
     walk(at._tree)
-    assert [n for n, _ in sizes] == ["posviz_live", "posviz_live_states"], sizes
-    return sum(n for _, n in sizes)
+    assert sizes, "no live chart on the page"
+    return max(sizes)
 
 
 def live_bytes(component: object) -> int:
-    """Bytes of a live chart's (or its states') data, plus the exact figure's file if the data names one."""
+    """Bytes of a live chart's data, plus the exact figure's file if the data names one."""
     text = component.proto.json
-    if component.proto.component_name != "posviz_live":
-        return len(text)
     payload = json.loads(json.loads(text))
     return len(text) + (live_exact(payload)[1] if payload.get("exactFile") else 0)
 

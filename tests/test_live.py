@@ -29,7 +29,7 @@ from posviz.ui.live.states import (
     to_json,
 )
 from posviz.ui.params import Choice, Float, Int, LogFloat
-from testkit.apptest import chart_specs, live_payload, page_paths, run_page
+from testkit.apptest import chart_specs, live_payload, page_paths, reach_for, run_page
 
 BASE = LogFloat("base", "base b", default=10000.0, lo=10.0, hi=1e6)
 SIGMA2 = Float("sigma2", "σ2", default=20.0, lo=1.0, hi=500.0, step=1.0)
@@ -170,6 +170,7 @@ def test_a_release_draws_the_exact_figure_kept_from_the_states_without_building_
     another base draws that figure as it was kept (no build), and it is the exact figure at the released base."""
     query = {"part": "clock", "seed": "4321", "d": "32"}  # settings no other test draws: nothing cached before
     at = run_page(next(p for p in page_paths() if p.endswith("_RoPE.py")), query)
+    reach_for(at, "rope.base")  # the pointer over the slider: its states are fetched
     built = []
     real = live_figures.build
     monkeypatch.setattr(live_figures, "build", lambda name, **kw: built.append(name) or real(name, **kw))
@@ -223,3 +224,14 @@ def test_a_chart_payload_is_plain_json_serialised_once():
     assert payload["exact"] == json.loads(style(build("gaussian_kernel_curve", **params), "light", 0.0).to_json())
     assert payload["exactFile"] is None and payload["exactId"] == exact.id
     assert payload["live"][0]["options"] == list(slider_values(SIGMA2)) and payload["live"][0]["key"] == "g.sigma2"
+
+
+def test_states_carry_no_64_bit_integers():
+    """Plotly.js draws no int64 array (it refuses the dtype and the state is not drawn): integer data is narrowed
+    to int32 where it fits, as plotly.py does for an exact figure, else sent as float64."""
+    narrow = live_states_module._encode(np.arange(5, dtype=np.int64))
+    assert narrow["dtype"] == "i4"
+    assert np.array_equal(live_states_module._decode(narrow), np.arange(5))
+    wide = live_states_module._encode(np.array([0, 2**40], dtype=np.int64))
+    assert wide["dtype"] == "f8" and live_states_module._decode(wide)[1] == 2**40
+    assert live_states_module._encode(np.ones(3))["dtype"] == "f4"

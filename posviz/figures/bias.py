@@ -67,10 +67,11 @@ def _line(x: np.ndarray, y: np.ndarray, member: str, name: str, **extra: object)
 
 
 
-def _bias_top(d: np.ndarray, fam: b.Family) -> float:
-    """The bias axis' top: the largest bias a member draws over the distances ``d`` (T5's untrained values and the
-    Gaussian's log K can be positive), plus half a nat, so no curve is cut off at the top."""
-    highest = max(float(np.nanmax(b.distance_bias(m, d, fam))) for m in b.BIASES)
+def _bias_top(curves: dict[str, np.ndarray]) -> float:
+    """The bias axis' top: the largest bias a member draws (``curves``: every member of ``posviz.bias.BIASES``
+    over the distances shown; T5's untrained values and the Gaussian's log K can be positive), plus half a nat, so
+    no curve is cut off at the top."""
+    highest = max(float(np.nanmax(curves[m])) for m in b.BIASES)
     return max(0.0, highest) + 0.5
 
 @figure("bias_distance")
@@ -93,8 +94,9 @@ def bias_distance(*, span: int = 128, y_floor: float = -20.0, n_heads: int = 8, 
                    line=dict(color=MEMBER_COLORS["alibi"], width=1), opacity=0.35,
                    hovertemplate=_("head %{customdata}<br>Δ = %{x}<br>bias = %{y:.4g}<extra>ALiBi</extra>"))
               ][:1 if others.size else 0]
-    traces += [_line(d, b.distance_bias(m, d, fam), m, _member_name(m, fam)) for m in b.BIASES]
-    top = _bias_top(d, fam)
+    curves = {m: b.distance_bias(m, d, fam) for m in b.BIASES}
+    traces += [_line(d, curves[m], m, _member_name(m, fam)) for m in b.BIASES]
+    top = _bias_top(curves)
     layout = dict(
         title=dict(text=_("The bias added to the logit of a key Δ tokens back (Δ = 0..{span})", span=span)),
         xaxis=dict(title=dict(text=_("distance Δ = i − j (tokens)"))),
@@ -117,8 +119,8 @@ def bias_attention(*, T: int = 128, group: str = "all", log_y: bool = False, mas
     members = GROUPS[check_choice("group", group, GROUPS)]
     dist = np.arange(T - 1, -1, -1, dtype=np.float64)  # key j = 0..T−1 is Δ = T−1..0 back
     traces = []
-    for m in members:
-        w = b.attention_row(m, T, fam)
+    rows = {m: b.attention_row(m, T, fam) for m in members}  # each member's row once: the traces and the log floor
+    for m, w in rows.items():
         reach = b.reach(w, mass)
         traces.append(dict(type="scatter", x=_f32(dist), y=_f32(w), mode="lines", legendgroup=m,
                            name=_("{member}: {mass:.0%} within Δ ≤ {reach}", member=member_label(m), mass=mass,
@@ -131,7 +133,7 @@ def bias_attention(*, T: int = 128, group: str = "all", log_y: bool = False, mas
     notes = []
     if log_y:
         yaxis.update(type="log", exponentformat="power")
-        notes = _log_floor(yaxis, {m: b.attention_row(m, T, fam) for m in members}, fam)
+        notes = _log_floor(yaxis, rows, fam)
     layout = dict(
         title=dict(text=_("Attention of the query at i = {query} over its {keys} keys, same q·k for every member",
                           query=T - 1, keys=T)),
@@ -216,10 +218,11 @@ def bias_rotation_vs_bias(*, span: int = 256, y_floor: float = -20.0, d: int = 6
     for key, name, color, dash in rope_lines:
         grid.scatter(1, x=_f32(x), y=_f32(prof[key]), mode="lines", name=name, line=dict(color=color, dash=dash,
                      width=2), hovertemplate=_("Δ = %{x}<br>logit = %{y:.4g}<extra>RoPE</extra>"))
+    curves = {m: b.distance_bias(m, x, fam) for m in b.BIASES}
     for m in b.BIASES:
         if m != "nope":
-            grid.add(_line(x, b.distance_bias(m, x, fam), m, _member_name(m, fam)), 2)
-    top = _bias_top(x, fam)
+            grid.add(_line(x, curves[m], m, _member_name(m, fam)), 2)
+    top = _bias_top(curves)
     grid.axis("x", 1, title=_("distance Δ = i − j (tokens)"))
     grid.axis("y", 1, title=_("logit q·k/√d (nats)"))
     grid.axis("x", 2, title=_("distance Δ = i − j (tokens)"))

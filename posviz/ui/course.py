@@ -208,12 +208,14 @@ def lessons(pages_dir: Path | None = None) -> list[Lesson]:
     found = []
     with _DISCOVERY_LOCK:
         for path in sorted(pages_dir.glob("*.py")):
-            if is_reference_page(path):
+            text = path.read_text(encoding="utf-8")
+            if "Lesson(" not in text and "plain_page(" in text:  # a reference page (is_reference_page)
                 continue
-            if "Lesson(" not in path.read_text(encoding="utf-8"):
+            if "Lesson(" not in text:
                 raise ValueError(f"{path.name} declares no ui.Lesson and is no ui.plain_page: every page in pages/ "
                                  "is a lesson or a reference page")
-            found += [ls for ls in _REGISTRY.values() if ls.script == path.resolve()] or _import_page(path)
+            script = path.resolve()  # once per page: resolving is most of a call's time
+            found += [ls for ls in _REGISTRY.values() if ls.script == script] or _import_page(path)
     return sorted({ls.slug: ls for ls in found}.values(), key=lambda ls: ls.order)
 
 

@@ -116,12 +116,14 @@ def figure_name(figure: Callable[..., go.Figure]) -> str:
 
 def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] | None = None, *,
                  caption: str, latex: str | None = None, code: Sequence[Callable] = (), key: str,
-                 height: int | None = None, live: str | Sequence[str] | Mapping[str, str] = ()) -> None:
+                 height: int | None = None, live: Live = ()) -> None:
     """Draw a figure (its builder, e.g. ``rope_clock``) with its caption, formula, source, exports and notebook
     snippet. The figure is shared by every session with the same settings, so it is never handed to the page.
 
     ``live`` names slider controls the chart follows while they are dragged (``live="base"``; a mapping
-    ``{"control": "figure parameter"}`` when the names differ): see ``posviz.ui.live``."""
+    ``{"control": "figure parameter"}`` when the names differ, ``{"P": AtMost("n_positions", 128)}`` where the page
+    draws at most so much): see ``posviz.ui.live``. Every slider that changes the figure's settings is listed
+    (tests/test_every_slider_live.py checks it)."""
     ctx = context()
     name = figure_name(figure)
     params = dict(params or {})
@@ -131,9 +133,8 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
     try:  # a live chart draws the figure's JSON (often kept from its slider's states: no build)
         if links:
             live_chart = component.LiveChart(name, params, links, ctx.params, ctx.slug, ctx.theme,
-                                             ctx.figure_font_scale, chart)
+                                             ctx.figure_font_scale, chart, live_caps(live))
             component.draw_chart(live_chart, config)
-            ctx.after_part.append(functools.partial(component.draw_state_sets, live_chart))
         else:
             shown = built_figure(name, params, ctx.theme, ctx.figure_font_scale)
     except ValueError as err:
@@ -149,10 +150,24 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
     _extras(name, params, tuple(code), f"{ctx.slug}.{key}")
 
 
-def _live_links(name: str, live: str | Sequence[str] | Mapping[str, str],
-                params: Mapping[str, object]) -> dict[str, str]:
-    """Live control name -> figure parameter, for the parameters this figure is drawn with."""
+Live = str | Sequence[str] | Mapping[str, "str | component.AtMost"]
+
+
+def live_links(live: Live) -> dict[str, str]:
+    """``figure_panel``'s ``live`` as live control name -> figure parameter."""
     links = {live: live} if isinstance(live, str) else dict(live) if isinstance(live, Mapping) else {n: n for n in live}
+    return {c: p.param if isinstance(p, component.AtMost) else p for c, p in links.items()}
+
+
+def live_caps(live: Live) -> dict[str, float]:
+    """Live control name -> the largest value the figure is drawn at, for the links that say (``AtMost``)."""
+    return {c: p.at_most for c, p in live.items() if isinstance(p, component.AtMost)} \
+        if isinstance(live, Mapping) else {}
+
+
+def _live_links(name: str, live: Live, params: Mapping[str, object]) -> dict[str, str]:
+    """Live control name -> figure parameter, for the parameters this figure is drawn with."""
+    links = live_links(live)
     ctx = context()
     for control, param in links.items():
         if control not in ctx.params or param not in FIGURES[name].defaults():

@@ -64,20 +64,38 @@ export function merged(trace, change) {
   return out;
 }
 
-// the text of a served exact figure (posviz/ui/live/store.py, ServedFigureFiles), fetched once: the few latest
-// are kept, so a rerun that names the file prefetched when the learner let go finds it here. Asked as a range (all of it), which
-// Streamlit's server sends as it is: a whole-file answer it would first gzip at level 9, tens of ms of its
-// time for a figure of a megabyte, while it runs the release's script
-function exactText(base, file) {
+// an exact figure fetched from the app: a served file (posviz/ui/live/store.py, ServedFigureFiles) or a live
+// slider's figure at a value (its `figure` route), as {text, id}; the few latest are kept, so a rerun that names
+// the figure prefetched when the learner let go finds it here. A file is asked as a range (all of it), which
+// Streamlit's server sends as it is: a whole-file answer it would first gzip at level 9, tens of ms of its time
+// for a figure of a megabyte, while it runs the release's script
+function exactText(url) {
   window.__posvizExactTexts = window.__posvizExactTexts || new Map();
   const texts = window.__posvizExactTexts;
-  if (!texts.has(file)) {
-    const asked = fetch(base + file, { headers: { Range: "bytes=0-" } });
-    texts.set(file, asked.then((r) => (r.ok ? r.text() : Promise.reject(new Error(r.status)))));
-    texts.get(file).catch(() => texts.delete(file));
+  if (!texts.has(url)) {
+    const asked = fetch(url, { headers: { Range: "bytes=0-" } });
+    const id = (r) => r.headers.get("X-Posviz-Id") || url.split("/").pop().replace(/[.]json$/, "");
+    texts.set(url, asked.then((r) => (r.ok ? r.text().then((text) => ({ text, id: id(r) }))
+                                         : Promise.reject(new Error(r.status)))));
+    texts.get(url).catch(() => texts.delete(url));
     while (texts.size > 3) texts.delete(texts.keys().next().value);
   }
-  return texts.get(file);
+  return texts.get(url);
+}
+
+// the states of a live slider, fetched from the app once per settings (the set's `version`) and filed where
+// statesOf finds them; the chart then draws their stills in idle time
+function fetchStates(chart, live, box) {
+  const key = chart.posvizPayload.chart + "|" + live.key;
+  window.__posvizStates = window.__posvizStates || {};
+  window.__posvizAsked = window.__posvizAsked || new Set();
+  if (statesOf(chart, live) || window.__posvizAsked.has(live.states)) return;
+  window.__posvizAsked.add(live.states);
+  fetch(live.states).then((r) => (r.ok ? r.json() : Promise.reject(new Error(r.status)))).then((set) => {
+    window.__posvizStates[key] = { ...set, version: live.version };
+    if (box) box.dataset.posvizStates = String(set.values.length); // benchmarks: how fast a drag crosses states
+    window.dispatchEvent(new Event("posviz-states"));
+  }).catch((e) => { window.__posvizAsked.delete(live.states); console.warn("posviz states", e); });
 }
 
 export function withSliderAt(layout, index) {
@@ -297,7 +315,7 @@ export default function (component) {
   let frame = 0;
 
   // the exact figure: in the payload, or its served file (often prefetched already, before this rerun)
-  const loaded = payload.exact ? Promise.resolve() : exactText(payload.files, payload.exactFile).then((text) => {
+  const loaded = payload.exact ? Promise.resolve() : exactText(payload.files + payload.exactFile).then(({ text }) => {
     payload.exact = JSON.parse(text);
     payload.signature = signature(payload.exact);
   }, (e) => { // the file is gone (removed meanwhile): a rerun sends the figure itself
@@ -339,27 +357,29 @@ export default function (component) {
       chart.dataset.shown = "exact";
     };
     if (!same && !held) drawExact();
-    // let go at a value whose exact figure is a served file: fetch it and draw it before the rerun's comes
-    const drawPrefetched = async (live, input, value, file) => {
-      chart.posvizFetching = file;
-      const text = await exactText(payload.files, file);
+    // let go (or a key pressed): fetch the exact figure at the new value, a state's served file or the slider's
+    // figure route, and draw it before the rerun's comes
+    const drawPrefetched = async (live, input, value, url) => {
+      chart.posvizFetching = url;
+      const { text, id } = await exactText(url);
       // a new drag, a value moved on, or the rerun's figure here first: nothing to do
-      if (chart.posvizFetching !== file || sliderValue(input, live) !== value || chart.posvizPayload !== payload ||
+      if (chart.posvizFetching !== url || sliderValue(input, live) !== value || chart.posvizPayload !== payload ||
           !chart.isConnected) return;
       const exact = JSON.parse(text);
-      Object.assign(payload, { exact, exactId: file.replace(/[.]json$/, ""), signature: signature(exact) });
+      Object.assign(payload, { exact, exactId: id, signature: signature(exact) });
       live.current = value;
       drawExact();
       chart.dataset.prefetched = String(Number(chart.dataset.prefetched || 0) + 1); // tests: prefetched figures drawn
     };
     const released = (live, box) => {
       const input = box.querySelector("input[type=range]");
-      const set = statesOf(chart, live);
-      if (!input || !set || !set.files) return;
+      if (!input) return;
       const value = sliderValue(input, live);
-      const file = set.files[set.values.indexOf(value)];
-      if (file && value !== live.current && chart.posvizFetching !== file) {
-        drawPrefetched(live, input, value, file).catch((e) => console.warn("posviz prefetch", e));
+      const set = statesOf(chart, live);
+      const file = set && set.files ? set.files[set.values.indexOf(value)] : null;
+      const url = file ? payload.files + file : live.figure + "/" + value;
+      if (value !== live.current && chart.posvizFetching !== url) {
+        drawPrefetched(live, input, value, url).catch((e) => console.warn("posviz prefetch", e));
       }
     };
     if (!chart.posvizWatch) { // states filed (state_sets.js), the clock moved, the chart resized: stills to draw
@@ -369,9 +389,16 @@ export default function (component) {
       chart.on("plotly_relayout", chart.posvizWatch); // e.g. the window resized the chart: stills at the new size
     }
     predraw(Plotly, chart);
-    for (const live of payload.live) {
+    // a slider drawn after the chart (below it, or in a sidebar slot filled once the part is drawn) is found when
+    // it appears
+    const follow = (live, tries) => {
       const box = document.querySelector(".st-key-" + live.key.replace(/[^a-zA-Z0-9_-]/g, "-"));
-      if (!box) continue;
+      if (!box) {
+        if (tries > 0 && chart.posvizPayload === payload && !listeners.signal.aborted) {
+          setTimeout(() => follow(live, tries - 1), 100);
+        }
+        return;
+      }
       let shown = null; // the state on screen; the exact figure is at (the state nearest) the control's value
       const show = () => {
         frame = 0;
@@ -414,7 +441,12 @@ export default function (component) {
         document.addEventListener(type, () => { if (dragging) { dragging = false; release(); } }, opts);
       }
       box.addEventListener("keyup", release, opts);
-    }
+      // the states of a slider the learner reaches for (pointer over it, keyboard focus); the first few in idle time
+      const want = () => fetchStates(chart, live, box);
+      for (const type of ["pointerenter", "pointerdown", "focusin"]) box.addEventListener(type, want, opts);
+      if (live.prefetch) later(want);
+    };
+    for (const live of payload.live) follow(live, 50);
   }).catch((e) => console.warn("posviz live chart", e));
   return () => {
     for (const o of observers) o.disconnect();

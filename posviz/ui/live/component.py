@@ -1,9 +1,12 @@
-"""The live chart on the page: two Streamlit v2 components (no iframe) and the payloads they are handed.
+"""The live chart on the page: a Streamlit v2 component (no iframe), its payload, and what the chart fetches.
 
-``draw_chart`` draws the exact figure with ``chart.js`` and names the sliders it follows; ``draw_state_sets``,
-called once the lesson part is drawn, hands the states of those sliders to ``state_sets.js``, which files them
-where the chart looks for them. Each payload is a dict of plain JSON values (the exact figure and the states as
-the store keeps them) serialised once per rerun.
+``draw_chart`` draws the exact figure with ``chart.js`` and names the sliders it follows. The states of a slider
+are not in the script's messages: each slider is registered here under a token (``register``) and the chart
+fetches its states from the app's ``states/`` route when the learner reaches for that slider (pointer over it,
+keyboard focus) or, for the first few sliders, in idle time; ``figure/`` gives the exact figure at any of the
+slider's values, which a key press or a release between two states draws before its rerun is over. Both are
+built once per settings in the process's one store and shared by every session, off the script run, so a rerun
+never waits for a slider nobody touches.
 """
 
 from __future__ import annotations
@@ -12,6 +15,9 @@ import dataclasses
 import functools
 import hashlib
 import json
+import math
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +31,7 @@ from posviz.ui.live import states
 from posviz.ui.live.figures import (
     JSON_OVERHEAD,
     JsonFigure,
+    built_figure,
     figure_json,
     figure_key,
     json_bytes,
@@ -40,13 +47,16 @@ _HERE = Path(__file__).parent
 STATE_FIGURES_SHARE = 0.25
 
 
-def script(kind: str = "chart") -> str:
-    """The JavaScript of the live chart (``"chart"``) or of the component that files its states (``"states"``)."""
-    return (_HERE / ("chart.js" if kind == "chart" else "state_sets.js")).read_text(encoding="utf-8")
+PREFETCHED = 2  # sliders per chart whose states the chart fetches in idle time; the others when reached for
+MAX_REQUESTS = 4096  # registered sliders a process remembers (an unknown token: 404, the chart stays as drawn)
 
 
-_CHART = st.components.v2.component("posviz_live", js=script("chart"), isolate_styles=False)
-_STATE_SETS = st.components.v2.component("posviz_live_states", js=script("states"), isolate_styles=False)
+def script() -> str:
+    """The JavaScript of the live chart."""
+    return (_HERE / "chart.js").read_text(encoding="utf-8")
+
+
+_CHART = st.components.v2.component("posviz_live", js=script(), isolate_styles=False)
 
 
 @dataclass(frozen=True)
@@ -61,6 +71,16 @@ class LiveChart:
     theme: str
     font_scale: float              # presenter mode's figure font scale (0: not presenting)
     chart: str                     # the component's key
+    caps: Mapping[str, float] = dataclasses.field(default_factory=dict)  # control -> the largest value drawn
+
+
+@dataclass(frozen=True)
+class AtMost:
+    """A live link to a figure parameter that the page draws at ``min(slider value, at_most)`` (a figure that shows
+    at most so many positions): ``live={"P": AtMost("n_positions", 128)}``."""
+
+    param: str
+    at_most: float
 
 
 def encode(payload: Mapping[str, object]) -> str:
@@ -77,14 +97,18 @@ def version(live: LiveChart, param: str) -> str:
 
 def chart_payload(live: LiveChart, exact: JsonFigure, config: dict, base: str) -> dict:
     """What the chart draws: the exact figure now (in the payload or, if it is a served file still there, that
-    file's name: the page may hold it already, fetched when the learner let go), and the sliders it follows
-    (their states come after the part)."""
+    file's name: the page may hold it already, fetched when the learner let go), and the sliders it follows,
+    each with the addresses of its states and of its exact figures (``register``)."""
     sliders = []
-    for control, param in live.links.items():
+    budget = states.state_budget(exact.text_bytes, 1)
+    for i, (control, param) in enumerate(live.links.items()):
         c = live.controls[control]
+        token = register(live, control, param, budget, exact.text_bytes)
         sliders.append({"key": f"{live.slug}.{control}", "current": live.params[param],
                         "log": isinstance(c, LogFloat), "index": isinstance(c, LogFloat),
-                        "options": list(states.slider_values(c)), "version": version(live, param)})
+                        "options": list(states.slider_values(c)), "version": version(live, param),
+                        "states": served.url(base, f"states/{token}"), "figure": served.url(base, f"figure/{token}"),
+                        "prefetch": i < PREFETCHED})
     served_file = exact.file if exact.file and STORE.files.touch(exact.file) else None
     return {"plotly": served.url(base, served.PLOTLY_JS), "files": served.url(base, "exact") + "/",
             "config": {**config, "responsive": True}, "chart": live.chart, "exactId": exact.id,
@@ -116,7 +140,7 @@ def _file_missing(chart: str) -> None:
 
 
 def state_set(name: str, fixed: Mapping[str, object], param: str, control: Param, theme: str,
-              font_scale: float, budget: int, keep_figures: bool) -> dict:
+              font_scale: float, budget: int, keep_figures: bool, at_most: float | None = None) -> dict:
     """The states of one live control as plain JSON, shared across sessions: ``{"values", "files", "common",
     "states"}``.
     ``fixed`` holds every figure parameter but the live one, so releasing the slider at a new value reuses them.
@@ -131,30 +155,99 @@ def state_set(name: str, fixed: Mapping[str, object], param: str, control: Param
 
     def make() -> dict:
         try:
-            values, built = states.live_states(name, dict(fixed), param, states.slider_values(control),
+            values, built = states.live_states(name, dict(fixed), param, states.followed_values(control, at_most),
                                                theme=theme, font_scale=font_scale, budget=budget, on_exact=keep)
         except ValueError:
             return {"values": []}
         shown = {"values": values, "files": [files.get(v) for v in values], **states.shared(built)}
         return json.loads(states.to_json(shown))
 
-    key = (name, settings_key(fixed), param, states.slider_values(control), theme, font_scale, budget, keep_figures,
-           i18n.language())
+    key = (name, settings_key(fixed), param, states.followed_values(control, at_most), theme, font_scale, budget,
+           keep_figures, i18n.language())
     return STORE.state_sets.get_or_make(key, make, json_bytes)
 
 
-def draw_state_sets(live: LiveChart) -> None:
-    """Hand the chart the states of each of its live controls, once the part is drawn: a release redraws the
-    exact figure and its captions first, and only then builds the states the new settings need (the other live
-    sliders' states change with the released value)."""
-    exact = figure_json(live.name, live.params, live.theme, live.font_scale)
-    exact_bytes = exact.text_bytes
-    budget = states.state_budget(exact_bytes, len(live.links))  # two live sliders share what the figure leaves
-    sets = []
-    for control, param in live.links.items():
-        fixed = {k: v for k, v in live.params.items() if k != param}
-        count = min(states.MAX_STATES, len(states.slider_values(live.controls[control])))
-        keep = exact_bytes * JSON_OVERHEAD * count <= STATE_FIGURES_SHARE * STORE.figure_json.budget
-        found = state_set(live.name, fixed, param, live.controls[control], live.theme, live.font_scale, budget, keep)
-        sets.append({"key": f"{live.slug}.{control}", "version": version(live, param), **found})
-    _STATE_SETS(data=encode({"chart": live.chart, "sets": sets}), key=f"{live.chart}.states")
+@dataclass(frozen=True)
+class SliderStates:
+    """What the ``states/`` and ``figure/`` routes need to build a registered slider's states and exact figures:
+    the figure, every parameter but the slider's own (``fixed``), the control, and how the page draws it."""
+
+    name: str
+    fixed: Mapping[str, object]
+    param: str
+    control: Param
+    theme: str
+    font_scale: float
+    budget: int
+    keep_figures: bool
+    language: str
+    at_most: float | None = None  # the figure is drawn at min(value, at_most) (AtMost)
+
+
+_REQUESTS: OrderedDict[str, SliderStates] = OrderedDict()
+_REQUESTS_LOCK = threading.Lock()
+
+
+def register(live: LiveChart, control_name: str, param: str, budget: int, exact_bytes: int) -> str:
+    """Remember how to build the states of ``live``'s slider ``control_name`` (setting ``param``) and return its token
+    (the same settings always give the same token; the ``MAX_REQUESTS`` most recently drawn are remembered)."""
+    control, at_most = live.controls[control_name], live.caps.get(control_name)
+    fixed = {k: v for k, v in live.params.items() if k != param}
+    count = min(states.MAX_STATES, len(states.followed_values(control, at_most)))
+    keep = exact_bytes * JSON_OVERHEAD * count <= STATE_FIGURES_SHARE * STORE.figure_json.budget
+    request = SliderStates(live.name, fixed, param, control, live.theme, live.font_scale, budget, keep,
+                           i18n.language(), at_most)
+    token = hashlib.sha1(repr((version(live, param), control, budget, request.language, at_most)).encode()
+                         ).hexdigest()[:24]
+    with _REQUESTS_LOCK:
+        _REQUESTS[token] = request
+        _REQUESTS.move_to_end(token)
+        while len(_REQUESTS) > MAX_REQUESTS:
+            _REQUESTS.popitem(last=False)
+    return token
+
+
+def registered(token: str) -> SliderStates | None:
+    with _REQUESTS_LOCK:
+        return _REQUESTS.get(token)
+
+
+def states_text(token: str) -> str | None:
+    """The states of a registered slider as JSON text ``{"values", "files", "common", "states"}`` (``values``
+    empty where the figure has fewer than two valid values at these settings), or None for an unknown token."""
+    r = registered(token)
+    if r is None:
+        return None
+    with i18n.using(r.language):
+        found = state_set(r.name, r.fixed, r.param, r.control, r.theme, r.font_scale, r.budget, r.keep_figures,
+                          r.at_most)
+    return encode(found)
+
+
+def slider_value(control: Param, text: str) -> float | None:
+    """The value of ``control``'s slider that ``text`` names (as the browser writes a number), or None."""
+    try:
+        wanted = float(text)
+    except ValueError:
+        return None
+    for v in states.slider_values(control):
+        if math.isclose(v, wanted, rel_tol=1e-9, abs_tol=1e-12):
+            return v
+    return None
+
+
+def figure_text(token: str, value_text: str) -> tuple[str, str] | None:
+    """The exact figure of a registered slider at one of its values: (its id, its JSON text), the same figure
+    (and id) the rerun at that value draws; None for an unknown token or a value the slider cannot take. Raises
+    ``ValueError`` where the figure refuses these settings (the rerun then shows the page's warning)."""
+    r = registered(token)
+    value = slider_value(r.control, value_text) if r is not None else None
+    if value is None:
+        return None
+    params = {**r.fixed, r.param: value if r.at_most is None else min(value, r.at_most)}
+    with i18n.using(r.language):
+        fig = built_figure(r.name, params, r.theme, r.font_scale)
+        key = figure_key(r.name, params, r.theme, r.font_scale)
+        keep_figure_json(key, fig)
+        exact = figure_json(r.name, params, r.theme, r.font_scale)
+    return exact.id, encode(exact.figure)

@@ -41,6 +41,13 @@ def slider_values(control: Param) -> tuple[float, ...]:
     raise ValueError(f"control {control.name!r} cannot be live: only Int, Float and LogFloat sliders can")
 
 
+def followed_values(control: Param, at_most: float | None = None) -> tuple[float, ...]:
+    """The slider's values whose figures differ: all of them, or those up to ``at_most`` where the page draws the
+    figure at ``min(value, at_most)`` (beyond it the figure stays the one at ``at_most``)."""
+    values = slider_values(control)
+    return values if at_most is None else tuple(v for v in values if v <= at_most)
+
+
 def spread(values: Sequence[float], n: int, current: float | None = None) -> tuple[float, ...]:
     """``n`` (>= 2) of ``values`` evenly spread by slider position (ends included), plus ``current`` if given."""
     if n < 2:
@@ -58,7 +65,14 @@ def _decode(arr: dict) -> np.ndarray:
 
 
 def _encode(a: np.ndarray) -> dict:
-    a = np.ascontiguousarray(a.astype(np.float32) if a.dtype.kind == "f" else a)
+    """An array as plotly's base64 ``bdata``: floats as float32, integers as int32 where they fit (Plotly.js reads
+    no 64-bit integers; plotly.py narrows them the same way), else float64."""
+    if a.dtype.kind == "f":
+        a = a.astype(np.float32)
+    elif a.dtype.kind in "iu" and a.dtype.itemsize == 8:
+        fits = a.size == 0 or (a.min() >= np.iinfo(np.int32).min and a.max() <= np.iinfo(np.int32).max)
+        a = a.astype(np.int32 if fits else np.float64)
+    a = np.ascontiguousarray(a)
     out = {"dtype": a.dtype.str.lstrip("<|="), "bdata": base64.b64encode(a.tobytes()).decode()}
     if a.ndim > 1:
         out["shape"] = ", ".join(map(str, a.shape))

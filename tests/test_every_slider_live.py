@@ -1,0 +1,122 @@
+"""Every slider that changes a figure is live on that figure, and the link is exact.
+
+For every part of every lesson (pitfalls open), each slider the part draws is moved one step and to the far end
+of its track; every figure whose settings change must follow that slider live (``figure_panel(..., live=)``),
+and what changed must be exactly the parameter the slider is linked to, set to the slider's value: that is what
+the live states are built with (``posviz.ui.live.states``), so a state is the exact figure at its value. A
+slider that changes a figure in another way is listed in ``CANNOT_FOLLOW`` with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from posviz import ui
+from posviz.ui import panel
+from posviz.ui.params import Int, LogFloat, Param
+from testkit.apptest import ROOT, assert_clean, part_cases, part_controls, part_query
+
+pytestmark = pytest.mark.app
+
+# (lesson, part, slider): why the figures it changes cannot follow it while it is dragged (they redraw on release)
+TWO_AT_ONCE = "the slider sets two of the figure's settings at once"
+CANNOT_FOLLOW: dict[tuple[str, str, str], str] = {
+    ("sinusoidal", "waves", "dim_a"): "the slider sets one dimension of the figure's pair of dimensions",
+    ("sinusoidal", "waves", "dim_b"): "the slider sets one dimension of the figure's pair of dimensions",
+    ("rope", "pairs", "d"): TWO_AT_ONCE + " (d and the share of pairs rotated, a function of d)",
+    ("cope", "attention", "npos_max"): TWO_AT_ONCE + " (the positions and the sought position, kept below them)",
+    ("cope", "all", "npos_max"): TWO_AT_ONCE + " (on the attention figure: the positions and the sought position)",
+}
+
+
+class Recorder:
+    """The figure panels a run draws: key -> (figure parameters, {live control: (figure parameter, largest value
+    drawn or None)})."""
+
+    def __init__(self) -> None:
+        self.panels: dict[str, tuple[dict, dict]] = {}
+
+    def __call__(self, figure, params=None, *, key, live=(), **kw):
+        links, caps = panel.live_links(live), panel.live_caps(live)
+        self.panels[key] = (dict(params or {}), {c: (p, caps.get(c)) for c, p in links.items()})
+        return DRAW(figure, params, key=key, live=live, **kw)
+
+
+DRAW = panel.figure_panel
+
+
+def drawn(lesson: object, part: object, query: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> tuple[AppTest, dict]:
+    """The part opened from an address with ``query`` (as a shared link), every pitfall open: the app and the figure
+    panels it drew."""
+    recorder = Recorder()
+    monkeypatch.setattr(ui, "figure_panel", recorder)
+    at = AppTest.from_file(str(ROOT / lesson.script), default_timeout=120)
+    for k, v in {**part_query(lesson, part), **query}.items():
+        at.query_params[k] = v
+    at.run()
+    toggles = [t for t in at.toggle if ".pitfall." in (t.key or "")]
+    for t in toggles:
+        t.set_value(True)
+    if toggles:
+        at.run()
+    assert_clean(at)
+    return at, recorder.panels
+
+
+def moves(control: Param, widget: object) -> Iterator[object]:
+    """A step from the slider's value, and the far end of its track."""
+    if isinstance(control, LogFloat):
+        options = list(control.options)
+        i = options.index(widget.value)
+        yield options[i + 1] if i + 1 < len(options) else options[i - 1]
+        yield options[0] if i > len(options) // 2 else options[-1]
+        return
+    lo, hi, step, value = widget.min, widget.max, widget.step, widget.value
+    near = value + step if value + step <= hi else value - step
+    far = lo if value - lo > hi - value else hi
+    for v in (near, far):
+        yield int(v) if isinstance(control, Int) else v
+
+
+def same(a: object, b: object) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(float(a), float(b), rel_tol=1e-12, abs_tol=1e-12)
+    return a == b
+
+
+def changed(before: dict, after: dict) -> dict:
+    return {k: after.get(k) for k in set(before) | set(after) if not same(before.get(k), after.get(k))}
+
+
+CASES = [(lesson, part) for lesson, part in part_cases()]
+
+
+@pytest.mark.parametrize(("lesson", "part"), CASES, ids=[f"{lesson.slug}-{part.key}" for lesson, part in CASES])
+def test_every_slider_that_changes_a_figure_is_live_on_it_and_exact(lesson, part, monkeypatch):
+    at, before = drawn(lesson, part, {}, monkeypatch)
+    controls = part_controls(lesson, part)
+    sliders = [w for w in (*at.slider, *at.select_slider)
+               if (w.key or "").startswith(lesson.slug + ".") and w.key.split(".", 1)[1] in controls]
+    followed = 0
+    for widget in sliders:
+        name = widget.key.split(".", 1)[1]
+        if (lesson.slug, part.key, name) in CANNOT_FOLLOW:
+            continue
+        for value in moves(controls[name], widget):
+            _, after = drawn(lesson, part, {name: controls[name].to_url(value)}, monkeypatch)
+            for key, (params, links) in after.items():
+                diff = changed(before[key][0], params) if key in before else {}
+                if not diff:
+                    continue
+                assert name in links, f"{key} changes with slider {name} ({diff}) but does not follow it live"
+                param, at_most = links[name]
+                drawn_at = value if at_most is None else min(value, at_most)
+                assert set(diff) == {param} and same(diff[param], drawn_at), \
+                    f"{key}: moving {name} to {value} changed {diff}, not only {param} = {drawn_at}"
+                followed += 1
+    live = [key for key, (_, links) in before.items() if links]
+    assert followed or not live, f"{live} follow sliders, but no slider moved them"

@@ -236,12 +236,16 @@ def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_
     ``moves`` times by ``dx`` px, then release; with ``stills``, once every state's still is drawn. Returns
     what the live chart showed after each move (its state and a hash of the drawing on screen), the states
     Plotly.react drew (no still), the script runs that started during the drag (before release) and the
-    seconds the drag took."""
-    if stills:
-        page.wait_for_function(STILLS_READY, timeout=60_000)
+    seconds the drag took. The pointer rests over the slider first, as a hand reaching for it does: the chart then
+    fetches that slider's states."""
     box = page.locator(".st-key-" + control_key.replace(".", "-"))
     # as a student scrolls the sidebar to a slider below the fold: a press outside the viewport reaches nothing
     box.scroll_into_view_if_needed()
+    box.hover()
+    page.wait_for_function("(k) => !!document.querySelector('.st-key-' + k).dataset.posvizStates",
+                           arg=control_key.replace(".", "-"), timeout=60_000)
+    if stills:
+        page.wait_for_function(STILLS_READY, timeout=60_000)
     thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
     x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
     started, reacts = page.posviz_started, page.evaluate(REACTS)

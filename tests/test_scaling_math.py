@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from posviz import scaling as sc
+from posviz.scaling import effects
 
 RTOL = 1e-5
 
@@ -864,3 +865,17 @@ def test_one_registry_serves_the_sliders_and_the_config_reader(method):
     np.testing.assert_allclose(theta, theta_cfg, rtol=1e-15)
     assert factor == pytest.approx(factor_cfg, rel=1e-15)
     assert (method == "default") == np.array_equal(theta, sc.inv_freq(64, 10000.0))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**20 - 4096), st.integers(1, 64), st.integers(0, 2**31 - 1))
+def test_phase_sums_from_two_tables_equal_the_direct_sums(start, pairs, seed):
+    """Many integer distances take the two-table path (Δ = a·256 + b); it gives the cosine-and-sine sums to 1e-10
+    of the largest possible score, negative distances included."""
+    rng = np.random.default_rng(seed)
+    theta = 10000.0 ** (-np.arange(pairs) / pairs)
+    h = rng.standard_normal(pairs) + 1j * rng.standard_normal(pairs)
+    dist = np.concatenate([np.arange(start, start + 4096), -rng.integers(0, 2**20, 4096)]).astype(float)
+    angles = dist[:, None] * theta[None, :]
+    direct = np.cos(angles) @ h.real - np.sin(angles) @ h.imag
+    np.testing.assert_allclose(effects._phase_sum(dist, theta, h), direct, rtol=0, atol=1e-10 * np.abs(h).sum())

@@ -7,6 +7,7 @@ tests/test_package.py asks a real server, read-only and run by an unprivileged u
 from __future__ import annotations
 
 import asyncio
+import json
 
 import plotly
 import pytest
@@ -78,3 +79,42 @@ def test_the_cache_folder_is_the_user_s_choice_or_the_platform_s(monkeypatch, tm
     assert served.exact_dir() == tmp_path / "mine" / "exact-figures"
     monkeypatch.delenv(served.CACHE_ENV)
     assert served.cache_dir() == platformdirs.user_cache_path("posviz", appauthor=False)
+
+
+# --- a live slider's states and exact figures, built on request ----------------------------------------------
+def _registered_sigma2() -> tuple[str, dict]:
+    """A live chart of the Gaussian kernel following σ2, registered as a page run registers it: its token."""
+    from posviz.ui.live import component
+    from posviz.ui.params import Float
+
+    sigma2 = Float("sigma2", "σ2", default=20.0, lo=10.0, hi=30.0, step=1.0)
+    params = {"alpha1": 0.55, "alpha2": 0.45, "sigma1": 3.0, "sigma2": 20.0}  # settings no other test uses
+    live = component.LiveChart("gaussian_kernel_curve", params, {"sigma2": "sigma2"}, {"sigma2": sigma2},
+                               "gaussian_kernel_rope", "light", 0.0, "gaussian_kernel_rope.kernel.chart")
+    return component.register(live, "sigma2", "sigma2", 300_000, 10_000), params
+
+
+def test_a_registered_slider_s_states_are_built_on_request():
+    token, _ = _registered_sigma2()
+    status, headers, body = _get(f"/posviz/states/{token}")
+    found = json.loads(body)
+    assert status == 200 and headers["content-type"] == "application/json"
+    assert found["values"] == [float(v) for v in range(10, 31)] and len(found["states"]) == 21
+
+
+def test_a_registered_slider_s_exact_figure_is_the_figure_the_page_draws_at_that_value():
+    from posviz.ui.live.figures import figure_json
+
+
+    token, params = _registered_sigma2()
+    status, headers, body = _get(f"/posviz/figure/{token}/27")
+    drawn = figure_json("gaussian_kernel_curve", {**params, "sigma2": 27.0}, "light", 0.0)
+    assert status == 200 and headers["x-posviz-id"] == drawn.id and json.loads(body) == drawn.figure
+
+
+@pytest.mark.parametrize("path", ["states/" + "0" * 24, "figure/" + "0" * 24 + "/20", "states/not-a-token",
+                                  "figure/TOKEN/27.5", "figure/TOKEN/abc", "figure/TOKEN/31"])
+def test_an_unknown_slider_or_a_value_it_cannot_take_is_not_found(path):
+    token, _ = _registered_sigma2()
+    status, _, _ = _get("/posviz/" + path.replace("TOKEN", token))
+    assert status == 404

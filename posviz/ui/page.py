@@ -56,7 +56,6 @@ class PageContext:
     navigation: Any = None  # the sidebar's top, where posviz.ui.run lists the pages
     sidebar_controls: Any = None
     sidebar_used: bool = False
-    after_part: list[Callable[[], None]] = field(default_factory=list)  # work sent once the part is drawn
     held: list[Callable[[], None]] | None = None  # presenter mode: numbers drawn after the part's first figure
 
 
@@ -200,8 +199,6 @@ def _lesson_fragment(lesson: Lesson) -> None:
     release_held(ctx)  # a part without a figure: its numbers at its end
     _step_buttons(lesson, part)
     _end_controls(ctx)
-    for work in ctx.after_part:  # e.g. a live chart's states: after everything the learner reads
-        work()
 
 
 def _begin_controls() -> PageContext:
@@ -209,7 +206,6 @@ def _begin_controls() -> PageContext:
     ctx.params = {PRESENT.name: PRESENT}  # reserved name; its toggle is drawn with the tools
     ctx.values = {}
     ctx.part = None
-    ctx.after_part = []
     ctx.held = [] if ctx.presenter else None
     _sync_url(PRESENT, ctx.presenter)
     ctx.share_slot = None  # the share link is drawn once, after every control has synced the URL

@@ -11,8 +11,9 @@ user, a read-only checkout) serves every lesson.
 
 - **Live sliders' states and exact figures**, built on request (``posviz.ui.live.component``: ``states/<token>``,
   ``figure/<token>/<value>``; a token names one slider of one drawn chart, registered by the run that drew it).
-  They are built in a worker thread, one at a time per process, so that a script run is never queued behind
-  more than one of them; a request whose browser has gone is not built.
+  They are built in a worker thread, one at a time per process and route, so that a script run is never queued
+  behind more than one of each, and a key press's figure never waits behind a slider's states; a request whose
+  browser has gone is not built.
 
 ``routes()`` gives app.py's ``st.App`` its routes under ``/posviz/`` (beside Streamlit's own, behind the
 configured ``server.baseUrlPath``); ``url()`` is the address a page asks for.
@@ -37,7 +38,9 @@ PLOTLY_JS = f"plotly-{plotly.__version__}.min.js"  # versioned: a browser may ke
 _EXACT_NAME = re.compile(r"[0-9a-f]{24}\.json")  # posviz.ui.live.store.content_id + ".json": nothing else is served
 _KEEP_FOR_GOOD = {"Cache-Control": "public, max-age=31536000, immutable"}
 _TOKEN = re.compile(r"[0-9a-f]{24}")
-_BUILDS: list[anyio.CapacityLimiter] = []  # one limiter, made in the server's event loop on first use
+# one build at a time per process for each route, made in the server's event loop on first use: a figure (one
+# build, asked for by a key press) never waits behind a slider's states (tens of builds)
+_BUILDS: dict[str, anyio.CapacityLimiter] = {}
 
 
 def plotly_js_file() -> Path:
@@ -81,10 +84,10 @@ def _not_found() -> Response:
 
 
 async def _built(request: Request, build: object, *args: str) -> object:
-    """``build(*args)`` in the worker thread, unless the browser has gone while it waited its turn."""
-    if not _BUILDS:  # one build at a time per process: the lessons' own runs are never queued behind many
-        _BUILDS.append(anyio.CapacityLimiter(1))
-    async with _BUILDS[0]:
+    """``build(*args)`` in a worker thread, one at a time per route, unless the browser has gone while it waited
+    its turn."""
+    limiter = _BUILDS.setdefault(build.__name__, anyio.CapacityLimiter(1))
+    async with limiter:
         if await request.is_disconnected():
             return None
         return await anyio.to_thread.run_sync(build, *args)

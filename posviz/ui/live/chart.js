@@ -219,6 +219,10 @@ async function drawStill(Plotly, chart, set, i) {
   }
 }
 
+// the first sliders' states are fetched once the page has been quiet this long (a rerun draws the chart again
+// and starts the wait over): building them takes the server's time, which the next move of the slider in hand
+// (its states already here) would otherwise share
+const PREFETCH_AFTER_MS = 3000;
 const later = (f) => (window.requestIdleCallback ? requestIdleCallback(f, { timeout: 300 }) : setTimeout(f, 30));
 
 // draw the missing stills of every live slider, one per idle moment, never during a drag
@@ -444,7 +448,10 @@ export default function (component) {
       // the states of a slider the learner reaches for (pointer over it, keyboard focus); the first few in idle time
       const want = () => fetchStates(chart, live, box);
       for (const type of ["pointerenter", "pointerdown", "focusin"]) box.addEventListener(type, want, opts);
-      if (live.prefetch) later(want);
+      if (live.prefetch) {
+        const wait = setTimeout(() => later(want), PREFETCH_AFTER_MS);
+        listeners.signal.addEventListener("abort", () => clearTimeout(wait));
+      }
     };
     for (const live of payload.live) follow(live, 50);
   }).catch((e) => console.warn("posviz live chart", e));

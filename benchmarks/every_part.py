@@ -34,6 +34,8 @@ import statistics
 import time
 import urllib.parse
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from benchmarks._browser import IDLE, launch, start_server, timed_move, wait_idle
 from testkit.apptest import extreme_query, part_cases, part_query
 from testkit.browser import count_runs
@@ -54,7 +56,8 @@ TARGETS = """([key, i]) => { const c = document.querySelectorAll('.posviz-live-c
     const live = c.posvizPayload.live.find((l) => l.key === key);
     const set = window.__posvizStates[c.posvizPayload.chart + '|' + key];
     const box = document.querySelector('.st-key-' + key.replace(/[^a-zA-Z0-9_-]/g, '-'));
-    const input = box.querySelector('input[type=range]'), track = input.closest('[style*=relative][style*=touch-action]');
+    const input = box.querySelector('input[type=range]');
+    const track = input.closest('[style*=relative][style*=touch-action]');  // the thumb's own box is absolute
     const r = track.getBoundingClientRect(), lo = Number(input.min), hi = Number(input.max);
     const at = (v) => (live.index ? live.options.indexOf(v) : v);
     const x = (i) => r.left + r.width * (i - lo) / (hi - lo);
@@ -89,17 +92,9 @@ DRAG = """async ([selector, chartIndex, xs, start, y, frames]) => {
 }"""
 SHOWN = "(i) => document.querySelectorAll('.posviz-live-chart')[i].dataset.shown"
 EXACTS = "(i) => Number(document.querySelectorAll('.posviz-live-chart')[i].dataset.exacts || 0)"
-# a run seen since the key press (the app's script state), for a step whose figure the chart already holds
-WATCH_RUNS = """() => { window.__sawRun = false; const app = document.querySelector('[data-testid=stApp]');
-    (window.__runWatch || { disconnect() {} }).disconnect();
-    window.__runWatch = new MutationObserver(() => {
-        if (app.dataset.testScriptState === 'running') window.__sawRun = true; });
-    window.__runWatch.observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] }); }"""
-# the exact figure at the new value drawn; or, where it is the figure already drawn, the step's run over
+# the exact figure drawn again since `before` draws (a key press's new value), and shown
 EXACT_AGAIN = """([i, before]) => { const c = document.querySelectorAll('.posviz-live-chart')[i];
-    const app = document.querySelector('[data-testid=stApp]');
-    return c.dataset.shown === 'exact' && (Number(c.dataset.exacts || 0) > before ||
-        (window.__sawRun && app.dataset.testScriptState === 'notRunning')); }"""
+    return c.dataset.shown === 'exact' && Number(c.dataset.exacts || 0) > before; }"""
 
 
 def page_name(lesson: object) -> str:
@@ -119,6 +114,17 @@ def live_keys(page) -> list[str]:
 def key_selector(key: str) -> str:
     """The CSS selector of the box of the control whose key is ``key``."""
     return ".st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key)
+
+
+def open_pitfalls(page) -> list[str]:
+    """A part whose figures are all behind its pitfalls' toggles: the first toggle switched on (its wrong version
+    beside the right one), and then the sliders its live charts follow."""
+    toggles = page.locator("[class*=st-key-][class*=-pitfall-] [data-testid=stCheckbox] input")
+    if toggles.count() == 0:
+        return []
+    toggles.first.check(force=True)
+    wait_idle(page)
+    return live_keys(page)
 
 
 def slider_box(page, key: str):
@@ -157,18 +163,22 @@ def drag(page, key: str, chart: int) -> dict:
 
 
 def key_step(page, key: str, chart: int, direction: str) -> dict:
-    """An arrow key on the focused slider: seconds to the exact figure at the new value (the chart quiet), and to
-    the end of the script's run."""
+    """An arrow key on the focused slider: seconds to the exact figure at the new value on screen (the chart quiet:
+    drawn again, or, where the new value draws the same figure, its run over), and to the end of the run."""
     slider = slider_box(page, key).locator("input[type=range]")
     for k in (direction, "ArrowLeft" if direction == "ArrowRight" else "ArrowRight"):
         slider.focus()
-        before, value = page.evaluate(EXACTS, chart), slider.input_value()
-        page.evaluate(WATCH_RUNS)
+        before, value, runs = page.evaluate(EXACTS, chart), slider.input_value(), page.posviz_runs
         t0 = time.perf_counter()
         slider.press(k)
         if slider.input_value() == value:
             continue  # at the end of the track: the other way
-        page.wait_for_function(EXACT_AGAIN, arg=[chart, before], polling="raf", timeout=60_000)
+        while not page.evaluate(EXACT_AGAIN, [chart, before]):
+            if page.posviz_runs > runs and page.evaluate(SHOWN, chart) == "exact":
+                break  # the same figure at the new value: nothing to draw
+            if time.perf_counter() - t0 > 60:
+                raise PlaywrightTimeout(f"{key}: no exact figure 60 s after a key press")
+            page.wait_for_timeout(2)
         quiet = time.perf_counter() - t0
         page.wait_for_selector(IDLE, state="attached", timeout=120_000)
         return {"quiet": quiet, "run": time.perf_counter() - t0}
@@ -192,7 +202,7 @@ def trivial_drag(page) -> float:
 
 def measure_part(page, ref, rounds: int) -> dict:
     """The drag, release and key press of the part's first live slider, A B A B with the trivial page."""
-    keys = live_keys(page)
+    keys = live_keys(page) or open_pitfalls(page)
     if not keys:
         return {}
     key = keys[0]
@@ -219,9 +229,11 @@ def measure_part(page, ref, rounds: int) -> dict:
             "trivial": base, "exact_ratio": exact / base, "quiet_ratio": quiet / base}
 
 
-def why_not(page) -> str:
+def why_not(page, slug: str) -> str:
     """Why a part has no live slider: it has no slider, or its sliders change no figure."""
-    sliders = page.locator("[data-testid=stMain] [data-testid=stSlider]").count()
+    sliders = page.evaluate("(slug) => [...document.querySelectorAll('[data-testid=stSlider]')].filter((s) => "
+                            "[...s.closest('[data-testid=stElementContainer]').classList].some((c) => "
+                            "c.startsWith('st-key-' + slug + '-'))).length", slug)
     return "no slider" if sliders == 0 else "its sliders change no figure (numbers, text or a table only)"
 
 
@@ -233,7 +245,6 @@ def main() -> None:
     ap.add_argument("--json", default="", help="also write the rows to this file")
     args = ap.parse_args()
 
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     app, app_url = start_server("app.py")
@@ -257,9 +268,16 @@ def main() -> None:
                 with contextlib.suppress(PlaywrightTimeout):  # a part without a chart
                     wait_idle(page)  # every chart drawn
                 name = f"{lesson.slug}/{part.key}"
-                row = {"part": name, **measure_part(page, ref, args.rounds)}
+                try:
+                    row = {"part": name, **measure_part(page, ref, args.rounds)}
+                except PlaywrightTimeout as err:  # reported, and the next part measured
+                    row = {"part": name, "failed": str(err).splitlines()[0]}
+                    print(f"{name:34} FAILED: {row['failed']}", flush=True)
+                    out.append(row)
+                    page.close()
+                    continue
                 if "slider" not in row:
-                    row["cannot follow"] = why_not(page)
+                    row["cannot follow"] = why_not(page, lesson.slug)
                     print(f"{name:34} {row['cannot follow']}", flush=True)
                 else:
                     print(f"{name:34} {row['slider']:22} {row['ready']:7.1f} {row['fps']:4.0f} {row['hz']:4.0f} "

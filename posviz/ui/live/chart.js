@@ -448,6 +448,8 @@ export default function (component) {
       // the states of a slider the learner reaches for (pointer over it, keyboard focus); the first few in idle time
       const want = () => fetchStates(chart, live, box);
       for (const type of ["pointerenter", "pointerdown", "focusin"]) box.addEventListener(type, want, opts);
+      // still in hand after a rerun that changed its states' settings (another slider clamped, say)
+      if (box.matches(":hover") || box.contains(document.activeElement)) want();
       if (live.prefetch) {
         const wait = setTimeout(() => later(want), PREFETCH_AFTER_MS);
         listeners.signal.addEventListener("abort", () => clearTimeout(wait));

@@ -237,6 +237,16 @@ def why_not(page, slug: str) -> str:
     return "no slider" if sliders == 0 else "its sliders change no figure (numbers, text or a table only)"
 
 
+def warm_up(browser, app_url: str, pages: set[str]) -> None:
+    """Open every page once, unmeasured: a lesson's first run in a process imports its modules."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    for name in sorted(pages):
+        page.goto(f"{app_url}/{name}")
+        with contextlib.suppress(PlaywrightTimeout):
+            wait_idle(page)
+    page.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--largest", action="store_true", help="every control of each part at its largest")
@@ -258,6 +268,7 @@ def main() -> None:
             ref = browser.new_page(viewport={"width": 1280, "height": 900})
             ref.goto(ref_url)
             wait_idle(ref)
+            warm_up(browser, app_url, {page_name(lesson) for lesson, _ in part_cases() if args.only in lesson.slug})
             for lesson, part in part_cases():
                 if args.only not in lesson.slug:
                     continue

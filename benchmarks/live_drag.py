@@ -1,8 +1,9 @@
 """Live figures while dragging, and from release to the exact figure, beside the trivial one-slider page.
 
-For every live figure (the cases of tests/browser/test_live.py) this opens the page, waits until the chart
-has drawn every state's still (live.js draws them in idle time once the states are there; "ready s" is how
-long that took after the exact figure was on screen), then drags the live slider in headless chromium as a
+For every live figure (the cases of tests/browser/test_live.py) this opens the page, rests the pointer on the
+slider (the chart fetches its states), waits until the chart has drawn every state's still (chart.js draws them
+in idle time once the states are there; "ready s" is how long that took after the exact figure was on screen),
+then drags the live slider in headless chromium as a
 pointer does at display rate: the page itself moves the pointer at every animation frame (pointer and mouse
 events), fast enough to cross about one precomputed state per frame, and records at every frame the slider's
 value and the state on screen. It reports the frames of the drags, the slider steps (frames in which the
@@ -19,9 +20,8 @@ cache. The drags alternate direction, so in these two modes most releases revisi
 the page still holds (it keeps the last three it fetched).
 ``--as-in-class`` keeps the cache on, as Streamlit ships it, and makes every drag one frame longer than the last
 (in alternate directions), so that every release lands on a value not released before ("new values"): its figure
-is sent, while the live states, the same message at every release of that slider, come from the browser's cache,
-as they do in class. "KB/release" is what the server sent the page from the release to the run's end (a cached
-message: its hash).
+is sent (the states are fetched over HTTP once per settings, not sent with the run). "KB/release" is what the
+server sent the page from the release to the run's end (a cached message: its hash).
 
     python -m benchmarks.live_drag               # every live figure, 5 drags each
     python -m benchmarks.live_drag --drags 9 --largest
@@ -166,6 +166,9 @@ def main() -> None:
                 wait_idle(page)
                 page.wait_for_function(EXACT)
                 t0 = time.perf_counter()
+                page.locator(".st-key-" + key.replace(".", "-")).hover()  # reaching for it: its states are fetched
+                page.wait_for_function(f"() => !!document.querySelector('.st-key-{key.replace('.', '-')}')"
+                                       ".dataset.posvizStates", timeout=120_000)
                 page.wait_for_function(STILLS_READY, timeout=120_000)
                 ready = time.perf_counter() - t0  # from the exact figure on screen to every state's still drawn
                 rows, trivial = [], []

@@ -22,11 +22,10 @@ from posviz.i18n import N_, _
 from posviz.sinusoidal import sinusoidal_2d
 from posviz.theme import compact_number
 
-
-@ui.cached
-def offset_gap(h: int, w: int, dim: int, a: tuple, b: tuple, kind: str, base: float, seed: int, head: int,
-               content: str) -> float:
-    return rope2d.rope2d_offset_gap(h, w, dim, a, b, kind, base, seed, head, content)
+# what the parts quote, cached per arguments and shared by every session
+offset_gap = ui.cached(rope2d.rope2d_offset_gap)
+timm_gap = ui.cached(rope2d.antialias_gap)
+section_spread = ui.cached(words.image_angle_spread)
 
 
 MODES = {"mae": N_("MAE (column | row, what ViT code ships)"), "concat": N_("concat (row | column)"),
@@ -58,6 +57,11 @@ MROPE_SEQUENCE = (
     ui.Int("mt3", N_("text tokens after the video"), default=3, lo=1, hi=32),
 )
 
+
+# the sliders the figures of a grid of patches follow (control -> figure parameter), and of Qwen2-VL's sequence
+GRID_LINKS = {"H": "height", "W": "width", "D": "d_model", "base": "base"}
+MROPE_LINKS = {"mt1": "n_text_before", "mvt": "video_t", "mih": "image_h", "mvh": "video_h", "miw": "image_w",
+               "mvw": "video_w", "mt2": "n_text_mid", "mt3": "n_text_after"}
 
 lesson = ui.Lesson(
     "2d", N_("2D encodings"), icon="🖼️", order=5, headline="patch_channels",
@@ -110,7 +114,7 @@ def part_grid(v: ui.Values) -> None:
     c = ui.controls(where="main", columns=1)
     ui.figure_panel(
         patch_channel, {**grid_of(v), "combine": v.combine, "channel": c.ch},
-        key="channel", live={"ch": "channel", "H": "height", "W": "width", "D": "d_model", "base": "base"},
+        key="channel", live=GRID_LINKS | {"ch": "channel"},
         caption=_("What to notice: stripes run across the axis the channel ignores. Here {channel}. Step through "
                   "the channels: the wavelength grows from channel to channel within each block of sines or "
                   "cosines, so every block has fast (local) channels at its start and slow (global) ones at its end.",
@@ -132,8 +136,7 @@ def part_multiples(v: ui.Values) -> None:
     still = words.still_channels(v.H, v.W, v.D, v.base, v.combine)
     ui.figure_panel(
         patch_channels, {**grid_of(v), "combine": v.combine, "first": c.first, "n_channels": 16, "spread": c.spread},
-        key="multiples",
-        live={"first": "first", "H": "height", "W": "width", "D": "d_model", "base": "base"},
+        key="multiples", live=GRID_LINKS | {"first": "first"},
         caption=_("What to notice: in MAE's layout the top two rows (the first half of the channels) are vertical "
                   "stripes, they follow the column, and the bottom two rows horizontal ones; concat is the other "
                   "way round. Within each block the stripes widen channel after channel (slower waves). In the add "
@@ -163,7 +166,7 @@ def part_similarity(v: ui.Values) -> None:
     row, col = q.row, q.col
     ui.figure_panel(
         patch_similarity_modes, {**grid_of(v), "row": row, "col": col}, key="similarity",
-        live={"row": "row", "col": "col", "H": "height", "W": "width", "D": "d_model", "base": "base"},
+        live=GRID_LINKS | {"row": "row", "col": "col"},
         caption=_("What to notice: concat and MAE give the same picture (the same numbers, reordered), a cross "
                   "along the patch's row and column. The add mode also lights up the transposed patch at "
                   "exactly 1.000: patch (r, c) and patch (c, r) get identical codes."),
@@ -178,11 +181,6 @@ def part_similarity(v: ui.Values) -> None:
 
 
 # ---------------------------------------------------------------------------- 3. resolution change
-
-@ui.cached
-def timm_gap(h: int, w: int, nh: int, nw: int, d: int, base: float, combine: str) -> float:
-    return rope2d.antialias_gap(h, w, nh, nw, d, base, combine)
-
 
 def resize_settings(v: ui.Values, rz: ui.Values) -> dict:
     """The resize figures' parameters: the sidebar's grid is the trained one, H' × W' the one used."""
@@ -358,8 +356,7 @@ def part_flux_scores(v: ui.Values) -> None:
     fx = ui.controls(where="main", columns=4)
     ui.figure_panel(
         flux_scores, {"height": v.H, "width": v.W, "n_text": fx.ntext, "query": fx.fq, "row": fx.fr, "col": fx.fc},
-        key="flux_scores",
-        live={"ntext": "n_text", "fr": "row", "fc": "col", "H": "height", "W": "width"},
+        key="flux_scores", live={"ntext": "n_text", "fr": "row", "fc": "col", "H": "height", "W": "width"},
         caption=_("What to notice: every text token scores exactly the same against the query, and so does patch "
                   "(0, 0), which shares their ids: RoPE cannot tell the text tokens apart or tell them from the "
                   "top-left patch."),
@@ -412,9 +409,7 @@ def part_mrope(v: ui.Values) -> None:
                 int(ids.max()) + 1, _("rope delta (max id + 1 − N)"): mrope.rope_delta(ids)}, fmt="{:,}")
     ui.figure_panel(
         mrope_ids, {**sequence_params(q), "variant": m.mvariant, "second_per_grid_t": m.spg, "text_after": m.mafter},
-        key="mrope_ids",
-        live={"mt1": "n_text_before", "mvt": "video_t", "mih": "image_h", "mvh": "video_h", "miw": "image_w",
-              "mvw": "video_w", "mt2": "n_text_mid", "mt3": "n_text_after", "spg": "second_per_grid_t"},
+        key="mrope_ids", live=MROPE_LINKS | {"spg": "second_per_grid_t"},
         caption=_("What to notice: {image} {video} In all, {tokens} tokens use ids 0 … {largest}, so generation "
                   "continues at {next}, not at {tokens}.", image=words.image_words(segs, ids),
                   video=words.video_words(segs, ids, m.mvariant, m.spg), tokens=ids.shape[1],
@@ -433,11 +428,6 @@ def part_mrope(v: ui.Values) -> None:
         st.markdown(_("transformers 5.x starts the next segment at start + max(h', w'), which ignores the frames: "
                       "after a video with more frames than rows and columns, text ids repeat the video's temporal "
                       "ids. The code Qwen released with the models uses the largest id + 1 rule."))
-
-
-@ui.cached
-def section_spread(segments: tuple, base: float, interleaved: bool) -> dict[str, float]:
-    return words.image_angle_spread(segments, base, interleaved)
 
 
 @lesson.part("mrope_pairs", N_("6b. M-RoPE pairs"), title=N_("6b. M-RoPE: which pairs turn with which id"),
@@ -462,8 +452,7 @@ def part_mrope_pairs(v: ui.Values) -> None:
     spread = section_spread(segs, c.mbase, c.minter)
     ui.figure_panel(
         mrope_pair_angles, {**sequence_params(q), "base": c.mbase, "interleaved": c.minter}, key="mrope_pairs",
-        live={"mt1": "n_text_before", "mvt": "video_t", "mih": "image_h", "mvh": "video_h", "miw": "image_w",
-              "mvw": "video_w", "mt2": "n_text_mid", "mt3": "n_text_after", "mbase": "base"},
+        live=MROPE_LINKS | {"mbase": "base"},
         caption=_("What to notice: inside the image the temporal pairs do not move at all (spread {temporal:.3g} "
                   "rad: one temporal id), while the height pairs spread by up to {height:.3g} rad and the width "
                   "pairs by up to {width:.3g} rad. {layout}", temporal=spread["temporal"], height=spread["height"],
@@ -511,8 +500,7 @@ def mae_pitfall(v: ui.Values) -> None:
         key="mae",
     )
     ui.figure_panel(
-        mae_axis_response, {**grid_of(v), "combine": "mae"}, key="mae",
-        live={"H": "height", "W": "width", "D": "d_model", "base": "base"},
+        mae_axis_response, {**grid_of(v), "combine": "mae"}, key="mae", live=GRID_LINKS,
         caption=_("What to notice: moving along a row (column index +1) changes only the first half, the one the "
                   "code calls emb_h; moving down a column changes only the second half. Each half is [sines | "
                   "cosines] of the same {quarter} frequencies, so the fast channels that change most sit at the "
@@ -537,13 +525,11 @@ def axis_pitfalls(v: ui.Values) -> None:
           "Mixing the conventions silently transposes a position table."),
         key="x",
         wrong=lambda: ui.figure_panel(
-            mae_axis_response, {**grid, "combine": "concat"}, key="x_wrong",
-            live={"H": "height", "W": "width", "D": "d_model", "base": "base"},
+            mae_axis_response, {**grid, "combine": "concat"}, key="x_wrong", live=GRID_LINKS,
             caption=_("Row first, as code that calls the row x orders its axes: the first half ignores moves "
                       "along a row.")),
         right=lambda: ui.figure_panel(
-            mae_axis_response, {**grid, "combine": "mae"}, key="x_right",
-            live={"H": "height", "W": "width", "D": "d_model", "base": "base"},
+            mae_axis_response, {**grid, "combine": "mae"}, key="x_right", live=GRID_LINKS,
             caption=_("MAE / RoPE-ViT convention: x is the column, and it comes first.")),
     )
     ui.pitfall(

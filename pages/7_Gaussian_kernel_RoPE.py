@@ -226,14 +226,8 @@ def part_shift(v: ui.Values) -> None:
                  _("{before:.6g} before, {after:.6g} after", before=before, after=after))
 
 
-@lesson.part('pitfalls', N_('4. Pitfalls'),
-              uses=('alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
-              title=N_('4. Pitfalls: layout, broadcast, frequency'),
-             controls=(
-                 ui.Bool("spiral", N_("show the rotation with and without K"), default=False),
-             ))
-def part_pitfalls(v: ui.Values) -> None:
-    kern = kernel_settings(v)
+def mixed_layout_pitfall(v: ui.Values) -> None:
+    """The kernel on a score whose pair layout is mixed: the diagonals are no longer constant."""
     ui.pitfall(
         _("mixed pair layout"),
         _("Code whose `rotate_half` swaps neighbours `(x0, x1), (x2, x3), ...` (the interleaved layout) but "
@@ -243,23 +237,33 @@ def part_pitfalls(v: ui.Values) -> None:
         key="mixed",
         wrong=lambda: ui.figure_panel(
             gaussian_mixed_layout, {"layout": "mixed", "d": v.d, "base": v.base, "seed": v.seed},
-            key="mixed_wrong",
-            live=("d", "base"), caption=_("Mixed layout: the diagonals are not constant, and the score at a "
-                                         "fixed distance wanders along the sequence (even at Δ = 0).")),
+            key="mixed_wrong", live=("d", "base"),
+            caption=_("Mixed layout: the diagonals are not constant, and the score at a fixed distance wanders "
+                      "along the sequence (even at Δ = 0).")),
         right=lambda: ui.figure_panel(
             gaussian_mixed_layout, {"layout": "interleaved", "d": v.d, "base": v.base, "seed": v.seed},
-            key="mixed_right",
-            live=("d", "base"), caption=_("Each angle repeated for its own pair: constant diagonals, flat lines."),
+            key="mixed_right", live=("d", "base"),
+            caption=_("Each angle repeated for its own pair: constant diagonals, flat lines."),
             code=[gk.mixed_layout_rope, gk.toeplitz_error]),
     )
+
+
+@lesson.part('pitfalls', N_('4. Pitfalls'),
+              uses=('alpha1', 'alpha2', 'base', 'd', 'seed', 'sigma1', 'sigma2'),
+              title=N_('4. Pitfalls: layout, broadcast, frequency'),
+             controls=(
+                 ui.Bool("spiral", N_("show the rotation with and without K"), default=False),
+             ))
+def part_pitfalls(v: ui.Values) -> None:
+    kern = kernel_settings(v)
+    mixed_layout_pitfall(v)
 
     def broadcast_wrong() -> None:
         st.markdown(_("A demo with x of shape (2, 128, 64) and K_r of shape (128,):"))
         st.code("K_r * ((x * cos) + (rotate_half(x) * sin))\nRuntimeError: " + broadcast_error(
             kern["alpha1"], kern["alpha2"], v.sigma1, v.sigma2), language=None, wrap_lines=True)
         ui.figure_panel(gaussian_kernel_broadcast, {"version": "feature_axis", "T": 64, "D": 64, **kern},
-                        key="bc_wrong",
-                        live=("alpha1", "alpha2", "sigma1", "sigma2"),
+                        key="bc_wrong", live=("alpha1", "alpha2", "sigma1", "sigma2"),
                         caption=_("With T = D = 64 it runs without a word, but token t's channel c is scaled by "
                                   "K(c): every token gets the same treatment, and position plays no part."),
                         code=[gk.feature_axis_broadcast])
@@ -291,6 +295,7 @@ def part_pitfalls(v: ui.Values) -> None:
     if ui.controls(where="main", columns=1).spiral:
         ui.figure_panel(
             gaussian_magnitude_only, {"d": v.d, "base": v.base, "seed": v.seed, **kern}, key="magnitude",
+            live=("alpha1", "alpha2", "sigma1", "sigma2", "d", "base"),
             caption=_("Left: plain RoPE walks around a circle; K(m)·R_m spirals inward along the same rays. Middle: "
                       "the two angle lines lie on top of each other. Right: only the length differs, by the factor "
                       "K(m)."),

@@ -14,6 +14,7 @@ import pytest
 from starlette.routing import Router
 
 from posviz.ui import served
+from posviz.ui.live import routes as live_routes
 from posviz.ui.live.store import STORE
 
 
@@ -36,7 +37,7 @@ def _get(path: str, base: str = "") -> tuple[int, dict[str, str], bytes]:
 
     scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "query_string": b"",
              "headers": [], "root_path": "", "scheme": "http", "server": ("test", 80)}
-    asyncio.run(Router(routes=served.routes(base))(scope, receive, send))
+    asyncio.run(Router(routes=served.routes(base) + live_routes.routes(base))(scope, receive, send))
     start = next(m for m in sent if m["type"] == "http.response.start")
     headers = {k.decode().lower(): v.decode() for k, v in start["headers"]}
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")

@@ -9,14 +9,9 @@ user, a read-only checkout) serves every lesson.
   processes. Where that folder cannot be written the files are simply not made: letting go of a slider
   then waits for the rerun's figure, and nothing is said to the student.
 
-- **Live sliders' states and exact figures**, built on request (``posviz.ui.live.component``: ``states/<token>``,
-  ``figure/<token>/<value>``; a token names one slider of one drawn chart, registered by the run that drew it).
-  They are built in a worker thread, one at a time per process and route, so that a script run is never queued
-  behind more than one of each, and a key press's figure never waits behind a slider's states; a request whose
-  browser has gone is not built.
-
-``routes()`` gives app.py's ``st.App`` its routes under ``/posviz/`` (beside Streamlit's own, behind the
-configured ``server.baseUrlPath``); ``url()`` is the address a page asks for.
+``routes()`` gives app.py's ``st.App`` these routes under ``/posviz/`` (beside Streamlit's own, behind the
+configured ``server.baseUrlPath``), and ``posviz.ui.live.routes`` those of the live sliders' states and exact
+figures; ``url()`` is the address a page asks for.
 """
 
 from __future__ import annotations
@@ -25,7 +20,6 @@ import os
 import re
 from pathlib import Path
 
-import anyio
 import platformdirs
 import plotly
 from starlette.requests import Request
@@ -37,10 +31,6 @@ PREFIX = "posviz"  # the routes' first path segment (not one of Streamlit's rese
 PLOTLY_JS = f"plotly-{plotly.__version__}.min.js"  # versioned: a browser may keep it for good
 _EXACT_NAME = re.compile(r"[0-9a-f]{24}\.json")  # posviz.ui.live.store.content_id + ".json": nothing else is served
 _KEEP_FOR_GOOD = {"Cache-Control": "public, max-age=31536000, immutable"}
-_TOKEN = re.compile(r"[0-9a-f]{24}")
-# one build at a time per process for each route, made in the server's event loop on first use: a figure (one
-# build, asked for by a key press) never waits behind a slider's states (tens of builds)
-_BUILDS: dict[str, anyio.CapacityLimiter] = {}
 
 
 def plotly_js_file() -> Path:
@@ -79,51 +69,8 @@ async def _exact(request: Request) -> Response:
     return FileResponse(path, media_type="application/json", headers=_KEEP_FOR_GOOD)
 
 
-def _not_found() -> Response:
-    return PlainTextResponse("not found", status_code=404)
-
-
-async def _built(request: Request, build: object, *args: str) -> object:
-    """``build(*args)`` in a worker thread, one at a time per route, unless the browser has gone while it waited
-    its turn."""
-    limiter = _BUILDS.setdefault(build.__name__, anyio.CapacityLimiter(1))
-    async with limiter:
-        if await request.is_disconnected():
-            return None
-        return await anyio.to_thread.run_sync(build, *args)
-
-
-async def _states(request: Request) -> Response:
-    """The states of one registered live slider (JSON); 404 for a token this process does not know."""
-    from posviz.ui.live import component
-
-    token = request.path_params["token"]
-    text = await _built(request, component.states_text, token) if _TOKEN.fullmatch(token) else None
-    return Response(text, media_type="application/json") if text else _not_found()
-
-
-async def _figure(request: Request) -> Response:
-    """The exact figure of one registered live slider at one of its values (JSON, its id in ``X-Posviz-Id``);
-    404 for an unknown token or a value the slider cannot take, 422 for settings the figure refuses."""
-    from posviz.ui.live import component
-
-    token, value = request.path_params["token"], request.path_params["value"]
-    if not _TOKEN.fullmatch(token) or len(value) > 40:
-        return _not_found()
-    try:
-        found = await _built(request, component.figure_text, token, value)
-    except ValueError:
-        return PlainTextResponse("settings refused", status_code=422)
-    if not found:
-        return _not_found()
-    figure_id, text = found
-    return Response(text, media_type="application/json", headers={"X-Posviz-Id": figure_id})
-
-
 def routes(base: str = "") -> list[Route]:
     """The routes app.py adds to Streamlit's (``st.App(..., routes=...)``), behind ``base``
     (``server.baseUrlPath``)."""
     return [Route(url(base, PLOTLY_JS), _plotly_js, methods=["GET"]),
-            Route(url(base, "exact/{name}"), _exact, methods=["GET"]),
-            Route(url(base, "states/{token}"), _states, methods=["GET"]),
-            Route(url(base, "figure/{token}/{value}"), _figure, methods=["GET"])]
+            Route(url(base, "exact/{name}"), _exact, methods=["GET"])]

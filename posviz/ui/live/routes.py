@@ -1,0 +1,68 @@
+"""The app's routes for live sliders: their states and their exact figures, built on request.
+
+``states/<token>`` gives the states of one slider of one drawn chart, ``figure/<token>/<value>`` its exact figure at
+one of the slider's values (``posviz.ui.live.component``: a token is registered by the run that drew the chart).
+They are built in a worker thread, one at a time per process and route, so that a script run is never queued
+behind more than one of each, and a key press's figure never waits behind a slider's states; a request whose
+browser has gone is not built. app.py adds ``routes()`` beside ``posviz.ui.served.routes()``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from posviz.ui.live import component
+from posviz.ui.served import url
+
+_TOKEN = re.compile(r"[0-9a-f]{24}")
+# one build at a time per process for each route, made in the server's event loop on first use: a figure (one
+# build, asked for by a key press) never waits behind a slider's states (tens of builds)
+_BUILDS: dict[str, anyio.CapacityLimiter] = {}
+
+
+def _not_found() -> Response:
+    return PlainTextResponse("not found", status_code=404)
+
+
+async def _built(request: Request, build: object, *args: str) -> object:
+    """``build(*args)`` in a worker thread, one at a time per route, unless the browser has gone while it waited
+    its turn."""
+    limiter = _BUILDS.setdefault(build.__name__, anyio.CapacityLimiter(1))
+    async with limiter:
+        if await request.is_disconnected():
+            return None
+        return await anyio.to_thread.run_sync(build, *args)
+
+
+async def _states(request: Request) -> Response:
+    """The states of one registered live slider (JSON); 404 for a token this process does not know."""
+    token = request.path_params["token"]
+    text = await _built(request, component.states_text, token) if _TOKEN.fullmatch(token) else None
+    return Response(text, media_type="application/json") if text else _not_found()
+
+
+async def _figure(request: Request) -> Response:
+    """The exact figure of one registered live slider at one of its values (JSON, its id in ``X-Posviz-Id``);
+    404 for an unknown token or a value the slider cannot take, 422 for settings the figure refuses."""
+    token, value = request.path_params["token"], request.path_params["value"]
+    if not _TOKEN.fullmatch(token) or len(value) > 40:
+        return _not_found()
+    try:
+        found = await _built(request, component.figure_text, token, value)
+    except ValueError:
+        return PlainTextResponse("settings refused", status_code=422)
+    if not found:
+        return _not_found()
+    figure_id, text = found
+    return Response(text, media_type="application/json", headers={"X-Posviz-Id": figure_id})
+
+
+def routes(base: str = "") -> list[Route]:
+    """The live sliders' routes, behind ``base`` (``server.baseUrlPath``)."""
+    return [Route(url(base, "states/{token}"), _states, methods=["GET"]),
+            Route(url(base, "figure/{token}/{value}"), _figure, methods=["GET"])]

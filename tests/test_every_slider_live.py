@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from posviz import ui
 from posviz.ui import panel
-from posviz.ui.params import Int, LogFloat, Param
+from posviz.ui.params import Bool, Int, LogFloat, Param
 from testkit.apptest import ROOT, assert_clean, part_cases, part_controls, part_query
 
 pytestmark = pytest.mark.app
@@ -95,9 +95,27 @@ def changed(before: dict, after: dict) -> dict:
 CASES = [(lesson, part) for lesson, part in part_cases()]
 
 
+def switched_on(lesson: object, part: object) -> list[dict[str, str]]:
+    """The addresses the part is checked at: as it opens, and with every switch of the part on (a figure drawn only
+    then, "show the rotation with and without K", is checked too)."""
+    switches = {name: c.to_url(True) for name, c in part_controls(lesson, part).items() if isinstance(c, Bool)}
+    return [{}, switches] if switches else [{}]
+
+
 @pytest.mark.parametrize(("lesson", "part"), CASES, ids=[f"{lesson.slug}-{part.key}" for lesson, part in CASES])
 def test_every_slider_that_changes_a_figure_is_live_on_it_and_exact(lesson, part, monkeypatch):
-    at, before = drawn(lesson, part, {}, monkeypatch)
+    followed, live = 0, []
+    for switches in switched_on(lesson, part):
+        at, before = drawn(lesson, part, switches, monkeypatch)
+        followed += moved_sliders(lesson, part, at, before, switches, monkeypatch)
+        live += [key for key, (_, links) in before.items() if links]
+    assert followed or not live, f"{live} follow sliders, but no slider moved them"
+
+
+def moved_sliders(lesson: object, part: object, at: AppTest, before: dict, switches: dict[str, str],
+                  monkeypatch: pytest.MonkeyPatch) -> int:
+    """Move every slider the part draws a step and to the far end; check each figure that changed follows it
+    exactly. The number of (figure, move) pairs checked."""
     controls = part_controls(lesson, part)
     sliders = [w for w in (*at.slider, *at.select_slider)
                if (w.key or "").startswith(lesson.slug + ".") and w.key.split(".", 1)[1] in controls]
@@ -107,7 +125,7 @@ def test_every_slider_that_changes_a_figure_is_live_on_it_and_exact(lesson, part
         if (lesson.slug, part.key, name) in CANNOT_FOLLOW:
             continue
         for value in moves(controls[name], widget):
-            _, after = drawn(lesson, part, {name: controls[name].to_url(value)}, monkeypatch)
+            _, after = drawn(lesson, part, {**switches, name: controls[name].to_url(value)}, monkeypatch)
             for key, (params, links) in after.items():
                 diff = changed(before[key][0], params) if key in before else {}
                 if not diff:
@@ -118,5 +136,4 @@ def test_every_slider_that_changes_a_figure_is_live_on_it_and_exact(lesson, part
                 assert set(diff) == {param} and same(diff[param], drawn_at), \
                     f"{key}: moving {name} to {value} changed {diff}, not only {param} = {drawn_at}"
                 followed += 1
-    live = [key for key, (_, links) in before.items() if links]
-    assert followed or not live, f"{live} follow sliders, but no slider moved them"
+    return followed

@@ -24,6 +24,7 @@ from posviz.ui.live.store import (
     STORE_ENV,
     ByteBudgetCache,
     FigureStore,
+    Foreground,
     ServedFigureFiles,
     _total_from_env,
     content_id,
@@ -237,3 +238,16 @@ def test_at_most_two_figures_are_built_at_once(monkeypatch):
     for t in threads:
         t.join()
     assert len(store.figures) == 6 and most[0] == store_module.BUILDS_AT_ONCE == 2
+
+
+def test_states_built_ahead_of_need_wait_for_the_learner_s_work():
+    """A state build waits while a lesson runs or a key press's figure is built, and goes on once none is left."""
+    foreground, done = Foreground(patience=60), threading.Event()
+    builder = threading.Thread(target=lambda: (foreground.wait_idle(), done.set()))
+    with foreground.running(), foreground.running():  # two runs at once
+        builder.start()
+        builder.join(0.05)
+        assert not done.is_set()  # still waiting: learners' work is running
+    builder.join(10)
+    assert done.is_set()
+    foreground.wait_idle()  # nothing running: no wait at all

@@ -25,6 +25,7 @@ from posviz import PUBLIC_URL_ENV, i18n
 from posviz._speed import freeze_long_lived_heap
 from posviz.i18n import N_, _
 from posviz.theme import PRESENTER_SCALE, background
+from posviz.ui.live.store import FOREGROUND
 from posviz.ui.params import Bool, Choice, Param, parse_or_default, values_for
 
 if TYPE_CHECKING:
@@ -189,6 +190,11 @@ def _presenter_css() -> None:
 
 @st.fragment
 def _lesson_fragment(lesson: Lesson) -> None:
+    with FOREGROUND.running():  # live states built ahead of need wait for the learner's run
+        _draw_lesson(lesson)
+
+
+def _draw_lesson(lesson: Lesson) -> None:
     keep_language()
     ctx = _begin_controls()
     part = _choose_part(lesson)

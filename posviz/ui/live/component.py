@@ -38,7 +38,7 @@ from posviz.ui.live.figures import (
     keep_figure_json,
     settings_key,
 )
-from posviz.ui.live.store import STORE
+from posviz.ui.live.store import FOREGROUND, STORE
 from posviz.ui.params import LogFloat, Param
 
 _HERE = Path(__file__).parent
@@ -245,7 +245,7 @@ def figure_text(token: str, value_text: str) -> tuple[str, str] | None:
     if value is None:
         return None
     params = {**r.fixed, r.param: value if r.at_most is None else min(value, r.at_most)}
-    with i18n.using(r.language):
+    with i18n.using(r.language), FOREGROUND.running():
         fig = built_figure(r.name, params, r.theme, r.font_scale)
         key = figure_key(r.name, params, r.theme, r.font_scale)
         keep_figure_json(key, fig)

@@ -19,7 +19,7 @@ from plotly.io.json import to_json_plotly
 
 from posviz.figures import build
 from posviz.theme import style
-from posviz.ui.live.store import build_slot
+from posviz.ui.live.store import FOREGROUND, build_slot
 from posviz.ui.params import Float, Int, LogFloat, Param
 
 MAX_STATES = 40
@@ -179,6 +179,7 @@ def live_states(name: str, params: Mapping[str, object], param: str, values: Seq
     fixed = {k: v for k, v in params.items() if k != param}
     figures = {}
     for v in spread(tuple(values), max_states, params.get(param)):
+        FOREGROUND.wait_idle()  # built ahead of need: a learner's run or key press first
         try:  # a value the builder rejects with these settings (beta_fast <= beta_slow) is not a state
             with build_slot():
                 figures[v] = style(build(name, **fixed, **{param: v}), theme, font_scale)

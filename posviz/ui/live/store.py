@@ -267,6 +267,36 @@ def build_slot() -> Iterator[None]:
     with _BUILD_SLOTS:
         yield
 
+
+class Foreground:
+    """Work a learner waits for in this process (a lesson's run, the exact figure a key press asked for): the
+    states of a slider, built ahead of need, are built between two of them, so that they never slow the next
+    move. A state build waits at most ``patience`` seconds, so a busy server still builds them."""
+
+    def __init__(self, patience: float = 2.0) -> None:
+        self.patience = patience
+        self._running = 0
+        self._idle = threading.Condition()
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        with self._idle:
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._running -= 1
+                self._idle.notify_all()
+
+    def wait_idle(self) -> None:
+        """Return once no foreground work runs (or after ``patience`` seconds)."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._running == 0, timeout=self.patience)
+
+
+FOREGROUND = Foreground()
+
 TRACE_OVERHEAD = 4_000  # the Python objects plotly builds around one trace or frame (validators, dicts)
 
 

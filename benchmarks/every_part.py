@@ -34,6 +34,7 @@ import statistics
 import time
 import urllib.parse
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from benchmarks._browser import IDLE, launch, start_server, timed_move, wait_idle
@@ -129,7 +130,7 @@ def open_pitfalls(page) -> list[str]:
 
 def slider_box(page, key: str):
     """The slider's box, opened if it sits in a folded sidebar group, and scrolled into view."""
-    box = page.locator(key_selector(key))
+    box = page.locator(key_selector(key)).first  # (a Streamlit element may carry its key's class twice)
     if not box.is_visible():
         box.locator("xpath=ancestor::details[1]/summary").click()
         page.wait_for_timeout(300)
@@ -281,7 +282,7 @@ def main() -> None:
                 name = f"{lesson.slug}/{part.key}"
                 try:
                     row = {"part": name, **measure_part(page, ref, args.rounds)}
-                except PlaywrightTimeout as err:  # reported, and the next part measured
+                except PlaywrightError as err:  # reported, and the next part measured
                     row = {"part": name, "failed": str(err).splitlines()[0]}
                     print(f"{name:34} FAILED: {row['failed']}", flush=True)
                     out.append(row)
@@ -297,13 +298,13 @@ def main() -> None:
                           f"{row['quiet_ratio']:5.2f}", flush=True)
                 out.append(row)
                 page.close()
+                if args.json:  # after every part: a run cut short keeps what it measured
+                    with open(args.json, "w", encoding="utf-8") as f:
+                        json.dump(out, f, indent=1)
             browser.close()
     finally:
         for proc in (app, ref_server):
             proc.terminate()
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(out, f, indent=1)
 
 
 if __name__ == "__main__":

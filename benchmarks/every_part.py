@@ -52,6 +52,10 @@ STILLS_READY = """([i, key]) => { const c = document.querySelectorAll('.posviz-l
     const live = c.posvizPayload.live.find((l) => l.key === key);
     const s = (c.dataset.stills || '').split('/');
     return !!set && set.version === live.version && s.length === 2 && s[0] === s[1] && Number(s[1]) > 0; }"""
+# the states of slider `key` came, but the figure accepts fewer than two of its values at these settings
+TOO_FEW = """([i, key]) => { const c = document.querySelectorAll('.posviz-live-chart')[i];
+    const set = (window.__posvizStates || {})[c.posvizPayload.chart + '|' + key];
+    return !!set && set.values.length < 2; }"""
 # where the pointer puts the thumb at each state of slider `key` (client x, in slider order), and at its value now
 TARGETS = """([key, i]) => { const c = document.querySelectorAll('.posviz-live-chart')[i];
     const live = c.posvizPayload.live.find((l) => l.key === key);
@@ -211,8 +215,10 @@ def measure_part(page, ref, rounds: int) -> dict:
     box.hover()
     chart = page.evaluate(FOLLOWERS, key)[0]
     t0 = time.perf_counter()
-    page.wait_for_function(STILLS_READY, arg=[chart, key], timeout=180_000)
+    page.wait_for_function(f"(a) => ({STILLS_READY})(a) || ({TOO_FEW})(a)", arg=[chart, key], timeout=180_000)
     ready = time.perf_counter() - t0
+    if page.evaluate(TOO_FEW, [chart, key]):
+        return {"cannot follow": f"{key}: fewer than two values its figure accepts at these settings"}
     rows, steps, trivial, trivial_hz = [], [], [], []
     for i in range(rounds):
         rows.append(drag(page, key, chart))
@@ -289,7 +295,7 @@ def main() -> None:
                     page.close()
                     continue
                 if "slider" not in row:
-                    row["cannot follow"] = why_not(page, lesson.slug)
+                    row.setdefault("cannot follow", why_not(page, lesson.slug))
                     print(f"{name:34} {row['cannot follow']}", flush=True)
                 else:
                     print(f"{name:34} {row['slider']:22} {row['ready']:7.1f} {row['fps']:4.0f} {row['hz']:4.0f} "

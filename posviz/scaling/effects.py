@@ -66,22 +66,29 @@ def rope_scores(theta: np.ndarray, distances: np.ndarray, qk: str = "ones", seed
     return _phase_sum(dist, theta, h) / np.abs(h).sum()
 
 
-SPLIT = 256  # integer distances Δ = a·SPLIT + b: phases from two tables (see _phase_sum)
-SPLIT_FROM = 1 << 16  # distance × pair cells from which the tables pay off
+SPLIT_FROM = 1 << 16  # distance × pair cells from which two phase tables pay off (see _phase_sum)
+SPLIT_CHUNK = 8192  # distances multiplied at once (two (chunk, d/2) complex arrays: 16 MB at d/2 = 128)
 
 
 def _phase_sum(dist: np.ndarray, theta: np.ndarray, h: np.ndarray) -> np.ndarray:
     """``Σ_i Re[h_i e^{j·dist·θ_i}]`` (j² = −1) for every distance, shape (n_dist,) (sums as matrix-vector products).
 
-    Many integer distances: write Δ = a·S + b (S = ``SPLIT``), so ``Σ_i h_i e^{jaSθ_i} e^{jbθ_i}`` is one entry of
-    the product of a table over the a's present and one over b = 0..S−1: a matrix product replaces a cosine and a
-    sine per distance and pair (the same sums to ~1e-12 relative, as ``_phase_sum_uniform``)."""
+    Many integer distances: write Δ = a·S + b with S = ⌈√(max |Δ| + 1)⌉, so ``e^{jΔθ_i} = e^{jaSθ_i} e^{jbθ_i}``
+    comes from two tables of at most S + 1 rows each, and a product per distance and pair replaces a cosine and a
+    sine (the same sums to ~1e-12 relative, as ``_phase_sum_uniform``)."""
     if dist.size * theta.size >= SPLIT_FROM and np.array_equal(dist, np.round(dist)):
-        a, b = np.divmod(dist.astype(np.int64), SPLIT)
-        coarse, row = np.unique(a, return_inverse=True)
-        near = np.exp(1j * np.outer(np.arange(SPLIT), theta))  # (S, d/2)
-        far = np.exp(1j * SPLIT * np.outer(coarse, theta)) * h  # (A, d/2)
-        return (far @ near.T)[row.ravel(), b].real  # (A, S) table, read at each (a, b)
+        whole = dist.astype(np.int64)
+        split = math.isqrt(int(np.abs(whole).max())) + 1
+        a, b = np.divmod(whole, split)
+        coarse, a_row = np.unique(a, return_inverse=True)
+        fine, b_row = np.unique(b, return_inverse=True)
+        far = np.exp(1j * split * np.outer(coarse, theta)) * h  # (A, d/2), each row times h
+        near = np.exp(1j * np.outer(fine, theta))  # (B, d/2)
+        out = np.empty(dist.size)
+        for lo in range(0, dist.size, SPLIT_CHUNK):
+            rows = slice(lo, lo + SPLIT_CHUNK)
+            out[rows] = np.einsum("ij,ij->i", far[a_row.ravel()[rows]], near[b_row.ravel()[rows]]).real
+        return out
     angles = dist[:, None] * theta[None, :]  # (n_dist, d/2)
     return np.cos(angles) @ h.real - np.sin(angles) @ h.imag
 

@@ -146,6 +146,7 @@ def part_modes(v: ui.Values) -> None:
     if ui.controls("all4", where="main", columns=1).all4:
         ui.figure_panel(
             gaussian_attention_grid, {**qk, **kern}, key="grid",
+            live=("alpha1", "alpha2", "sigma1", "sigma2", "T", "d", "base"),
             caption=_("The four side by side at the same settings. Read each row as one query: a horizontal band "
                       "of one colour means that query spreads its attention evenly over every key."),
             code=[gk.attention],

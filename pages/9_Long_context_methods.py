@@ -54,6 +54,7 @@ def bound_text(bound: float | None) -> str:
 
 
 ABF_PRESETS = ("Code Llama 7B", "Llama 3 8B")  # released models that raised the base (Code Llama by fine-tuning)
+MAX_SLOT_STEPS = 1024  # the cache map draws at most this many steps (one column each)
 
 
 @ui.cached
@@ -179,6 +180,7 @@ def part_rerope(v: ui.Values) -> None:
     if ui.controls("scores", where="main", columns=1).scores:  # one chart at a time
         ui.figure_panel(
             rerope_score_matrix, dict(T=own.T, window=own.window, leaky_k=k, dim=v.d, seed=0), key="rerope_scores",
+            live={"T": "T", "window": "window", "leaky_k": "leaky_k", "d": "dim"},
             caption=(_("One seeded Gaussian q and one k (d = {d}) put at every position, so each diagonal is one "
                        "distance. Inside the window w = {window} ReRoPE is plain RoPE; beyond it ReRoPE {rule}: the "
                        "far logits repeat the logit of distance w.", d=v.d, window=own.window, rule=rule) if not k else
@@ -248,6 +250,7 @@ def part_self_extend(v: ui.Values) -> None:
         ui.figure_panel(
             self_extend_angle_plot, dict(T=own.se_T, group=own.group, window=own.se_window, dim=v.d, base=v.base,
                                          pair=own.se_pair), key="se_angles",
+            live={"se_T": "T", "group": "group", "se_window": "window", "d": "dim", "base": "base", "se_pair": "pair"},
             caption=_("Pair {pair} turns {step:.3g} rad a token. Inside W the angles are RoPE's; beyond it they "
                       "grow about G = {group} times more slowly, so the farthest key is {grouped:.4g} rad away "
                       "instead of {plain:.4g}: an angle plain RoPE already reaches at a shorter distance, one a model "
@@ -311,7 +314,8 @@ def part_sinks(v: ui.Values) -> None:
              _("largest {top} ≤ s + window = {cap}", top=int(cache["position"][-1]), cap=own.n_sink + own.recent))
     if ui.controls("slots", where="main", columns=1).slots:
         ui.figure_panel(
-            sink_cache_map, dict(steps=min(own.steps, 1024), n_sink=own.n_sink, window=own.recent), key="slots",
+            sink_cache_map, dict(steps=min(own.steps, MAX_SLOT_STEPS), n_sink=own.n_sink, window=own.recent),
+            key="slots", live={"steps": ui.AtMost("steps", MAX_SLOT_STEPS), "n_sink": "n_sink", "recent": "window"},
             caption=_("Each column is one step; each row a cache slot, which is the position RoPE rotates that "
                       "token by. The colour is the token's place in the text: the sink rows never change, the other "
                       "rows slide by one token a step, so a token's RoPE position drops as it ages."),

@@ -9,9 +9,10 @@ browser has gone is not built. app.py adds ``routes()`` beside ``posviz.ui.serve
 
 from __future__ import annotations
 
+import asyncio
 import re
 
-import anyio
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
@@ -20,9 +21,9 @@ from posviz.ui.live import component
 from posviz.ui.served import url
 
 _TOKEN = re.compile(r"[0-9a-f]{24}")
-# one build at a time per process for each route, made in the server's event loop on first use: a figure (one
-# build, asked for by a key press) never waits behind a slider's states (tens of builds)
-_BUILDS: dict[str, anyio.CapacityLimiter] = {}
+# one build at a time per process for each route (a lock per route): a figure (one build, asked for by a key
+# press) never waits behind a slider's states (tens of builds)
+_BUILDS: dict[str, asyncio.Lock] = {}
 
 
 def _not_found() -> Response:
@@ -32,11 +33,10 @@ def _not_found() -> Response:
 async def _built(request: Request, build: object, *args: str) -> object:
     """``build(*args)`` in a worker thread, one at a time per route, unless the browser has gone while it waited
     its turn."""
-    limiter = _BUILDS.setdefault(build.__name__, anyio.CapacityLimiter(1))
-    async with limiter:
+    async with _BUILDS.setdefault(build.__name__, asyncio.Lock()):
         if await request.is_disconnected():
             return None
-        return await anyio.to_thread.run_sync(build, *args)
+        return await run_in_threadpool(build, *args)
 
 
 async def _states(request: Request) -> Response:

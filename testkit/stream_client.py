@@ -26,6 +26,8 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider as SliderProto
 
+from testkit.apptest import live_exact
+
 
 @dataclass
 class Run:
@@ -34,12 +36,12 @@ class Run:
     seconds: float
     nbytes: int
     status: int                       # ForwardMsg.ScriptFinishedStatus: 0 finished successfully
-    charts: int = 0                   # plotly_chart elements
+    charts: int = 0                   # plotly_chart elements and live charts
     exceptions: list[str] = field(default_factory=list)   # messages of exception elements
     alerts: list[str] = field(default_factory=list)       # texts of st.warning / st.error / st.info boxes
     primary_color: str | None = None  # new_session's custom_theme.primary_color (config.toml's [theme])
     sliders: list[Slider] = field(default_factory=list)   # the page's URL-bound sliders, as drawn
-    specs: list[dict] = field(default_factory=list)       # every plotly_chart's figure (plotly JSON)
+    specs: list[dict] = field(default_factory=list)       # every chart's (exact) figure (plotly JSON)
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,9 @@ def _count(msg: ForwardMsg, run: Run) -> None:
         if element == "plotly_chart":
             run.charts += 1
             run.specs.append(json.loads(msg.delta.new_element.plotly_chart.spec))
+        elif element == "bidi_component" and msg.delta.new_element.bidi_component.component_name == "posviz_live":
+            run.charts += 1  # a live chart: its exact figure is in its data, or the served file the data names
+            run.specs.append(live_exact(json.loads(json.loads(msg.delta.new_element.bidi_component.json)))[0])
         elif element == "exception":
             run.exceptions.append(msg.delta.new_element.exception.message)
         elif element == "alert":

@@ -230,6 +230,18 @@ STILLS_READY = """() => { const s = (document.querySelector('.posviz-live-chart'
 REACTS = "() => Number(document.querySelector('.posviz-live-chart').dataset.reacts || 0)"
 
 
+def reach_for(page: object, control_key: str) -> object:
+    """Rest the pointer on the slider with widget key ``control_key`` ("rope.base"), scrolled into view as a student
+    scrolls the sidebar to it (a press outside the viewport reaches nothing), and wait until the live charts have
+    fetched its states. The slider's box."""
+    box = page.locator(".st-key-" + control_key.replace(".", "-")).first
+    box.scroll_into_view_if_needed()
+    box.hover()
+    page.wait_for_function("(k) => !!document.querySelector('.st-key-' + k).dataset.posvizStates",
+                           arg=control_key.replace(".", "-"), timeout=60_000)
+    return box
+
+
 def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_ms: int = 16,
               stills: bool = True) -> dict:
     """Press the thumb of the slider with widget key ``control_key`` ("sinusoidal.base"), move the mouse
@@ -238,12 +250,7 @@ def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_
     Plotly.react drew (no still), the script runs that started during the drag (before release) and the
     seconds the drag took. The pointer rests over the slider first, as a hand reaching for it does: the chart then
     fetches that slider's states."""
-    box = page.locator(".st-key-" + control_key.replace(".", "-"))
-    # as a student scrolls the sidebar to a slider below the fold: a press outside the viewport reaches nothing
-    box.scroll_into_view_if_needed()
-    box.hover()
-    page.wait_for_function("(k) => !!document.querySelector('.st-key-' + k).dataset.posvizStates",
-                           arg=control_key.replace(".", "-"), timeout=60_000)
+    box = reach_for(page, control_key)
     if stills:
         page.wait_for_function(STILLS_READY, timeout=60_000)
     thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()

@@ -42,6 +42,7 @@ class Run:
     primary_color: str | None = None  # new_session's custom_theme.primary_color (config.toml's [theme])
     sliders: list[Slider] = field(default_factory=list)   # the page's URL-bound sliders, as drawn
     specs: list[dict] = field(default_factory=list)       # every chart's (exact) figure (plotly JSON)
+    live: list[dict] = field(default_factory=list)        # the sliders live charts follow (their states' address)
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,9 @@ def _count(msg: ForwardMsg, run: Run) -> None:
             run.specs.append(json.loads(msg.delta.new_element.plotly_chart.spec))
         elif element == "bidi_component" and msg.delta.new_element.bidi_component.component_name == "posviz_live":
             run.charts += 1  # a live chart: its exact figure is in its data, or the served file the data names
-            run.specs.append(live_exact(json.loads(json.loads(msg.delta.new_element.bidi_component.json)))[0])
+            payload = json.loads(json.loads(msg.delta.new_element.bidi_component.json))
+            run.specs.append(live_exact(payload)[0])
+            run.live += payload["live"]
         elif element == "exception":
             run.exceptions.append(msg.delta.new_element.exception.message)
         elif element == "alert":

@@ -176,7 +176,11 @@ async def _home_and_first_lesson(url: str, lesson: str) -> tuple:
     async with Session(url) as s:
         home = await s.rerun("")
         page = await s.rerun(lesson)
-        await s.rerun("Sinusoidal")  # a live chart: its states' exact figures go to the cache folder
+        live = await s.rerun("Sinusoidal")
+    sliders = [slider["states"] for slider in live.live]
+    assert sliders, "the Sinusoidal heatmap follows its sliders"
+    # the pointer over a slider: its states are built, and their exact figures go to the cache folder
+    assert _served(url + sliders[0])[0] == 200
     return home, page
 
 

@@ -242,5 +242,6 @@ def test_letting_go_draws_the_prefetched_exact_figure_before_its_rerun_or_else_t
     fallback = _release_on_the_heatmap(page, app_url)
     assert fallback["base"] == prefetched["base"]
     assert fallback["after"]["prefetched"] == 0 and fallback["after"]["file"] is None  # sent in the data at last
-    assert fallback["after"]["exacts"] == fallback["before"]["exacts"] + 1 and fallback["runs"] == 2
+    # one more run only where the release's run named a file the page could not fetch (not where it sent the figure)
+    assert fallback["after"]["exacts"] == fallback["before"]["exacts"] + 1 and fallback["runs"] in (1, 2)
     assert fallback["drawn"] == prefetched["drawn"] and fallback["after"]["id"] == prefetched["after"]["id"]

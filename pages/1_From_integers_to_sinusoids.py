@@ -388,7 +388,8 @@ def part_normalised(v: ui.Values) -> None:
     pos = nm.pos
     ui.figure_panel(
         intro_normalised, dict(short=nm.N1, long=nm.N2, position=pos), key="normalised",
-        live={"N1": "short", "N2": "long", "pos": "position"},
+        live={"N1": ui.Sets(intro.normalised_settings, which="short", other=nm.N2, position=pos),
+              "N2": ui.Sets(intro.normalised_settings, which="long", other=nm.N1, position=pos), "pos": "position"},
         caption=_("What to notice: the two lines have different slopes, so the dotted position meets them at two "
                   "different heights. Only when N₁ = N₂ do the codes agree."),
         latex=r"\mathrm{code}(p) = p / N",

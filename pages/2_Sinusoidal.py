@@ -70,7 +70,9 @@ def part_waves(v: ui.Values) -> None:
     wavelength_term = ui.term("wavelength", _("wavelength"))
     ui.figure_panel(
         sinusoidal_waves, {**table(v), "layout": v.layout, "dims": (dims.dim_a, dims.dim_b)}, key="waves",
-        live={"n": "n_positions", "d": "d_model", "base": "base"},
+        live={"n": "n_positions", "d": "d_model", "base": "base",
+              "dim_a": ui.Sets.item("dims", 0, (dims.dim_a, dims.dim_b)),
+              "dim_b": ui.Sets.item("dims", 1, (dims.dim_a, dims.dim_b))},
         caption=_("Every dimension is a plain sine or cosine of the position; only the {wavelength} changes. "
                   "Wavelengths grow geometrically, by b^(2/d) = {ratio:.4g} per pair, from 2π = {first:.4g} tokens "
                   "(pair 0) to 2π·b^((d−2)/d) = {last:,.0f} tokens (pair {last_pair}, the last): just below 2π·b = "

@@ -192,7 +192,7 @@ def part_derive(p: ui.Values) -> None:
     ui.figure_panel(
         rope_derivation, dict(dim=p.d, base=p.base, m=float(p.m), n=float(p.kpos), pair=p.pair, seed=p.seed),
         key="derive",
-        live={"d": "dim", "pair": "pair", "base": "base"},
+        live={"d": ui.Sets(rope_measures.derivation_settings, pair=p.pair), "pair": "pair", "base": "base"},
         caption=_("Left: pair {pair} of q turned by m·θ = {m}·θ_{pair} and of k by n·θ = {n}·θ_{pair}, "
                   "counter-clockwise (channel 2i across, 2i+1 up). The solid arc, the angle from k to q, is the "
                   "original angle plus (m − n)θ: move both positions by the same amount and it does not change. "
@@ -478,7 +478,8 @@ def part_pairs(p: ui.Values) -> None:
                fmt="{}")
     ui.figure_panel(
         rope_pair_roles, dict(dim=p.d, base=p.base, scheme=pr.scheme, fraction=fraction, context=L), key="pairs",
-        live={"ctx": "context", "base": "base"},
+        live={"ctx": "context", "base": "base", "d": ui.Sets(rope_measures.pair_roles_settings,
+                                                             share=SHARE_VALUES[pr.share])},
         caption=_("{what} Within L = {length:,} tokens, {turns} pairs turn at least a quarter turn, {quarter} turn "
                   "less and {still} do not turn at all. For a pair under a quarter turn, cos(Δθ_i) > 0 at every "
                   "distance |Δ| ≤ L: its share of the score, |h_i|·cos(Δθ_i + φ_i), is a cosine whose angle stays "

@@ -92,6 +92,16 @@ def family(v: ui.Values) -> dict:
     return {name: v[name] for name in FAMILY if name in v}
 
 
+def heads_link(v: ui.Values) -> ui.Sets:
+    """The H slider's live link on a figure that draws head h: H, and h kept among the H heads."""
+    return ui.Sets(b.alibi_head_settings, head=v.head)
+
+
+def family_links(v: ui.Values, *names: str) -> dict:
+    """The live links of a figure drawn with the family's settings (``heads_link`` for H)."""
+    return {name: heads_link(v) if name == "n_heads" else name for name in names}
+
+
 @ui.cached
 def reaches(params: dict, T: int, mass: float, members: tuple[str, ...] = b.MEMBERS) -> dict[str, int]:
     fam = b.Family.of(**params)
@@ -132,8 +142,8 @@ def part_family(v: ui.Values) -> None:
     slope = b.alibi_slopes(v.n_heads)[v.head]
     ui.figure_panel(
         bias_distance, {**family(v), "span": v.span}, key="distance",
-        live=("n_heads", "num_buckets", "max_distance", "t5_scale", "log_r1", "log_r2", "pow_r1", "pow_r2", "alpha1",
-              "alpha2", "sigma1", "sigma2", "span"),
+        live=family_links(v, "n_heads", "num_buckets", "max_distance", "t5_scale", "log_r1", "log_r2", "pow_r1",
+                             "pow_r2", "alpha1", "alpha2", "sigma1", "sigma2", "span"),
         caption=_("Every member adds a number that depends only on how far back the key is. At Δ = {at}: ALiBi "
                   "head {head} adds {alibi} (a straight line of slope −{slope:.4g}), KERPLE log {kerple_log} (it "
                   "flattens out), KERPLE power {kerple_power}, T5 {t5} (a staircase: one learned number per bucket, "
@@ -163,8 +173,9 @@ def part_attention(v: ui.Values) -> None:
     r = reaches(params, v.T, opts.mass)
     ui.figure_panel(
         bias_attention, {**params, "log_y": opts.log_y, "mass": opts.mass}, key="attention",
-        live=("mass", "n_heads", "num_buckets", "max_distance", "t5_scale", "log_r1", "log_r2", "pow_r1", "pow_r2",
-              "alpha1", "alpha2", "sigma1", "sigma2", "T", "content_scale", "d", "base"),
+        live=family_links(v, "mass", "n_heads", "num_buckets", "max_distance", "t5_scale", "log_r1", "log_r2",
+                             "pow_r1", "pow_r2", "alpha1", "alpha2", "sigma1", "sigma2", "T", "content_scale", "d",
+                             "base"),
         caption=_("Same seeded q and k, same content logits c·q·k/√d, one softmax per member; only the position "
                   "term differs. Reach = the smallest Δ holding {mass:.0%} of the weight: ALiBi head {head} {alibi}, "
                   "Gaussian +log K {gaussian_log}, KERPLE power {kerple_power}, KERPLE log {kerple_log}, T5 {t5} "
@@ -193,7 +204,7 @@ def part_matrix(v: ui.Values) -> None:
     tokens_not_pairs = ui.term("pair_index", _("i and j are tokens here, not pairs"))
     ui.figure_panel(
         bias_heatmap, {**family(v), "member": own.member, "T": T}, key="matrix",
-        live={"T_map": "T", "n_heads": "n_heads", "num_buckets": "num_buckets", "max_distance": "max_distance",
+        live={"T_map": "T", "n_heads": heads_link(v), "num_buckets": "num_buckets", "max_distance": "max_distance",
               "t5_scale": "t5_scale", "log_r1": "log_r1", "log_r2": "log_r2", "pow_r1": "pow_r1", "pow_r2": "pow_r2",
               "alpha1": "alpha1", "alpha2": "alpha2", "sigma1": "sigma1", "sigma2": "sigma2"},
         caption=_("Row i is the query and column j the key ({tokens_not_pairs}). Each diagonal is one distance, so "
@@ -391,8 +402,8 @@ def part_rotation(v: ui.Values) -> None:
     ui.figure_panel(
         bias_rotation_vs_bias, {**family(v), "span": v.span, "d": v.d, "base": v.base},
         key="rotation",
-        live=("n_heads", "num_buckets", "max_distance", "t5_scale", "log_r1", "log_r2", "pow_r1", "pow_r2", "alpha1",
-              "alpha2", "sigma1", "sigma2", "d", "span", "base"),
+        live=family_links(v, "n_heads", "num_buckets", "max_distance", "t5_scale", "log_r1", "log_r2", "pow_r1",
+                             "pow_r2", "alpha1", "alpha2", "sigma1", "sigma2", "d", "span", "base"),
         caption=_("A rotation changes which keys look alike: the seeded pair's logit swings between {low:.3g} and "
                   "{high:.3g} and changes sign {flips} times for Δ ≤ {span}; the all-ones curve falls from "
                   "{ones_start:.3g} to {ones_low:.3g}, a property of that one aligned pair; averaged over {samples} "

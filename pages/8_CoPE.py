@@ -236,7 +236,7 @@ def part_table(v: ui.Values) -> None:
 
 def largest_position(v: dict) -> int:
     """The largest position the table holds, P − 1 (P = T + 1 when npos_max is 0); at least 1 for the slider."""
-    return max(1, (v["npos_max"] or n_tokens(v) + 1) - 1)
+    return cope.largest_position(v["npos_max"], n_tokens(v))
 
 
 @lesson.part("attention", N_("4. Attention"), uses=(*HEAD, "i", "emb"), title=N_("4. Attention with and without CoPE"),
@@ -255,7 +255,9 @@ def part_attention(v: ui.Values) -> None:
         cope_attention, head(v) | dict(emb=v.emb, target=seek.target, strength=seek.strength, nodiv=seek.nodiv,
                                        query=v.i), key="attention",
                                        live={"target": "target", "strength": "strength", "i": "query",
-                                             "scale": "scale", "bias": "bias", "seed": "seed", "d_head": "d_head"},
+                                             "scale": "scale", "bias": "bias", "seed": "seed", "d_head": "d_head",
+                                             "npos_max": ui.Sets(cope.table_settings, target=seek.target,
+                                                                 n_tokens=n_tokens(v))},
         caption=_("The toy head's keys carry no position at all, so without CoPE its attention ignores order. The "
                   "query asks for CoPE position p*. With sentence gates p* counts sentence ends back from the query, "
                   "its own gate included: from a query that ends a sentence, p* = 2 is the previous sentence; from a "

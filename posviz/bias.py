@@ -100,6 +100,13 @@ def alibi_base_heads(n_heads: int) -> int:
     return 1 << (n_heads.bit_length() - 1)
 
 
+def alibi_head_settings(n_heads: int = 8, *, head: int = 0) -> dict[str, int]:
+    """The settings of a figure that draws one ALiBi head of H: H, and the head kept among them (min(h, H − 1)),
+    as the page's head slider keeps it."""
+    n_heads = check_int("n_heads", n_heads, 1, MAX_HEADS)
+    return {"n_heads": n_heads, "head": min(check_int("head", head, 0, MAX_HEADS - 1), n_heads - 1)}
+
+
 def alibi_slopes(n_heads: int) -> np.ndarray:
     """ALiBi head slopes as BLOOM builds them (Press et al. 2022, §3; transformers ``_get_alibi_slopes``).
 

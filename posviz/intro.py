@@ -259,6 +259,16 @@ def normalised_positions(length: int) -> np.ndarray:
     return np.arange(length, dtype=np.float64) / length
 
 
+def normalised_settings(length: int = 10, *, which: str = "short", other: int = 100,
+                        position: int = 5) -> dict[str, int]:
+    """The p / N figure's settings with one of its lengths (``which``: "short" or "long") at ``length``: that
+    length, and the position kept below both (min(p, min(N₁, N₂) − 1)), as the page's position slider keeps it."""
+    length = check_int("length", length, 1, MAX_POSITIONS)
+    other = check_int("other", other, 1, MAX_POSITIONS)
+    position = check_int("position", position, 0, MAX_POSITIONS - 1)
+    return {check_choice("which", which, ("short", "long")): length, "position": min(position, min(length, other) - 1)}
+
+
 def binary_encoding(n_positions: int, n_bits: int) -> np.ndarray:
     """Bits of p, least significant first: ``B[p, j] = (p >> j) & 1``, shape (n_positions, n_bits).
 

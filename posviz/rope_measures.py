@@ -111,6 +111,19 @@ def rotated_pairs(dim: int = 64, share: float = 0.75) -> tuple[int, float]:
     return pairs, 2 * pairs / dim
 
 
+def pair_roles_settings(dim: int = 64, *, share: float = 0.75) -> dict[str, float]:
+    """The "which pairs matter" figure's settings at head size d for a rotated share of the head: d and the exact
+    fraction 2·pairs/d that share rotates (``rotated_pairs``), as the page sets both from its d slider."""
+    return {"dim": check_int("dim", dim, 2, rope.MAX_DIM, even=True), "fraction": rotated_pairs(dim, share)[1]}
+
+
+def derivation_settings(dim: int = 64, *, pair: int = 0) -> dict[str, int]:
+    """The derivation figure's settings at head size d: d, and the drawn pair kept among its d/2 pairs
+    (min(pair, d/2 − 1)), as the page's pair slider keeps it."""
+    dim = check_int("dim", dim, 2, rope.MAX_DIM, even=True)
+    return {"dim": dim, "pair": min(check_int("pair", pair, 0, rope.MAX_DIM // 2 - 1), dim // 2 - 1)}
+
+
 def pair_summary(dim: int = 64, base: float = 10000.0, scheme: str = "p-rope", fraction: float = 0.75,
                  context: int = 4096) -> dict:
     """How many pairs of a RoPE variant turn at least a quarter turn within the context L, fewer, or not at all

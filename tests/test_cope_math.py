@@ -464,3 +464,12 @@ def test_concurrent_lessons_restore_torch_threads():
         lessons = list(pool.map(lambda t: cope_run(text=t, rule="attention", seed=3), texts))
     assert all(np.isfinite(L.attn_cope).all() for L in lessons)
     assert torch.get_num_threads() == before
+
+
+@pytest.mark.parametrize(("npos_max", "target"), [(0, 2), (0, 40), (3, 2), (3, 5), (1, 0), (2, 7), (12, 12)])
+def test_the_table_settings_keep_the_sought_position_where_the_run_itself_clamps_it(npos_max, target):
+    tokens = cope.tokenize(cope.DEFAULT_TEXT).T
+    settings = cope.table_settings(npos_max, target=target, n_tokens=tokens)
+    run = cope.cope_run(npos_max=npos_max, target=target)
+    assert settings["npos_max"] == npos_max
+    assert settings["target"] == max(run.target, min(target, 1))  # the slider keeps p* = 1 for a one-slot table

@@ -59,3 +59,11 @@ def test_pairs_caps_and_the_decay_shape():
     roles = rope_measures.pair_summary(64, 10000.0, "full", 1.0, 4096)
     assert sum(roles["roles"].values()) == 32 and roles["roles"]["not rotated"] == 0
     assert roles["full_quarter"] == roles["roles"]["under a quarter turn"]
+
+
+@pytest.mark.parametrize(("dim", "share"), [(64, 0.75), (2, 0.125), (10, 1 / 3), (256, 1.0), (6, 0.4)])
+def test_the_which_pairs_settings_of_a_head_size_are_d_and_the_fraction_its_rotated_pairs_make(dim, share):
+    settings = rope_measures.pair_roles_settings(dim, share=share)
+    pairs = settings["fraction"] * dim / 2
+    assert settings["dim"] == dim and pairs == round(pairs) >= 1
+    assert abs(2 * pairs - share * dim) <= 1 + 1e-9 or pairs == 1  # the nearest even rotated width, or one pair

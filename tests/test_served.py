@@ -113,6 +113,31 @@ def test_a_registered_slider_s_exact_figure_is_the_figure_the_page_draws_at_that
     assert status == 200 and headers["x-posviz-id"] == drawn.id and json.loads(body) == drawn.figure
 
 
+def _registered_pair_dimension() -> tuple[str, dict]:
+    """The Sinusoidal waves chart following the slider of the first of its two dimensions (a ``Sets`` link: the
+    slider sets one item of the figure's ``dims``), registered as a page run registers it: its token."""
+    from posviz.ui.live import component
+    from posviz.ui.params import Int
+
+    dim_a = Int("dim_a", "j", default=3, lo=0, hi=15)
+    params = {"n_positions": 40, "d_model": 16, "base": 10000.0, "dims": (3, 11)}
+    link = component.Sets.item("dims", 0, (3, 11))
+    live = component.LiveChart("sinusoidal_waves", params, {"dim_a": "dim_a"}, {"dim_a": dim_a}, "sinusoidal",
+                               "light", 0.0, "sinusoidal.waves.chart", derived={"dim_a": link}, values={"dim_a": 3})
+    return component.register(live, "dim_a", "dim_a", 300_000, 10_000), params
+
+
+def test_a_slider_that_sets_one_item_of_a_pair_serves_the_figure_with_only_that_item_moved():
+    from posviz.ui.live.figures import figure_json
+
+    token, params = _registered_pair_dimension()
+    status, _, body = _get(f"/posviz/states/{token}")
+    assert status == 200 and json.loads(body)["values"] == list(range(16))
+    status, headers, body = _get(f"/posviz/figure/{token}/7")
+    drawn = figure_json("sinusoidal_waves", {**params, "dims": (7, 11)}, "light", 0.0)
+    assert status == 200 and headers["x-posviz-id"] == drawn.id and json.loads(body) == drawn.figure
+
+
 @pytest.mark.parametrize("path", ["states/" + "0" * 24, "figure/" + "0" * 24 + "/20", "states/not-a-token",
                                   "figure/TOKEN/27.5", "figure/TOKEN/abc", "figure/TOKEN/31"])
 def test_an_unknown_slider_or_a_value_it_cannot_take_is_not_found(path):

@@ -26,8 +26,10 @@ from posviz.cope.lesson import (
     gate_scores,
     gqa_shapes,
     interpolation_detail,
+    largest_position,
     pick_index,
     seeded_qk,
+    table_settings,
 )
 from posviz.cope.model import (
     MAX_ELEMENTS,
@@ -88,7 +90,9 @@ __all__ = [
     "gate_scores",
     "gqa_shapes",
     "interpolation_detail",
+    "largest_position",
     "pick_index",
+    "table_settings",
     "seeded_qk",
 ]
 

@@ -118,6 +118,20 @@ def embedding_table(npos_max: int, d_head: int = 16, kind: str = "random", seed:
     return _rng_for(seed, "e").standard_normal((d_head, npos_max))
 
 
+def largest_position(npos_max: int = 0, n_tokens: int = 20) -> int:
+    """P − 1, the largest position a table of P = npos_max positions holds (P = T + 1 when npos_max is 0, for a
+    text of T tokens), at least 1 (the sought position's slider needs two values)."""
+    npos_max = check_int("npos_max", npos_max, 0, MAX_TOKENS + 1)
+    return max(1, (npos_max or check_int("n_tokens", n_tokens, 0, MAX_TOKENS) + 1) - 1)
+
+
+def table_settings(npos_max: int = 0, *, target: int = 2, n_tokens: int = 20) -> dict[str, int]:
+    """The attention figure's settings with a table of npos_max positions: npos_max, and the sought position p*
+    kept within the table (min(p*, P − 1)), as the page's p* slider keeps it."""
+    npos_max, target = check_int("npos_max", npos_max, 0, MAX_TOKENS + 1), check_int("target", target, 0, MAX_TOKENS)
+    return {"npos_max": npos_max, "target": min(target, largest_position(npos_max, n_tokens))}
+
+
 def pick_index(index: int, n: int) -> int:
     """A user's index into n items: −1 means the last; larger values clamp to n − 1."""
     index = check_int("index", index, -1, 1 << 20)

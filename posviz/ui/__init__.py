@@ -15,15 +15,15 @@ import posviz._speed  # noqa: F401  (sets the server's speed switches before any
 from posviz.ui.callouts import check, escape_md, numbers, pitfall, prose, say
 from posviz.ui.course import Lesson, Part, find, href, lessons, link, reference_pages
 from posviz.ui.glossary import term, term_href
-from posviz.ui.live.component import AtMost
+from posviz.ui.live.component import AtMost, Sets
 from posviz.ui.page import PageContext, Values, context, controls, qr_png, share_link, share_query
 from posviz.ui.panel import cached, code_snippet, draw_export_settings, figure_name, figure_panel
 from posviz.ui.params import Bool, Choice, Float, Int, LogFloat, Multi, Param, Text
 from posviz.ui.run import plain_page
 
 __all__ = [
-    "AtMost", "Bool", "Choice", "Float", "Int", "Lesson", "LogFloat", "Multi", "PageContext", "Param", "Part", "Text",
-    "Values", "cached", "check", "code_snippet", "context", "controls", "draw_export_settings", "escape_md",
+    "AtMost", "Bool", "Choice", "Float", "Int", "Lesson", "LogFloat", "Multi", "PageContext", "Param", "Part", "Sets",
+    "Text", "Values", "cached", "check", "code_snippet", "context", "controls", "draw_export_settings", "escape_md",
     "figure_name", "figure_panel", "find", "href", "lessons", "link", "numbers", "pitfall", "plain_page", "prose",
     "qr_png", "reference_pages", "say", "share_link", "share_query", "term", "term_href",
 ]

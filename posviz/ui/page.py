@@ -393,7 +393,9 @@ def controls(*names: str | Param, where: Any = "sidebar", columns: int = 3) -> V
     def draw(param: Param, resolved: Param) -> Any:
         return _draw(param, resolved, _key(ctx.slug, param.name), next(slots))
 
-    return Values(values_for(params, draw, earlier=ctx.values))
+    shown = values_for(params, draw, earlier=ctx.values)
+    ctx.values.update(shown)  # the page's control values, where a live link that sets several settings reads them
+    return Values(shown)
 
 
 def _declared(ctx: PageContext, names: tuple[str | Param, ...]) -> list[Param]:

@@ -122,7 +122,8 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
 
     ``live`` names slider controls the chart follows while they are dragged (``live="base"``; a mapping
     ``{"control": "figure parameter"}`` when the names differ, ``{"P": AtMost("n_positions", 128)}`` where the page
-    draws at most so much): see ``posviz.ui.live``. Every slider that changes the figure's settings is listed
+    draws at most so much, ``{"dim_a": Sets(settings, **given)}`` where the slider sets several settings at once):
+    see ``posviz.ui.live``. Every slider that changes the figure's settings is listed
     (tests/test_every_slider_live.py checks it)."""
     ctx = context()
     name = figure_name(figure)
@@ -133,7 +134,8 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
     try:  # a live chart draws the figure's JSON (often kept from its slider's states: no build)
         if links:
             live_chart = component.LiveChart(name, params, links, ctx.params, ctx.slug, ctx.theme,
-                                             ctx.figure_font_scale, chart, live_caps(live))
+                                             ctx.figure_font_scale, chart, live_caps(live), live_sets(live),
+                                             dict(ctx.values))
             component.draw_chart(live_chart, config)
         else:
             shown = built_figure(name, params, ctx.theme, ctx.figure_font_scale)
@@ -150,13 +152,20 @@ def figure_panel(figure: Callable[..., go.Figure], params: Mapping[str, object] 
     _extras(name, params, tuple(code), f"{ctx.slug}.{key}")
 
 
-Live = str | Sequence[str] | Mapping[str, "str | component.AtMost"]
+Live = str | Sequence[str] | Mapping[str, "str | component.AtMost | component.Sets"]
 
 
 def live_links(live: Live) -> dict[str, str]:
-    """``figure_panel``'s ``live`` as live control name -> figure parameter."""
+    """``figure_panel``'s ``live`` as live control name -> figure parameter (a slider that sets several settings
+    (``Sets``) is named by its own name)."""
     links = {live: live} if isinstance(live, str) else dict(live) if isinstance(live, Mapping) else {n: n for n in live}
-    return {c: p.param if isinstance(p, component.AtMost) else p for c, p in links.items()}
+    return {c: p.param if isinstance(p, component.AtMost) else c if isinstance(p, component.Sets) else p
+            for c, p in links.items()}
+
+
+def live_sets(live: Live) -> dict[str, component.Sets]:
+    """Live control name -> the settings it sets, for the sliders that set several at once (``Sets``)."""
+    return {c: p for c, p in live.items() if isinstance(p, component.Sets)} if isinstance(live, Mapping) else {}
 
 
 def live_caps(live: Live) -> dict[str, float]:
@@ -167,13 +176,17 @@ def live_caps(live: Live) -> dict[str, float]:
 
 def _live_links(name: str, live: Live, params: Mapping[str, object]) -> dict[str, str]:
     """Live control name -> figure parameter, for the parameters this figure is drawn with."""
-    links = live_links(live)
+    links, derived = live_links(live), live_sets(live)
     ctx = context()
+    drawn = FIGURES[name].defaults()
     for control, param in links.items():
-        if control not in ctx.params or param not in FIGURES[name].defaults():
-            raise ValueError(f"live control {control!r} must be a control of this page and figure parameter "
-                             f"{param!r} one of {name!r}'s parameters")
-    return {control: param for control, param in links.items() if param in params}
+        sets = derived[control].at(ctx.values[control]) if control in derived else {param: None}
+        if control not in ctx.params or not set(sets) <= set(drawn):
+            raise ValueError(f"live control {control!r} must be a control of this page and figure parameters "
+                             f"{sorted(sets)} {name!r}'s parameters")
+    return {control: param for control, param in links.items()
+            if (set(derived[control].at(ctx.values[control])) <= set(params) if control in derived
+                else param in params)}
 
 
 EXTRAS = {"code": N_("Show the code"), "export": N_("Export / copy as code")}

@@ -18,7 +18,7 @@ import json
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,6 +72,8 @@ class LiveChart:
     font_scale: float              # presenter mode's figure font scale (0: not presenting)
     chart: str                     # the component's key
     caps: Mapping[str, float] = dataclasses.field(default_factory=dict)  # control -> the largest value drawn
+    derived: Mapping[str, Sets] = dataclasses.field(default_factory=dict)  # control -> the settings it sets
+    values: Mapping[str, object] = dataclasses.field(default_factory=dict)  # the page's control values
 
 
 @dataclass(frozen=True)
@@ -83,16 +85,66 @@ class AtMost:
     at_most: float
 
 
+class Sets:
+    """A live link whose slider sets several of the figure's settings at once: ``settings(value, **given)`` gives
+    them ({figure parameter: setting}) at each value of the slider, as the page computes them, e.g. one item of a
+    pair (``live={"dim_a": Sets(pair_with_first, second=v.dim_b)}``) or a setting the page derives from the
+    slider's value. ``settings`` is a module-level function and ``given`` plain values, so the link names the same
+    states on every run."""
+
+    def __init__(self, settings: Callable[..., Mapping[str, object]], /, **given: object) -> None:
+        self.settings = settings
+        self.given = tuple(sorted(given.items()))
+
+    @classmethod
+    def item(cls, param: str, index: int, items: tuple) -> Sets:
+        """The slider sets item ``index`` of the figure's tuple setting ``param`` (``items`` as drawn now): one
+        dimension of a pair of dimensions, say."""
+        return cls(item_setting, param=param, index=index, items=tuple(items))
+
+    def at(self, value: float) -> dict[str, object]:
+        """The figure settings the slider sets at ``value``."""
+        return dict(self.settings(value, **dict(self.given)))
+
+    def __repr__(self) -> str:
+        return f"Sets({self.settings.__module__}.{self.settings.__qualname__}, {self.given!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sets) and (self.settings, self.given) == (other.settings, other.given)
+
+    def __hash__(self) -> int:
+        return hash((self.settings, self.given))
+
+
+def item_setting(value: float, *, param: str, index: int, items: tuple) -> dict[str, tuple]:
+    """``{param: items}`` with item ``index`` set to ``value`` (``Sets.item``)."""
+    return {param: (*items[:index], value, *items[index + 1:])}
+
+
 def encode(payload: Mapping[str, object]) -> str:
     """A payload as the JSON text a component is handed (plain JSON values only, serialised once)."""
     return json.dumps(payload, separators=(",", ":"), allow_nan=False)
 
 
-def version(live: LiveChart, param: str) -> str:
-    """The settings a live parameter's states depend on (every figure parameter but ``param``), as a short
-    name: the chart uses only states built for the settings it was drawn with."""
-    fixed = settings_key({k: v for k, v in live.params.items() if k != param})
-    return hashlib.sha1(repr((live.name, fixed, param, live.theme, live.font_scale)).encode()).hexdigest()[:16]
+def fixed_settings(live: LiveChart, control: str, param: str) -> dict[str, object]:
+    """Every figure setting that live slider ``control`` (linked to ``param``) does not set."""
+    derive = live.derived.get(control)
+    moved = derive.at(live.values[control]) if derive is not None else {param: None}
+    return {k: v for k, v in live.params.items() if k not in moved}
+
+
+def version(live: LiveChart, control: str, param: str) -> str:
+    """The settings a live slider's states depend on (every figure setting it does not set), as a short name:
+    the chart uses only states built for the settings it was drawn with."""
+    fixed = settings_key(fixed_settings(live, control, param))
+    derive = live.derived.get(control)
+    return hashlib.sha1(repr((live.name, fixed, param, live.theme, live.font_scale, derive)).encode()
+                        ).hexdigest()[:16]
+
+
+def current_value(live: LiveChart, control: str, param: str) -> object:
+    """The value the chart's figure is drawn at for live slider ``control``."""
+    return live.values[control] if control in live.derived else live.params[param]
 
 
 def chart_payload(live: LiveChart, exact: JsonFigure, config: dict, base: str) -> dict:
@@ -104,9 +156,9 @@ def chart_payload(live: LiveChart, exact: JsonFigure, config: dict, base: str) -
     for i, (control, param) in enumerate(live.links.items()):
         c = live.controls[control]
         token = register(live, control, param, budget, exact.text_bytes)
-        sliders.append({"key": f"{live.slug}.{control}", "current": live.params[param],
+        sliders.append({"key": f"{live.slug}.{control}", "current": current_value(live, control, param),
                         "log": isinstance(c, LogFloat), "index": isinstance(c, LogFloat),
-                        "options": list(states.slider_values(c)), "version": version(live, param),
+                        "options": list(states.slider_values(c)), "version": version(live, control, param),
                         "states": served.url(base, f"states/{token}"), "figure": served.url(base, f"figure/{token}"),
                         "prefetch": i < PREFETCHED})
     served_file = exact.file if exact.file and STORE.files.touch(exact.file) else None
@@ -140,30 +192,34 @@ def _file_missing(chart: str) -> None:
 
 
 def state_set(name: str, fixed: Mapping[str, object], param: str, control: Param, theme: str,
-              font_scale: float, budget: int, keep_figures: bool, at_most: float | None = None) -> dict:
+              font_scale: float, budget: int, keep_figures: bool, at_most: float | None = None,
+              derive: Sets | None = None, current: float | None = None) -> dict:
     """The states of one live control as plain JSON, shared across sessions: ``{"values", "files", "common",
     "states"}``.
     ``fixed`` holds every figure parameter but the live one, so releasing the slider at a new value reuses them.
     A figure with fewer than two valid values at these settings has none (``{"values": []}``): an ordinary chart
     then. Each exact figure built for a state is written where the page can fetch it (``"files"``: each value's
-    served file, or null) and, with ``keep_figures``, kept for a chart drawn later at its value."""
+    served file, or null) and, with ``keep_figures``, kept for a chart drawn later at its value. A slider that
+    sets several settings at once (``derive``) passes its value now as ``current``."""
     files: dict[float, str | None] = {}
+    settings = derive.at if derive is not None else functools.partial(states.dict_of, param)
 
     def keep(value: float, fig: go.Figure) -> None:
-        files[value] = keep_figure_json(figure_key(name, {**fixed, param: value}, theme, font_scale), fig,
+        files[value] = keep_figure_json(figure_key(name, {**fixed, **settings(value)}, theme, font_scale), fig,
                                         keep_figures)
 
     def make() -> dict:
         try:
             values, built = states.live_states(name, dict(fixed), param, states.followed_values(control, at_most),
-                                               theme=theme, font_scale=font_scale, budget=budget, on_exact=keep)
+                                               theme=theme, font_scale=font_scale, budget=budget, on_exact=keep,
+                                               **({"settings": settings, "current": current} if derive else {}))
         except ValueError:
             return {"values": []}
         shown = {"values": values, "files": [files.get(v) for v in values], **states.shared(built)}
         return json.loads(states.to_json(shown))
 
     key = (name, settings_key(fixed), param, states.followed_values(control, at_most), theme, font_scale, budget,
-           keep_figures, i18n.language())
+           keep_figures, i18n.language(), derive)
     return STORE.state_sets.get_or_make(key, make, json_bytes)
 
 
@@ -182,6 +238,14 @@ class SliderStates:
     keep_figures: bool
     language: str
     at_most: float | None = None  # the figure is drawn at min(value, at_most) (AtMost)
+    derive: Sets | None = None  # the settings the slider sets at each value, if several (Sets)
+    current: float | None = None  # the slider's value the chart was drawn at (for Sets)
+
+    def settings(self, value: float) -> dict[str, object]:
+        """The figure's settings with the slider at ``value``."""
+        if self.derive is not None:
+            return {**self.fixed, **self.derive.at(value)}
+        return {**self.fixed, self.param: value if self.at_most is None else min(value, self.at_most)}
 
 
 _REQUESTS: OrderedDict[str, SliderStates] = OrderedDict()
@@ -192,13 +256,15 @@ def register(live: LiveChart, control_name: str, param: str, budget: int, exact_
     """Remember how to build the states of ``live``'s slider ``control_name`` (setting ``param``) and return its token
     (the same settings always give the same token; the ``MAX_REQUESTS`` most recently drawn are remembered)."""
     control, at_most = live.controls[control_name], live.caps.get(control_name)
-    fixed = {k: v for k, v in live.params.items() if k != param}
+    fixed = fixed_settings(live, control_name, param)
+    derive = live.derived.get(control_name)
     count = min(states.MAX_STATES, len(states.followed_values(control, at_most)))
     keep = exact_bytes * JSON_OVERHEAD * count <= STATE_FIGURES_SHARE * STORE.figure_json.budget
+    current = live.values[control_name] if derive is not None else None
     request = SliderStates(live.name, fixed, param, control, live.theme, live.font_scale, budget, keep,
-                           i18n.language(), at_most)
-    token = hashlib.sha1(repr((version(live, param), control, budget, request.language, at_most)).encode()
-                         ).hexdigest()[:24]
+                           i18n.language(), at_most, derive, current)
+    token = hashlib.sha1(repr((version(live, control_name, param), control, budget, request.language, at_most)
+                              ).encode()).hexdigest()[:24]
     with _REQUESTS_LOCK:
         _REQUESTS[token] = request
         _REQUESTS.move_to_end(token)
@@ -220,7 +286,7 @@ def states_text(token: str) -> str | None:
         return None
     with i18n.using(r.language):
         found = state_set(r.name, r.fixed, r.param, r.control, r.theme, r.font_scale, r.budget, r.keep_figures,
-                          r.at_most)
+                          r.at_most, r.derive, r.current)
     return encode(found)
 
 
@@ -244,7 +310,7 @@ def figure_text(token: str, value_text: str) -> tuple[str, str] | None:
     value = slider_value(r.control, value_text) if r is not None else None
     if value is None:
         return None
-    params = {**r.fixed, r.param: value if r.at_most is None else min(value, r.at_most)}
+    params = r.settings(value)
     with i18n.using(r.language), FOREGROUND.running():
         fig = built_figure(r.name, params, r.theme, r.font_scale)
         key = figure_key(r.name, params, r.theme, r.font_scale)

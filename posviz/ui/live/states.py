@@ -9,6 +9,7 @@ as float32 so that all of them fit in ``STATE_BUDGET`` bytes of JSON; the exact 
 from __future__ import annotations
 
 import base64
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -170,19 +171,27 @@ def _stride(fig: go.Figure, per_state: int) -> int:
 def live_states(name: str, params: Mapping[str, object], param: str, values: Sequence[float], *,
                 theme: str = "light", font_scale: float = 0.0, budget: int = STATE_BUDGET,
                 max_states: int = MAX_STATES,
-                on_exact: Callable[[float, go.Figure], None] | None = None) -> tuple[tuple[float, ...], list[dict]]:
+                on_exact: Callable[[float, go.Figure], None] | None = None,
+                settings: Callable[[float], Mapping[str, object]] | None = None,
+                current: float | None = None) -> tuple[tuple[float, ...], list[dict]]:
     """The figure ``name`` built by its own builder at values of its parameter ``param`` (exact math), thinned
     so that all states, sent as ``shared(states)``, fit in ``budget`` bytes of JSON; returns the values used
     and the states. The states do not depend on ``params[param]`` (if given, it is one of them), so a release
     reuses them. An animated figure's states carry as many of its frames as the budget allows. ``on_exact``, if
-    given, is handed each value and its exact figure as built (a release at that value can then skip the build)."""
-    fixed = {k: v for k, v in params.items() if k != param}
+    given, is handed each value and its exact figure as built (a release at that value can then skip the build).
+    A slider that sets several parameters at once passes ``settings`` (value -> those parameters, which
+    ``params`` then need not hold) and its value now as ``current``."""
+    if settings is None:
+        fixed, current = {k: v for k, v in params.items() if k != param}, params.get(param)
+        settings = functools.partial(dict_of, param)
+    else:
+        fixed = dict(params)
     figures = {}
-    for v in spread(tuple(values), max_states, params.get(param)):
+    for v in spread(tuple(values), max_states, current):
         FOREGROUND.wait_idle()  # built ahead of need: a learner's run or key press first
         try:  # a value the builder rejects with these settings (beta_fast <= beta_slow) is not a state
             with build_slot():
-                figures[v] = style(build(name, **fixed, **{param: v}), theme, font_scale)
+                figures[v] = style(build(name, **{**fixed, **settings(v)}), theme, font_scale)
         except ValueError:
             continue
         if on_exact is not None:
@@ -199,11 +208,16 @@ def live_states(name: str, params: Mapping[str, object], param: str, values: Seq
         states = [thin_state(figures[v], stride, frames) for v in chosen]
         size = len(to_json(shared(states)))
     while size > budget and len(chosen) > 2:  # a figure whose size grows with the parameter: fewer states
-        fewer = spread(chosen, max(2, len(chosen) * budget // size), params.get(param))
+        fewer = spread(chosen, max(2, len(chosen) * budget // size), current)
         states = [s for v, s in zip(chosen, states, strict=True) if v in fewer]
         chosen = fewer
         size = len(to_json(shared(states)))
     return chosen, states
+
+
+def dict_of(param: str, value: float) -> dict[str, float]:
+    """``{param: value}``: the one setting of a slider linked to one figure parameter."""
+    return {param: value}
 
 
 def state_budget(exact: int, sliders: int) -> int:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from posviz.figures import build
+from posviz.figures import FIGURES, build
 from posviz.theme import style
 from posviz.ui.live import figures as live_figures
 from posviz.ui.live.store import (
@@ -251,3 +251,18 @@ def test_states_built_ahead_of_need_wait_for_the_learner_s_work():
     builder.join(10)
     assert done.is_set()
     foreground.wait_idle()  # nothing running: no wait at all
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_a_figure_s_json_text_is_plotly_s_own_to_the_byte(name):
+    fig = style(build(name), "dark", 1.5)  # every figure at its defaults, in presenter mode (frames, templates)
+    assert live_figures.figure_text(fig) == fig.to_json()
+
+
+def test_arrays_in_lists_and_under_plotly_s_skipped_keys_are_sent_as_plotly_sends_them():
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Scatter(x=np.arange(3), y=np.array([1.5, 2.5, 3.5]), customdata=[np.arange(2), np.ones(2)]),
+                    layout=dict(xaxis=dict(range=np.array([0.0, 2.0])), yaxis=dict(tickvals=np.arange(3) * 2)))
+    fig.frames = [go.Frame(data=[dict(type="scatter", y=np.array([3.0, 2.0, 1.0]), uid="u")])]
+    assert live_figures.figure_text(fig) == fig.to_json()

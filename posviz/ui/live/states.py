@@ -20,6 +20,7 @@ from plotly.io.json import to_json_plotly
 
 from posviz.figures import build
 from posviz.theme import style
+from posviz.ui.live.figures import plain_figure
 from posviz.ui.live.store import FOREGROUND, build_slot
 from posviz.ui.params import Float, Int, LogFloat, Param
 
@@ -131,7 +132,7 @@ def thin_state(fig: go.Figure, stride: int, frames: Sequence[int] = ()) -> dict:
     """The figure as a plotly JSON dict for scrubbing: data thinned by ``stride``, the layout without its
     template (the browser reuses the exact figure's) and, of an animated figure, the frames ``frames``
     (each with its index in the figure's frames, so the browser shows the one at the current position)."""
-    d = fig.to_plotly_json()
+    d = plain_figure(fig)
     layout = {k: v for k, v in d.get("layout", {}).items() if k != "template"}
     state = {"data": [_thin_trace(t, stride) for t in d["data"]], "layout": layout}
     if frames:
@@ -153,7 +154,7 @@ def shared(states: Sequence[dict]) -> dict:
 
 def _numbers(fig: go.Figure) -> int:
     total = 0
-    for t in fig.to_plotly_json()["data"]:
+    for t in plain_figure(fig)["data"]:
         for v in t.values():
             a = _as_array(v)
             total += a.size if a is not None else 0

@@ -245,3 +245,31 @@ def test_letting_go_draws_the_prefetched_exact_figure_before_its_rerun_or_else_t
     # one more run only where the release's run named a file the page could not fetch (not where it sent the figure)
     assert fallback["after"]["exacts"] == fallback["before"]["exacts"] + 1 and fallback["runs"] in (1, 2)
     assert fallback["drawn"] == prefetched["drawn"] and fallback["after"]["id"] == prefetched["after"]["id"]
+
+
+# the requests the page made for an address ending in `tail` (a value's figure route or a served file)
+REQUESTS_FOR = """(tail) => performance.getEntriesByType('resource').filter((e) => e.name.endsWith(tail)).length"""
+# the addresses of the exact figures the page fetched ahead and keeps
+KEPT = "() => [...(window.__posvizExactTexts || new Map()).keys()]"
+
+
+def test_a_slider_reached_for_has_its_next_steps_fetched_so_a_key_press_draws_without_a_request(page, app_url):
+    """Reaching for a slider (here: keyboard focus) fetches the exact figures one step either side of its value;
+    an arrow key then draws the next one from what was fetched (no request after the press), and its rerun does
+    not draw it again."""
+    open_page(page, app_url, "RoPE", part="together")
+    page.wait_for_function(EXACT)
+    slider = page.locator(".st-key-rope-c_max input[type=range]")
+    slider.focus()  # c = 24 of 1 … 512: its steps, 23 and 25, are between the 40 states
+    page.wait_for_function(f"() => ({KEPT})().filter((u) => /\\/(23|25)$/.test(u)).length === 2")
+    page.wait_for_function(f"() => ({REQUESTS_FOR})('/25') === 1")
+    started, before = page.posviz_started, page.evaluate(EXACTS)
+    slider.press("ArrowRight")
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    page.wait_for_timeout(300)
+    after = page.evaluate(EXACTS)
+    assert page.evaluate(REQUESTS_FOR, "/25") == 1  # fetched ahead, once
+    assert after["prefetched"] == before["prefetched"] + 1 and after["exacts"] == before["exacts"] + 1
+    assert page.posviz_started - started == 1
+    assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["c_max"][0] in ("25", "25.0")

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import {
-  merged, nearest, patchOf, restOf, signature, sliderValue, stateFigure, withSliderAt,
+  exactUrl, merged, nearest, patchOf, restOf, signature, sliderValue, stateFigure, steps, withSliderAt,
 } from "../../posviz/ui/live/chart.js";
 
 test("a slider's value: its position, or the option at it for an index slider", () => {
@@ -65,4 +65,23 @@ test("the patch from one exact figure to the next: the run of changed traces, or
   assert.equal(patchOf(held, signature(fig([1, 9, 3], "a", "m"))), null); // a legend name: Plotly.react
   assert.equal(patchOf(held, signature(fig([1, 2]))), null);
   assert.equal(patchOf(null, held), null);
+});
+
+test("the steps a key press reaches: one option either side of the value, one at the ends of the track", () => {
+  const live = { options: [1, 2, 3, 4], current: 2, log: false };
+  assert.deepEqual(steps(live), [1, 3]);
+  assert.deepEqual(steps({ ...live, current: 1 }), [2]);
+  assert.deepEqual(steps({ ...live, current: 4 }), [3]);
+  assert.deepEqual(steps({ ...live, current: 2.0000000001 }), [1, 3]); // a float slider's value, as the page has it
+  assert.deepEqual(steps({ options: [100, 1000, 10000], current: 1000, log: true }), [100, 10000]);
+});
+
+test("an exact figure's address: a state's served file at its value, else the slider's figure route", () => {
+  const payload = { files: "/posviz/exact/" };
+  const live = { figure: "/posviz/figure/abc" };
+  const set = { values: [1, 3], files: ["one.json", null] };
+  assert.equal(exactUrl(payload, live, set, 1), "/posviz/exact/one.json");
+  assert.equal(exactUrl(payload, live, set, 3), "/posviz/figure/abc/3"); // a state with no file written
+  assert.equal(exactUrl(payload, live, set, 2), "/posviz/figure/abc/2");
+  assert.equal(exactUrl(payload, live, null, 0.5), "/posviz/figure/abc/0.5"); // no states yet
 });

@@ -7,16 +7,18 @@
 // address of the exact figures the app serves (both behind the server's base path: posviz/ui/served.py).
 // `exact` is the figure, or null when it is the served file `exactFile`; `exactId` names the figure either way.
 // `options` are the slider's values in order (with `index`, the thumb reports a position).
-// The states come from state_sets.js once the part is drawn, filed as window.__posvizStates[chart|key] =
-// {version, values, files, common, states}; a set built for other settings (another version) is not used. A
-// trace that is null in a state is the same in all of them: `common[its index]`.
+// The states of a slider are fetched from its `states` address when the learner reaches for it, filed as
+// window.__posvizStates[chart|key] = {version, values, files, common, states}; a set built for other settings
+// (another version) is not used. A trace that is null in a state is the same in all of them: `common[its index]`.
 // An animated figure (RoPE's clock) keeps its position: a state carries some of its frames, the one nearest
 // to the position on screen is shown, and the exact figure opens at that position again.
 // Prefetch: the exact figure at each state's value is also a served file (its name in the set's `files`), so
 // when the learner lets go at such a value the chart fetches that figure and draws it while Streamlit's rerun
 // is on its way; the rerun then names the same figure (same `exactId`: not redrawn) with the numbers and
-// captions. A value without a file waits for the rerun's figure; a file that cannot be fetched makes the chart
-// ask for one more run (its `missing` trigger), which sends the figure itself.
+// captions. A value without a file is fetched from the slider's `figure` address; a file that cannot be
+// fetched makes the chart ask for one more run (its `missing` trigger), which sends the figure itself. The
+// exact figures one step either side of the value are fetched when the learner reaches for the slider, so a
+// key press draws the next one without waiting for its build.
 // Stills: so that a drag never waits for Plotly.js, each state is drawn once beforehand, in idle time, by
 // Plotly.js into an off-screen box at the chart's size and position, and a copy of what it drew is kept; while
 // the thumb moves, the copy of the nearest state is laid over the chart. A state without a still yet (a drag in
@@ -69,6 +71,8 @@ export function merged(trace, change) {
 // the figure prefetched when the learner let go finds it here. A file is asked as a range (all of it), which
 // Streamlit's server sends as it is: a whole-file answer it would first gzip at level 9, tens of ms of its time
 // for a figure of a megabyte, while it runs the release's script
+const KEPT_TEXTS = 8; // exact figures kept: the latest, and the steps either side of the sliders reached for
+
 function exactText(url) {
   window.__posvizExactTexts = window.__posvizExactTexts || new Map();
   const texts = window.__posvizExactTexts;
@@ -78,9 +82,27 @@ function exactText(url) {
     texts.set(url, asked.then((r) => (r.ok ? r.text().then((text) => ({ text, id: id(r) }))
                                          : Promise.reject(new Error(r.status)))));
     texts.get(url).catch(() => texts.delete(url));
-    while (texts.size > 3) texts.delete(texts.keys().next().value);
+    while (texts.size > KEPT_TEXTS) texts.delete(texts.keys().next().value);
   }
   return texts.get(url);
+}
+
+// the exact figure of a live slider at `value`: a state's served file, else the slider's figure route
+export function exactUrl(payload, live, set, value) {
+  const file = set && set.files ? set.files[set.values.indexOf(value)] : null;
+  return file ? payload.files + file : live.figure + "/" + value;
+}
+
+// the slider's values one step either side of its value now
+export function steps(live) {
+  const i = nearest(live, live.options, live.current);
+  return [live.options[i - 1], live.options[i + 1]].filter((v) => v !== undefined);
+}
+
+// the exact figures a key press on the slider draws next, fetched ahead
+function fetchSteps(chart, live) {
+  const set = statesOf(chart, live);
+  for (const v of steps(live)) exactText(exactUrl(chart.posvizPayload, live, set, v)).catch(() => {});
 }
 
 // the states of a live slider, fetched from the app once per settings (the set's `version`) and filed where
@@ -379,9 +401,7 @@ export default function (component) {
       const input = box.querySelector("input[type=range]");
       if (!input) return;
       const value = sliderValue(input, live);
-      const set = statesOf(chart, live);
-      const file = set && set.files ? set.files[set.values.indexOf(value)] : null;
-      const url = file ? payload.files + file : live.figure + "/" + value;
+      const url = exactUrl(payload, live, statesOf(chart, live), value);
       if (value !== live.current && chart.posvizFetching !== url) {
         drawPrefetched(live, input, value, url).catch((e) => console.warn("posviz prefetch", e));
       }
@@ -445,11 +465,13 @@ export default function (component) {
         document.addEventListener(type, () => { if (dragging) { dragging = false; release(); } }, opts);
       }
       box.addEventListener("keyup", release, opts);
-      // the states of a slider the learner reaches for (pointer over it, keyboard focus); the first few in idle time
+      // the states of a slider the learner reaches for (pointer over it, keyboard focus), and the exact figures a
+      // step either side; the states of the first few in idle time
       const want = () => fetchStates(chart, live, box);
-      for (const type of ["pointerenter", "pointerdown", "focusin"]) box.addEventListener(type, want, opts);
-      // still in hand after a rerun that changed its states' settings (another slider clamped, say)
-      if (box.matches(":hover") || box.contains(document.activeElement)) want();
+      const reach = () => { want(); fetchSteps(chart, live); };
+      for (const type of ["pointerenter", "pointerdown", "focusin"]) box.addEventListener(type, reach, opts);
+      // still in hand after a rerun (a key press, another slider clamped): its new value's steps, its states
+      if (box.matches(":hover") || box.contains(document.activeElement)) reach();
       if (live.prefetch) {
         const wait = setTimeout(() => later(want), PREFETCH_AFTER_MS);
         listeners.signal.addEventListener("abort", () => clearTimeout(wait));

@@ -124,18 +124,25 @@ def test_a_registered_slider_s_exact_figure_is_the_figure_the_page_draws_at_that
     assert status == 200 and headers["x-posviz-id"] == drawn.id and json.loads(body) == drawn.figure
 
 
-def _registered_pair_dimension() -> tuple[str, dict]:
+def _registered_pair_dimension(first: int = 3) -> tuple[str, dict]:
     """The Sinusoidal waves chart following the slider of the first of its two dimensions (a ``Sets`` link: the
-    slider sets one item of the figure's ``dims``), registered as a page run registers it: its token."""
+    slider sets one item of the figure's ``dims``), drawn at ``first`` and registered as a page run registers it:
+    its token."""
     from posviz.ui.live import component
     from posviz.ui.params import Int
 
     dim_a = Int("dim_a", "j", default=3, lo=0, hi=15)
-    params = {"n_positions": 40, "d_model": 16, "base": 10000.0, "dims": (3, 11)}
-    link = component.Sets.item("dims", 0, (3, 11))
+    params = {"n_positions": 40, "d_model": 16, "base": 10000.0, "dims": (first, 11)}
+    link = component.Sets.item("dims", 0, (first, 11))
     live = component.LiveChart("sinusoidal_waves", params, {"dim_a": "dim_a"}, {"dim_a": dim_a}, "sinusoidal",
-                               "light", 0.0, "sinusoidal.waves.chart", derived={"dim_a": link}, values={"dim_a": 3})
+                               "light", 0.0, "sinusoidal.waves.chart", derived={"dim_a": link},
+                               values={"dim_a": first})
     return component.register(live, "dim_a", "dim_a", 300_000, 10_000), params
+
+
+def test_a_slider_s_states_do_not_depend_on_its_own_value_where_it_sets_one_item_of_a_pair():
+    """Letting go of the slider reuses its states: the same token (and states) at every value of the slider."""
+    assert _registered_pair_dimension(3)[0] == _registered_pair_dimension(9)[0]
 
 
 def test_a_slider_that_sets_one_item_of_a_pair_serves_the_figure_with_only_that_item_moved():

@@ -114,6 +114,9 @@ function fetchStates(chart, live, box) {
   if (statesOf(chart, live) || window.__posvizAsked.has(live.states)) return;
   window.__posvizAsked.add(live.states);
   fetch(live.states).then((r) => (r.ok ? r.json() : Promise.reject(new Error(r.status)))).then((set) => {
+    // a set asked for before a rerun changed its settings may come after the one asked for since: not filed
+    const now = chart.posvizPayload.live.find((l) => l.key === live.key);
+    if (now && now.version !== live.version) return;
     window.__posvizStates[key] = { ...set, version: live.version };
     if (box) box.dataset.posvizStates = String(set.values.length); // benchmarks: how fast a drag crosses states
     window.dispatchEvent(new Event("posviz-states"));

@@ -99,8 +99,10 @@ class Sets:
     @classmethod
     def item(cls, param: str, index: int, items: tuple) -> Sets:
         """The slider sets item ``index`` of the figure's tuple setting ``param`` (``items`` as drawn now): one
-        dimension of a pair of dimensions, say."""
-        return cls(item_setting, param=param, index=index, items=tuple(items))
+        dimension of a pair of dimensions, say. The link keeps the other items only, so its states do not
+        depend on the slider's own value."""
+        others = tuple(None if i == index else v for i, v in enumerate(items))
+        return cls(item_setting, param=param, index=index, items=others)
 
     def at(self, value: float) -> dict[str, object]:
         """The figure settings the slider sets at ``value``."""

@@ -202,7 +202,8 @@ def part_interpolation(v: ui.Values) -> None:
     query, key = cope.pick_index(v.i, run.T), cope.pick_index(v.j, run.T)
     ui.figure_panel(
         cope_interpolation, head(v) | dict(emb=v.emb, query=query, key=key), key="interp",
-        live={"i": "query", "scale": "scale", "bias": "bias", "npos_max": "npos_max", "seed": "seed",
+        live={"i": ui.Sets(cope.query_settings, key=v.j, causal=v.causal, n_tokens=n_tokens(v), as_index=True),
+              "scale": "scale", "bias": "bias", "npos_max": "npos_max", "seed": "seed",
               "d_head": "d_head", "j": "key"},
         caption=_("A position like 2.4 has no embedding of its own. CoPE computes the logits of the integer "
                   "positions once per query, z_i[p] = q_i·e[p], and takes the point on the straight line between "
@@ -225,8 +226,8 @@ def part_table(v: ui.Values) -> None:
     show_text(v)
     ui.figure_panel(
         cope_embedding_table, head(v) | dict(emb=v.emb, query=v.i, key=v.j), key="table",
-        live={"i": "query", "scale": "scale", "bias": "bias", "npos_max": "npos_max", "seed": "seed",
-              "d_head": "d_head", "j": "key"},
+        live={"i": ui.Sets(cope.query_settings, key=v.j, causal=v.causal, n_tokens=n_tokens(v)),
+              "scale": "scale", "bias": "bias", "npos_max": "npos_max", "seed": "seed", "d_head": "d_head", "j": "key"},
         caption=_("The table e has one column per integer position 0 … P − 1 (P = T + 1 by default, because p can "
                   "reach T). Upstream learns it from zeros; here it is seeded random or sinusoidal so the logits are "
                   "visible. The outlined columns are the two the chosen (i, j) mixes."),

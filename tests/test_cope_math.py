@@ -473,3 +473,16 @@ def test_the_table_settings_keep_the_sought_position_where_the_run_itself_clamps
     run = cope.cope_run(npos_max=npos_max, target=target)
     assert settings["npos_max"] == npos_max
     assert settings["target"] == max(run.target, min(target, 1))  # the slider keeps p* = 1 for a one-slot table
+
+
+@pytest.mark.parametrize(("query", "key", "causal", "expected"), [
+    (5, 9, True, {"query": 5, "key": 5}),      # a causal query sees keys up to itself
+    (5, 3, True, {"query": 5, "key": 3}),
+    (0, 4, True, {"query": 0, "key": 1}),      # query 0: the key slider still offers 0 and 1
+    (5, 30, False, {"query": 5, "key": 19}),   # no mask: every token of the 20
+    (-1, 30, True, {"query": -1, "key": 19}),  # −1: the last token
+])
+def test_the_query_settings_keep_the_key_where_the_page_s_key_slider_keeps_it(query, key, causal, expected):
+    assert cope.query_settings(query, key=key, causal=causal, n_tokens=20) == expected
+    as_index = cope.query_settings(query, key=key, causal=causal, n_tokens=20, as_index=True)
+    assert as_index == {"query": cope.pick_index(query, 20), "key": cope.pick_index(expected["key"], 20)}

@@ -117,7 +117,7 @@ def test_every_slider_that_changes_a_figure_is_live_on_it_and_exact(lesson, part
 # parts where a slider also moves a setting the page keeps within its range (a pair, a head, a position, a sought
 # position): checked again from the largest settings, where moving it down clamps that setting
 CLAMPING = [("rope", "derive"), ("bias", "family"), ("bias", "attention"), ("bias", "rotation"),
-            ("intro", "normalised"), ("cope", "attention")]
+            ("intro", "normalised"), ("cope", "attention"), ("cope", "interp"), ("cope", "table")]
 
 
 @pytest.mark.parametrize(("slug", "key"), CLAMPING, ids=[f"{slug}-{key}" for slug, key in CLAMPING])

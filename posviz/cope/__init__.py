@@ -28,6 +28,7 @@ from posviz.cope.lesson import (
     interpolation_detail,
     largest_position,
     pick_index,
+    query_settings,
     seeded_qk,
     table_settings,
 )
@@ -92,6 +93,7 @@ __all__ = [
     "interpolation_detail",
     "largest_position",
     "pick_index",
+    "query_settings",
     "table_settings",
     "seeded_qk",
 ]

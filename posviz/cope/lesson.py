@@ -132,6 +132,20 @@ def table_settings(npos_max: int = 0, *, target: int = 2, n_tokens: int = 20) ->
     return {"npos_max": npos_max, "target": min(target, largest_position(npos_max, n_tokens))}
 
 
+def query_settings(query: int = -1, *, key: int = 0, causal: bool = True, n_tokens: int = 20,
+                   as_index: bool = False) -> dict[str, int]:
+    """The settings of a figure drawn for query i and key j with the query slider at i: the key kept where the
+    page's key slider keeps it, at most the last key query i sees (i itself under the causal mask, else the last
+    token; at least 1), and with ``as_index`` both as token indices (−1: the last token, ``pick_index``)."""
+    n_tokens = check_int("n_tokens", n_tokens, 1, MAX_TOKENS)
+    query, key = check_int("query", query, -1, MAX_TOKENS - 1), check_int("key", key, 0, MAX_TOKENS - 1)
+    at = pick_index(query, n_tokens)
+    key = min(key, max(1, at if check_bool("causal", causal) else n_tokens - 1))
+    if check_bool("as_index", as_index):
+        return {"query": at, "key": pick_index(key, n_tokens)}
+    return {"query": query, "key": key}
+
+
 def pick_index(index: int, n: int) -> int:
     """A user's index into n items: −1 means the last; larger values clamp to n − 1."""
     index = check_int("index", index, -1, 1 << 20)

@@ -178,15 +178,15 @@ def _live_links(name: str, live: Live, params: Mapping[str, object]) -> dict[str
     """Live control name -> figure parameter, for the parameters this figure is drawn with."""
     links, derived = live_links(live), live_sets(live)
     ctx = context()
-    drawn = FIGURES[name].defaults()
+    drawn, followed = FIGURES[name].defaults(), {}
     for control, param in links.items():
-        sets = derived[control].at(ctx.values[control]) if control in derived else {param: None}
-        if control not in ctx.params or not set(sets) <= set(drawn):
-            raise ValueError(f"live control {control!r} must be a control of this page and figure parameters "
-                             f"{sorted(sets)} {name!r}'s parameters")
-    return {control: param for control, param in links.items()
-            if (set(derived[control].at(ctx.values[control])) <= set(params) if control in derived
-                else param in params)}
+        sets = set(derived[control].at(ctx.values[control]) if control in derived else {param: None})
+        if control not in ctx.params or not sets <= set(drawn):
+            raise ValueError(f"live control {control!r} must be a control of this page, and {sorted(sets)} "
+                             f"parameters of {name!r}")
+        if sets <= set(params):
+            followed[control] = param
+    return followed
 
 
 EXTRAS = {"code": N_("Show the code"), "export": N_("Export / copy as code")}

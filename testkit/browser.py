@@ -120,14 +120,16 @@ def page_url(app_url: str, name: str, **query: object) -> str:
 
 def wait_idle(page: object, settle_ms: int = 300, charts: bool = True) -> None:
     """Wait until the script has finished running and (with ``charts``) at least one chart is drawn
-    and every chart on the page has been drawn."""
+    and every chart on the page has been drawn: a live chart with the figure of the latest rerun (which it
+    fetches after the rerun has ended)."""
     page.wait_for_selector("[data-testid=stApp]", state="attached")
     page.wait_for_timeout(150)
     page.wait_for_selector(IDLE, state="attached")
     if charts:
         page.wait_for_function(
             f"() => {{ const c = [...document.querySelectorAll('{CHART}')];"
-            " return c.length > 0 && c.every(x => x.querySelector('.main-svg')); }")
+            " return c.length > 0 && c.every(x => x.querySelector('.main-svg')"
+            " && (!x.posvizPayload || x.posvizExact === x.posvizPayload.exact)); }")
     page.wait_for_timeout(settle_ms)
 
 

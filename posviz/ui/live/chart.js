@@ -373,7 +373,7 @@ export default function (component) {
                                                                      frame: { duration: 0, redraw: false } });
       }
       chart.posvizHeld = payload.signature;
-      chart.posvizExact = exact;
+      chart.posvizExact = exact; // tests: the rerun's figure is drawn when this is payload.exact
       chart.posvizExactId = payload.exactId;
       hideStill(chart, layer);
       chart.dataset.holds = chart.dataset.shown = "exact";

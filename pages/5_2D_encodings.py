@@ -412,8 +412,8 @@ def part_mrope(v: ui.Values) -> None:
         key="mrope_ids", live=MROPE_LINKS | {"spg": "second_per_grid_t"},
         caption=_("What to notice: {image} {video} In all, {tokens} tokens use ids 0 … {largest}, so generation "
                   "continues at {next}, not at {tokens}.", image=words.image_words(segs, ids),
-                  video=words.video_words(segs, ids, m.mvariant, m.spg), tokens=ids.shape[1],
-                  largest=int(ids.max()), next=int(ids.max()) + 1),
+                  video=words.video_words(segs, ids, m.mvariant, m.spg), tokens=f"{ids.shape[1]:,}",
+                  largest=f"{int(ids.max()):,}", next=f"{int(ids.max()) + 1:,}"),
         latex=r"\text{text at } s{+}j:\ (s{+}j,\, s{+}j,\, s{+}j) \qquad \text{grid token } (k, r, c):\ "
               r"(s + \lfloor k\,\Delta \rfloor,\ s + r,\ s + c)",
         code=[mrope.mrope_position_ids, mrope.rope_delta],

@@ -216,13 +216,17 @@ SHOWN = "() => { const c = document.querySelector('.posviz-live-chart'); return 
 # the plot on screen: the still laid over the live chart while a drag shows one, else the chart itself
 ON_SCREEN = """const still = document.querySelector('.posviz-live-still');
     const plot = still && still.style.display !== 'none' ? still : document.querySelector('.posviz-live-chart');"""
-# what a plot draws: its lines, points, texts and images, as one hash
+# what a plot draws: its lines, points, texts and images, and the pixels of what it drew with WebGL (the chart's
+# canvas, a still's copy of it), as one hash
 DRAWING_OF = """const drawingOf = (plot) => {
     let h = 2166136261;
+    const add = (s) => { for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619); };
     for (const e of plot.querySelectorAll('.main-svg path, .main-svg text, .main-svg image, .main-svg .point')) {
-        const s = (e.getAttribute('d') || '') + (e.getAttribute('transform') || '') + e.textContent
-            + (e.getAttribute('href') || '');
-        for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+        add((e.getAttribute('d') || '') + (e.getAttribute('transform') || '') + e.textContent
+            + (e.getAttribute('href') || ''));
+    }
+    for (const e of plot.querySelectorAll('canvas.gl-canvas-context, img.gl-canvas-context')) {
+        add(e.tagName === 'IMG' ? e.src : e.toDataURL('image/png'));
     }
     return h >>> 0; };"""
 DRAWING = "() => { " + ON_SCREEN + DRAWING_OF + " return drawingOf(plot); }"

@@ -23,4 +23,7 @@ CASES = {
     "YaRN ramp, beta_slow": ("Context_extension", {"part": "yarn"}, "context_extension.beta_slow", "beta_slow", 5,
                              None),
     "CoPE gates, a": ("CoPE", {}, "cope.scale", "scale", -3, None),  # towards soft gates: above a ≈ 7 they are 0 or 1
+    # 1,024 position ids and more: drawn with WebGL, and the stills hold a copy of its canvas
+    "PoSE windows, L_c": ("Long_context_methods", {"part": "pose"}, "long_context.chunk", "chunk", 5,
+                          lambda c: f"Each window has only {c:.0f} tokens"),
 }

@@ -22,6 +22,7 @@ from posviz.theme import compact_number, log_ticks  # noqa: F401  (the kit's tic
 MAX_CELLS = 160_000
 
 LABEL_FONT = 16  # px: the largest base font of the themes (blog); presenter mode scales margins itself
+LABEL_LINE_PX = 24  # px between two lines of band labels: a label at presenter mode's 21 px font fits
 TWO_LINE_TOP = 96  # px: top margin that fits a title with a <sup> second line (the template's is 64)
 
 Domain = tuple[tuple[float, float], tuple[float, float]]  # ((x0, x1), (y0, y1)) in paper coordinates
@@ -149,15 +150,17 @@ class Marks:
         self._line("x", x, text, panel, log, dash, color, top, left, outside)
 
     def vrect(self, x0: float, x1: float, text: str, *, panel: int = 1, color: str = "#d55e00",
-              opacity: float = 0.08, outside: bool = False) -> None:
+              opacity: float = 0.08, outside: bool = False, line: int = 0) -> None:
         """A shaded band from ``x0`` to ``x1``, its label at its top left inside the plot (``outside``: just above
-        the plot, where no curve runs over it)."""
+        the plot, where no curve runs over it), ``line`` lines of text lower (clear of a narrow band's label
+        before it)."""
         a = _axis_suffix(panel)
         self.shapes.append(dict(type="rect", yref=f"y{a} domain", y0=0, y1=1, xref=f"x{a}", x0=x0, x1=x1,
                                 fillcolor=color, opacity=opacity, line=dict(width=0), layer="below"))
         if text:
-            self.notes.append(dict(yref=f"y{a} domain", y=1.0 if outside else 0.99, xref=f"x{a}", x=x0, text=text,
-                                   showarrow=False, xanchor="left", yanchor="bottom" if outside else "top",
+            top = 1.0 if outside else 0.99
+            self.notes.append(dict(yref=f"y{a} domain", y=top, yshift=-LABEL_LINE_PX * line, xref=f"x{a}", x=x0,
+                                   text=text, showarrow=False, xanchor="left", yanchor="bottom" if outside else "top",
                                    font=dict(color=color)))
 
 

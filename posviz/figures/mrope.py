@@ -85,9 +85,9 @@ def mrope_ids(*, n_text_before: int = 4, image_h: int = 3, image_w: int = 4, n_t
     n = pos.shape[1]
     labels = np.array(_token_labels(segs))
     grid = Panels()
-    for kind, a, b, label in segment_spans(segs):
-        if kind != "text":
-            grid.marks.vrect(a - 0.5, b + 0.5, label, color=SEGMENT_COLORS[kind], opacity=0.12)
+    grids = [(kind, a, b, label) for kind, a, b, label in segment_spans(segs) if kind != "text"]
+    for k, (kind, a, b, label) in enumerate(grids):  # labels on alternate lines: a narrow band's runs on
+        grid.marks.vrect(a - 0.5, b + 0.5, label, color=SEGMENT_COLORS[kind], opacity=0.12, line=k % 2)
     for a in range(len(AXES)):
         grid.scatter(x=np.arange(n), y=f32(pos[a]), mode="markers", name=_(AXIS_IDS[a]),
                      marker=dict(color=AXIS_COLORS[a], **AXIS_MARKERS[a]), customdata=labels,
@@ -97,8 +97,8 @@ def mrope_ids(*, n_text_before: int = 4, image_h: int = 3, image_w: int = 4, n_t
     grid.axis("y", title=_("position id"), rangemode="tozero")
     what = "M-RoPE (" + {"qwen2_vl": "Qwen2-VL", "qwen2_5_vl": "Qwen2.5-VL"}[variant] + ")" if ids == "mrope" \
         else _("one id per token, as for text alone")
-    detail = _("{tokens} tokens use ids 0 … {largest}; the next generated token gets {next}", tokens=n,
-               largest=int(pos.max()), next=int(pos.max()) + 1)
+    detail = _("{tokens} tokens use ids 0 … {largest}; the next generated token gets {next}", tokens=f"{n:,}",
+               largest=f"{int(pos.max()):,}", next=f"{int(pos.max()) + 1:,}")
     return grid.figure(title=subtitled(_("Position ids: {scheme}", scheme=what), detail), margin=dict(t=TWO_LINE_TOP),
                        legend=dict(orientation="h", y=-0.2), height=440)
 
@@ -151,7 +151,7 @@ def mrope_pair_angles(*, n_text_before: int = 4, image_h: int = 3, image_w: int 
     grid.axis("y", 2, autorange="reversed", title=_("token index in the sequence"))
     title = (_("M-RoPE angles per pair, interleaved, section (24, 20, 20), as Qwen3-VL") if interleaved else
              _("M-RoPE angles per pair, chunked, section (16, 24, 24)"))
-    count = (_("{tokens} tokens", tokens=pos.shape[1]) if shown == pos.shape[1] else
+    count = (_("{tokens} tokens", tokens=f"{pos.shape[1]:,}") if shown == pos.shape[1] else
              _("first {shown:,} of {tokens:,} tokens", shown=shown, tokens=pos.shape[1]))
     return grid.figure(title=subtitled(title, _("{count}, base {base}; boxes: image and video tokens", count=count,
                                                  base=compact_number(base))),

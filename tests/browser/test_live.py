@@ -96,6 +96,46 @@ def test_a_still_draws_what_the_chart_draws(page, app_url):
     assert neighbour != chart  # the next state (a = 5) draws another picture: the comparison can fail
 
 
+def test_dense_markers_are_drawn_with_webgl_and_their_stills_copy_its_pixels(page, app_url):
+    """PoSE's 1,024 position ids (up to 16,384) are one markers trace: the chart draws it with WebGL (an SVG
+    element per marker took Plotly.js ~300 ms a draw at the largest settings), and so are the states' thinned
+    copies. A still holds an image of the pixels in place of the canvas (a cloned canvas is blank): the same
+    picture as a fresh plot of the state, markers and all."""
+    open_page(page, app_url, "Long_context_methods", part="pose")
+    reach_for(page, "long_context.chunk")
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    out = page.evaluate("async () => { " + DRAWING_OF + """
+        const c = document.querySelector('.posviz-live-chart');
+        const set = Object.entries(window.__posvizStates).find(([k]) => k.endsWith('|long_context.chunk'))[1];
+        const still = c.posvizStills['long_context.chunk'].nodes[3];
+        const state = set.states[3], {width, height} = c._fullLayout;
+        const data = state.data.map((t, k) => ({...(t || set.common[k]), type: c._fullData[k].type}));
+        const box = document.createElement('div');
+        box.style.cssText = `position:fixed;left:0;top:0;width:${width}px;height:${height}px`;
+        document.body.appendChild(box);
+        await Plotly.newPlot(box, data, {...state.layout, template: c.posvizTemplate, width, height},
+                             {...c.posvizPayload.config, staticPlot: true});
+        const fresh = drawingOf(box);
+        Plotly.purge(box);
+        box.remove();
+        const img = still.querySelector('img.gl-canvas-context');
+        const paint = document.createElement('canvas');
+        paint.width = img.naturalWidth; paint.height = img.naturalHeight;
+        const g = paint.getContext('2d');
+        g.drawImage(img, 0, 0);
+        const px = g.getImageData(0, 0, paint.width, paint.height).data;
+        let marked = 0; // pixels of the markers' colour, #4f46e5
+        for (let i = 0; i < px.length; i += 4) marked += px[i] === 79 && px[i + 1] === 70 && px[i + 2] === 229;
+        return {types: c._fullData.map((t) => t.type), canvases: still.querySelectorAll('canvas').length,
+                still: drawingOf(still), fresh, other: drawingOf(c.posvizStills['long_context.chunk'].nodes[4]),
+                marked};
+    }""")
+    assert out["types"] == ["scattergl", "scatter"]  # the ids with WebGL, the coverage curve (a line) in SVG
+    assert out["canvases"] == 0 and out["marked"] > 500  # an image of the markers, not a blank canvas
+    assert out["still"] == out["fresh"]
+    assert out["other"] != out["still"]  # the next state draws another picture: the comparison can fail
+
+
 def test_stills_follow_the_chart_when_the_window_is_resized(page, app_url):
     """A narrower window redraws the chart narrower; the stills are drawn again at its new size, so a drag still
     shows stills (no state drawn by Plotly.react) and they cover the chart exactly."""
@@ -171,6 +211,7 @@ CHART_AND_FRESH = "async (at) => { " + SCENE_OF + """
     box.style.cssText = `position:fixed;left:0;top:0;width:${c._fullLayout.width}px;height:${c._fullLayout.height}px`;
     document.body.appendChild(box);
     const copy = JSON.parse(JSON.stringify(exact));
+    copy.data.forEach((t, k) => { t.type = c._fullData[k].type; }); // a dense scatter as the chart draws it: WebGL
     await Plotly.newPlot(box, copy.data, {...copy.layout, width: c._fullLayout.width,
                                           height: c._fullLayout.height}, c.posvizPayload.config);
     if (copy.frames) await Plotly.addFrames(box, copy.frames);

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import {
-  exactUrl, merged, nearest, patchOf, restOf, signature, sliderValue, stateFigure, steps, withSliderAt,
+  DENSE, drawnData, exactUrl, isDense, lengthOf, merged, nearest, patchOf, restOf, signature, sliderValue, stateFigure,
+  steps, withSliderAt,
 } from "../../posviz/ui/live/chart.js";
 
 test("a slider's value: its position, or the option at it for an index slider", () => {
@@ -84,4 +85,37 @@ test("an exact figure's address: a state's served file at its value, else the sl
   assert.equal(exactUrl(payload, live, set, 3), "/posviz/figure/abc/3"); // a state with no file written
   assert.equal(exactUrl(payload, live, set, 2), "/posviz/figure/abc/2");
   assert.equal(exactUrl(payload, live, null, 0.5), "/posviz/figure/abc/0.5"); // no states yet
+});
+
+test("an array's length: a list, or plotly's base64 typed array by its bytes and item size", () => {
+  assert.equal(lengthOf([1, 2, 3]), 3);
+  assert.equal(lengthOf(null), 0);
+  const f4 = Buffer.from(new Float32Array([1, 2, 3]).buffer).toString("base64"); // 12 bytes, no padding
+  const u1 = Buffer.from(new Uint8Array([1, 2, 3, 4]).buffer).toString("base64"); // 4 bytes, "==" padding
+  const f8 = Buffer.from(new Float64Array([1, 2]).buffer).toString("base64"); // 16 bytes, "=" padding
+  assert.equal(lengthOf({ dtype: "f4", bdata: f4 }), 3);
+  assert.equal(lengthOf({ dtype: "u1", bdata: u1 }), 4);
+  assert.equal(lengthOf({ dtype: "f8", bdata: f8 }), 2);
+});
+
+test("dense markers are drawn with WebGL where the browser has it; lines, fills and small traces stay SVG", () => {
+  const many = Array.from({ length: DENSE + 1 }, (_, i) => i);
+  const few = many.slice(0, DENSE);
+  const dense = { type: "scatter", mode: "markers", x: many, y: many };
+  assert.ok(isDense(dense));
+  assert.ok(isDense({ mode: "markers", y: many })); // plotly's default type is scatter
+  assert.ok(!isDense({ ...dense, x: few, y: few }));
+  assert.ok(!isDense({ ...dense, mode: "lines" }));
+  assert.ok(!isDense({ ...dense, fill: "tozeroy" }));
+  assert.ok(!isDense({ ...dense, type: "heatmap" }));
+  const line = { type: "scatter", mode: "lines", x: many, y: many };
+  const data = [line, dense];
+  const which = data.map(isDense);
+  assert.deepEqual(drawnData(data, which, true).map((t) => t.type), ["scatter", "scattergl"]);
+  assert.equal(dense.type, "scatter"); // the figure itself is not changed
+  // a state's thinned copy of a dense trace is drawn as the exact figure's is
+  const thinned = [line, { ...dense, x: few.slice(0, 10), y: few.slice(0, 10) }];
+  assert.deepEqual(drawnData(thinned, which, true).map((t) => t.type), ["scatter", "scattergl"]);
+  assert.equal(drawnData(data, which, false), data); // no WebGL: as the figure is
+  assert.equal(restOf(dense, { xaxis: { range: [0, 1] }, yaxis: { range: [0, 1] } }), null); // redrawn, not patched
 });

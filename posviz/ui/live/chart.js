@@ -146,6 +146,47 @@ function statesOf(chart, live) {
   return set && set.version === live.version && set.values.length >= 2 ? set : null;
 }
 
+// --- dense markers: drawn with WebGL ------------------------------------------------------------------------
+// Plotly.js draws each marker of an SVG scatter as an element of its own: some thousands take it hundreds of ms
+// a draw (PoSE's 16,384 position ids about 300 ms), too slow to follow a slider; its WebGL scatter draws the same
+// markers in tens of ms. The figures stay SVG scatters (an export is vector art); the chart draws a markers-only
+// trace of more than DENSE points with WebGL, where the browser has it.
+export const DENSE = 1000;
+const ITEM_BYTES = { i1: 1, u1: 1, i2: 2, u2: 2, i4: 4, u4: 4, f4: 4, f8: 8 };
+
+// how many values an array of a figure holds: a list, or plotly's base64 typed array {dtype, bdata}
+export function lengthOf(values) {
+  if (!values) return 0;
+  if (Array.isArray(values)) return values.length;
+  if (typeof values.bdata !== "string") return 0;
+  const b64 = values.bdata;
+  const pad = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+  return Math.floor((b64.length * 3) / 4 - pad) / (ITEM_BYTES[values.dtype] || 1);
+}
+
+export function isDense(trace) {
+  return (trace.type || "scatter") === "scatter" && trace.mode === "markers" && (!trace.fill || trace.fill === "none")
+    && Math.max(lengthOf(trace.x), lengthOf(trace.y)) > DENSE;
+}
+
+function webglWorks() {
+  if (window.__posvizWebgl === undefined) {
+    const canvas = document.createElement("canvas");
+    const gl = canvas.getContext("webgl");
+    window.__posvizWebgl = !!gl;
+    if (gl) { const lose = gl.getExtension("WEBGL_lose_context"); if (lose) lose.loseContext(); } // one less context
+  }
+  return window.__posvizWebgl;
+}
+
+// the traces as the chart draws them: with WebGL those that are dense in the exact figure (`dense`, by index;
+// a state's thinned copy too, so a drag shows them as the release will), where the browser has it (`gl`)
+export function drawnData(data, dense, gl) {
+  return gl && dense.some(Boolean) ? data.map((t, k) => (dense[k] ? { ...t, type: "scattergl" } : t)) : data;
+}
+
+const drawn = (chart, data) => drawnData(data, chart.posvizDense || [], webglWorks());
+
 // --- let go: the exact figure patched in ------------------------------------------------------------------
 // What a new exact figure changed from the one the chart holds, if Plotly.js can patch it in: the same frames
 // and layout but for the title, and only what Plotly.animate redraws changed (RoPE's clock at a new base: its
@@ -164,7 +205,7 @@ export function restOf(trace, layout) {
   const axis = (id, letter) => layout[letter + "axis" + (id || letter).slice(1)]; // "x2" -> xaxis2
   const fixed = [axis(trace.xaxis, "x"), axis(trace.yaxis, "y")].every((a) => a && Array.isArray(a.range) &&
                                                                         !a.autorange);
-  const ok = trace.type === "scatter" && fixed && (!trace.fill || trace.fill === "none");
+  const ok = trace.type === "scatter" && !isDense(trace) && fixed && (!trace.fill || trace.fill === "none");
   return ok ? JSON.stringify(rest) : null;
 }
 
@@ -233,15 +274,42 @@ async function drawStill(Plotly, chart, set, i) {
     "visibility:hidden;pointer-events:none";
   document.body.appendChild(box);
   try {
-    await Plotly.newPlot(box, data, { ...layout, width, height },
+    await Plotly.newPlot(box, drawn(chart, data), { ...layout, width, height },
                          { ...chart.posvizPayload.config, responsive: false, staticPlot: true });
     const plot = box.querySelector(".plot-container").cloneNode(true); // its SVG layers, text and images
     for (const m of plot.querySelectorAll(".modebar-container")) m.remove();
+    await copyCanvases(box, plot);
     return plot;
   } finally {
+    const canvases = [...box.querySelectorAll("canvas")];
     Plotly.purge(box);
     box.remove();
+    for (const c of canvases) loseContext(c); // the browser keeps few WebGL contexts: the chart's must stay
   }
+}
+
+// a copy of a plot drawn with WebGL: its canvases (a clone of a canvas is blank) as images in their place, and
+// only the one drawn on (the others are for picking and selections)
+async function copyCanvases(box, plot) {
+  const from = box.querySelectorAll("canvas");
+  const copies = [...plot.querySelectorAll("canvas")];
+  await Promise.all(copies.map(async (copy, k) => {
+    if (!from[k].classList.contains("gl-canvas-context")) return copy.remove();
+    const img = new Image(); // a bitmap for its pixels; the rest of the still stays vector
+    img.src = from[k].toDataURL("image/png");
+    img.style.cssText = from[k].style.cssText;
+    img.className = from[k].className;
+    await img.decode();
+    copy.replaceWith(img);
+  }));
+}
+
+function loseContext(canvas) {
+  // Plotly.js gives these two a context (asking a canvas without one would make one)
+  if (!canvas.matches(".gl-canvas-context, .gl-canvas-focus")) return;
+  const gl = canvas.getContext("webgl");
+  const lose = gl?.getExtension("WEBGL_lose_context");
+  if (lose) lose.loseContext();
 }
 
 // the first sliders' states are fetched once the page has been quiet this long (a rerun draws the chart again
@@ -329,6 +397,10 @@ export default function (component) {
   // paused mid-drag starts one): the chart already shows it, or the drag's state, which stays
   const same = chart.posvizData === data;
   const payload = same ? chart.posvizPayload : JSON.parse(data);
+  // WebGL at the screen's own pixels: Plotly.js draws at twice them by default, which a computer without a
+  // graphics card (software WebGL) takes ~190 ms a frame to paint for 13,000 markers, against ~65 ms
+  const pixels = Math.min(4, Math.max(1, window.devicePixelRatio || 1));
+  if (!same) payload.config = { ...payload.config, plotGlPixelRatio: pixels };
   const held = !same && chart.dataset.holds === "exact" && chart.posvizExactId === payload.exactId; // drawn
   if (held) Object.assign(payload, { exact: chart.posvizExact, signature: chart.posvizHeld });
   else if (!same && payload.exact) payload.signature = signature(payload.exact);
@@ -368,7 +440,9 @@ export default function (component) {
         patchIn(Plotly, chart, exact, patch, at);
         chart.dataset.patches = String(Number(chart.dataset.patches || 0) + 1); // tests: exact figures patched in
       } else {
-        Plotly.react(chart, { ...exact, layout: withSliderAt(exact.layout, at), config: payload.config });
+        chart.posvizDense = exact.data.map(isDense);
+        Plotly.react(chart, { ...exact, data: drawn(chart, exact.data), layout: withSliderAt(exact.layout, at),
+                              config: payload.config });
         if (at > 0) Plotly.animate(chart, [exact.frames[at].name], { mode: "immediate", transition: { duration: 0 },
                                                                      frame: { duration: 0, redraw: false } });
       }
@@ -446,7 +520,7 @@ export default function (component) {
         } else {
           chart.dataset.reacts = String(Number(chart.dataset.reacts || 0) + 1); // benchmarks: states without a still
           const { data, layout } = stateFigure(set, set.states[i], chart.posvizTemplate, chart.posvizFrame || 0);
-          Plotly.react(chart, data, layout, payload.config);
+          Plotly.react(chart, drawn(chart, data), layout, payload.config);
           hideStill(chart, layer);
           chart.dataset.holds = live.key + "=" + set.values[i];
         }

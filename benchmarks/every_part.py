@@ -66,7 +66,7 @@ TARGETS = """([key, i]) => { const c = document.querySelectorAll('.posviz-live-c
     const r = track.getBoundingClientRect(), lo = Number(input.min), hi = Number(input.max);
     const at = (v) => (live.index ? live.options.indexOf(v) : v);
     const x = (i) => r.left + r.width * (i - lo) / (hi - lo);
-    return [set.values.map((v) => x(at(v))), x(Number(input.value))]; }"""
+    return [set.values.map((v) => x(at(v))), x(Number(input.value)), [r.left, r.width, lo, hi]]; }"""
 # a pointer dragging at display rate for `frames` frames, recorded at every frame: [time, value, state on
 # screen]. At every frame the page moves the pointer to the next of `xs` (turning back at either end).
 DRAG = """async ([selector, chartIndex, xs, start, y, frames]) => {
@@ -146,14 +146,18 @@ def drag(page, key: str, chart: int) -> dict:
     """One second of dragging ``key``'s slider through its states, one a frame; then the seconds from release to
     the exact figure."""
     box = slider_box(page, key)
-    xs, now = page.evaluate(TARGETS, [key, chart])
+    xs, now, (left, width, lo, hi) = page.evaluate(TARGETS, [key, chart])
     thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
     x0, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
-    xs = [x + x0 - now for x in xs]  # the thumb follows the pointer's moves from where it was pressed
-    start = min(range(len(xs)), key=lambda i: abs(xs[i] - x0))  # the state nearest the thumb
     started = page.posviz_started
     page.mouse.move(x0, y)
     page.mouse.down()
+    # the slider takes the value under the pointer a few px from where its track's box puts it (the control's
+    # own origin): the press shows by how much, and every target moves by as much, so each lands on its state
+    page.wait_for_timeout(50)
+    pressed = float(box.locator("input[type=range]").input_value())
+    xs = [x + x0 - (left + width * (pressed - lo) / (hi - lo)) for x in xs]
+    start = min(range(len(xs)), key=lambda i: abs(xs[i] - x0))  # the state nearest the thumb
     rec = page.evaluate(DRAG, [key_selector(key), chart, xs, start, y, FRAMES])
     runs = page.posviz_started - started
     t0 = time.perf_counter()

@@ -460,9 +460,8 @@ def absolute_offset_scores(anchor: int, max_offset: int, d_model: int = 64, base
                            seed: int = 0, weights: str = "random") -> np.ndarray:
     """``p_aᵀ A p_{a−Δ}`` for Δ = −max_offset .. max_offset: an absolute code's position·position score.
 
-    The query sits at the anchor a, the key Δ tokens to its left (right for Δ < 0); ``A`` from
-    ``additive_weights`` (a learned W is direction-aware: the curve is not even in Δ, and moves with a).
-    Shape (2·max_offset + 1,). Needs a >= max_offset (positions are >= 0).
+    The query sits at the anchor a, the key Δ tokens to its left (right for Δ < 0); ``A`` from ``additive_weights``
+    (a learned W is direction-aware: the curve is not even in Δ, and moves with a). Shape (2·max_offset + 1,); a >= Δ.
     """
     max_offset = check_int("max_offset", max_offset, 1, MAX_OFFSET)
     anchor = check_int("anchor", anchor, max_offset, 2 * MAX_OFFSET)
@@ -471,8 +470,7 @@ def absolute_offset_scores(anchor: int, max_offset: int, d_model: int = 64, base
 
 
 def _offset_scores(p: np.ndarray, a: np.ndarray, anchor: int, max_offset: int) -> np.ndarray:
-    """``p_anchorᵀ A p_{anchor−Δ}`` for Δ = −max_offset .. max_offset from a table ``p`` of at least
-    anchor + max_offset + 1 positions."""
+    """``p_anchorᵀ A p_{anchor−Δ}`` for |Δ| <= max_offset; ``p`` holds anchor + max_offset + 1 positions."""
     keys = anchor - np.arange(-max_offset, max_offset + 1)  # (2D + 1,)
     return p[keys] @ (a.T @ p[anchor])  # (2D+1,): p_a A p_key, written as (p_key Aᵀ) p_a
 
@@ -496,16 +494,14 @@ def left_right_curves(dim: int = 64, base: float = 10000.0, max_offset: int = 64
         rotated = rotate(keys[:, None, :] * np.ones((deltas.size, 1)), anchor - deltas, theta)  # (K, 2D+1, d)
         return rotated @ rotate(query[None, :], [anchor], theta)[0]  # (K, 2D+1)
 
-    # one table of positions and one rotation per anchor serve every curve (at d = 256, Δ = 1,000 a third of
-    # the time of computing each curve on its own)
+    # one table of positions and one rotation per anchor for every curve: a third of the time at d = 256, Δ = 1,000
     table = sinusoidal_table(2 * max_offset + c + 1, dim, base)  # positions 0 .. a + c + D
     learned, identity = additive_weights(dim, seed), additive_weights(dim, seed, "identity")
-    out = {"deltas": deltas}
+    out = {"deltas": deltas, "abs_a": _offset_scores(table, learned, max_offset, max_offset),
+           "abs_ac": _offset_scores(table, learned, max_offset + c, max_offset),
+           "abs_identity": _offset_scores(table, identity, max_offset, max_offset)}
     out["rope_a"], out["rope_same"] = at(q, np.stack([k, q]), max_offset)
     out["rope_ac"] = at(q, k[None, :], max_offset + c)[0]
-    out["abs_a"] = _offset_scores(table, learned, max_offset, max_offset)
-    out["abs_ac"] = _offset_scores(table, learned, max_offset + c, max_offset)
-    out["abs_identity"] = _offset_scores(table, identity, max_offset, max_offset)
     return out
 
 

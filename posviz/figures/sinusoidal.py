@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from posviz import sinusoidal as sn
+from posviz._validate import check_choice, check_int
 from posviz.figures._common import TWO_LINE_TOP, Marks, downsample, f32, sample_index, sampled_note, subtitled
 from posviz.figures._registry import figure
 from posviz.i18n import _
@@ -49,6 +50,8 @@ def sinusoidal_waves(*, n_positions: int = 100, d_model: int = 128, base: float 
     """Chosen dimensions of PE as waves over position, each labelled with its wavelength: the continuous
     sin(p·ω_i) or cos(p·ω_i) (Vaswani et al. 2017, docs/FORMULAS.md 1), and dots at the integer positions, the
     table's entries (a fast dimension sampled at integers alone, joined by lines, looks jagged)."""
+    n_positions = check_int("n_positions", n_positions, 1, sn.MAX_POSITIONS)
+    layout = check_choice("layout", layout, sn.LAYOUTS_1D)
     lam = sn.wavelengths(d_model, base)
     omega = sn.frequencies(d_model, base)
     fig = go.Figure()

@@ -16,6 +16,7 @@ from testkit.browser import (
     REACTS,
     STILLS_READY,
     live_drag,
+    move_slider,
     open_page,
     reach_for,
 )
@@ -134,6 +135,25 @@ def test_dense_markers_are_drawn_with_webgl_and_their_stills_copy_its_pixels(pag
     assert out["canvases"] == 0 and out["marked"] > 500  # an image of the markers, not a blank canvas
     assert out["still"] == out["fresh"]
     assert out["other"] != out["still"]  # the next state draws another picture: the comparison can fail
+
+
+def test_stills_are_drawn_again_when_a_release_takes_a_trace_below_the_webgl_threshold(page, app_url):
+    """PoSE at L_c = 64 draws 16 × 64 = 1,024 ids with WebGL, at 56 (896 ids) as SVG markers: after the release
+    the stills of the same slider (the same states) are drawn again the way the chart now draws, so a drag does
+    not switch between the two looks."""
+    open_page(page, app_url, "Long_context_methods", part="pose")
+    reach_for(page, "long_context.chunk")
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    looks = """() => { const c = document.querySelector('.posviz-live-chart');
+        const nodes = c.posvizStills['long_context.chunk'].nodes;
+        return [c._fullData[0].type, nodes.filter((n) => n && n.querySelector('img.gl-canvas-context')).length,
+                nodes.length]; }"""
+    before = page.evaluate(looks)
+    assert before[0] == "scattergl" and before[1] == before[2] > 2
+    move_slider(page, "window", -1)
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    after = page.evaluate(looks)
+    assert after[0] == "scatter" and after[1] == 0 and after[2] == before[2]
 
 
 def test_stills_follow_the_chart_when_the_window_is_resized(page, app_url):

@@ -245,10 +245,12 @@ function position(chart) {
   return chart.dataset.holds === "exact" ? currentFrame(chart) : chart.posvizFrame || 0;
 }
 
-// what a still depends on besides its state: the set's settings, the chart's size and position
+// what a still depends on besides its state: the set's settings, the chart's size and position, and which traces
+// are drawn with WebGL (a release at a value where a trace crosses DENSE redraws the stills the new way)
 function stillKey(chart, set) {
   const full = chart._fullLayout || {};
-  return [set.version, full.width, full.height, position(chart)].join("|");
+  const gl = (chart.posvizDense || []).map(Number).join("");
+  return [set.version, full.width, full.height, position(chart), gl].join("|");
 }
 
 function stillsFor(chart, live, set) {

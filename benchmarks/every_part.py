@@ -4,7 +4,8 @@ For each part (the course as declared, not a chosen list) this opens the part in
 defaults or with every control at its largest (``--largest``), and takes the first slider a live chart follows
 (the part's own sliders before the sidebar's; a folded sidebar group is opened first, as a lecturer would). It
 moves the pointer over the slider, which makes the chart fetch that slider's states, and waits until the chart
-has drawn a still of each ("ready s"). Then, ``--rounds`` times, A B A B with the trivial one-slider page
+has drawn a still of each and fetched the exact figures it fetches ahead (where they are small) ("ready s").
+Then, ``--rounds`` times, A B A B with the trivial one-slider page
 (benchmarks/trivial_app.py, Streamlit's default settings):
 
 - **drag**: one second of a pointer dragging at display rate (60 animation frames; the page moves the pointer at
@@ -14,9 +15,14 @@ has drawn a still of each ("ready s"). Then, ``--rounds`` times, A B A B with th
 - **release → exact**: from letting go to the exact figure on screen.
 - **key → quiet**: an arrow key on the focused slider to the exact figure at the new value on screen, the chart
   drawn for the last time for that step; "run over" is the end of the script's run. The trivial page's time is
-  a key press to its chart redrawn (benchmarks/_browser.py ``timed_move``).
+  a key press to its chart redrawn.
 
-Ratios divide by the trivial page's median key press. The benchmark fails if a script run starts during a drag.
+Both pages are timed by the page's own clock: from the event (the pointer let go, the key down) to the first
+animation frame whose drawing holds the figure (a watcher the page runs every frame, started before the event).
+Timed from the benchmark's side, each time would also hold the trips to the browser and back, and the transfer of
+every websocket message the page got meanwhile: tens of ms for a lesson's rerun of a megabyte, next to nothing
+for the trivial page's. Ratios divide by the trivial page's median key press. The benchmark fails if a script
+run starts during a drag.
 A part without a slider, or whose sliders change no figure, is listed with the reason.
 
     python -m benchmarks.every_part                       # every part, defaults
@@ -37,7 +43,7 @@ import urllib.parse
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from benchmarks._browser import IDLE, launch, start_server, timed_move, wait_idle
+from benchmarks._browser import FINGERPRINT, IDLE, launch, start_server, wait_idle
 from testkit.apptest import extreme_query, part_cases, part_query
 from testkit.browser import count_runs
 
@@ -51,7 +57,9 @@ STILLS_READY = """([i, key]) => { const c = document.querySelectorAll('.posviz-l
     const set = (window.__posvizStates || {})[c.posvizPayload.chart + '|' + key];
     const live = c.posvizPayload.live.find((l) => l.key === key);
     const s = (c.dataset.stills || '').split('/');
-    return !!set && set.version === live.version && s.length === 2 && s[0] === s[1] && Number(s[1]) > 0; }"""
+    const e = (c.dataset.exactSet || '0/0').split('/');  // the exact figures fetched ahead, where it does
+    return !!set && set.version === live.version && s.length === 2 && s[0] === s[1] && Number(s[1]) > 0 &&
+        e[0] === e[1]; }"""
 # the states of slider `key` came, but the figure accepts fewer than two of its values at these settings
 TOO_FEW = """([i, key]) => { const c = document.querySelectorAll('.posviz-live-chart')[i];
     const set = (window.__posvizStates || {})[c.posvizPayload.chart + '|' + key];
@@ -91,10 +99,23 @@ DRAG = """async ([selector, chartIndex, xs, start, y, frames]) => {
         };
         requestAnimationFrame(tick);
     });
+    window.__posvizLetGo = performance.now();
+    if (chart) window.__posvizWatch(['__posvizExactAt', (c) => c.dataset.shown === 'exact', chart]);
     send('pointerup', PointerEvent);
     send('mouseup', MouseEvent);
     return rec;
 }"""
+# the page's own clock at the first animation frame where `test(arg)` holds, kept as window[name]: started before
+# the event it times, so the frame is not missed while the benchmark asks
+# (installed on each page with CLOCK; `test` is a function or its source)
+CLOCK = """() => { if (window.__posvizWatch) return;
+    window.__posvizWatch = ([name, test, arg]) => {
+        window[name] = 0;
+        const holds = typeof test === 'string' ? eval('(' + test + ')') : test;
+        const tick = () => { if (holds(arg)) window[name] = performance.now(); else requestAnimationFrame(tick); };
+        requestAnimationFrame(tick);
+    };
+    document.addEventListener('keydown', () => { window.__posvizKeyDown = performance.now(); }, true); }"""
 SHOWN = "(i) => document.querySelectorAll('.posviz-live-chart')[i].dataset.shown"
 EXACTS = "(i) => Number(document.querySelectorAll('.posviz-live-chart')[i].dataset.exacts || 0)"
 # the exact figure drawn again since `before` draws (a key press's new value), and shown
@@ -146,6 +167,7 @@ def drag(page, key: str, chart: int) -> dict:
     """One second of dragging ``key``'s slider through its states, one a frame; then the seconds from release to
     the exact figure."""
     box = slider_box(page, key)
+    page.evaluate(CLOCK)
     xs, now, (left, width, lo, hi) = page.evaluate(TARGETS, [key, chart])
     thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
     x0, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
@@ -160,11 +182,9 @@ def drag(page, key: str, chart: int) -> dict:
     start = min(range(len(xs)), key=lambda i: abs(xs[i] - x0))  # the state nearest the thumb
     rec = page.evaluate(DRAG, [key_selector(key), chart, xs, start, y, FRAMES])
     runs = page.posviz_started - started
-    t0 = time.perf_counter()
-    page.mouse.up()
-    if chart >= 0:
-        page.wait_for_function(f"() => ({SHOWN})({chart}) === 'exact'", polling="raf", timeout=60_000)
-    exact = time.perf_counter() - t0
+    page.mouse.up()  # the page let go already (DRAG's pointerup); the benchmark's own pointer too
+    page.wait_for_function("() => window.__posvizExactAt > 0", timeout=60_000)
+    exact = page.evaluate("() => window.__posvizExactAt - window.__posvizLetGo") / 1000
     page.wait_for_selector(IDLE, state="attached", timeout=120_000)
     shown = sum(1 for i in range(1, len(rec)) if rec[i][2] != rec[i - 1][2])
     seconds = (rec[-1][0] - rec[0][0]) / 1000
@@ -175,23 +195,44 @@ def key_step(page, key: str, chart: int, direction: str) -> dict:
     """An arrow key on the focused slider: seconds to the exact figure at the new value on screen (the chart quiet:
     drawn again, or, where the new value draws the same figure, its run over), and to the end of the run."""
     slider = slider_box(page, key).locator("input[type=range]")
+    page.evaluate(CLOCK)
     for k in (direction, "ArrowLeft" if direction == "ArrowRight" else "ArrowRight"):
         slider.focus()
         before, value, runs = page.evaluate(EXACTS, chart), slider.input_value(), page.posviz_runs
+        page.evaluate("(a) => window.__posvizWatch(['__posvizQuietAt', ...a])", [EXACT_AGAIN, [chart, before]])
         t0 = time.perf_counter()
         slider.press(k)
         if slider.input_value() == value:
             continue  # at the end of the track: the other way
-        while not page.evaluate(EXACT_AGAIN, [chart, before]):
+        while not page.evaluate("() => window.__posvizQuietAt"):
             if page.posviz_runs > runs and page.evaluate(SHOWN, chart) == "exact":
-                break  # the same figure at the new value: nothing to draw
+                page.evaluate("() => { window.__posvizQuietAt = performance.now(); }")
+                break  # the same figure at the new value: nothing to draw; quiet once its run is over
             if time.perf_counter() - t0 > 60:
                 raise PlaywrightTimeout(f"{key}: no exact figure 60 s after a key press")
             page.wait_for_timeout(2)
-        quiet = time.perf_counter() - t0
+        quiet = page.evaluate("() => window.__posvizQuietAt - window.__posvizKeyDown") / 1000
         page.wait_for_selector(IDLE, state="attached", timeout=120_000)
         return {"quiet": quiet, "run": time.perf_counter() - t0}
     raise AssertionError(f"{key} moves neither way")
+
+
+def trivial_key(page, direction: str) -> float:
+    """The trivial page's key press: seconds from the key going down to its chart drawn again."""
+    slider = page.get_by_role("slider").first
+    page.evaluate(CLOCK)
+    for k in (direction, "ArrowLeft" if direction == "ArrowRight" else "ArrowRight"):
+        slider.focus()
+        value = slider.input_value()
+        page.evaluate("(a) => window.__posvizWatch(['__posvizDrawnAt', ...a])",
+                      [f"(x) => ({FINGERPRINT})() !== x", page.evaluate(FINGERPRINT)])
+        slider.press(k)
+        if slider.input_value() == value:
+            continue  # at the end of the track: the other way
+        page.wait_for_function("() => window.__posvizDrawnAt > 0", timeout=60_000)
+        wait_idle(page, settle_ms=50)
+        return page.evaluate("() => window.__posvizDrawnAt - window.__posvizKeyDown") / 1000
+    raise AssertionError("the trivial page's slider moves neither way")
 
 
 def trivial_drag(page) -> float:
@@ -228,10 +269,10 @@ def measure_part(page, ref, rounds: int) -> dict:
         rows.append(drag(page, key, chart))
         assert rows[-1]["runs"] == 0, f"{key}: a script run started during the drag"
         trivial_hz.append(trivial_drag(ref))
-        trivial.append(timed_move(ref, 0, "ArrowRight" if i % 2 == 0 else "ArrowLeft"))
+        trivial.append(trivial_key(ref, "ArrowRight" if i % 2 == 0 else "ArrowLeft"))
         page.wait_for_function(STILLS_READY, arg=[chart, key], timeout=180_000)  # the new settings' stills
         steps.append(key_step(page, key, chart, "ArrowRight" if i % 2 == 0 else "ArrowLeft"))
-        trivial.append(timed_move(ref, 0, "ArrowLeft" if i % 2 == 0 else "ArrowRight"))
+        trivial.append(trivial_key(ref, "ArrowLeft" if i % 2 == 0 else "ArrowRight"))
     med = statistics.median
     base = med(trivial)
     exact, quiet = med(r["exact"] for r in rows), med(s["quiet"] for s in steps)

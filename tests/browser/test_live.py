@@ -334,3 +334,43 @@ def test_a_slider_reached_for_has_its_next_steps_fetched_so_a_key_press_draws_wi
     assert after["prefetched"] == before["prefetched"] + 1 and after["exacts"] == before["exacts"] + 1
     assert page.posviz_started - started == 1
     assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["c_max"][0] in ("25", "25.0")
+
+
+# the exact figures of the slider in hand fetched ahead: [fetched, of], and the addresses kept
+EXACT_SET = """() => { const c = document.querySelector('.posviz-live-chart');
+    const s = (c.dataset.exactSet || '').split('/');
+    return {counts: s.length === 2 ? s.map(Number) : null,
+            kept: [...((window.__posvizSetTexts || {}).texts || new Map()).keys()]}; }"""
+
+
+def test_a_slider_with_small_exact_figures_has_all_of_them_fetched_so_a_release_waits_for_no_request(page, app_url):
+    """Reaching for a slider whose exact figures are small (NoPE's channels: tens of KB each) fetches the exact
+    figure of every state in idle time; a release at a state then draws it from what was fetched (no request for it
+    after the release) before the rerun. A slider whose figures are large (the Sinusoidal heatmap's base) fetches
+    none of them ahead."""
+    open_page(page, app_url, "Distance_biases", part="nope")
+    page.wait_for_function(EXACT)
+    reach_for(page, "bias.channels")
+    page.wait_for_function(f"() => {{ const c = ({EXACT_SET})().counts; return c && c[0] === c[1] && c[1] > 1; }}",
+                           timeout=60_000)
+    ahead = page.evaluate(EXACT_SET)
+    assert ahead["counts"][1] == len(ahead["kept"]) and all("/exact/" in u for u in ahead["kept"])
+    before = page.evaluate(EXACTS)
+    live_drag(page, "bias.channels", 12, moves=6)
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    page.wait_for_timeout(300)
+    after = page.evaluate(EXACTS)
+    assert after["prefetched"] == before["prefetched"] + 1 and after["exacts"] == before["exacts"] + 1
+    drawn = next(u for u in ahead["kept"] if u.endswith(after["id"] + ".json"))  # a state's file, fetched ahead
+    assert page.evaluate(REQUESTS_FOR, drawn.rsplit("/", 1)[1]) == 1  # once, before the drag: not at release
+
+    open_page(page, app_url, "Sinusoidal")
+    page.wait_for_function(EXACT)
+    reach_for(page, "sinusoidal.base")
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    page.wait_for_timeout(500)
+    large = page.evaluate("""() => { const c = document.querySelector('.posviz-live-chart');
+        const set = window.__posvizStates[c.posvizPayload.chart + '|sinusoidal.base'];
+        return c.posvizExactBytes * set.values.length; }""")
+    assert large > 1_000_000 and page.evaluate(EXACT_SET)["counts"] is None

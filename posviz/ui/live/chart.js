@@ -76,6 +76,8 @@ const KEPT_TEXTS = 8; // exact figures kept: the latest, and the steps either si
 function exactText(url) {
   window.__posvizExactTexts = window.__posvizExactTexts || new Map();
   const texts = window.__posvizExactTexts;
+  const held = window.__posvizSetTexts && window.__posvizSetTexts.texts.get(url);
+  if (held) return held;
   if (!texts.has(url)) {
     const asked = fetch(url, { headers: { Range: "bytes=0-" } });
     const id = (r) => r.headers.get("X-Posviz-Id") || url.split("/").pop().replace(/[.]json$/, "");
@@ -103,6 +105,40 @@ export function steps(live) {
 function fetchSteps(chart, live) {
   const set = statesOf(chart, live);
   for (const v of steps(live)) exactText(exactUrl(chart.posvizPayload, live, set, v)).catch(() => {});
+}
+
+// The exact figures of every state of the slider in hand, fetched in idle time where they are small (all of them
+// within EXACT_SET_BYTES, as the size of the figure on screen says): a release at a state then waits for no
+// network, only for Plotly.js to draw. One slider's at a time (the latest reached), kept apart from KEPT_TEXTS.
+const EXACT_SET_BYTES = 1_000_000;
+
+async function fetchExactSet(chart, live, set) {
+  const key = chart.posvizPayload.chart + "|" + live.key + "|" + live.version;
+  const bytes = (chart.posvizExactBytes || Infinity) * set.values.length;
+  if (!set.files || bytes > EXACT_SET_BYTES || (window.__posvizSetTexts || {}).key === key) return;
+  const pinned = { key, texts: new Map() };
+  window.__posvizSetTexts = pinned;
+  const count = (done) => { chart.dataset.exactSet = done + "/" + set.files.filter(Boolean).length; }; // benchmarks
+  count(0);
+  const near = set.values.map((v, i) => i).sort((a, b) => Math.abs(a - set.values.indexOf(live.current)) -
+                                                           Math.abs(b - set.values.indexOf(live.current)));
+  for (const i of near) {
+    if (!set.files[i]) continue;
+    // only when the page has nothing else to do: after the stills, never during a drag or beside a rerun's draw
+    const idle = () => new Promise((done) => (window.requestIdleCallback ? requestIdleCallback(done)
+                                                                         : setTimeout(done, 100)));
+    await idle();
+    while (chart.isConnected && (chart.dataset.shown !== "exact" || chart.posvizPredrawing)) {
+      await new Promise((done) => setTimeout(done, 200));
+      await idle();
+    }
+    if (window.__posvizSetTexts !== pinned || !chart.isConnected) return; // another slider reached for since
+    const url = chart.posvizPayload.files + set.files[i];
+    const text = exactText(url);
+    pinned.texts.set(url, text);
+    await text.catch(() => pinned.texts.delete(url));
+    count(Number(chart.dataset.exactSet.split("/")[0]) + 1);
+  }
 }
 
 // the states of a live slider, fetched from the app once per settings (the set's `version`) and filed where
@@ -418,7 +454,9 @@ export default function (component) {
   let frame = 0;
 
   // the exact figure: in the payload, or its served file (often prefetched already, before this rerun)
+  if (payload.exact) chart.posvizExactBytes = data.length; // the figure and what comes with it: at most that
   const loaded = payload.exact ? Promise.resolve() : exactText(payload.files + payload.exactFile).then(({ text }) => {
+    chart.posvizExactBytes = text.length;
     payload.exact = JSON.parse(text);
     payload.signature = signature(payload.exact);
   }, (e) => { // the file is gone (removed meanwhile): a rerun sends the figure itself
@@ -540,14 +578,17 @@ export default function (component) {
       let dragging = false;
       const release = () => requestAnimationFrame(() => released(live, box));
       box.addEventListener("pointerdown", () => { dragging = true; chart.posvizFetching = null; }, opts);
-      for (const type of ["pointerup", "mouseup", "touchend"]) {
-        document.addEventListener(type, () => { if (dragging) { dragging = false; release(); } }, opts);
-      }
+      // at once: the thumb shows the value it is let go at (this listener runs before the slider's own); and
+      // again a frame later, in case the last move's value was drawn only then
+      const letGo = () => { if (dragging) { dragging = false; released(live, box); release(); } };
+      for (const type of ["pointerup", "mouseup", "touchend"]) document.addEventListener(type, letGo, opts);
       box.addEventListener("keyup", release, opts);
       // the states of a slider the learner reaches for (pointer over it, keyboard focus), and the exact figures a
       // step either side; the states of the first few in idle time
       const want = () => fetchStates(chart, live, box);
-      const reach = () => { want(); fetchSteps(chart, live); };
+      const exactSet = () => { const set = statesOf(chart, live); if (set) fetchExactSet(chart, live, set).catch(() => {}); };
+      const reach = () => { want(); fetchSteps(chart, live); exactSet(); };
+      window.addEventListener("posviz-states", () => { if (box.matches(":hover") || box.contains(document.activeElement)) exactSet(); }, opts);
       for (const type of ["pointerenter", "pointerdown", "focusin"]) box.addEventListener(type, reach, opts);
       // still in hand after a rerun (a key press, another slider clamped): its new value's steps, its states
       if (box.matches(":hover") || box.contains(document.activeElement)) reach();

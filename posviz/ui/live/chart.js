@@ -18,7 +18,8 @@
 // captions. A value without a file is fetched from the slider's `figure` address; a file that cannot be
 // fetched makes the chart ask for one more run (its `missing` trigger), which sends the figure itself. The
 // exact figures one step either side of the value are fetched when the learner reaches for the slider, so a
-// key press draws the next one without waiting for its build.
+// key press draws the next one without waiting for its build; where all the states' files are small, they are
+// all fetched then, in idle time, so a release at a state waits for no request.
 // Stills: so that a drag never waits for Plotly.js, each state is drawn once beforehand, in idle time, by
 // Plotly.js into an off-screen box at the chart's size and position, and a copy of what it drew is kept; while
 // the thumb moves, the copy of the nearest state is laid over the chart. A state without a still yet (a drag in
@@ -113,31 +114,40 @@ function fetchSteps(chart, live) {
 const EXACT_SET_BYTES = 1_000_000;
 
 async function fetchExactSet(chart, live, set) {
-  const key = chart.posvizPayload.chart + "|" + live.key + "|" + live.version;
   const bytes = (chart.posvizExactBytes || Infinity) * set.values.length;
-  if (!set.files || bytes > EXACT_SET_BYTES || (window.__posvizSetTexts || {}).key === key) return;
-  const pinned = { key, texts: new Map() };
-  window.__posvizSetTexts = pinned;
-  const count = (done) => { chart.dataset.exactSet = done + "/" + set.files.filter(Boolean).length; }; // benchmarks
-  count(0);
-  const near = set.values.map((v, i) => i).sort((a, b) => Math.abs(a - set.values.indexOf(live.current)) -
-                                                           Math.abs(b - set.values.indexOf(live.current)));
-  for (const i of near) {
-    if (!set.files[i]) continue;
-    // only when the page has nothing else to do: after the stills, never during a drag or beside a rerun's draw
-    const idle = () => new Promise((done) => (window.requestIdleCallback ? requestIdleCallback(done)
-                                                                         : setTimeout(done, 100)));
+  if (!set.files || bytes > EXACT_SET_BYTES) return;
+  // every chart that follows the slider in hand fetches its own (one slider's at a time: the latest reached)
+  if ((window.__posvizSetTexts || {}).slider !== live.key) {
+    window.__posvizSetTexts = { slider: live.key, texts: new Map(), charts: new Set() };
+  }
+  const pinned = window.__posvizSetTexts;
+  const key = chart.posvizPayload.chart + "|" + live.version;
+  if (pinned.charts.has(key)) return;
+  pinned.charts.add(key);
+  const files = set.files.filter(Boolean).length;
+  let done = 0;
+  const count = () => { chart.dataset.exactSet = done + "/" + files; }; // benchmarks and tests: fetched ahead
+  count();
+  const at = set.values.indexOf(live.current);
+  const near = set.values.map((v, i) => i).sort((a, b) => Math.abs(a - at) - Math.abs(b - at));
+  // only when the page has nothing else to do: after the stills, never during a drag or beside a rerun's draw
+  const idle = () => new Promise((go) => (window.requestIdleCallback ? requestIdleCallback(go) : setTimeout(go, 100)));
+  for (const i of near.filter((k) => set.files[k])) {
     await idle();
     while (chart.isConnected && (chart.dataset.shown !== "exact" || chart.posvizPredrawing)) {
-      await new Promise((done) => setTimeout(done, 200));
+      await new Promise((go) => setTimeout(go, 200));
       await idle();
     }
-    if (window.__posvizSetTexts !== pinned || !chart.isConnected) return; // another slider reached for since
+    if (window.__posvizSetTexts !== pinned || !chart.isConnected) { // another slider reached for since
+      delete chart.dataset.exactSet;
+      return;
+    }
     const url = chart.posvizPayload.files + set.files[i];
     const text = exactText(url);
     pinned.texts.set(url, text);
     await text.catch(() => pinned.texts.delete(url));
-    count(Number(chart.dataset.exactSet.split("/")[0]) + 1);
+    done += 1;
+    count();
   }
 }
 

@@ -74,16 +74,19 @@ export function merged(trace, change) {
 // for a figure of a megabyte, while it runs the release's script
 const KEPT_TEXTS = 8; // exact figures kept: the latest, and the steps either side of the sliders reached for
 
+function fetchText(url) {
+  const id = (r) => r.headers.get("X-Posviz-Id") || url.split("/").pop().replace(/[.]json$/, "");
+  return fetch(url, { headers: { Range: "bytes=0-" } }).then((r) => (
+    r.ok ? r.text().then((text) => ({ text, id: id(r) })) : Promise.reject(new Error(r.status))));
+}
+
 function exactText(url) {
   window.__posvizExactTexts = window.__posvizExactTexts || new Map();
   const texts = window.__posvizExactTexts;
   const held = window.__posvizSetTexts && window.__posvizSetTexts.texts.get(url);
   if (held) return held;
   if (!texts.has(url)) {
-    const asked = fetch(url, { headers: { Range: "bytes=0-" } });
-    const id = (r) => r.headers.get("X-Posviz-Id") || url.split("/").pop().replace(/[.]json$/, "");
-    texts.set(url, asked.then((r) => (r.ok ? r.text().then((text) => ({ text, id: id(r) }))
-                                         : Promise.reject(new Error(r.status)))));
+    texts.set(url, fetchText(url));
     texts.get(url).catch(() => texts.delete(url));
     while (texts.size > KEPT_TEXTS) texts.delete(texts.keys().next().value);
   }
@@ -143,7 +146,8 @@ async function fetchExactSet(chart, live, set) {
       return;
     }
     const url = chart.posvizPayload.files + set.files[i];
-    const text = exactText(url);
+    // kept apart from KEPT_TEXTS (which holds the steps either side for the next key press)
+    const text = (window.__posvizExactTexts || new Map()).get(url) || fetchText(url);
     pinned.texts.set(url, text);
     await text.catch(() => pinned.texts.delete(url));
     done += 1;
@@ -592,6 +596,10 @@ export default function (component) {
       // again a frame later, in case the last move's value was drawn only then
       const letGo = () => { if (dragging) { dragging = false; released(live, box); release(); } };
       for (const type of ["pointerup", "mouseup", "touchend"]) document.addEventListener(type, letGo, opts);
+      // a key moves the thumb as it goes down (the slider's own handler, before this one's next task): the figure
+      // at the new value is fetched then, not when the key comes up; and again on keyup for a value drawn later.
+      // A key held down repeats: only its first press, the rest wait for keyup (not a build per value passed)
+      box.addEventListener("keydown", (e) => { if (!e.repeat) setTimeout(() => released(live, box)); }, opts);
       box.addEventListener("keyup", release, opts);
       // the states of a slider the learner reaches for (pointer over it, keyboard focus), and the exact figures a
       // step either side; the states of the first few in idle time

@@ -374,3 +374,46 @@ def test_a_slider_with_small_exact_figures_has_all_of_them_fetched_so_a_release_
         const set = window.__posvizStates[c.posvizPayload.chart + '|sinusoidal.base'];
         return c.posvizExactBytes * set.values.length; }""")
     assert large > 1_000_000 and page.evaluate(EXACT_SET)["counts"] is None
+
+
+def test_a_key_going_down_draws_the_figure_at_the_new_value_before_the_key_comes_up(page, app_url):
+    """An arrow key moves the thumb as it goes down; the chart draws the exact figure at the new value then (here
+    one fetched ahead), not when the key comes up; the key's rerun, after it comes up, does not draw it again."""
+    open_page(page, app_url, "RoPE", part="together")
+    page.wait_for_function(EXACT)
+    slider = page.locator(".st-key-rope-c_max input[type=range]")
+    slider.focus()
+    page.wait_for_function(f"() => ({KEPT})().filter((u) => /\\/(23|25)$/.test(u)).length === 2")
+    before = page.evaluate(EXACTS)
+    page.keyboard.down("ArrowRight")
+    page.wait_for_function(f"(n) => ({EXACTS})().prefetched > n", arg=before["prefetched"], timeout=10_000)
+    held = page.evaluate(EXACTS)  # the key is still down
+    page.keyboard.up("ArrowRight")
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_timeout(300)
+    after = page.evaluate(EXACTS)
+    assert held["exacts"] == before["exacts"] + 1 and after["exacts"] == held["exacts"]
+    assert after["id"] == held["id"] and slider.input_value() in ("25", "25.0")
+
+
+def test_after_a_drag_a_key_press_ends_on_the_exact_figure_not_a_still(page, app_url):
+    """A drag and release, then arrow keys back and forth on the same slider (Distance biases' head count, whose
+    figure is the same at neighbouring counts): after each press the chart shows the exact figure again, never
+    the still it showed while the key was down."""
+    open_page(page, app_url, "Distance_biases", part="rotation")
+    page.wait_for_function(EXACT)
+    box = page.locator(".st-key-bias-n_heads").first
+    if not box.is_visible():  # in a folded sidebar group: opened, as a lecturer would
+        box.locator("xpath=ancestor::details[1]/summary").click()
+    live_drag(page, "bias.n_heads", -14, moves=4)
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    slider = page.locator(".st-key-bias-n_heads input[type=range]")
+    shown = []
+    for key in ("ArrowRight", "ArrowLeft", "ArrowRight", "ArrowRight"):
+        slider.focus()
+        slider.press(key)
+        page.wait_for_selector(IDLE, state="attached")
+        page.wait_for_timeout(400)
+        shown.append(page.evaluate("() => document.querySelector('.posviz-live-chart').dataset.shown"))
+    assert shown == ["exact"] * 4

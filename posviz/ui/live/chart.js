@@ -599,7 +599,11 @@ export default function (component) {
       // a key moves the thumb as it goes down (the slider's own handler, before this one's next task): the figure
       // at the new value is fetched then, not when the key comes up; and again on keyup for a value drawn later.
       // A key held down repeats: only its first press, the rest wait for keyup (not a build per value passed)
-      box.addEventListener("keydown", (e) => { if (!e.repeat) setTimeout(() => released(live, box)); }, opts);
+      box.addEventListener("keydown", (e) => {
+        if (e.repeat) return;
+        chart.posvizFetching = null; // a new move: a figure fetched for an earlier one may be asked again
+        setTimeout(() => released(live, box));
+      }, opts);
       box.addEventListener("keyup", release, opts);
       // the states of a slider the learner reaches for (pointer over it, keyboard focus), and the exact figures a
       // step either side; the states of the first few in idle time

@@ -28,6 +28,7 @@ A part without a slider, or whose sliders change no figure, is listed with the r
     python -m benchmarks.every_part                       # every part, defaults
     python -m benchmarks.every_part --largest             # every control at its largest
     python -m benchmarks.every_part --only rope --rounds 3
+    python -m benchmarks.every_part --largest --part rope/clock
 """
 
 from __future__ import annotations
@@ -304,6 +305,7 @@ def main() -> None:
     ap.add_argument("--largest", action="store_true", help="every control of each part at its largest")
     ap.add_argument("--rounds", type=int, default=2, help="drags and key presses per part")
     ap.add_argument("--only", default="", help="only lessons whose slug contains this text")
+    ap.add_argument("--part", default="", help="only parts whose name (lesson/part) contains this text")
     ap.add_argument("--json", default="", help="also write the rows to this file")
     args = ap.parse_args()
 
@@ -320,10 +322,10 @@ def main() -> None:
             ref = browser.new_page(viewport={"width": 1280, "height": 900})
             ref.goto(ref_url)
             wait_idle(ref)
-            warm_up(browser, app_url, {page_name(lesson) for lesson, _ in part_cases() if args.only in lesson.slug})
-            for lesson, part in part_cases():
-                if args.only not in lesson.slug:
-                    continue
+            chosen = [(lesson, part) for lesson, part in part_cases()
+                      if args.only in lesson.slug and args.part in f"{lesson.slug}/{part.key}"]
+            warm_up(browser, app_url, {page_name(lesson) for lesson, _ in chosen})
+            for lesson, part in chosen:
                 query = extreme_query(lesson, part, high=True) if args.largest else part_query(lesson, part)
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
                 count_runs(page)

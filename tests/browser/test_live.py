@@ -376,6 +376,59 @@ def test_a_slider_with_small_exact_figures_has_all_of_them_fetched_so_a_release_
     assert large > 1_000_000 and page.evaluate(EXACT_SET)["counts"] is None
 
 
+def test_a_thumb_resting_during_a_drag_has_the_figure_under_it_fetched_before_the_hand_lets_go(page, app_url):
+    """A hand slows before it lets go: where the thumb rests during a drag (the Sinusoidal heatmap's base, whose
+    exact figures are too large to fetch all ahead), the chart fetches the exact figure under it while the pointer
+    is still down; letting go there draws that figure, with no request for it after the release."""
+    open_page(page, app_url, "Sinusoidal")
+    page.wait_for_function(EXACT)
+    box = reach_for(page, "sinusoidal.base")
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    page.wait_for_timeout(500)  # the steps either side, fetched on reaching for it
+    kept = set(page.evaluate(KEPT))
+    thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
+    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
+    before = page.evaluate(EXACTS)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for _ in range(8):  # some steps from where it was: not a step either side, fetched already
+        x -= 8
+        page.mouse.move(x, y)
+        page.wait_for_timeout(16)
+    value = box.locator("input[type=range]").input_value()
+    page.wait_for_timeout(400)  # the hand rests (a slow move may have rested on the way too)
+    rested = [u for u in page.evaluate(KEPT) if u not in kept]  # asked for while the pointer is down
+    assert box.locator("input[type=range]").input_value() == value
+    page.mouse.up()
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    page.wait_for_timeout(300)
+    after = page.evaluate(EXACTS)
+    assert after["prefetched"] == before["prefetched"] + 1 and after["exacts"] == before["exacts"] + 1
+    drawn = [u for u in rested if u.endswith("/" + after["id"] + ".json")]  # a state's file, fetched at the rest
+    assert len(drawn) == 1 and page.evaluate(REQUESTS_FOR, drawn[0].rsplit("/", 1)[1]) == 1
+
+
+def test_no_still_is_drawn_while_a_slider_is_held(page, app_url):
+    """Drawing a still takes Plotly.js longer than a frame, so while a slider is held (here pressed and not yet
+    moved, its states already fetched) no chart draws one; they are drawn once the hand lets go."""
+    open_page(page, app_url, "Sinusoidal")
+    page.wait_for_function(EXACT)
+    box = page.locator(".st-key-sinusoidal-base").first
+    box.scroll_into_view_if_needed()
+    thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
+    page.mouse.move(thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8)
+    page.mouse.down()  # the press reaches for the slider too: its states are fetched
+    page.wait_for_function("() => !!document.querySelector('.st-key-sinusoidal-base').dataset.posvizStates",
+                           timeout=60_000)
+    page.wait_for_timeout(1500)
+    held = page.evaluate("() => document.querySelector('.posviz-live-chart').dataset.stills || ''")
+    page.mouse.up()
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    assert held == "" or held.startswith("0/")
+
+
 def test_a_key_going_down_draws_the_figure_at_the_new_value_before_the_key_comes_up(page, app_url):
     """An arrow key moves the thumb as it goes down; the chart draws the exact figure at the new value then (here
     one fetched ahead), not when the key comes up; the key's rerun, after it comes up, does not draw it again."""

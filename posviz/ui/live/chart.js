@@ -19,7 +19,8 @@
 // fetched makes the chart ask for one more run (its `missing` trigger), which sends the figure itself. The
 // exact figures one step either side of the value are fetched when the learner reaches for the slider, so a
 // key press draws the next one without waiting for its build; where all the states' files are small, they are
-// all fetched then, in idle time, so a release at a state waits for no request.
+// all fetched then, in idle time, so a release at a state waits for no request. Where the thumb rests during a
+// drag (a hand slowing before it lets go), the figure under it is fetched then.
 // Stills: so that a drag never waits for Plotly.js, each state is drawn once beforehand, in idle time, by
 // Plotly.js into an off-screen box at the chart's size and position, and a copy of what it drew is kept; while
 // the thumb moves, the copy of the nearest state is laid over the chart. A state without a still yet (a drag in
@@ -137,7 +138,7 @@ async function fetchExactSet(chart, live, set) {
   const idle = () => new Promise((go) => (window.requestIdleCallback ? requestIdleCallback(go) : setTimeout(go, 100)));
   for (const i of near.filter((k) => set.files[k])) {
     await idle();
-    while (chart.isConnected && (chart.dataset.shown !== "exact" || chart.posvizPredrawing)) {
+    while (chart.isConnected && (sliderHeld() || chart.dataset.shown !== "exact" || chart.posvizPredrawing)) {
       await new Promise((go) => setTimeout(go, 200));
       await idle();
     }
@@ -368,14 +369,31 @@ function loseContext(canvas) {
 // and starts the wait over): building them takes the server's time, which the next move of the slider in hand
 // (its states already here) would otherwise share
 const PREFETCH_AFTER_MS = 3000;
+// a thumb that stays on one value this long during a drag is resting there (a fast drag moves it every frame)
+const REST_MS = 120;
 const later = (f) => (window.requestIdleCallback ? requestIdleCallback(f, { timeout: 300 }) : setTimeout(f, 30));
+
+// A slider held anywhere on the page (its pointer down): work done ahead waits for the hand to let go. Drawing a
+// still takes Plotly.js tens of ms, longer than a frame, and a chart that does not follow the slider in hand (on a
+// page of many parts) would take those frames from the charts that do.
+function watchHands() {
+  if (window.__posvizHands) return;
+  const hands = { down: false };
+  window.__posvizHands = hands;
+  document.addEventListener("pointerdown", (e) => {
+    if (e.target instanceof Element && e.target.closest("[data-testid=stSlider]")) hands.down = true;
+  }, true);
+  for (const type of ["pointerup", "pointercancel"]) document.addEventListener(type, () => { hands.down = false; }, true);
+}
+
+const sliderHeld = () => !!(window.__posvizHands && window.__posvizHands.down);
 
 // draw the missing stills of every live slider, one per idle moment, never during a drag
 function predraw(Plotly, chart) {
   if (chart.posvizPredrawing || window.__posvizNoStills) return;
   chart.posvizPredrawing = true;
   const step = async () => {
-    if (chart.dataset.shown !== "exact" || chart.dataset.holds !== "exact") return later(step);
+    if (sliderHeld() || chart.dataset.shown !== "exact" || chart.dataset.holds !== "exact") return later(step);
     let todo = null, count = 0, total = 0;
     for (const live of chart.posvizPayload.live) {
       const set = statesOf(chart, live);
@@ -457,6 +475,7 @@ export default function (component) {
   if (held) Object.assign(payload, { exact: chart.posvizExact, signature: chart.posvizHeld });
   else if (!same && payload.exact) payload.signature = signature(payload.exact);
   const layer = overlayOf(parentElement);
+  watchHands();
   chart.posvizData = data;
   chart.posvizPayload = payload;
   for (const o of chart.posvizObservers || []) o.disconnect(); // a rerun calls this again: one set of watchers
@@ -582,19 +601,38 @@ export default function (component) {
         chart.dataset.shown = live.key + "=" + set.values[i];
         chart.dataset.draws = String(Number(chart.dataset.draws || 0) + 1);
       };
-      const observer = new MutationObserver(() => { if (!frame) frame = requestAnimationFrame(show); });
+      let dragging = false;
+      // a hand slows before it lets go: where the thumb rests during a drag, the exact figure under it is fetched
+      // then, so letting go there waits for no request (a fast drag fetches nothing: the thumb never rests)
+      let resting = 0;
+      const rest = () => {
+        const input = box.querySelector("input[type=range]");
+        const value = input && sliderValue(input, live);
+        if (!dragging || value === undefined || value === live.current) return;
+        exactText(exactUrl(payload, live, statesOf(chart, live), value)).catch(() => {});
+      };
+      const observer = new MutationObserver(() => {
+        if (!frame) frame = requestAnimationFrame(show);
+        if (dragging) { clearTimeout(resting); resting = setTimeout(rest, REST_MS); }
+      });
       // the thumb moves (its style) and its text changes as it is dragged; the input holds the value
       observer.observe(box, { attributes: true, characterData: true, subtree: true,
         attributeFilter: ["style", "value", "aria-valuetext"] });
       observers.push(observer);
+      listeners.signal.addEventListener("abort", () => clearTimeout(resting));
       // the slider takes its value on release (a drag may end off the slider) or on a key
       const opts = { capture: true, signal: listeners.signal };
-      let dragging = false;
       const release = () => requestAnimationFrame(() => released(live, box));
       box.addEventListener("pointerdown", () => { dragging = true; chart.posvizFetching = null; }, opts);
       // at once: the thumb shows the value it is let go at (this listener runs before the slider's own); and
       // again a frame later, in case the last move's value was drawn only then
-      const letGo = () => { if (dragging) { dragging = false; released(live, box); release(); } };
+      const letGo = () => {
+        if (!dragging) return;
+        dragging = false;
+        clearTimeout(resting);
+        released(live, box);
+        release();
+      };
       for (const type of ["pointerup", "mouseup", "touchend"]) document.addEventListener(type, letGo, opts);
       // a key moves the thumb as it goes down (the slider's own handler, before this one's next task): the figure
       // at the new value is fetched then, not when the key comes up; and again on keyup for a value drawn later.

@@ -5,7 +5,7 @@ defaults or with every control at its largest (``--largest``), and takes the fir
 (the part's own sliders before the sidebar's; a folded sidebar group is opened first, as a lecturer would). It
 moves the pointer over the slider, which makes the chart fetch that slider's states, and waits until the chart
 has drawn a still of each and fetched the exact figures it fetches ahead (where they are small) ("ready s").
-Then, ``--rounds`` times, A B A B with the trivial one-slider page
+Then, ``--rounds`` times (three by default), A B A B with the trivial one-slider page
 (benchmarks/trivial_app.py, Streamlit's default settings):
 
 - **drag**: one second of a pointer dragging at display rate (60 animation frames; the page moves the pointer at
@@ -27,7 +27,7 @@ A part without a slider, or whose sliders change no figure, is listed with the r
 
     python -m benchmarks.every_part                       # every part, defaults
     python -m benchmarks.every_part --largest             # every control at its largest
-    python -m benchmarks.every_part --only rope --rounds 3
+    python -m benchmarks.every_part --only rope --rounds 5
     python -m benchmarks.every_part --largest --part rope/clock
 """
 
@@ -303,7 +303,8 @@ def warm_up(browser, app_url: str, pages: set[str]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--largest", action="store_true", help="every control of each part at its largest")
-    ap.add_argument("--rounds", type=int, default=2, help="drags and key presses per part")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="drags and key presses per part (a median of three: one slow round does not decide it)")
     ap.add_argument("--only", default="", help="only lessons whose slug contains this text")
     ap.add_argument("--part", default="", help="only parts whose name (lesson/part) contains this text")
     ap.add_argument("--json", default="", help="also write the rows to this file")

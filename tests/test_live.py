@@ -82,6 +82,27 @@ def test_states_of_a_heatmap_are_the_exact_cells_thinned():
     np.testing.assert_allclose(z_state, z_exact[::k, ::k].astype(np.float32))
 
 
+def test_a_thinned_grid_of_named_rows_keeps_each_row_at_its_index():
+    """FLUX.1's rows are token names on a category axis, and the line under the text tokens is drawn at index
+    n_text - 0.5. A state with every third row keeps each row at its own index (Plotly.js would lay named rows
+    one per index and the grid would shrink), so the line still parts the text rows from the patches."""
+    fig = build("flux_angles", height=14, width=14, n_text=22, patch_rows=3)
+    labels = [str(v) for v in fig.data[0].y]
+    state = live_states_module.thin_state(fig, 3)
+    axis, rows = state["layout"]["yaxis"], state["data"][0]["y"]
+    assert rows == list(range(0, len(labels), 3)) == axis["tickvals"]
+    assert axis["ticktext"] == labels[::3] and axis["type"] == "linear"
+    assert axis["range"] == [len(labels) - 0.5, -0.5]  # top to bottom, as the exact figure's reversed axis
+    assert _trace_array(state["data"][0]["z"]).shape[0] == len(rows)
+    line = next(s["y0"] for s in state["layout"]["shapes"] if s.get("yref") == "y")
+    texts = [i for i, name in zip(rows, axis["ticktext"], strict=True) if name.startswith("text")]
+    assert max(texts) < line < min(set(rows) - set(texts))
+    exact_note = next(a for a in fig.layout.annotations if a.yref in (None, "y"))
+    note = next(a for a in state["layout"]["annotations"] if a["text"] == exact_note.text)
+    assert note["y"] == labels.index(exact_note.y)
+    assert live_states_module.thin_state(fig, 1)["layout"]["yaxis"]["type"] == "category"  # not thinned: as drawn
+
+
 @pytest.mark.parametrize("name, params, param, control", [
     ("sinusoidal_heatmap", dict(n_positions=100, d_model=128, base=10000.0), "base", BASE),
     ("sinusoidal_heatmap", dict(n_positions=4096, d_model=1024, base=1e6), "base", BASE),

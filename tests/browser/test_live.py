@@ -172,6 +172,44 @@ def test_stills_follow_the_chart_when_the_window_is_resized(page, app_url):
     assert sizes[0] < wide and sizes[1] == sizes[0]
 
 
+def test_a_release_that_makes_the_chart_taller_keeps_its_stills(page, app_url):
+    """FLUX.1's angle map is 14 px taller for each text token: a still is drawn at its own state's height, so a key
+    press to another count (the chart grows) keeps every still, and the drag after it shows stills only, the chart
+    as tall as the state on screen (the page below moves as the released figure will move it)."""
+    open_page(page, app_url, "2D_encodings", part="flux")
+    reach_for(page, "2d.ntext")
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    stills = "Object.values(document.querySelector('.posviz-live-chart').posvizStills)[0].nodes"
+    page.evaluate(f"() => {stills}.forEach((n) => {{ n.dataset.kept = 'yes'; }})")
+    height = "() => document.querySelector('.posviz-live-chart').getBoundingClientRect().height"
+    before = page.evaluate(height)
+    page.locator(".st-key-2d-ntext input[type=range]").focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"() => ({height})() > {before}")  # one more text token: a taller figure
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    kept = page.evaluate(f"() => {stills}.map((n) => n.dataset.kept)")
+    assert len(kept) > 2 and set(kept) == {"yes"}
+    box = reach_for(page, "2d.ntext")
+    thumb = box.locator("[data-testid=stSliderThumbValue]").bounding_box()
+    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] + 8
+    reacts = page.evaluate(REACTS)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    seen = []
+    for _ in range(10):
+        x += 8
+        page.mouse.move(x, y)
+        page.wait_for_timeout(60)
+        seen.append(page.evaluate("""() => { const c = document.querySelector('.posviz-live-chart');
+            const svg = document.querySelector('.posviz-live-still .main-svg');
+            return [c.getBoundingClientRect().height, svg && Number(svg.getAttribute('height'))]; }"""))
+    page.mouse.up()
+    assert page.evaluate(REACTS) == reacts
+    assert all(chart == still for chart, still in seen) and len({chart for chart, _ in seen}) >= 3
+
+
 def test_the_clock_keeps_its_position_while_the_base_is_dragged_and_after_release(page, app_url):
     """At position m = 12 (the chart's own slider), dragging the base turns the hands at m ≈ 12, not at
     m = 0 where every hand points the same way; the release draws the exact clock at m = 12 again."""

@@ -22,8 +22,8 @@
 // all fetched then, in idle time, so a release at a state waits for no request. Where the thumb rests during a
 // drag (a hand slowing before it lets go), the figure under it is fetched then.
 // Stills: so that a drag never waits for Plotly.js, each state is drawn once beforehand, in idle time, by
-// Plotly.js into an off-screen box at the chart's size and position, and a copy of what it drew is kept; while
-// the thumb moves, the copy of the nearest state is laid over the chart. A state without a still yet (a drag in
+// Plotly.js into an off-screen box at the chart's width, the state's height and the chart's position, and a copy
+// of what it drew is kept; while the thumb moves, the copy of the nearest state is laid over the chart. A state without a still yet (a drag in
 // the first seconds) is drawn on the chart with Plotly.react.
 
 function loadPlotly(url) {
@@ -296,12 +296,14 @@ function position(chart) {
   return chart.dataset.holds === "exact" ? currentFrame(chart) : chart.posvizFrame || 0;
 }
 
-// what a still depends on besides its state: the set's settings, the chart's size and position, and which traces
-// are drawn with WebGL (a release at a value where a trace crosses DENSE redraws the stills the new way)
+// what a still depends on besides its state: the set's settings, the chart's width and position, and which traces
+// are drawn with WebGL (a release at a value where a trace crosses DENSE redraws the stills the new way). Not the
+// chart's height: a state is drawn at its own (FLUX.1's grows with its text tokens), so a release that changes
+// the height keeps the stills
 function stillKey(chart, set) {
   const full = chart._fullLayout || {};
   const gl = (chart.posvizDense || []).map(Number).join("");
-  return [set.version, full.width, full.height, position(chart), gl].join("|");
+  return [set.version, full.width, position(chart), gl].join("|");
 }
 
 function stillsFor(chart, live, set) {
@@ -318,10 +320,11 @@ function stillOf(chart, live, set, i) {
   return (stills && stills.key === stillKey(chart, set) && stills.nodes[i]) || null;
 }
 
-// Plotly.js draws state i in an off-screen box of the chart's size; the copy of its plot is the still
+// Plotly.js draws state i in an off-screen box of the chart's width and the state's height (as Plotly.react
+// would draw it on the chart); the copy of its plot is the still
 async function drawStill(Plotly, chart, set, i) {
-  const { width, height } = chart._fullLayout;
   const { data, layout } = stateFigure(set, set.states[i], chart.posvizTemplate, position(chart));
+  const width = chart._fullLayout.width, height = layout.height || chart._fullLayout.height;
   const box = document.createElement("div");
   box.style.cssText = `position:fixed;left:-${width + 100}px;top:0;width:${width}px;height:${height}px;` +
     "visibility:hidden;pointer-events:none";
@@ -332,6 +335,7 @@ async function drawStill(Plotly, chart, set, i) {
     const plot = box.querySelector(".plot-container").cloneNode(true); // its SVG layers, text and images
     for (const m of plot.querySelectorAll(".modebar-container")) m.remove();
     await copyCanvases(box, plot);
+    plot.dataset.height = String(height);
     return plot;
   } finally {
     const canvases = [...box.querySelectorAll("canvas")];
@@ -441,7 +445,10 @@ function overlayOf(parent) {
   return layer;
 }
 
+// the still over the chart, which takes the still's height (the page below moves as it would for the state)
 function showStill(chart, layer, plot) {
+  const height = plot.dataset.height + "px";
+  if (chart.style.height !== height) Object.assign(chart.style, { height, overflow: "hidden" });
   layer.style.top = chart.offsetTop + "px";
   layer.style.left = chart.offsetLeft + "px";
   layer.replaceChildren(plot);
@@ -452,7 +459,7 @@ function showStill(chart, layer, plot) {
 function hideStill(chart, layer) {
   layer.style.display = "none";
   layer.replaceChildren(); // the still stays in its cache; the page holds one drawing of the chart
-  chart.style.visibility = "";
+  Object.assign(chart.style, { visibility: "", height: "", overflow: "" });
 }
 
 export default function (component) {

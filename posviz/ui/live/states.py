@@ -135,10 +135,42 @@ def thin_state(fig: go.Figure, stride: int, frames: Sequence[int] = ()) -> dict:
     d = plain_figure(fig)
     layout = {k: v for k, v in d.get("layout", {}).items() if k != "template"}
     state = {"data": [_thin_trace(t, stride) for t in d["data"]], "layout": layout}
+    if stride > 1:
+        _number_categories(d["data"], state["data"], layout, stride)
     if frames:
         state["frames"] = [{"index": i, "traces": d["frames"][i].get("traces", list(range(len(d["data"])))),
                             "data": [_thin_trace(t, stride) for t in d["frames"][i]["data"]]} for i in frames]
     return state
+
+
+def _number_categories(traces: Sequence[dict], thinned: list[dict], layout: dict, stride: int) -> None:
+    """Draw a thinned grid whose rows (or columns) are named on a category axis (FLUX.1's tokens) on a numbered
+    axis instead. Plotly.js lays a heatmap on a category axis one row per index whatever the names, so every
+    ``stride``-th row alone would shrink the grid to n/stride rows while a line drawn after row n (a shape, at
+    index n) stayed put. Each kept row keeps its index, the axis names the kept rows, and annotations placed by
+    a row's name move to its index."""
+    for t, out in zip(traces, thinned, strict=True):
+        z = _as_array(t.get("z"))
+        for letter, size in zip("yx", z.shape if z is not None and z.ndim == 2 else (), strict=False):
+            labels = t.get(letter)
+            if not (isinstance(labels, (list, tuple, np.ndarray)) and len(labels) == size > 1
+                    and any(isinstance(v, str) for v in labels)):
+                continue
+            labels = [str(v) for v in labels]
+            ref = t.get(letter + "axis") or letter
+            name = letter + "axis" + ref[1:]
+            axis = layout.get(name, {})
+            ends = [-0.5, size - 0.5]
+            kept = list(range(0, size, stride))
+            layout[name] = {**{k: v for k, v in axis.items() if k not in ("type", "autorange", "categoryorder",
+                                                                         "categoryarray")},
+                            "type": "linear", "tickmode": "array", "tickvals": kept, "ticktext": labels[::stride],
+                            "range": axis.get("range") or (ends[::-1] if axis.get("autorange") == "reversed" else ends)}
+            out[letter] = kept
+            index = {label: i for i, label in enumerate(labels)}
+            layout["annotations"] = [{**a, letter: index[a[letter]]} if a.get(letter + "ref", letter) == ref
+                                     and isinstance(a.get(letter), str) and a[letter] in index else a
+                                     for a in layout.get("annotations", ())]
 
 
 def shared(states: Sequence[dict]) -> dict:

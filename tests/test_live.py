@@ -82,6 +82,19 @@ def test_states_of_a_heatmap_are_the_exact_cells_thinned():
     np.testing.assert_allclose(z_state, z_exact[::k, ::k].astype(np.float32))
 
 
+def test_per_point_hover_labels_held_as_numpy_arrays_are_left_out_of_states():
+    """A state carries no hover (nothing hovers during a drag). M-RoPE's token names are a numpy array: at 4,448
+    tokens they are left out as a list of them is, so the largest settings' states fit their budget in numbers
+    (32 states, not 2 whose labels alone took 250 KB); 40 names (the defaults) are a short label list, kept."""
+    largest = build("mrope_ids", n_text_before=32, image_h=16, image_w=16, n_text_mid=32, video_t=16, video_h=16,
+                    video_w=16, n_text_after=32, variant="qwen2_5_vl")
+    assert len(largest.data[0].customdata) == 4448
+    state = live_states_module.thin_state(largest, 62)
+    assert [("customdata" in t) for t in state["data"]] == [False] * 3 and len(to_json(state)) < 5_000
+    kept = live_states_module.thin_state(build("mrope_ids"), 1)["data"][0]["customdata"]
+    assert list(kept) == list(build("mrope_ids").data[0].customdata)
+
+
 def test_a_thinned_grid_of_named_rows_keeps_each_row_at_its_index():
     """FLUX.1's rows are token names on a category axis, and the line under the text tokens is drawn at index
     n_text - 0.5. A state with every third row keeps each row at its own index (Plotly.js would lay named rows

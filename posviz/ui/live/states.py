@@ -124,6 +124,7 @@ def _thin_trace(trace: dict, stride: int) -> dict:
 
 def _short(v: object) -> bool:
     a = _as_array(v)
+    a = a if a is not None else v if isinstance(v, np.ndarray) else None  # plotly.py keeps labels as numpy arrays
     n = a.size if a is not None else len(v) if isinstance(v, (list, tuple)) else 1
     return n <= SHORT
 

@@ -4,7 +4,8 @@ For each part (the course as declared, not a chosen list) this opens the part in
 defaults or with every control at its largest (``--largest``), and takes the first slider a live chart follows
 (the part's own sliders before the sidebar's; a folded sidebar group is opened first, as a lecturer would). It
 moves the pointer over the slider, which makes the chart fetch that slider's states, and waits until the chart
-has drawn a still of each and fetched the exact figures it fetches ahead (where they are small) ("ready s").
+has drawn a still of each and fetched the exact figures it fetches ahead (where they are small) ("ready s";
+"states": how many states the drag moves through, of the values the slider takes).
 Then, ``--rounds`` times (three by default), A B A B with the trivial one-slider page
 (benchmarks/trivial_app.py, Streamlit's default settings):
 
@@ -65,6 +66,10 @@ STILLS_READY = """([i, key]) => { const c = document.querySelectorAll('.posviz-l
 TOO_FEW = """([i, key]) => { const c = document.querySelectorAll('.posviz-live-chart')[i];
     const set = (window.__posvizStates || {})[c.posvizPayload.chart + '|' + key];
     return !!set && set.values.length < 2; }"""
+# how many states slider `key` has (the drag shows one a frame) and how many values its slider takes
+STATE_COUNT = """([i, key]) => { const c = document.querySelectorAll('.posviz-live-chart')[i];
+    const set = window.__posvizStates[c.posvizPayload.chart + '|' + key];
+    return set.values.length + '/' + c.posvizPayload.live.find((l) => l.key === key).options.length; }"""
 # where the pointer puts the thumb at each state of slider `key` (client x, in slider order), and at its value now
 TARGETS = """([key, i]) => { const c = document.querySelectorAll('.posviz-live-chart')[i];
     const live = c.posvizPayload.live.find((l) => l.key === key);
@@ -265,6 +270,7 @@ def measure_part(page, ref, rounds: int) -> dict:
     ready = time.perf_counter() - t0
     if page.evaluate(TOO_FEW, [chart, key]):
         return {"cannot follow": f"{key}: fewer than two values its figure accepts at these settings"}
+    states = page.evaluate(STATE_COUNT, [chart, key])
     rows, steps, trivial, trivial_hz = [], [], [], []
     for i in range(rounds):
         rows.append(drag(page, key, chart))
@@ -277,9 +283,10 @@ def measure_part(page, ref, rounds: int) -> dict:
     med = statistics.median
     base = med(trivial)
     exact, quiet = med(r["exact"] for r in rows), med(s["quiet"] for s in steps)
-    return {"slider": key, "ready": ready, "fps": med(r["fps"] for r in rows), "hz": med(r["hz"] for r in rows),
-            "trivial_hz": med(trivial_hz), "exact": exact, "quiet": quiet, "run": med(s["run"] for s in steps),
-            "trivial": base, "exact_ratio": exact / base, "quiet_ratio": quiet / base}
+    return {"slider": key, "ready": ready, "states": states, "fps": med(r["fps"] for r in rows),
+            "hz": med(r["hz"] for r in rows), "trivial_hz": med(trivial_hz), "exact": exact, "quiet": quiet,
+            "run": med(s["run"] for s in steps), "trivial": base, "exact_ratio": exact / base,
+            "quiet_ratio": quiet / base}
 
 
 def why_not(page, slug: str) -> str:
@@ -314,8 +321,8 @@ def main() -> None:
 
     app, app_url = start_server("app.py")
     ref_server, ref_url = start_server("benchmarks/trivial_app.py", options={"runner.postScriptGC": "true"})
-    print(f"{'part':34} {'slider':22} {'ready s':>7} {'fps':>4} {'Hz':>4} {'trivial Hz':>10} {'exact ms':>8} "
-          f"{'key ms':>6} {'run ms':>6} {'trivial ms':>10} {'exact ×':>7} {'key ×':>5}", flush=True)
+    print(f"{'part':34} {'slider':22} {'ready s':>7} {'states':>7} {'fps':>4} {'Hz':>4} {'trivial Hz':>10} "
+          f"{'exact ms':>8} {'key ms':>6} {'run ms':>6} {'trivial ms':>10} {'exact ×':>7} {'key ×':>5}", flush=True)
     out = []
     try:
         with sync_playwright() as pw:
@@ -346,10 +353,10 @@ def main() -> None:
                     row.setdefault("cannot follow", why_not(page, lesson.slug))
                     print(f"{name:34} {row['cannot follow']}", flush=True)
                 else:
-                    print(f"{name:34} {row['slider']:22} {row['ready']:7.1f} {row['fps']:4.0f} {row['hz']:4.0f} "
-                          f"{row['trivial_hz']:10.0f} {1000 * row['exact']:8.0f} {1000 * row['quiet']:6.0f} "
-                          f"{1000 * row['run']:6.0f} {1000 * row['trivial']:10.0f} {row['exact_ratio']:7.2f} "
-                          f"{row['quiet_ratio']:5.2f}", flush=True)
+                    print(f"{name:34} {row['slider']:22} {row['ready']:7.1f} {row['states']:>7} {row['fps']:4.0f} "
+                          f"{row['hz']:4.0f} {row['trivial_hz']:10.0f} {1000 * row['exact']:8.0f} "
+                          f"{1000 * row['quiet']:6.0f} {1000 * row['run']:6.0f} {1000 * row['trivial']:10.0f} "
+                          f"{row['exact_ratio']:7.2f} {row['quiet_ratio']:5.2f}", flush=True)
                 out.append(row)
                 page.close()
                 if args.json:  # after every part: a run cut short keeps what it measured

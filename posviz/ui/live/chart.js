@@ -554,13 +554,17 @@ export default function (component) {
       drawExact();
       chart.dataset.prefetched = String(Number(chart.dataset.prefetched || 0) + 1); // tests: prefetched figures drawn
     };
-    const released = (live, box) => {
+    // the slider's input, the value under its thumb and the address of the exact figure there
+    const underThumb = (live, box) => {
       const input = box.querySelector("input[type=range]");
-      if (!input) return;
+      if (!input) return null;
       const value = sliderValue(input, live);
-      const url = exactUrl(payload, live, statesOf(chart, live), value);
-      if (value !== live.current && chart.posvizFetching !== url) {
-        drawPrefetched(live, input, value, url).catch((e) => console.warn("posviz prefetch", e));
+      return { input, value, url: exactUrl(payload, live, statesOf(chart, live), value) };
+    };
+    const released = (live, box) => {
+      const at = underThumb(live, box);
+      if (at && at.value !== live.current && chart.posvizFetching !== at.url) {
+        drawPrefetched(live, at.input, at.value, at.url).catch((e) => console.warn("posviz prefetch", e));
       }
     };
     if (!chart.posvizWatch) { // states filed (state_sets.js), the clock moved, the chart resized: stills to draw
@@ -613,10 +617,8 @@ export default function (component) {
       // then, so letting go there waits for no request (a fast drag fetches nothing: the thumb never rests)
       let resting = 0;
       const rest = () => {
-        const input = box.querySelector("input[type=range]");
-        const value = input && sliderValue(input, live);
-        if (!dragging || value === undefined || value === live.current) return;
-        exactText(exactUrl(payload, live, statesOf(chart, live), value)).catch(() => {});
+        const at = underThumb(live, box);
+        if (dragging && at && at.value !== live.current) exactText(at.url).catch(() => {});
       };
       const observer = new MutationObserver(() => {
         if (!frame) frame = requestAnimationFrame(show);

@@ -23,8 +23,8 @@
 // drag (a hand slowing before it lets go), the figure under it is fetched then.
 // Stills: so that a drag never waits for Plotly.js, each state is drawn once beforehand, in idle time, by
 // Plotly.js into an off-screen box at the chart's width, the state's height and the chart's position, and a copy
-// of what it drew is kept; while the thumb moves, the copy of the nearest state is laid over the chart. A state without a still yet (a drag in
-// the first seconds) is drawn on the chart with Plotly.react.
+// of what it drew is kept; while the thumb moves, the copy of the nearest state is laid over the chart. A state
+// without a still yet (a drag in the first seconds) is drawn on the chart with Plotly.react.
 
 function loadPlotly(url) {
   if (!window.__posvizPlotly) {

@@ -3,7 +3,11 @@ open is the whole run's, from tests/conftest.py)."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -36,3 +40,34 @@ def page(browser: object) -> Iterator[object]:
     count_runs(pg)
     yield pg
     context.close()
+
+
+# what each chart on the page holds, for the report of a failed test: a browser test that fails only in a full CI
+# run (never alone) must say what the page showed
+CHARTS_STATE = """() => [...document.querySelectorAll('.js-plotly-plot')].map((p) => {
+    const chart = p.closest('.posviz-live-chart'), payload = (chart && chart.posvizPayload) || {};
+    return {live: !!chart, font: p._fullLayout && p._fullLayout.font.size, title: p._fullLayout &&
+            p._fullLayout.title && String(p._fullLayout.title.text).slice(0, 80), exactId: payload.exactId,
+            exactFile: payload.exactFile, drawnId: chart && chart.posvizExactId,
+            drawnIsPayload: chart ? chart.posvizExact === payload.exact : null,
+            data: chart ? {...chart.dataset} : null};
+}).concat([{scale: document.documentElement.dataset.posvizScale, url: location.href}])"""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    """A failed browser test's report holds its page's charts (``CHARTS_STATE``) and, where CI keeps reports
+    (``POSVIZ_TEST_REPORTS``), a screenshot of the page."""
+    outcome = yield
+    report = outcome.get_result()
+    page = item.funcargs.get("page") if hasattr(item, "funcargs") else None
+    if report.when != "call" or not report.failed or page is None:
+        return
+    try:
+        report.sections.append(("charts on the page", json.dumps(page.evaluate(CHARTS_STATE), indent=1)))
+        folder = os.environ.get("POSVIZ_TEST_REPORTS")
+        if folder:
+            name = re.sub(r"[^\w.-]+", "_", item.nodeid)[-120:]
+            page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+    except Exception as err:  # a closed or crashed page: the failure itself still reports
+        report.sections.append(("charts on the page", f"could not be read: {err}"))

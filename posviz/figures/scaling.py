@@ -441,10 +441,11 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
         far = sc.rope_scores(theta, far_at.ravel(), qk, seed).reshape(far_at.shape)  # (bins, offsets per bin)
         lo, hi = far.min(axis=1), far.max(axis=1)
         band = _rgba(METHOD_COLORS[m], 0.3)
-        f.scatter(r, x=f32(far_x), y=f32(lo), mode="lines", name=_("{method}: lowest in bin", method=_label(m)),
-                  legendgroup=m, showlegend=False, line=dict(color=band, width=0), hoverinfo="skip")
-        f.scatter(r, x=f32(far_x), y=f32(hi), mode="lines", name=_("{method}: highest in bin", method=_label(m)),
-                  legendgroup=m, showlegend=False, line=dict(color=band, width=0), fill="tonexty", fillcolor=band,
+        # the band's edges are not drawn (mode "none"): a line of width 0 is still laid out point by point at each draw
+        f.scatter(r, x=f32(far_x), y=f32(lo), mode="none", name=_("{method}: lowest in bin", method=_label(m)),
+                  legendgroup=m, showlegend=False, hoverinfo="skip")
+        f.scatter(r, x=f32(far_x), y=f32(hi), mode="none", name=_("{method}: highest in bin", method=_label(m)),
+                  legendgroup=m, showlegend=False, fill="tonexty", fillcolor=band, hoveron="points",
                   customdata=f32(lo), hovertemplate=_("Δ ≈ %{x:,.0f}<br>score from %{customdata:.3f} to %{y:.3f}")
                   + "<extra>" + _label(m) + "</extra>")
         f.scatter(r, x=f32(far_x), y=f32(far.mean(axis=1)), mode="lines",

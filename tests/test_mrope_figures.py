@@ -63,6 +63,18 @@ def test_ids_are_plotted_per_axis(kw):
     assert len(bands) == 2 - (kw.get("video_t", 2) == 0)
 
 
+def test_markers_shrink_with_thousands_of_tokens_and_keep_their_ratios():
+    full = [t.marker.size for t in fm.mrope_ids().data]
+    assert full == [m["size"] for m in fm.AXIS_MARKERS]  # 40 tokens: full size
+    segs = fm.sequence(**{k: v for k, v in LARGEST["mrope_ids"].items() if k not in ("variant", "second_per_grid_t")})
+    n = mrope.mrope_position_ids(segs).shape[1]
+    small = [t.marker.size for t in fm.mrope_ids(**LARGEST["mrope_ids"]).data]
+    assert n > 4 * fm.SPARSE_TOKENS and small == pytest.approx([s / 2 for s in full])  # the floor: one half
+    assert fm.marker_scale(fm.SPARSE_TOKENS) == 1.0 and fm.marker_scale(4 * fm.SPARSE_TOKENS) == pytest.approx(0.5)
+    scales = [fm.marker_scale(k) for k in range(1, 2000, 37)]
+    assert scales == sorted(scales, reverse=True)
+
+
 def test_sequential_ids_are_the_token_index():
     fig = fm.mrope_ids(ids="sequential")
     n = len(fig.data[0].y)

@@ -26,6 +26,16 @@ AXIS_WORDS = (N_("temporal"), N_("height"), N_("width"))
 AXIS_IDS = (N_("temporal id"), N_("height id"), N_("width id"))
 AXIS_COLORS = (COLORS[1], COLORS[5], COLORS[2])
 AXIS_MARKERS = (dict(symbol="circle", size=12), dict(symbol="diamond", size=9), dict(symbol="x-thin-open", size=7))
+SPARSE_TOKENS = 200  # up to this many tokens the markers have their full size; beyond it they shrink
+
+
+def marker_scale(n_tokens: int) -> float:
+    """How large the id markers are drawn for ``n_tokens`` tokens: 1 up to SPARSE_TOKENS, then
+    sqrt(SPARSE_TOKENS / n) down to one half. Thousands of tokens share a chart a few hundred pixels wide, where
+    full-size markers merge into one blob that hides the steps between segments (and a computer without a graphics
+    card paints every pixel of each marker: four times the area of a marker half as wide). The three keep their
+    ratios, so a text token's circle, diamond and cross still sit inside one another."""
+    return float(np.clip(np.sqrt(SPARSE_TOKENS / max(n_tokens, 1)), 0.5, 1.0))
 SEGMENT_COLORS = {"image": COLORS[4], "video": COLORS[3]}
 MAX_SIDE = 16  # merged tokens per side of an image or video frame, frames per video
 
@@ -84,13 +94,15 @@ def mrope_ids(*, n_text_before: int = 4, image_h: int = 3, image_w: int = 4, n_t
                                     text_after=text_after) if ids == "mrope" else mrope.sequential_position_ids(segs))
     n = pos.shape[1]
     labels = np.array(_token_labels(segs))
+    scale = marker_scale(n)
     grid = Panels()
     grids = [(kind, a, b, label) for kind, a, b, label in segment_spans(segs) if kind != "text"]
     for k, (kind, a, b, label) in enumerate(grids):  # labels on alternate lines: a narrow band's runs on
         grid.marks.vrect(a - 0.5, b + 0.5, label, color=SEGMENT_COLORS[kind], opacity=0.12, line=k % 2)
     for a in range(len(AXES)):
         grid.scatter(x=np.arange(n), y=f32(pos[a]), mode="markers", name=_(AXIS_IDS[a]),
-                     marker=dict(color=AXIS_COLORS[a], **AXIS_MARKERS[a]), customdata=labels,
+                     marker=dict(color=AXIS_COLORS[a], symbol=AXIS_MARKERS[a]["symbol"],
+                                 size=AXIS_MARKERS[a]["size"] * scale), customdata=labels,
                      hovertemplate=_("token %{{x}} (%{{customdata}})<br>{axis} %{{y}}<extra></extra>",
                                      axis=_(AXIS_IDS[a])))
     grid.axis("x", title=_("token index in the sequence"), range=[-1, n])
@@ -100,7 +112,7 @@ def mrope_ids(*, n_text_before: int = 4, image_h: int = 3, image_w: int = 4, n_t
     detail = _("{tokens} tokens use ids 0 … {largest}; the next generated token gets {next}", tokens=f"{n:,}",
                largest=f"{int(pos.max()):,}", next=f"{int(pos.max()) + 1:,}")
     return grid.figure(title=subtitled(_("Position ids: {scheme}", scheme=what), detail), margin=dict(t=TWO_LINE_TOP),
-                       legend=dict(orientation="h", y=-0.2), height=440)
+                       legend=dict(orientation="h", y=-0.2, itemsizing="constant"), height=440)
 
 
 @figure("mrope_pair_angles")

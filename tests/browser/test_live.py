@@ -414,6 +414,22 @@ def test_a_slider_with_small_exact_figures_has_all_of_them_fetched_so_a_release_
     assert large > 1_000_000 and page.evaluate(EXACT_SET)["counts"] is None
 
 
+def test_a_release_keeps_the_size_of_the_figure_it_drew_so_large_figures_are_still_not_all_fetched(page, app_url):
+    """After a release whose rerun names the file the chart already drew (the Sinusoidal heatmap's base), the chart
+    still knows that figure's size, not the size of the short message naming it: reaching for the slider again
+    fetches none of its large exact figures ahead (tens of MB for a slider of 40 states)."""
+    released = _release_on_the_heatmap(page, app_url)
+    assert released["after"]["prefetched"] == released["before"]["prefetched"] + 1  # held: not drawn again
+    reach_for(page, "sinusoidal.base")
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    page.wait_for_timeout(500)
+    drawn, fetched = page.evaluate("""(tail) => { const c = document.querySelector('.posviz-live-chart');
+        const file = performance.getEntriesByType('resource').find((e) => e.name.endsWith(tail));
+        return [c.posvizExactBytes, file.decodedBodySize]; }""", "/" + released["after"]["id"] + ".json")
+    assert drawn == fetched  # the figure's size (where the rerun named its file: not the short message's)
+    assert page.evaluate(EXACT_SET)["counts"] is None
+
+
 def test_a_thumb_resting_during_a_drag_has_the_figure_under_it_fetched_before_the_hand_lets_go(page, app_url):
     """A hand slows before it lets go: where the thumb rests during a drag (the Sinusoidal heatmap's base, whose
     exact figures are too large to fetch all ahead), the chart fetches the exact figure under it while the pointer

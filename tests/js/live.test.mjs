@@ -68,6 +68,15 @@ test("the patch from one exact figure to the next: the run of changed traces, or
   assert.equal(patchOf(null, held), null);
 });
 
+test("a figure no trace of which could be patched is not written out trace by trace, and is drawn with react", () => {
+  const grid = (z, title) => ({ data: [{ type: "heatmap", z: [[z]] }], layout: { ...axes, title }, frames: [] });
+  const held = signature(grid(1, "a"));
+  assert.equal(held.traces, null);
+  assert.deepEqual(held.rests, [null]);
+  assert.equal(patchOf(held, signature(grid(1, "b"))), null); // only the title moved: still Plotly.react
+  assert.notEqual(signature({ ...grid(1, "a"), data: [{ type: "scatter", y: [1] }] }).traces, null);
+});
+
 test("the steps a key press reaches: one option either side of the value, one at the ends of the track", () => {
   const live = { options: [1, 2, 3, 4], current: 2, log: false };
   assert.deepEqual(steps(live), [1, 3]);

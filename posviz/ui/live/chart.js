@@ -249,21 +249,25 @@ const ANIMATED = ["x", "y", "text", "hovertext", "customdata"]; // and marker.co
 
 // a trace without what Plotly.animate redraws, and whether it can be patched at all
 export function restOf(trace, layout) {
-  const rest = { ...trace };
-  for (const k of ANIMATED) delete rest[k];
-  const m = trace.marker;
-  if (m && m.cmin !== undefined && m.cmax !== undefined) rest.marker = { ...m, color: null };
   const axis = (id, letter) => layout[letter + "axis" + (id || letter).slice(1)]; // "x2" -> xaxis2
   const fixed = [axis(trace.xaxis, "x"), axis(trace.yaxis, "y")].every((a) => a && Array.isArray(a.range) &&
                                                                         !a.autorange);
   const ok = trace.type === "scatter" && !isDense(trace) && fixed && (!trace.fill || trace.fill === "none");
-  return ok ? JSON.stringify(rest) : null;
+  if (!ok) return null;
+  const rest = { ...trace };
+  for (const k of ANIMATED) delete rest[k];
+  const m = trace.marker;
+  if (m && m.cmin !== undefined && m.cmax !== undefined) rest.marker = { ...m, color: null };
+  return JSON.stringify(rest);
 }
 
+// A figure none of whose traces Plotly.animate could redraw is always drawn with Plotly.react: its traces are not
+// written out to be compared (for a heatmap of a megabyte, some ms of the release's time)
 export function signature(fig) {
+  const rests = fig.data.map((t) => restOf(t, fig.layout));
   return {
-    traces: fig.data.map((t) => JSON.stringify(t)),
-    rests: fig.data.map((t) => restOf(t, fig.layout)),
+    traces: rests.some((r) => r !== null) ? fig.data.map((t) => JSON.stringify(t)) : null,
+    rests,
     layout: JSON.stringify({ ...fig.layout, title: null }),
     title: JSON.stringify(fig.layout.title),
     frames: JSON.stringify((fig.frames || []).map((f) => f.name)),
@@ -271,8 +275,8 @@ export function signature(fig) {
 }
 
 export function patchOf(held, next) {
-  if (!held || held.traces.length !== next.traces.length || held.layout !== next.layout ||
-      held.frames !== next.frames) return null;
+  if (!held?.traces || !next.traces || held.traces.length !== next.traces.length ||
+      held.layout !== next.layout || held.frames !== next.frames) return null;
   const changed = next.traces.map((t, k) => k).filter((k) => held.traces[k] !== next.traces[k]);
   // every trace from the first changed to the last: Plotly.js keeps the ones it redraws in the order given,
   // so a run of traces keeps the figure's order (what is drawn over what)
@@ -494,7 +498,9 @@ export default function (component) {
   let frame = 0;
 
   // the exact figure: in the payload, or its served file (often prefetched already, before this rerun)
-  if (payload.exact) chart.posvizExactBytes = data.length; // the figure and what comes with it: at most that
+  // the size of the exact figure drawn (which decides whether a slider's exact figures are all fetched ahead): a
+  // figure held from a release keeps the size it was fetched at, not that of the short payload naming its file
+  if (payload.exact && !held) chart.posvizExactBytes = data.length; // the figure and what comes with it: at most that
   const loaded = payload.exact ? Promise.resolve() : exactText(payload.files + payload.exactFile).then(({ text }) => {
     chart.posvizExactBytes = text.length;
     payload.exact = JSON.parse(text);
@@ -550,6 +556,7 @@ export default function (component) {
           !chart.isConnected) return;
       const exact = JSON.parse(text);
       Object.assign(payload, { exact, exactId: id, signature: signature(exact) });
+      chart.posvizExactBytes = text.length;
       live.current = value;
       drawExact();
       chart.dataset.prefetched = String(Number(chart.dataset.prefetched || 0) + 1); // tests: prefetched figures drawn

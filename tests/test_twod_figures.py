@@ -145,6 +145,14 @@ def test_resize_figures():
     np.testing.assert_allclose(np.asarray(chan.y), pc, rtol=1e-6)
 
 
+def test_resize_error_marks_each_channel_only_while_they_can_be_told_apart():
+    """A marker per channel up to D = 64; at D = 1,024 a thousand markers would merge into the line and each is an
+    SVG element the browser paints at every frame of a drag: the line alone, with the same values."""
+    few, many = build("resize_error_map", d_model=64).data[1], build("resize_error_map", d_model=1024).data[1]
+    assert few.mode == "lines+markers" and many.mode == "lines" and len(many.y) == 1024
+    np.testing.assert_allclose(np.asarray(many.y), r2.resize_error(14, 14, 20, 20, 1024)[1], rtol=1e-6)
+
+
 @pytest.mark.parametrize("kind", ["axial", "mixed"])
 def test_rope2d_two_queries_by_offset(kind):
     base = 100.0 if kind == "axial" else 10.0

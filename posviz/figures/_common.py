@@ -41,6 +41,16 @@ def typed(a: object) -> dict:
     return {"dtype": "f4", "bdata": base64.b64encode(f32(a).astype("<f4", copy=False).tobytes()).decode("ascii")}
 
 
+# ------------------------------------------------------------------------------------------ curves
+
+def curve_mode(points: int, most: int) -> str:
+    """Plotly mode of a curve with one point per item (a pair, a channel, a position): a marker per point while
+    there are at most ``most``, few enough to tell apart. Beyond that they merge into the line anyway, and each
+    marker is an SVG element the browser paints again at every slider move (hundreds per chart: half of a
+    per-pair curve's redraw, and frames dropped during a drag where a still holds a thousand)."""
+    return "lines+markers" if points <= most else "lines"
+
+
 # ------------------------------------------------------------------------------------------ heatmaps
 
 def sample_index(rows: int, cols: int, max_cells: int = MAX_CELLS) -> tuple[np.ndarray, np.ndarray, int]:

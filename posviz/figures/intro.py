@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from posviz import intro
 from posviz import sinusoidal as sn
-from posviz.figures._common import Panels, f32, grid_domains, label_margin
+from posviz.figures._common import Panels, curve_mode, f32, grid_domains, label_margin
 from posviz.figures._registry import figure
 from posviz.i18n import N_, _
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
@@ -225,7 +225,7 @@ def intro_normalised(*, short: int = 10, long: int = 100, position: int = 5) -> 
     for n, color in ((short, COLORS[0]), (long, COLORS[1])):
         codes = intro.normalised_positions(n)
         p = np.arange(n)
-        fig.add_trace(go.Scatter(x=p, y=f32(codes), mode="lines+markers" if n <= 60 else "lines",
+        fig.add_trace(go.Scatter(x=p, y=f32(codes), mode=curve_mode(n, 60),
                                  name=f"N = {n}", line=dict(color=color), marker=dict(size=6),
                                  hovertemplate=_("N = {n}<br>position %{{x}}<br>p/N = %{{y:.4f}}<extra></extra>",
                                                  n=n)))

@@ -13,7 +13,7 @@ from posviz import presets as ps
 from posviz import scaling as sc
 from posviz._validate import check_choice, check_float, check_int
 from posviz.figures import _scaling_pitfalls as pitfall_cases
-from posviz.figures._common import Marks, Panels, animation_controls, f32, grid_domains
+from posviz.figures._common import Marks, Panels, animation_controls, curve_mode, f32, grid_domains
 from posviz.figures._registry import figure
 from posviz.i18n import N_, _
 from posviz.rope import inv_freq
@@ -52,10 +52,8 @@ def _compute(methods: str, dim: int, base: float, factor: float, L: int, beta_fa
 
 
 def _per_pair_mode(dim: int) -> str:
-    """Plotly mode of a per-pair curve: a marker per pair while there are few enough to tell apart
-    (d ≤ 64). Beyond that they merge into the line anyway, and each marker is an SVG element the browser
-    redraws on every slider move (hundreds per chart: half of the wavelength chart's redraw time)."""
-    return "lines+markers" if dim // 2 <= 32 else "lines"
+    """Plotly mode of a per-pair curve: a marker per pair up to 32 pairs (d ≤ 64)."""
+    return curve_mode(dim // 2, 32)
 
 
 WAVELENGTH_CURVES = ("wavelength", "frequency")

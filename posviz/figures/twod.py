@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from posviz import rope2d
 from posviz._validate import check_choice, check_int
-from posviz.figures._common import TWO_LINE_TOP, Panels, f32, subtitled
+from posviz.figures._common import TWO_LINE_TOP, Panels, curve_mode, f32, subtitled
 from posviz.figures._registry import figure
 from posviz.i18n import N_, _
 from posviz.theme import COLORS, CYCLIC, DIVERGING, SEQUENTIAL
@@ -263,7 +263,7 @@ def resize_error_map(*, old_height: int = 14, old_width: int = 14, new_height: i
     info = rope2d.sincos_2d_channel_info(d_model, base, combine)
     axes = np.array([axis_words(a) for a in info["axis"]])
     grid.scatter(
-        2, x=np.arange(d_model), y=f32(per_channel), mode="lines+markers", name=_("RMS error"),
+        2, x=np.arange(d_model), y=f32(per_channel), mode=curve_mode(d_model, 64), name=_("RMS error"),
         marker=dict(size=4, color=COLORS[0]), line=dict(color=COLORS[0]),
         customdata=np.stack([axes, info["fn"], np.char.mod("%.3g", 2 * np.pi / info["omega"])], axis=1),
         hovertemplate=_("channel %{x} (%{customdata[1]} of %{customdata[0]}, λ = %{customdata[2]} patches)"

@@ -446,7 +446,7 @@ def qk_pairs(q: object, k: object, m: object, n: object, base: float = 10000.0,
     theta = inv_freq(q.size, base) if freqs is None else _array("freqs", freqs, max_len=MAX_DIM // 2, max_abs=1e6)
     if theta.shape != (q.size // 2,):
         raise ValueError(f"freqs must have shape (dim/2,) = ({q.size // 2},); got {theta.shape}")
-    _check_cells("m", m.size, q.size // 2, MAX_QK_CELLS)
+    _check_cells("m and q", m.size, q.size // 2, MAX_QK_CELLS)  # either can make it large
     ch = pair_channels(q.size, layout)  # (d/2, 2)
     qr = rotate(np.ones((m.size, 1)) * q, m, theta, layout)[:, ch]  # (T, d/2, 2)
     kr = rotate(np.ones((n.size, 1)) * k, n, theta, layout)[:, ch]  # (T, d/2, 2)
@@ -486,7 +486,7 @@ def left_right_curves(dim: int = 64, base: float = 10000.0, max_offset: int = 64
     max_offset = check_int("max_offset", max_offset, 1, MAX_OFFSET)
     c = check_int("c", c, 0, MAX_OFFSET)
     q, k = sample_qk(dim, seed)
-    _check_cells("max_offset", 2 * max_offset + 1, q.size // 2, MAX_QK_CELLS)
+    _check_cells("max_offset and dim", 2 * max_offset + 1, q.size // 2, MAX_QK_CELLS)  # either can make it large
     deltas = np.arange(-max_offset, max_offset + 1, dtype=np.float64)  # (2D+1,)
     theta = inv_freq(q.size, base)
 

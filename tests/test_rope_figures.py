@@ -360,6 +360,7 @@ def test_float32_error_curve_is_drawn_at_every_power_of_ten(dim, base):
     ("rope_decay", dict(max_delta=10**6), "max_delta"),
     ("rope_float32_error", dict(base=0.5), "base"),
     ("rope_pairing", dict(dim=-2), "dim"),
+    ("rope_left_right", dict(dim=4066), "dim"),  # within dim's range, but too many pairs beside max_offset's curve
 ])
 def test_bad_parameters_name_themselves(name, params, word):
     with pytest.raises(ValueError, match=word):

@@ -463,6 +463,32 @@ def test_a_thumb_resting_during_a_drag_has_the_figure_under_it_fetched_before_th
     assert len(drawn) == 1 and page.evaluate(REQUESTS_FOR, drawn[0].rsplit("/", 1)[1]) == 1
 
 
+def test_the_chart_keeps_its_height_after_a_key_press_and_a_release(page, app_url):
+    """The exact figure drawn again after a key press or a release keeps its height on the page: its plot was sized
+    to 100 % of a box whose height was the plot's own, 0 px, and the figure spilled over the caption below it."""
+    height = """() => { const c = document.querySelector('.posviz-live-chart');
+        return [c.getBoundingClientRect().height, c._fullLayout.height, Number(c.dataset.exacts || 0)]; }"""
+    open_page(page, app_url, "Sinusoidal", part="table")
+    page.wait_for_function(EXACT)
+    before = page.evaluate(height)
+    assert before[0] == before[1] > 300
+    slider = page.locator(".st-key-sinusoidal-n input[type=range]")
+    slider.focus()
+    page.wait_for_timeout(500)
+    slider.press("ArrowRight")
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    page.wait_for_timeout(300)
+    after = page.evaluate(height)
+    assert after[2] > before[2] and after[0] == after[1] == before[1]  # drawn again, as tall as before
+    live_drag(page, "sinusoidal.n", -5, moves=6)
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    page.wait_for_timeout(300)
+    released = page.evaluate(height)
+    assert released[2] > after[2] and released[0] == released[1] == before[1]
+
+
 def test_no_still_is_drawn_while_a_slider_is_held(page, app_url):
     """Drawing a still takes Plotly.js longer than a frame, so while a slider is held (here pressed and not yet
     moved, its states already fetched) no chart draws one; they are drawn once the hand lets go."""

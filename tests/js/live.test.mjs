@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import {
-  DENSE, drawnData, exactUrl, isDense, lengthOf, merged, nearest, patchOf, restOf, signature, sliderValue, stateFigure,
+  DENSE, drawnData, exactUrl, isDense, lengthOf, merged, nearest, newConfig, patchOf, restOf, signature, sliderValue, stateFigure,
   steps, withSliderAt,
 } from "../../posviz/ui/live/chart.js";
 
@@ -127,4 +127,14 @@ test("dense markers are drawn with WebGL where the browser has it; lines, fills 
   assert.deepEqual(drawnData(thinned, which, true).map((t) => t.type), ["scatter", "scattergl"]);
   assert.equal(drawnData(data, which, false), data); // no WebGL: as the figure is
   assert.equal(restOf(dense, { xaxis: { range: [0, 1] }, yaxis: { range: [0, 1] } }), null); // redrawn, not patched
+});
+
+test("a config goes to Plotly.react only when it is new, so a drawn chart keeps the settings it was sized with", () => {
+  const chart = {};
+  const config = { displaylogo: false, responsive: true };
+  assert.equal(newConfig(chart, config), config); // not drawn yet
+  chart._context = {}; // drawn: Plotly.js keeps its settings here
+  assert.equal(newConfig(chart, { ...config }), undefined);
+  const other = { ...config, displaylogo: true };
+  assert.equal(newConfig(chart, other), other);
 });

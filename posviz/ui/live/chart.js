@@ -238,6 +238,17 @@ export function drawnData(data, dense, gl) {
 
 const drawn = (chart, data) => drawnData(data, chart.posvizDense || [], webglWorks());
 
+// Plotly.react rebuilds a chart's settings from a config it is handed and measures the chart again: a chart drawn
+// once already has a height, so its plot is then sized to 100 % of a box whose height is that plot's, 0 px, and
+// the figure spills over the caption and buttons below it. A config goes to Plotly.react only when it is new
+// (the first draw, or settings that changed); otherwise the chart keeps the settings it was drawn with.
+export function newConfig(chart, config) {
+  const text = JSON.stringify(config);
+  if (chart._context && chart.posvizConfigText === text) return undefined;
+  chart.posvizConfigText = text;
+  return config;
+}
+
 // --- let go: the exact figure patched in ------------------------------------------------------------------
 // What a new exact figure changed from the one the chart holds, if Plotly.js can patch it in: the same frames
 // and layout but for the title, and only what Plotly.animate redraws changed (RoPE's clock at a new base: its
@@ -528,7 +539,7 @@ export default function (component) {
       } else {
         chart.posvizDense = exact.data.map(isDense);
         Plotly.react(chart, { ...exact, data: drawn(chart, exact.data), layout: withSliderAt(exact.layout, at),
-                              config: payload.config });
+                              config: newConfig(chart, payload.config) });
         if (at > 0) Plotly.animate(chart, [exact.frames[at].name], { mode: "immediate", transition: { duration: 0 },
                                                                      frame: { duration: 0, redraw: false } });
       }
@@ -611,7 +622,7 @@ export default function (component) {
         } else {
           chart.dataset.reacts = String(Number(chart.dataset.reacts || 0) + 1); // benchmarks: states without a still
           const { data, layout } = stateFigure(set, set.states[i], chart.posvizTemplate, chart.posvizFrame || 0);
-          Plotly.react(chart, drawn(chart, data), layout, payload.config);
+          Plotly.react(chart, drawn(chart, data), layout, newConfig(chart, payload.config));
           hideStill(chart, layer);
           chart.dataset.holds = live.key + "=" + set.values[i];
         }

@@ -260,6 +260,21 @@ def test_a_chart_payload_is_plain_json_serialised_once():
     assert payload["live"][0]["options"] == list(slider_values(SIGMA2)) and payload["live"][0]["key"] == "g.sigma2"
 
 
+def test_a_payload_keeps_its_order_while_it_is_the_same_and_a_changed_one_comes_after_every_earlier_one():
+    """chart.js draws no payload older than one it drew (two reruns' data can reach it in either order while its
+    module loads): a rerun that sends the same payload sends the same text (no redraw, Streamlit's message cache
+    still serves it), a changed one a larger order, and the text stays the payload's JSON."""
+    kept: dict = {}
+    first = component.ordered("c", '{"exactId":"a"}', kept)
+    assert component.ordered("c", '{"exactId":"a"}', kept) == first
+    changed = json.loads(component.ordered("c", '{"exactId":"b"}', kept))
+    other = json.loads(component.ordered("d", '{"exactId":"a"}', kept))
+    assert json.loads(first)["exactId"] == "a" and changed["exactId"] == "b"
+    assert json.loads(first)["order"] < changed["order"] < other["order"]
+    back = json.loads(component.ordered("c", '{"exactId":"a"}', kept))  # back to the first figure: newer still
+    assert back["order"] > changed["order"]
+
+
 def test_states_carry_no_64_bit_integers():
     """Plotly.js draws no int64 array (it refuses the dtype and the state is not drawn): integer data is narrowed
     to int32 where it fits, as plotly.py does for an exact figure, else sent as float64."""

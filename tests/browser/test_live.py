@@ -3,11 +3,13 @@ address and the captions hold the released value (posviz.ui.live)."""
 
 from __future__ import annotations
 
+import json
 import urllib.parse
 
 import numpy as np
 import pytest
 
+from posviz.ui.live.component import script as component_script
 from testkit.browser import (
     DRAWING,
     DRAWING_OF,
@@ -487,6 +489,33 @@ def test_the_chart_keeps_its_height_after_a_key_press_and_a_release(page, app_ur
     page.wait_for_timeout(300)
     released = page.evaluate(height)
     assert released[2] > after[2] and released[0] == released[1] == before[1]
+
+
+def test_a_rerun_s_payload_handed_over_after_a_newer_one_is_not_drawn(page, app_url):
+    """Streamlit hands chart.js a rerun's data once the module has loaded, and two reruns' data that came while it
+    loaded can arrive in either order (a page's first run, then the rerun presenter mode's scale asks for: the
+    figure stayed at the old scale's font). Here the chart module is handed a newer payload, then an older one."""
+    open_page(page, app_url, "Sinusoidal", part="table")
+    page.wait_for_function(EXACT)
+    data = "() => document.querySelector('.posviz-live-chart').posvizData"
+    older = page.evaluate(data)
+    page.locator(".st-key-sinusoidal-n input[type=range]").focus()
+    page.locator(".st-key-sinusoidal-n input[type=range]").press("ArrowRight")
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(f"(older) => ({data})() !== older", arg=older)
+    newer = page.evaluate(data)
+    drawn = page.evaluate("""async ([source, newer, older]) => {
+        const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+        const chartModule = await import(url);
+        const box = document.createElement("div");
+        document.body.appendChild(box);
+        for (const data of [newer, older]) chartModule.default({ data, parentElement: box, setTriggerValue: () => {} });
+        const chart = box.querySelector(".posviz-live-chart");
+        for (let i = 0; i < 200 && chart.dataset.shown !== "exact"; i++) await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 500)); // the older payload's draw would have come by now
+        return [chart.posvizExactId, Number(chart.dataset.draws)];
+    }""", [component_script(), newer, older])
+    assert drawn == [json.loads(newer)["exactId"], 1] and json.loads(older)["exactId"] != drawn[0]
 
 
 def test_no_still_is_drawn_while_a_slider_is_held(page, app_url):

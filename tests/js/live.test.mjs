@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import {
-  DENSE, drawnData, exactUrl, isDense, lengthOf, merged, nearest, newConfig, patchOf, restOf, signature, sliderValue, stateFigure,
+  DENSE, drawnData, exactUrl, isDense, lengthOf, merged, nearest, newConfig, olderThanDrawn, patchOf, restOf, signature, sliderValue, stateFigure,
   steps, withSliderAt,
 } from "../../posviz/ui/live/chart.js";
 
@@ -137,4 +137,13 @@ test("a config goes to Plotly.react only when it is new, so a drawn chart keeps 
   assert.equal(newConfig(chart, { ...config }), undefined);
   const other = { ...config, displaylogo: true };
   assert.equal(newConfig(chart, other), other);
+});
+
+test("a payload older than the one the chart drew is not drawn; the first one and newer ones are", () => {
+  const chart = {};
+  assert.equal(olderThanDrawn(chart, { order: 5 }), false); // nothing drawn yet
+  chart.posvizOrder = 5;
+  assert.equal(olderThanDrawn(chart, { order: 4 }), true);
+  assert.equal(olderThanDrawn(chart, { order: 5 }), false); // the same rerun's payload, handed again
+  assert.equal(olderThanDrawn(chart, { order: 6 }), false);
 });

@@ -477,6 +477,14 @@ function hideStill(chart, layer) {
   Object.assign(chart.style, { visibility: "", height: "", overflow: "" });
 }
 
+// Streamlit hands a component its data once the component's module has loaded; when a second rerun's data comes
+// while it is still loading (a page's first run, then the rerun presenter mode's scale asks for), the two can
+// reach this function in either order. Each payload carries its rerun's order (posviz.ui.live.component.ordered):
+// an older one, handed over last, must not replace the newer figure and the watchers set up for it.
+export function olderThanDrawn(chart, payload) {
+  return chart.posvizOrder !== undefined && payload.order < chart.posvizOrder;
+}
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   let chart = parentElement.querySelector(".posviz-live-chart");
@@ -489,6 +497,8 @@ export default function (component) {
   // paused mid-drag starts one): the chart already shows it, or the drag's state, which stays
   const same = chart.posvizData === data;
   const payload = same ? chart.posvizPayload : JSON.parse(data);
+  if (!same && olderThanDrawn(chart, payload)) return () => {};
+  chart.posvizOrder = payload.order;
   // WebGL at the screen's own pixels: Plotly.js draws at twice them by default, which a computer without a
   // graphics card (software WebGL) takes ~190 ms a frame to paint for 13,000 markers, against ~65 ms
   const pixels = Math.min(4, Math.max(1, window.devicePixelRatio || 1));

@@ -17,6 +17,7 @@ import hashlib
 import json
 import math
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -175,8 +176,42 @@ def draw_chart(live: LiveChart, config: dict) -> None:
     if exact.file and exact.file in st.session_state.get(UNREACHABLE_KEY, ()):
         exact = dataclasses.replace(exact, file=None)  # this browser could not fetch it: send the figure
     base = str(st.get_option("server.baseUrlPath") or "")
-    _CHART(data=encode(chart_payload(live, exact, config, base)), key=live.chart,
+    text = encode(chart_payload(live, exact, config, base))
+    _CHART(data=ordered(live.chart, text, st.session_state.setdefault(ORDER_KEY, {})), key=live.chart,
            on_missing_change=functools.partial(_file_missing, live.chart))
+
+
+ORDER_KEY = "_live.order"  # chart -> (hash of its last payload's text, that payload's order)
+
+
+class _Orders:
+    """Numbers that only grow: the clock's microseconds, or one more than the last where the clock has not moved
+    on. A process that replaced another starts above every number the other gave, so a page that outlived a
+    restart still takes the new process's payloads as newer."""
+
+    def __init__(self) -> None:
+        self._last = 0
+        self._lock = threading.Lock()
+
+    def next(self) -> int:
+        with self._lock:
+            self._last = max(time.time_ns() // 1000, self._last + 1)
+            return self._last
+
+
+_ORDERS = _Orders()
+
+
+def ordered(chart: str, text: str, kept: dict[str, tuple[int, int]]) -> str:
+    """The payload ``text`` with its ``order``: a new number when the chart's payload changed since its last
+    rerun (``kept``, the session's), the same one (so the same text) when it did not. Streamlit hands a
+    component its data once its module has loaded, and two reruns' data that came while it loaded can reach
+    chart.js in either order: the chart never draws a payload older than one it has drawn."""
+    digest = hash(text)
+    last = kept.get(chart)
+    if last is None or last[0] != digest:
+        last = kept[chart] = (digest, _ORDERS.next())
+    return f'{{"order":{last[1]},{text[1:]}'
 
 
 UNREACHABLE_KEY = "_live.unreachable"  # served files this browser could not fetch (at most 64 remembered)

@@ -13,6 +13,7 @@ import streamlit as st
 from posviz import intro, ui
 from posviz import sinusoidal as sn
 from posviz.figures.intro import (
+    SMOOTH_DOTS_MOST,
     intro_attention,
     intro_binary,
     intro_binary_vs_sinusoid,
@@ -502,7 +503,9 @@ def part_sinusoids(v: ui.Values) -> None:
         caption=_("What to notice: the two heatmaps show the same stripes at the same wavelengths; on the right "
                   "the edges are blurred into waves. Below, bit j's square wave and its sinusoid rise and fall "
                   "together, the sinusoid peaking in the middle of each run of ones. The curve is the sinusoid at "
-                  "every real position; the dots are its values at the integer positions, the code a token gets."),
+                  "every real position. Its values at the integer positions, the codes tokens get, are dots while "
+                  "there are at most {most} positions; with more, the dots would merge into one thick line, so "
+                  "hover over the curve to read them.", most=SMOOTH_DOTS_MOST),
         latex=r"s_j(p) = \tfrac12 - \tfrac12\cos\!\Big(\pi\,\frac{p - (2^j - 1)/2}{2^j}\Big),\qquad "
               r"\lambda_j = 2^{j+1}",
         code=[intro.smooth_bits],

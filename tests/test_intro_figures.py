@@ -223,6 +223,21 @@ def test_binary_vs_sinusoid_draws_the_sinusoid_between_the_positions(bit):
     np.testing.assert_array_equal(np.asarray(dots.x, dtype=float), np.arange(32))
 
 
+@pytest.mark.parametrize("n_positions", [fig_intro.SMOOTH_DOTS_MOST, fig_intro.SMOOTH_DOTS_MOST + 1, 1024])
+def test_binary_vs_sinusoid_keeps_each_position_s_value_where_the_dots_would_merge(n_positions):
+    """Up to SMOOTH_DOTS_MOST positions the values at integer positions are dots; beyond, an unseen line through
+    the same values, so hover still reads each one while the chart draws one path instead of a dot per position."""
+    fig = fig_intro.intro_binary_vs_sinusoid(n_positions=n_positions, n_bits=10, bit=2)
+    codes = fig.data[-1]
+    np.testing.assert_array_equal(np.asarray(codes.x, dtype=float), np.arange(n_positions))
+    np.testing.assert_allclose(np.asarray(codes.y, dtype=float), intro.smooth_bits(n_positions, 10)[:, 2], atol=1e-6)
+    assert codes.hovertemplate and codes.hoverinfo != "skip"
+    if n_positions <= fig_intro.SMOOTH_DOTS_MOST:
+        assert codes.mode == "markers" and codes.marker.size == 5
+    else:
+        assert codes.mode == "lines" and codes.line.width == 0
+
+
 def _trailing_ones(p: int) -> int:
     s = format(p, "b")
     return len(s) - len(s.rstrip("1"))

@@ -263,6 +263,10 @@ def intro_binary(*, n_positions: int = 64, n_bits: int = 6) -> go.Figure:
 
 
 SMOOTH_STEPS_PER_TOKEN = 8  # samples per token of the smooth curve (bit 0's wavelength of 2 gets 16)
+# Dots at the integer positions while they can be told apart in a full-width panel (5 px dots, ~650 px of axis):
+# beyond, they merge into one thick line, and each is an SVG element redrawn at every slider move (half the
+# chart's redraw at 700 positions).
+SMOOTH_DOTS_MOST = 128
 
 
 @figure("intro_binary_vs_sinusoid")
@@ -271,7 +275,8 @@ def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int
 
     Top: the two heatmaps (bit j and its cosine of wavelength 2^(j+1)). Bottom: bit ``bit`` and its
     sinusoid over the positions, the sinusoid as a continuous curve (``intro.smooth_bits_at``) with its value at
-    each integer position as a dot.
+    each integer position as a dot, up to ``SMOOTH_DOTS_MOST`` positions; beyond, those values are an unseen line
+    that still shows each one on hover.
     """
     if not 0 <= bit < n_bits:
         raise ValueError(f"bit must be in [0, {n_bits - 1}] (one of the n_bits = {n_bits} bits); got {bit}")
@@ -298,7 +303,9 @@ def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int
     fine = np.linspace(0.0, n_positions - 1, SMOOTH_STEPS_PER_TOKEN * (n_positions - 1) + 1)
     grid.scatter(3, x=fine, y=f32(intro.smooth_bits_at(fine, bit + 1)[:, bit]), mode="lines",
                  line=dict(color=COLORS[0]), name=_("bit {bit} (smooth)", bit=bit), hoverinfo="skip")
-    grid.scatter(3, x=x, y=f32(smooth[:, bit]), mode="markers", marker=dict(size=5, color=COLORS[0]),
+    codes = (dict(mode="markers", marker=dict(size=5, color=COLORS[0])) if n_positions <= SMOOTH_DOTS_MOST
+             else dict(mode="lines", line=dict(width=0, color=COLORS[0])))
+    grid.scatter(3, x=x, y=f32(smooth[:, bit]), **codes,
                  name=_("bit {bit} (smooth) at each position", bit=bit), showlegend=False,
                  hovertemplate=_("position %{x}<br>value %{y:.3f}<extra>smooth</extra>"))
     grid.axis("y", 1, title=_("bit j"))

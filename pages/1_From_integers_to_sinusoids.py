@@ -14,6 +14,7 @@ from posviz import intro, ui
 from posviz import sinusoidal as sn
 from posviz.figures.intro import (
     SMOOTH_DOTS_MOST,
+    averaged_columns,
     intro_attention,
     intro_binary,
     intro_binary_vs_sinusoid,
@@ -414,14 +415,16 @@ def part_binary(v: ui.Values) -> None:
         live={"P": "n_positions", "bits": "n_bits"},
         caption=_("What to notice: the bottom row (least significant bit) flips at every token, each row above "
                   "flips half as often, and the top row (most significant bit) flips every 2^(n−1) tokens. With "
-                  "more positions than 2^n the whole pattern starts again: codes are no longer unique."),
+                  "more positions than 2^n the whole pattern starts again: codes are no longer unique.")
+                + averaged_columns(v.P),
         latex=r"b_j(p) = \lfloor p / 2^j \rfloor \bmod 2",
         code=[intro.binary_encoding],
     )
     nums = binary_code_numbers(v.P, v.bits)
     expected = [intro.flip_period(k) if intro.flip_period(k) < v.P else 0 for k in range(v.bits)]
     intervals = listing(str(period) if period else _("no flip yet") for period in nums["periods"])
-    ui.check(_("Bit j flips exactly every 2^j tokens (measured on the heatmap's data)"), nums["periods"] == expected,
+    ui.check(_("Bit j flips exactly every 2^j tokens (measured on the code of every position)"),
+             nums["periods"] == expected,
              _("measured intervals, LSB to MSB: {intervals}", intervals=intervals))
     ui.check(_("Every one of the {positions} positions has its own {bits}-bit code", positions=v.P, bits=v.bits),
              nums["distinct"] == v.P,
@@ -505,7 +508,8 @@ def part_sinusoids(v: ui.Values) -> None:
                   "together, the sinusoid peaking in the middle of each run of ones. The curve is the sinusoid at "
                   "every real position. Its values at the integer positions, the codes tokens get, are dots while "
                   "there are at most {most} positions; with more, the dots would merge into one thick line, so "
-                  "hover over the curve to read them.", most=SMOOTH_DOTS_MOST),
+                  "hover over the curve to read them.", most=SMOOTH_DOTS_MOST)
+                + averaged_columns(v.P, panels=2),
         latex=r"s_j(p) = \tfrac12 - \tfrac12\cos\!\Big(\pi\,\frac{p - (2^j - 1)/2}{2^j}\Big),\qquad "
               r"\lambda_j = 2^{j+1}",
         code=[intro.smooth_bits],

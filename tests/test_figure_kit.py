@@ -24,6 +24,8 @@ from posviz.figures._common import (
     MAX_CELLS,
     Panels,
     animation_controls,
+    column_means,
+    column_run,
     downsample,
     f32,
     grid_domains,
@@ -119,6 +121,31 @@ def test_downsample_keeps_the_sampled_values():
     small, r, c, stride = downsample(z)
     assert small.size <= MAX_CELLS and stride > 1 and small.dtype == np.float32
     assert np.array_equal(small, z[np.ix_(r, c)].astype(np.float32))
+
+
+@given(rows=st.integers(1, 4), cols=st.integers(1, 3000), most=st.integers(1, 600))
+@settings(max_examples=60, deadline=None)
+def test_column_means_average_runs_of_a_power_of_two(rows, cols, most):
+    """Each column of column_means is the plain mean of its run of columns (a loop over the runs, the reference);
+    the runs are k = a power of two long, the least that leaves at most ``most`` columns, the last one shorter."""
+    z = np.random.default_rng(cols).random((rows, cols))
+    means, edges, k = column_means(z, most)
+    assert k == column_run(cols, most) and k & (k - 1) == 0 and means.shape[1] <= most
+    assert k == 1 or -(-cols // (k // 2)) > most  # half as long a run would leave too many columns
+    assert edges[0] == -0.5 and edges[-1] == cols - 0.5 and np.all(np.diff(edges)[:-1] == k)
+    for i in range(means.shape[1]):
+        run = z[:, i * k:min(cols, (i + 1) * k)]
+        np.testing.assert_allclose(means[:, i], run.mean(axis=1), rtol=1e-6)
+
+
+def test_column_means_show_a_row_alternating_at_every_column_as_one_half():
+    """Drawn a column per position in fewer pixels, a row flipping at every position shows slow false stripes;
+    averaged in runs of 2, 4, 8 ... it is ½ everywhere, and a row flipping every k columns keeps its 0s and 1s."""
+    z = np.stack([np.arange(1024) % 2, (np.arange(1024) // 4) % 2])
+    means, _edges, k = column_means(z, 256)
+    assert k == 4
+    np.testing.assert_array_equal(means[0], np.full(256, 0.5))
+    np.testing.assert_array_equal(means[1], np.arange(256) % 2)
 
 
 def test_rope_heatmaps_use_the_same_cap():

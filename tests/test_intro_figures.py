@@ -238,6 +238,35 @@ def test_binary_vs_sinusoid_keeps_each_position_s_value_where_the_dots_would_mer
         assert codes.mode == "lines" and codes.line.width == 0
 
 
+@pytest.mark.parametrize(("name", "panels"), [("intro_binary", 1), ("intro_binary_vs_sinusoid", 2)])
+@pytest.mark.parametrize("n_positions", [64, 256, 257, 1000, 1024])
+def test_binary_heatmaps_average_positions_a_pixel_could_not_hold(name, panels, n_positions):
+    """Past POSITION_COLUMNS / panels positions a binary heatmap column is the mean of a run of k positions
+    (k a power of two): bit j < log2 k, flipping inside each run, is ½ there, the bits above keep their 0s and
+    1s, the hover names each run's first and last position and the title says what a column is."""
+    fig = build(name, n_positions=n_positions, n_bits=10, **({"bit": 3} if panels == 2 else {}))
+    hm = fig.data[0]
+    k = fig_intro.position_run(n_positions, panels)
+    codes = intro.binary_encoding(n_positions, 10).T  # (bits, positions)
+    z = _z(hm)
+    if k == 1:
+        np.testing.assert_array_equal(z, codes)
+        assert "mean" not in fig.layout.title.text
+        return
+    assert k == 1 << math.ceil(math.log2(n_positions / (fig_intro.POSITION_COLUMNS // panels)))
+    assert z.shape == (10, -(-n_positions // k)) and z.shape[1] <= fig_intro.POSITION_COLUMNS // panels
+    full = n_positions // k  # runs of k whole positions (the last may be shorter)
+    np.testing.assert_array_equal(z[:, :full], codes[:, :full * k].reshape(10, full, k).mean(axis=2))
+    low = k.bit_length() - 1
+    np.testing.assert_array_equal(z[:low, :full], 0.5)
+    assert set(np.unique(z[low:, :full])) <= {0.0, 1.0}
+    edges = np.append(np.arange(0, n_positions, k), n_positions) - 0.5
+    np.testing.assert_array_equal(np.asarray(hm.x, dtype=float), edges)
+    runs = np.asarray(hm.customdata, dtype=float)
+    assert runs[0, 0].tolist() == [0, k - 1] and runs[0, -1].tolist() == [(z.shape[1] - 1) * k, n_positions - 1]
+    assert f"the mean of {k} positions" in fig.layout.title.text
+
+
 def _trailing_ones(p: int) -> int:
     s = format(p, "b")
     return len(s) - len(s.rstrip("1"))

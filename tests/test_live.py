@@ -95,6 +95,21 @@ def test_per_point_hover_labels_held_as_numpy_arrays_are_left_out_of_states():
     assert list(kept) == list(build("mrope_ids").data[0].customdata)
 
 
+@pytest.mark.parametrize("stride", [2, 3])
+def test_a_thinned_grid_given_by_its_cell_edges_keeps_each_cell_over_its_own_positions(stride):
+    """A heatmap of runs of positions gives its columns' edges (one more than its columns). A state with every
+    k-th column keeps the edge before each kept column and the last one: each kept cell starts where it did and
+    reaches the next kept one, so the grid still spans every position (not a grid squeezed to the left)."""
+    fig = build("intro_binary", n_positions=1024, n_bits=12)
+    edges, z = np.asarray(fig.data[0].x, dtype=float), _trace_array(fig.data[0].z)
+    state = live_states_module.thin_state(fig, stride)["data"][0]
+    kept_z, kept_edges = _trace_array(state["z"]), _trace_array(state["x"])
+    assert kept_edges.size == kept_z.shape[1] + 1
+    np.testing.assert_array_equal(kept_edges[:-1], edges[:-1:stride])
+    assert kept_edges[-1] == edges[-1] == 1023.5
+    np.testing.assert_array_equal(kept_z, z[::stride, ::stride])
+
+
 def test_a_thinned_grid_of_named_rows_keeps_each_row_at_its_index():
     """FLUX.1's rows are token names on a category axis, and the line under the text tokens is drawn at index
     n_text - 0.5. A state with every third row keeps each row at its own index (Plotly.js would lay named rows

@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from posviz import i18n, intro, ui
+from posviz.figures.intro import position_run
 from testkit.apptest import (
     GARBAGE,
     ROOT,
@@ -132,7 +133,8 @@ def test_every_part_draws_one_chart_and_its_checks():
     # the deliberate failure: p/N violates property 1
     label = "Property 1 for p/N: position 5 has the same code when N = 10 and N = 100"
     assert checks[label].startswith("❌") and "5/10 = 0.5, 5/100 = 0.05" in checks[label]
-    assert "1, 2, 4, 8, 16, 32" in checks["Bit j flips exactly every 2^j tokens (measured on the heatmap's data)"]
+    flips = checks["Bit j flips exactly every 2^j tokens (measured on the code of every position)"]
+    assert "1, 2, 4, 8, 16, 32" in flips
     assert checks["Every one of the 64 positions has its own 6-bit code"].startswith("✅")
     assert checks["Sinusoidal (d = 16): every one-token step has the same length"].startswith("✅")
     assert checks["Rounding each smooth bit gives back the binary code"].startswith("✅")
@@ -235,7 +237,8 @@ def test_every_control_at_its_extremes(query):
     assert _shape(attention["data"][0]["z"]) == (len(_heatmap_rows(attention)), d)
     assert f"d = {d}" in attention["layout"]["title"]["text"]
     binary = chart_specs(runs["binary"])[0]
-    assert _shape(binary["data"][0]["z"]) == (n_bits, n_pos)
+    # a column per position, or per run of positions once there are more than a pixel column could show
+    assert _shape(binary["data"][0]["z"]) == (n_bits, -(-n_pos // position_run(n_pos)))
     assert f"{n_bits} bits" in binary["layout"]["title"]["text"]
     if query["shuffle"] == "0":
         assert "keeps the original order" in _infos(runs["shuffle"])
@@ -457,6 +460,19 @@ def test_jumps_part_states_the_carry_rule_and_counts_flips_on_the_figures_bits()
     np.testing.assert_allclose(np.square(np.asarray(y, dtype=float)), flips, rtol=1e-5)  # the plotted steps
     caption12 = part_at("jumps", {"bits": "12"}).caption[0].value
     assert "the first of the biggest, 31 → 32, flips 6 of the 12 bits." in caption12
+
+
+@pytest.mark.parametrize(("part", "panels"), [("binary", 1), ("sinusoids", 2)])
+def test_a_binary_heatmap_of_many_positions_says_each_column_is_a_mean(part, panels):
+    """Past what a pixel column can hold the heatmaps average runs of positions: the caption says how many (the
+    figure's own run) and which bits show as ½; with few positions it says nothing of the kind."""
+    k = position_run(1000, panels)
+    assert k > 1 and position_run(64, panels) == 1
+    caption = part_at(part, {"P": "1000"}).caption[0].value
+    assert f"each heatmap column is the mean of {k} neighbouring positions" in caption
+    assert f"Bits j < {k.bit_length() - 1} flip inside such a run" in caption
+    assert "mean of" not in part_at(part).caption[0].value
+    assert f"the mean of {k} positions" in chart_specs(part_at(part, {"P": "1000"}))[0]["layout"]["title"]["text"]
 
 
 def test_the_shuffle_part_writes_the_permutation_as_pi_not_p():

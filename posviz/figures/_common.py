@@ -73,6 +73,25 @@ def downsample(z: np.ndarray, max_cells: int = MAX_CELLS) -> tuple[np.ndarray, n
     return f32(z[np.ix_(r_idx, c_idx)]), r_idx, c_idx, stride
 
 
+def column_run(columns: int, most: int) -> int:
+    """The run of columns column_means averages into one: the least power of two k with ceil(columns / k) <= most."""
+    return 1 << max(0, math.ceil(math.log2(columns / most))) if columns > most else 1
+
+
+def column_means(z: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """``z`` (rows, columns) with its columns averaged in runs of k, the least power of two that leaves at most
+    ``most`` columns (the last run may be shorter), the run edges in column units (-0.5, k - 0.5, ...,
+    columns - 0.5: plotly's brick edges) and k. A heatmap cell narrower than a pixel is not drawn: plotly shows
+    one column of several, and a row that alternates at every column turns into slow stripes that are not in the
+    data. The mean of the columns a pixel covers is what the eye would see there; runs of 2, 4, 8 ... positions
+    turn each bit that flips within a run into exactly one half."""
+    cols = z.shape[1]
+    k = column_run(cols, most)
+    starts = np.arange(0, cols, k)
+    means = np.add.reduceat(np.asarray(z, dtype=np.float64), starts, axis=1) / np.diff(np.append(starts, cols))
+    return f32(means), np.append(starts, cols) - 0.5, k
+
+
 def sampled_note(stride: int) -> str:
     """Title suffix telling the reader that a heatmap shows every n-th row/column."""
     return "" if stride == 1 else _(" (every {stride}th cell shown)", stride=stride)

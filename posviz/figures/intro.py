@@ -12,7 +12,17 @@ import plotly.graph_objects as go
 
 from posviz import intro
 from posviz import sinusoidal as sn
-from posviz.figures._common import Panels, curve_mode, f32, grid_domains, label_margin
+from posviz.figures._common import (
+    TWO_LINE_TOP,
+    Panels,
+    column_means,
+    column_run,
+    curve_mode,
+    f32,
+    grid_domains,
+    label_margin,
+    subtitled,
+)
 from posviz.figures._registry import figure
 from posviz.i18n import N_, _
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
@@ -242,23 +252,70 @@ def intro_normalised(*, short: int = 10, long: int = 100, position: int = 5) -> 
     return fig
 
 
+# Heatmap columns of a full-width panel at most: a pixel or more each on a narrow screen (the plot is about 300 px
+# wide on a phone); the two side-by-side panels of part 5 hold half as many. More positions than that are shown as
+# the mean of runs of 2, 4, 8 ... positions (column_means): drawn one per position, cells narrower than a pixel
+# would show a bit that flips at every token as slow stripes.
+POSITION_COLUMNS = 256
+
+
+def position_run(n_positions: int, panels: int = 1) -> int:
+    """Positions per heatmap column of a panel that is 1/``panels`` of the figure's width: 1, or the run of
+    positions each column averages (a power of two) past POSITION_COLUMNS / panels positions."""
+    return column_run(n_positions, POSITION_COLUMNS // panels)
+
+
+def averaged_columns(n_positions: int, panels: int = 1) -> str:
+    """The sentence a caption adds for a binary heatmap of ``n_positions`` in a panel 1/``panels`` of the figure's
+    width whose columns are means of runs of positions (position_run); "" when each column is one position."""
+    run = position_run(n_positions, panels)
+    if run == 1:
+        return ""
+    return _(" Here each heatmap column is the mean of {run} neighbouring positions: one column per position "
+             "would be narrower than a pixel, and the screen would show stripes that are not in the code. "
+             "Bits j < {low} flip inside such a run, so they show as their mean, about ½.",
+             run=run, low=run.bit_length() - 1)
+
+
+def position_heatmap(z: np.ndarray, labels: list[str], panels: int, what: str, **style: object) -> tuple[dict, int]:
+    """A heatmap trace (plain dict) of ``z`` (one row per label, one column per position) in a panel 1/``panels``
+    of the figure's width: a column per position, or each column the mean of a run of k = position_run positions
+    (the hover says which); with k. ``what`` names the value in the hover ("bit", "value")."""
+    means, edges, k = column_means(z, POSITION_COLUMNS // panels)
+    if k == 1:
+        cells = dict(z=f32(z), x=np.arange(z.shape[1]),
+                     hovertemplate=_("position %{{x}}<br>%{{y}}<br>{what} %{{z:.3g}}<extra></extra>", what=what))
+    else:
+        first, last = edges[:-1] + 0.5, edges[1:] - 0.5
+        runs = np.broadcast_to(np.stack([first, last], axis=1), (len(labels), len(first), 2))
+        cells = dict(z=means, x=edges, customdata=runs,
+                     hovertemplate=_("positions %{{customdata[0]:.0f}}–%{{customdata[1]:.0f}}<br>%{{y}}<br>"
+                                     "mean {what} %{{z:.3g}}<extra></extra>", what=what))
+    return dict(type="heatmap", y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1, **cells, **style), k
+
+
+def averaged_note(k: int) -> str:
+    """What a heatmap of column_means says of its columns: nothing when each is one position."""
+    return "" if k == 1 else _("each column: the mean of {k} positions", k=k)
+
+
 @figure("intro_binary")
 def intro_binary(*, n_positions: int = 64, n_bits: int = 6) -> go.Figure:
-    """Binary positions as a heatmap: bit j of p, least significant at the bottom; bit j flips every 2^j."""
+    """Binary positions as a heatmap: bit j of p, least significant at the bottom; bit j flips every 2^j. Past
+    ``POSITION_COLUMNS`` positions each column is the mean of a run of positions (a bit flipping within it: ½)."""
     bits = intro.binary_encoding(n_positions, n_bits)  # (N, n)
     labels = [_("bit {j} (flips every {period})", j=j, period=intro.flip_period(j)) for j in range(n_bits)]
-    fig = go.Figure(go.Heatmap(
-        z=f32(bits.T), x=np.arange(n_positions), y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1,
-        xgap=1 if n_positions <= 128 else 0, ygap=1,
-        colorbar=dict(title=dict(text=_("bit")), tickvals=[0, 1]),
-        hovertemplate=_("position %{x}<br>%{y}<br>value %{z:.0f}<extra></extra>")))
-    title = (_("Binary code of p, {bits} bits: LSB at the bottom, MSB on top", bits=n_bits)
-             if n_positions <= 1 << n_bits else
-             _("Binary code of p, {bits} bits: LSB at the bottom, MSB on top; codes repeat after {limit} positions",
-               bits=n_bits, limit=1 << n_bits))
-    fig.update_layout(title=dict(text=title),
-                      xaxis_title=_("position p (tokens)"), yaxis_title=_("bit j"),
-                      height=max(300, 140 + 24 * n_bits), margin=dict(l=label_margin(labels)))
+    trace, k = position_heatmap(bits.T, labels, 1, _("bit"),
+                                xgap=1 if n_positions <= 128 else 0, ygap=1,
+                                colorbar=dict(title=dict(text=_("bit")), tickvals=[0, 1]))
+    title = _("Binary code of p, {bits} bits: LSB at the bottom, MSB on top", bits=n_bits)
+    # on a second line: the title alone fills a chart beside the sidebar
+    notes = [_("codes repeat after {limit} positions", limit=1 << n_bits)] if n_positions > 1 << n_bits else []
+    notes += [averaged_note(k)] if k > 1 else []
+    fig = go.Figure(trace)
+    fig.update_layout(title=dict(text=subtitled(title, _("; ").join(notes)) if notes else title),
+                      xaxis_title=_("position p (tokens)"), yaxis_title=_("bit j"), height=max(300, 140 + 24 * n_bits),
+                      margin=dict(l=label_margin(labels), **({"t": TWO_LINE_TOP} if notes else {})))
     return fig
 
 
@@ -273,10 +330,11 @@ SMOOTH_DOTS_MOST = 128
 def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int = 3) -> go.Figure:
     """Binary bits beside smooth bits: each bit's square wave next to a sinusoid of the same wavelength.
 
-    Top: the two heatmaps (bit j and its cosine of wavelength 2^(j+1)). Bottom: bit ``bit`` and its
-    sinusoid over the positions, the sinusoid as a continuous curve (``intro.smooth_bits_at``) with its value at
-    each integer position as a dot, up to ``SMOOTH_DOTS_MOST`` positions; beyond, those values are an unseen line
-    that still shows each one on hover.
+    Top: the two heatmaps (bit j and its cosine of wavelength 2^(j+1)), each with at most half of
+    ``POSITION_COLUMNS`` columns (beyond, a column is the mean of a run of positions). Bottom: bit ``bit`` and
+    its sinusoid over the positions, the sinusoid as a continuous curve (``intro.smooth_bits_at``) with its value
+    at each integer position as a dot, up to ``SMOOTH_DOTS_MOST`` positions; beyond, those values are an unseen
+    line that still shows each one on hover.
     """
     if not 0 <= bit < n_bits:
         raise ValueError(f"bit must be in [0, {n_bits - 1}] (one of the n_bits = {n_bits} bits); got {bit}")
@@ -290,11 +348,9 @@ def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int
                    _("bit {bit} and its sinusoid (wavelength {wavelength} tokens)", bit=bit, wavelength=2 << bit)),
                   title_size=16)
     for col, (name, z) in enumerate(((_("binary"), bits), (_("smooth"), smooth)), start=1):
-        grid.add(dict(type="heatmap",
-                      z=f32(z.T), x=x, y=labels, colorscale=SEQUENTIAL, zmin=0, zmax=1, showscale=col == 2, name=name,
-                      colorbar=dict(title=dict(text=_("value"), side="right"), len=0.5, y=0.75),
-                      hovertemplate=_("{name}<br>position %{{x}}<br>%{{y}}<br>value %{{z:.3f}}<extra></extra>",
-                                      name=name)), col)
+        trace, k = position_heatmap(z.T, labels, 2, _("value"), showscale=col == 2, name=name,
+                                    colorbar=dict(title=dict(text=_("value"), side="right"), len=0.5, y=0.75))
+        grid.add(trace | {"hovertemplate": name + "<br>" + trace["hovertemplate"]}, col)
     grid.scatter(3, x=x, y=f32(bits[:, bit]), mode="lines", line=dict(shape="hv", color=COLORS[3]),
                  name=_("bit {bit} (binary)", bit=bit),
                  hovertemplate=_("position %{x}<br>bit %{y:.0f}<extra>binary</extra>"))
@@ -312,9 +368,10 @@ def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int
     grid.axis("y", 2, showticklabels=False)
     grid.axis("x", 3, title=_("position p (tokens)"))
     grid.axis("y", 3, title=_("value"), range=[-0.1, 1.1])
-    return grid.figure(title=dict(text=_("Sinusoids as smooth binary: same wavelengths, no jumps")),
+    title = _("Sinusoids as smooth binary: same wavelengths, no jumps")
+    return grid.figure(title=dict(text=subtitled(title, averaged_note(k)) if k > 1 else title),
                        height=max(560, 380 + 24 * n_bits), legend=dict(orientation="h", y=-0.12),
-                       margin=dict(l=label_margin(labels)))
+                       margin=dict(l=label_margin(labels), **({"t": TWO_LINE_TOP} if k > 1 else {})))
 
 
 @figure("intro_trajectory")

@@ -116,6 +116,14 @@ def test_sample_index_respects_the_one_cap(rows, cols):
         assert (r.size, c.size, stride) == (rows, cols, 1)
 
 
+@given(rows=st.integers(1, 5000), cols=st.integers(1, 2000))
+def test_an_odd_stride_stays_odd_and_under_the_cap(rows, cols):
+    r, c, stride = sample_index(rows, cols, odd=True)
+    step = int(c[1] - c[0]) if c.size > 1 else 1
+    assert r.size * c.size <= MAX_CELLS and step % 2 == 1  # every column, or every k-th with k odd
+    assert stride - sample_index(rows, cols)[2] in (0, 1)  # at most one more than the even stride it replaces
+
+
 def test_downsample_keeps_the_sampled_values():
     z = np.arange(1000 * 400, dtype=np.float64).reshape(1000, 400)
     small, r, c, stride = downsample(z)

@@ -34,6 +34,23 @@ def test_heatmap_is_the_table():
     np.testing.assert_allclose(_arr(fig.data[0].z), _pe(np.arange(12), 8, 100.0), atol=1e-6)
 
 
+@pytest.mark.parametrize("layout", ["interleaved", "concat"])
+def test_a_strided_table_keeps_cells_of_the_table_and_both_kinds_of_interleaved_column(layout):
+    """Too large a table is shown every k-th cell. Interleaved columns alternate sin, cos, sin ...: an even k would
+    keep only sines (the slow half of the table a blank, where its cosines are near 1), so k is odd there and the
+    columns shown alternate sin and cos as the table's do."""
+    fig = build("sinusoidal_heatmap", n_positions=4096, d_model=1024, base=1e6, layout=layout)
+    (hm,) = fig.data
+    rows, cols = _arr(hm.y).astype(int), _arr(hm.x).astype(int)
+    k = int(cols[1] - cols[0])
+    assert k > 1 and np.all(np.diff(cols) == k) and np.all(np.diff(rows) == k)
+    assert f"every {k}th cell shown" in fig.layout.title.text
+    if layout == "interleaved":
+        assert k % 2 == 1 and {0, 1} == set(cols % 2)
+        pe = _pe(rows[::40], 1024, 1e6)  # every 40th shown row, by the naive loop
+        np.testing.assert_allclose(_arr(hm.z)[::40], pe[:, cols], atol=2e-3)
+
+
 def test_similarity_uses_a_sequential_scale_for_positive_dots():
     fig = build("sinusoidal_similarity", n_positions=40, d_model=64)
     (hm,) = fig.data

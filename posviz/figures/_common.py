@@ -53,13 +53,18 @@ def curve_mode(points: int, most: int) -> str:
 
 # ------------------------------------------------------------------------------------------ heatmaps
 
-def sample_index(rows: int, cols: int, max_cells: int = MAX_CELLS) -> tuple[np.ndarray, np.ndarray, int]:
+def sample_index(rows: int, cols: int, max_cells: int = MAX_CELLS, *,
+                 odd: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
     """Row and column indices of an evenly strided view with at most ``max_cells`` cells, and the stride.
 
     ``stride == 1`` means nothing is dropped. Compute only the cells you show: a screen cannot show
-    more cells than it has pixels, so the picture is unchanged to the eye.
+    more cells than it has pixels. With ``odd`` the stride is odd: columns that alternate in kind (the
+    interleaved sin, cos, sin, ... of a sinusoidal table) are then kept of both kinds, where an even stride
+    would keep only the first kind.
     """
     stride = max(1, math.ceil(math.sqrt(rows * cols / max_cells)))
+    if odd and stride % 2 == 0:
+        stride += 1
     r_step = stride if rows > 1 else 1
     c_step = stride if cols >= stride * 4 else 1
     while math.ceil(rows / r_step) * math.ceil(cols / c_step) > max_cells:
@@ -67,9 +72,11 @@ def sample_index(rows: int, cols: int, max_cells: int = MAX_CELLS) -> tuple[np.n
     return np.arange(0, rows, r_step), np.arange(0, cols, c_step), max(r_step, c_step)
 
 
-def downsample(z: np.ndarray, max_cells: int = MAX_CELLS) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Stride a 2-D array to at most ``max_cells`` cells: (z as float32, row_index, col_index, stride)."""
-    r_idx, c_idx, stride = sample_index(*z.shape, max_cells=max_cells)
+def downsample(z: np.ndarray, max_cells: int = MAX_CELLS, *,
+               odd: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Stride a 2-D array to at most ``max_cells`` cells: (z as float32, row_index, col_index, stride); an odd
+    stride with ``odd`` (sample_index)."""
+    r_idx, c_idx, stride = sample_index(*z.shape, max_cells=max_cells, odd=odd)
     return f32(z[np.ix_(r_idx, c_idx)]), r_idx, c_idx, stride
 
 

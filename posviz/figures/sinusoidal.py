@@ -21,7 +21,7 @@ def sinusoidal_heatmap(*, n_positions: int = 100, d_model: int = 128, base: floa
                        layout: str = "interleaved") -> go.Figure:
     """The sinusoidal table PE(p, j) as a heatmap: positions down, dimensions across."""
     pe = sn.sinusoidal_table(n_positions, d_model, base, layout)  # (P, d)
-    z, rows, cols, stride = downsample(pe)
+    z, rows, cols, stride = downsample(pe, odd=layout == "interleaved")  # both sin and cos columns kept
     fig = go.Figure(go.Heatmap(
         z=z, x=cols, y=rows, zmin=-1, zmax=1, zmid=0, colorscale=DIVERGING, meta="diverging",
         colorbar=dict(title=_("value")), hovertemplate=_("position p=%{y}<br>dimension j=%{x}<br>PE=%{z:.3f}"

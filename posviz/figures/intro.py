@@ -299,6 +299,15 @@ def averaged_note(k: int) -> str:
     return "" if k == 1 else _("each column: the mean of {k} positions", k=k)
 
 
+def noted_title(title: str, notes: list[str]) -> tuple[dict, dict]:
+    """The figure's title with its non-empty notes on a smaller second line (a title and its notes on one line
+    fill a chart beside the sidebar), and the top margin that fits them ({} when there is none)."""
+    shown = [note for note in notes if note]
+    if not shown:
+        return dict(text=title), {}
+    return dict(text=subtitled(title, _("; ").join(shown))), {"t": TWO_LINE_TOP}
+
+
 @figure("intro_binary")
 def intro_binary(*, n_positions: int = 64, n_bits: int = 6) -> go.Figure:
     """Binary positions as a heatmap: bit j of p, least significant at the bottom; bit j flips every 2^j. Past
@@ -308,14 +317,12 @@ def intro_binary(*, n_positions: int = 64, n_bits: int = 6) -> go.Figure:
     trace, k = position_heatmap(bits.T, labels, 1, _("bit"),
                                 xgap=1 if n_positions <= 128 else 0, ygap=1,
                                 colorbar=dict(title=dict(text=_("bit")), tickvals=[0, 1]))
-    title = _("Binary code of p, {bits} bits: LSB at the bottom, MSB on top", bits=n_bits)
-    # on a second line: the title alone fills a chart beside the sidebar
-    notes = [_("codes repeat after {limit} positions", limit=1 << n_bits)] if n_positions > 1 << n_bits else []
-    notes += [averaged_note(k)] if k > 1 else []
+    repeats = _("codes repeat after {limit} positions", limit=1 << n_bits) if n_positions > 1 << n_bits else ""
+    title, top = noted_title(_("Binary code of p, {bits} bits: LSB at the bottom, MSB on top", bits=n_bits),
+                             [repeats, averaged_note(k)])
     fig = go.Figure(trace)
-    fig.update_layout(title=dict(text=subtitled(title, _("; ").join(notes)) if notes else title),
-                      xaxis_title=_("position p (tokens)"), yaxis_title=_("bit j"), height=max(300, 140 + 24 * n_bits),
-                      margin=dict(l=label_margin(labels), **({"t": TWO_LINE_TOP} if notes else {})))
+    fig.update_layout(title=title, xaxis_title=_("position p (tokens)"), yaxis_title=_("bit j"),
+                      height=max(300, 140 + 24 * n_bits), margin=dict(l=label_margin(labels), **top))
     return fig
 
 
@@ -348,7 +355,7 @@ def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int
                    _("bit {bit} and its sinusoid (wavelength {wavelength} tokens)", bit=bit, wavelength=2 << bit)),
                   title_size=16)
     for col, (name, z) in enumerate(((_("binary"), bits), (_("smooth"), smooth)), start=1):
-        trace, k = position_heatmap(z.T, labels, 2, _("value"), showscale=col == 2, name=name,
+        trace, _k = position_heatmap(z.T, labels, 2, _("value"), showscale=col == 2, name=name,
                                     colorbar=dict(title=dict(text=_("value"), side="right"), len=0.5, y=0.75))
         grid.add(trace | {"hovertemplate": name + "<br>" + trace["hovertemplate"]}, col)
     grid.scatter(3, x=x, y=f32(bits[:, bit]), mode="lines", line=dict(shape="hv", color=COLORS[3]),
@@ -368,10 +375,10 @@ def intro_binary_vs_sinusoid(*, n_positions: int = 64, n_bits: int = 6, bit: int
     grid.axis("y", 2, showticklabels=False)
     grid.axis("x", 3, title=_("position p (tokens)"))
     grid.axis("y", 3, title=_("value"), range=[-0.1, 1.1])
-    title = _("Sinusoids as smooth binary: same wavelengths, no jumps")
-    return grid.figure(title=dict(text=subtitled(title, averaged_note(k)) if k > 1 else title),
-                       height=max(560, 380 + 24 * n_bits), legend=dict(orientation="h", y=-0.12),
-                       margin=dict(l=label_margin(labels), **({"t": TWO_LINE_TOP} if k > 1 else {})))
+    title, top = noted_title(_("Sinusoids as smooth binary: same wavelengths, no jumps"),
+                             [averaged_note(position_run(n_positions, panels=2))])
+    return grid.figure(title=title, height=max(560, 380 + 24 * n_bits), legend=dict(orientation="h", y=-0.12),
+                       margin=dict(l=label_margin(labels), **top))
 
 
 @figure("intro_trajectory")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import subprocess
 import sys
 import threading
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -18,17 +20,21 @@ from hypothesis import strategies as st
 from posviz.figures import FIGURES, build
 from posviz.theme import style
 from posviz.ui.live import figures as live_figures
+from posviz.ui.live import routes as live_routes
 from posviz.ui.live.store import (
     MB,
     SHARES,
     STORE_ENV,
+    AbandonedError,
     ByteBudgetCache,
     FigureStore,
     Foreground,
     ServedFigureFiles,
     _total_from_env,
+    check_wanted,
     content_id,
     figure_bytes,
+    wanted_while,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -251,6 +257,60 @@ def test_states_built_ahead_of_need_wait_for_the_learner_s_work():
     builder.join(10)
     assert done.is_set()
     foreground.wait_idle()  # nothing running: no wait at all
+
+
+class _Leaving:
+    """A request whose browser stays for ``checks`` looks at it, then goes (as a fetch stopped by the page)."""
+
+    def __init__(self, checks: int) -> None:
+        self.checks, self.seen = checks, 0
+
+    async def is_disconnected(self) -> bool:
+        self.seen += 1
+        return self.seen > self.checks
+
+
+def _steps(done: list[int]):
+    """A build of ``n`` steps of 20 ms that goes on only while it is still wanted (as a slider's states do)."""
+    def build(n: str) -> str:
+        for i in range(int(n)):
+            check_wanted()
+            done.append(i)
+            time.sleep(0.02)
+        return "built"
+    build.__name__ = f"steps_{id(done)}"  # a lock of its own among the routes'
+    return build
+
+
+def test_a_build_stops_between_two_steps_once_the_browser_that_asked_has_gone():
+    done: list[int] = []
+    assert asyncio.run(live_routes._built(_Leaving(checks=2), _steps(done), "200")) is None
+    assert 1 <= len(done) < 50  # gone after ~50 ms of 4 s: no more than the steps under way then
+
+
+def test_a_build_whose_browser_stays_is_built_whole_and_one_never_asked_for_is_not_begun():
+    done: list[int] = []
+    assert asyncio.run(live_routes._built(_Leaving(checks=10**6), _steps(done), "5")) == "built"
+    assert done == [0, 1, 2, 3, 4]
+    gone: list[int] = []
+    assert asyncio.run(live_routes._built(_Leaving(checks=0), _steps(gone), "5")) is None and gone == []
+
+
+def test_a_slider_s_states_stop_between_two_figures_when_no_longer_wanted(monkeypatch):
+    """live_states builds no further figure once its asker has gone, and the store keeps no set for it (the next
+    ask builds it again, whole)."""
+    from posviz.ui.live import states
+
+    built: list[float] = []
+    real = states.build
+    monkeypatch.setattr(states, "build", lambda name, **p: (built.append(p["sigma2"]), real(name, **p))[1])
+    with wanted_while(lambda: len(built) < 3), pytest.raises(AbandonedError):
+        states.live_states("gaussian_kernel_curve", {}, "sigma2", [4.0, 8.0, 16.0, 32.0, 64.0, 128.0])
+    assert built == [4.0, 8.0, 16.0]
+    store = FigureStore(total=10 * MB)
+    with wanted_while(lambda: False), pytest.raises(AbandonedError):
+        store.state_sets.get_or_make("k", check_wanted, len)
+    assert store.state_sets.get("k") is None and not store.state_sets._making  # no set, no gate left behind
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))

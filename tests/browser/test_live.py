@@ -3,11 +3,13 @@ address and the captions hold the released value (posviz.ui.live)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import urllib.parse
 
 import numpy as np
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from posviz.ui.live.component import script as component_script
 from testkit.browser import (
@@ -579,3 +581,34 @@ def test_after_a_drag_a_key_press_ends_on_the_exact_figure_not_a_still(page, app
         page.wait_for_timeout(400)
         shown.append(page.evaluate("() => document.querySelector('.posviz-live-chart').dataset.shown"))
     assert shown == ["exact"] * 4
+
+
+# the sliders whose states the page is fetching ahead of need (the st-key class of each slider's box)
+AHEAD = """() => [...(window.__posvizAhead || [])]
+    .map((a) => [...a.box.classList].find((c) => c.startsWith('st-key-')))"""
+
+
+def test_states_fetched_ahead_stop_when_the_hand_reaches_for_another_slider_and_are_asked_again(page, app_url):
+    """Once the page is quiet, the chart fetches the states of its first sliders ahead of need. The learner reaching
+    for one of them stops the fetch of the other (the server then stops building it, and the CPU and the states
+    route are the slider in hand's); the stopped one is asked again once the page has been quiet again."""
+    held = []
+    page.route("**/states/*", lambda route: held.append(route))  # both fetches stay under way until let through
+    open_page(page, app_url, "Sinusoidal")
+    page.wait_for_function(f"() => ({AHEAD})().length === 2", timeout=30_000)
+    first, second = page.evaluate(AHEAD)
+    box = page.locator("." + second).first
+    box.scroll_into_view_if_needed()
+    box.hover()  # reaching for the second slider
+    page.wait_for_function(f"(k) => ({AHEAD})().join() === k", arg=second, timeout=10_000)
+    assert page.evaluate("() => window.__posvizAheadStopped") == 1  # the first's fetch, and only it
+    page.unroute("**/states/*")
+    for route in held:
+        with contextlib.suppress(PlaywrightError):  # the stopped fetch's request is gone
+            route.continue_()
+    page.mouse.move(5, 5)  # the hand leaves; the page is quiet again
+    page.wait_for_function("(k) => !!document.querySelector('.' + k).dataset.posvizStates", arg=first,
+                           timeout=30_000)
+    page.wait_for_function("(k) => !!document.querySelector('.' + k).dataset.posvizStates", arg=second,
+                           timeout=30_000)
+    assert page.evaluate(AHEAD) == [] and len(held) == 2

@@ -7,7 +7,8 @@
 // address of the exact figures the app serves (both behind the server's base path: posviz/ui/served.py).
 // `exact` is the figure, or null when it is the served file `exactFile`; `exactId` names the figure either way.
 // `options` are the slider's values in order (with `index`, the thumb reports a position).
-// The states of a slider are fetched from its `states` address when the learner reaches for it, filed as
+// The states of a slider are fetched from its `states` address when the learner reaches for it (those of the
+// chart's first sliders also once the page is quiet, until a hand reaches for another: fetchAhead), filed as
 // window.__posvizStates[chart|key] = {version, values, files, common, states}; a set built for other settings
 // (another version) is not used. A trace that is null in a state is the same in all of them: `common[its index]`.
 // An animated figure (RoPE's clock) keeps its position: a state carries some of its frames, the one nearest
@@ -157,21 +158,62 @@ async function fetchExactSet(chart, live, set) {
 }
 
 // the states of a live slider, fetched from the app once per settings (the set's `version`) and filed where
-// statesOf finds them; the chart then draws their stills in idle time
-function fetchStates(chart, live, box) {
+// statesOf finds them; the chart then draws their stills in idle time. A fetch ahead of need (fetchAhead) passes
+// `stopped`, what to do when a hand reaching for another slider stops it (stopAhead)
+function fetchStates(chart, live, box, stopped) {
   const key = chart.posvizPayload.chart + "|" + live.key;
   window.__posvizStates = window.__posvizStates || {};
   window.__posvizAsked = window.__posvizAsked || new Set();
   if (statesOf(chart, live) || window.__posvizAsked.has(live.states)) return;
   window.__posvizAsked.add(live.states);
-  fetch(live.states).then((r) => (r.ok ? r.json() : Promise.reject(new Error(r.status)))).then((set) => {
+  const ahead = stopped ? { box, controller: new AbortController() } : null;
+  if (ahead) aheadFetches().add(ahead);
+  const asked = fetch(live.states, { signal: ahead?.controller.signal });
+  asked.then((r) => (r.ok ? r.json() : Promise.reject(new Error(r.status)))).then((set) => {
     // a set asked for before a rerun changed its settings may come after the one asked for since: not filed
     const now = chart.posvizPayload.live.find((l) => l.key === live.key);
     if (now && now.version !== live.version) return;
     window.__posvizStates[key] = { ...set, version: live.version };
     if (box) box.dataset.posvizStates = String(set.values.length); // benchmarks: how fast a drag crosses states
     window.dispatchEvent(new Event("posviz-states"));
-  }).catch((e) => { window.__posvizAsked.delete(live.states); console.warn("posviz states", e); });
+  }).catch((e) => {
+    window.__posvizAsked.delete(live.states);
+    if (ahead?.controller.signal.aborted) stopped();
+    else console.warn("posviz states", e);
+  }).finally(() => { if (ahead) aheadFetches().delete(ahead); });
+}
+
+// Ahead of need: the states of the page's first sliders, fetched once the page has been quiet PREFETCH_AFTER_MS,
+// so that their first drag needs no wait. The server builds them (tens of figures at large settings, seconds of
+// its time), on the computer that also draws the page when a lecturer runs the app on a laptop. A hand that
+// reaches for another slider (over it, a press, focus, a key) stops those fetches, and the server stops
+// building them: the CPU goes to the slider in hand, and its own states are not queued behind them. A stopped
+// fetch is asked again once the page has been quiet as long again.
+function aheadFetches() {
+  window.__posvizAhead = window.__posvizAhead || new Set(); // {box, controller} of the fetches under way
+  return window.__posvizAhead;
+}
+
+function stopAhead(target) {
+  for (const ahead of aheadFetches()) {
+    if (ahead.box.contains(target)) continue; // the slider reached for: its states are wanted now
+    ahead.controller.abort();
+    window.__posvizAheadStopped = (window.__posvizAheadStopped || 0) + 1; // tests: fetches a hand stopped
+  }
+}
+
+function fetchAhead(chart, live, box, signal) {
+  const wait = () => {
+    if (signal.aborted || !chart.isConnected) return;
+    const timer = setTimeout(() => later(go), PREFETCH_AFTER_MS);
+    signal.addEventListener("abort", () => clearTimeout(timer));
+  };
+  const go = () => {
+    if (signal.aborted || !chart.isConnected) return;
+    if (sliderHeld()) return wait();
+    fetchStates(chart, live, box, wait);
+  };
+  wait();
 }
 
 export function withSliderAt(layout, index) {
@@ -399,9 +441,11 @@ function watchHands() {
   if (window.__posvizHands) return;
   const hands = { down: false };
   window.__posvizHands = hands;
-  document.addEventListener("pointerdown", (e) => {
-    if (e.target instanceof Element && e.target.closest("[data-testid=stSlider]")) hands.down = true;
-  }, true);
+  const slider = (e) => e.target instanceof Element && e.target.closest("[data-testid=stSlider]");
+  document.addEventListener("pointerdown", (e) => { if (slider(e)) hands.down = true; }, true);
+  for (const type of ["pointerover", "pointerdown", "focusin", "keydown"]) {
+    document.addEventListener(type, (e) => { if (slider(e) && aheadFetches().size) stopAhead(e.target); }, true);
+  }
   for (const type of ["pointerup", "pointercancel"]) document.addEventListener(type, () => { hands.down = false; }, true);
 }
 
@@ -689,10 +733,7 @@ export default function (component) {
       for (const type of ["pointerenter", "pointerdown", "focusin"]) box.addEventListener(type, reach, opts);
       // still in hand after a rerun (a key press, another slider clamped): its new value's steps, its states
       if (box.matches(":hover") || box.contains(document.activeElement)) reach();
-      if (live.prefetch) {
-        const wait = setTimeout(() => later(want), PREFETCH_AFTER_MS);
-        listeners.signal.addEventListener("abort", () => clearTimeout(wait));
-      }
+      if (live.prefetch) fetchAhead(chart, live, box, listeners.signal);
     };
     for (const live of payload.live) follow(live, 50);
   }).catch((e) => console.warn("posviz live chart", e));

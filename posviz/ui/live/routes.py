@@ -4,13 +4,16 @@
 one of the slider's values (``posviz.ui.live.component``: a token is registered by the run that drew the chart).
 They are built in a worker thread, one at a time per process and route, so that a script run is never queued
 behind more than one of each, and a key press's figure never waits behind a slider's states; a request whose
-browser has gone is not built. app.py adds ``routes()`` beside ``posviz.ui.served.routes()``.
+browser has gone is not built, and a slider's states stop building when it goes. app.py adds ``routes()``
+beside ``posviz.ui.served.routes()``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import threading
+from collections.abc import Callable
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -18,6 +21,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from posviz.ui.live import component
+from posviz.ui.live.store import AbandonedError, wanted_while
 from posviz.ui.served import url
 
 _TOKEN = re.compile(r"[0-9a-f]{24}")
@@ -32,11 +36,34 @@ def _not_found() -> Response:
 
 async def _built(request: Request, build: object, *args: str) -> object:
     """``build(*args)`` in a worker thread, one at a time per route, unless the browser has gone while it waited
-    its turn."""
+    its turn; None if it goes during the build (a slider's states stop between two figures: a browser stops
+    asking for states it fetched ahead of need when the learner reaches for another slider, whose own states
+    would otherwise wait here behind them)."""
     async with _BUILDS.setdefault(build.__name__, asyncio.Lock()):
         if await request.is_disconnected():
             return None
-        return await run_in_threadpool(build, *args)
+        gone = threading.Event()
+        watch = asyncio.create_task(_watch(request, gone))
+        try:
+            return await run_in_threadpool(_while_wanted, gone, build, *args)
+        except AbandonedError:
+            return None
+        finally:
+            watch.cancel()
+
+
+GONE_POLL_S = 0.05  # how often a build's request is checked for a browser that has gone
+
+
+async def _watch(request: Request, gone: threading.Event) -> None:
+    while not await request.is_disconnected():
+        await asyncio.sleep(GONE_POLL_S)
+    gone.set()
+
+
+def _while_wanted(gone: threading.Event, build: Callable[..., object], *args: str) -> object:
+    with wanted_while(lambda: not gone.is_set()):
+        return build(*args)
 
 
 async def _states(request: Request) -> Response:

@@ -21,7 +21,7 @@ from plotly.io.json import to_json_plotly
 from posviz.figures import build
 from posviz.theme import style
 from posviz.ui.live.figures import plain_figure
-from posviz.ui.live.store import FOREGROUND, build_slot
+from posviz.ui.live.store import FOREGROUND, build_slot, check_wanted
 from posviz.ui.params import Float, Int, LogFloat, Param
 
 MAX_STATES = 40
@@ -225,6 +225,7 @@ def live_states(name: str, params: Mapping[str, object], param: str, values: Seq
     figures = {}
     for v in spread(tuple(values), max_states, current):
         FOREGROUND.wait_idle()  # built ahead of need: a learner's run or key press first
+        check_wanted()  # and not at all once the browser that asked has stopped asking
         try:  # a value the builder rejects with these settings (beta_fast <= beta_slow) is not a state
             with build_slot():
                 figures[v] = style(build(name, **{**fixed, **settings(v)}), theme, font_scale)

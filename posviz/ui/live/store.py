@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import contextvars
 import hashlib
 import os
 import threading
@@ -81,14 +82,16 @@ class ByteBudgetCache(Generic[V]):
             return found
         with self._lock:
             gate = self._making.setdefault(key, threading.Lock())
-        with gate:
-            found = self.get(key)
-            if found is None:
-                found = make()
-                self.put(key, found, size(found))
-        with self._lock:
-            if not gate.locked():
-                self._making.pop(key, None)
+        try:
+            with gate:
+                found = self.get(key)
+                if found is None:
+                    found = make()
+                    self.put(key, found, size(found))
+        finally:  # a make that raised (its asker gone, settings refused) leaves no gate behind
+            with self._lock:
+                if not gate.locked():
+                    self._making.pop(key, None)
         return found
 
     def entry_bytes(self, key: Hashable) -> int | None:
@@ -296,6 +299,31 @@ class Foreground:
 
 
 FOREGROUND = Foreground()
+
+
+class AbandonedError(Exception):
+    """The browser that asked for a build has gone (its fetch stopped): the rest of the build is not done."""
+
+
+_WANTED: contextvars.ContextVar[Callable[[], bool]] = contextvars.ContextVar("posviz_wanted", default=lambda: True)
+
+
+@contextlib.contextmanager
+def wanted_while(still_wanted: Callable[[], bool]) -> Iterator[None]:
+    """Work in this block (this thread's) is for an asker who may leave: ``still_wanted()`` says whether it is
+    still awaited (posviz.ui.live.routes: the browser's request not yet closed)."""
+    token = _WANTED.set(still_wanted)
+    try:
+        yield
+    finally:
+        _WANTED.reset(token)
+
+
+def check_wanted() -> None:
+    """Raise ``AbandonedError`` if the work this thread does is no longer awaited: a slider's states, built ahead of
+    need, stop between two figures when the learner reaches for another slider and the browser stops asking."""
+    if not _WANTED.get()():
+        raise AbandonedError("the browser that asked for this build has gone")
 
 TRACE_OVERHEAD = 4_000  # the Python objects plotly builds around one trace or frame (validators, dicts)
 

@@ -29,7 +29,7 @@ PART_PARAMS = {"grid": ["ch"], "multiples": ["first", "spread"], "similarity": [
                "mrope": [*MROPE_SEQUENCE, "mvariant", "spg", "mafter"],
                "mrope_pairs": [*MROPE_SEQUENCE, "mbase", "minter"], "pitfalls": []}
 # every part draws one chart, so a slider move redraws one chart; words of its title at defaults
-TITLES = {"grid": "MAE (column | row), ch 1", "multiples": "every 4th channel from 0 of 64", "similarity":
+TITLES = {"grid": "MAE (column | row), ch 1", "multiples": "one channel in 4 from 0 of 64", "similarity":
           "Which patches look like patch (row 2, column 9)", "resize":
           "14×14 grid used at 20×20", "resize_error": "Bicubic 14×14 → 20×20", "rope": "axial RoPE (base 100)",
           "mixed": "RoPE-Mixed at initialisation", "flux": "FLUX.1 RoPE angles", "flux_scores":

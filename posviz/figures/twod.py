@@ -135,7 +135,7 @@ def patch_channels(*, height: int = 14, width: int = 14, d_model: int = 64, base
                      showline=False, scaleanchor="x", scaleratio=1, constrain="domain")
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False,
                      constrain="domain")
-    which = (_("every {step}th channel from {first} of {channels} as {height}×{width} images", step=step, first=first,
+    which = (_("one channel in {step} from {first} of {channels} as {height}×{width} images", step=step, first=first,
                channels=d_model, height=height, width=width) if step > 1 else
              _("channels {first}–{last} of {channels} as {height}×{width} images", first=chans[0], last=chans[-1],
                channels=d_model, height=height, width=width))

@@ -99,14 +99,16 @@ def _layer_map(cfg: Mapping, model_type: str | None, blocks: Mapping) -> tuple[i
     if types is None and n is not None and set(blocks) == {"full_attention", "sliding_attention"}:
         pattern = check_int("sliding_window_pattern", cfg.get("sliding_window_pattern", 6), 1, 10_000)
         types = ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(n)]
-        notes.append(_("layer types from sliding_window_pattern {pattern}: every {pattern}th layer is global",
+        notes.append(_("layer types from sliding_window_pattern {pattern}: "
+                       "the last of every {pattern} layers is global",
                        pattern=pattern))
     nope: set[int] = set()
     flags = cfg.get("no_rope_layers")
     if (flags is None or flags == []) and n is not None and "no_rope_layer_interval" in cfg:
         every = check_int("no_rope_layer_interval", cfg["no_rope_layer_interval"], 1, 10_000)
         flags = [int((i + 1) % every != 0) for i in range(n)]
-        notes.append(_("no_rope_layers from no_rope_layer_interval {every}: every {every}th layer uses no RoPE",
+        notes.append(_("no_rope_layers from no_rope_layer_interval {every}: "
+                       "the last of every {every} layers uses no RoPE",
                        every=every))
     if flags is not None:
         if not isinstance(flags, (list, tuple)) or (n is not None and len(flags) < n):

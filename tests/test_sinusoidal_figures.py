@@ -34,50 +34,21 @@ def test_heatmap_is_the_table():
     np.testing.assert_allclose(_arr(fig.data[0].z), _pe(np.arange(12), 8, 100.0), atol=1e-6)
 
 
-def _concat(pe: np.ndarray) -> np.ndarray:
-    """The interleaved table's columns in the concat layout: all sines, then all cosines."""
-    return np.concatenate([pe[:, 0::2], pe[:, 1::2]], axis=1)
-
-
 @pytest.mark.parametrize("layout", ["interleaved", "concat"])
-def test_a_table_too_large_shows_means_of_runs_of_positions_and_every_kth_dimension(layout):
-    """Too large a table for the cell cap shows every k-th dimension, and each row is the mean of a run of
-    positions (drawn at their middle). Interleaved columns alternate sin, cos, sin ...: an even k would keep only
-    sines, so k is odd there and the columns shown alternate as the table's do."""
-    n, d, base = 4096, 1024, 1e6
-    fig = build("sinusoidal_heatmap", n_positions=n, d_model=d, base=base, layout=layout)
+def test_a_strided_table_keeps_cells_of_the_table_and_both_kinds_of_interleaved_column(layout):
+    """Too large a table is shown every k-th cell. Interleaved columns alternate sin, cos, sin ...: an even k would
+    keep only sines (the slow half of the table a blank, where its cosines are near 1), so k is odd there and the
+    columns shown alternate sin and cos as the table's do."""
+    fig = build("sinusoidal_heatmap", n_positions=4096, d_model=1024, base=1e6, layout=layout)
     (hm,) = fig.data
-    rows, cols, z = _arr(hm.y), _arr(hm.x).astype(int), _arr(hm.z)
+    rows, cols = _arr(hm.y).astype(int), _arr(hm.x).astype(int)
     k = int(cols[1] - cols[0])
-    run = int(round(rows[1] - rows[0]))
-    assert k > 1 and np.all(np.diff(cols) == k) and run >= k
-    starts = np.arange(0, n, run)
-    np.testing.assert_allclose(rows, (starts + np.minimum(starts + run, n) - 1) / 2)
-    full = _pe(np.arange(n), d, base)  # by the naive loop
-    full = full if layout == "interleaved" else _concat(full)
-    means = np.stack([full[s:s + run, cols].mean(axis=0) for s in starts])
-    np.testing.assert_allclose(z, means, atol=1e-5)
-    assert f"each row: the mean of {run} positions; one dimension in {k} shown" in fig.layout.title.text
+    assert k > 1 and np.all(np.diff(cols) == k) and np.all(np.diff(rows) == k)
+    assert f"(rows and columns: one in {k} shown)" in fig.layout.title.text
     if layout == "interleaved":
         assert k % 2 == 1 and {0, 1} == set(cols % 2)
-
-
-def test_a_dimension_whose_wavelength_is_near_the_run_shows_its_mean_not_a_slow_false_wave():
-    """Every k-th position of a dimension whose wavelength is near k drifts slowly from row to row: shown alone,
-    those positions would draw a slow wave the table does not have (its wavelength is about k positions). The
-    mean of each run is near 0 instead, as the eye would see the fast dimension from afar."""
-    n, d, base = 4096, 1024, 10000.0
-    fig = build("sinusoidal_heatmap", n_positions=n, d_model=d, base=base)  # interleaved
-    (hm,) = fig.data
-    cols, z = _arr(hm.x).astype(int), _arr(hm.z)
-    run = int(round(_arr(hm.y)[1] - _arr(hm.y)[0]))
-    wavelength = 2 * np.pi * base ** (2 * (cols // 2) / d)
-    c = int(np.argmin(np.abs(wavelength - run)))
-    assert abs(wavelength[c] / run - 1) < 0.01  # 16.01 positions against runs of 16
-    table = _pe(np.arange(10 * run), d, base)[:, cols[c]]  # the first ten rows' positions
-    assert np.ptp(table) > 1.9  # the table swings through ±1 within them ...
-    assert np.ptp(table[::run]) < 1.0  # ... every run-th position alone drifts, a slow false wave ...
-    assert np.abs(z[:10, c]).max() < 0.05  # ... and the rows' means are near 0
+        pe = _pe(rows[::40], 1024, 1e6)  # every 40th shown row, by the naive loop
+        np.testing.assert_allclose(_arr(hm.z)[::40], pe[:, cols], atol=2e-3)
 
 
 def test_similarity_uses_a_sequential_scale_for_positive_dots():

@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import plotly.graph_objects as go
 
 from posviz import sinusoidal as sn
 from posviz._validate import check_choice, check_int
-from posviz.figures._common import (
-    MAX_CELLS,
-    TWO_LINE_TOP,
-    Marks,
-    f32,
-    run_means,
-    sample_index,
-    sampled_note,
-    subtitled,
-)
+from posviz.figures._common import TWO_LINE_TOP, Marks, downsample, f32, sample_index, sampled_note, subtitled
 from posviz.figures._registry import figure
 from posviz.i18n import _
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
@@ -27,50 +16,22 @@ __all__ = ["sinusoidal_heatmap", "sinusoidal_waves", "sinusoidal_similarity", "s
            "sinusoidal_shift", "sinusoidal_exponent_bug", "sinusoidal_fast_slow"]
 
 
-# Rows of the table's heatmap at most: a pixel or more each in a chart of the page (a plot area about 330 px
-# high). More positions are shown as the mean of each run of neighbouring positions: one row per position, rows
-# thinner than a pixel would be drawn one in several, and a dimension whose wavelength is near that spacing would
-# show as a slow wave, or a constant column, that the table does not have.
-TABLE_ROWS = 256
-
-
 @figure("sinusoidal_heatmap")
 def sinusoidal_heatmap(*, n_positions: int = 100, d_model: int = 128, base: float = 10000.0,
                        layout: str = "interleaved") -> go.Figure:
-    """The sinusoidal table PE(p, j) as a heatmap: positions down, dimensions across. Past TABLE_ROWS positions
-    each row is the mean of a run of neighbouring positions, and past MAX_CELLS cells every k-th dimension is shown
-    (k odd in the interleaved layout, so both sin and cos columns stay)."""
+    """The sinusoidal table PE(p, j) as a heatmap: positions down, dimensions across."""
     pe = sn.sinusoidal_table(n_positions, d_model, base, layout)  # (P, d)
-    n_rows, n_dims = pe.shape
-    run = math.ceil(n_rows / TABLE_ROWS)  # positions per row shown
-    step = math.ceil(math.ceil(n_rows / run) * n_dims / MAX_CELLS)  # dimensions per column shown
-    step += layout == "interleaved" and step % 2 == 0
-    cols = np.arange(0, n_dims, step)
-    if run == 1:
-        cells = dict(z=f32(pe[:, cols]), y=np.arange(n_rows),
-                     hovertemplate=_("position p=%{y}<br>dimension j=%{x}<br>PE=%{z:.3f}<extra></extra>"))
-    else:
-        z, edges = run_means(pe[:, cols], run, axis=0)  # (rows shown, columns shown)
-        cells = dict(z=z, y=(edges[:-1] + edges[1:]) / 2,  # each row at the middle of its positions
-                     hovertemplate=_("positions around p=%{{y:.1f}} (mean of {run})<br>dimension j=%{{x}}<br>"
-                                     "mean PE=%{{z:.3f}}<extra></extra>", run=run))
-    fig = go.Figure(go.Heatmap(x=cols, zmin=-1, zmax=1, zmid=0, colorscale=DIVERGING, meta="diverging",
-                               colorbar=dict(title=_("value")), **cells))
+    z, rows, cols, stride = downsample(pe, odd=layout == "interleaved")  # both sin and cos columns kept
+    fig = go.Figure(go.Heatmap(
+        z=z, x=cols, y=rows, zmin=-1, zmax=1, zmid=0, colorscale=DIVERGING, meta="diverging",
+        colorbar=dict(title=_("value")), hovertemplate=_("position p=%{y}<br>dimension j=%{x}<br>PE=%{z:.3f}"
+                                                         "<extra></extra>")))
     # ``layout`` is interleaved or concat (sinusoidal_table checks it): each has its own whole title to translate
-    title = (_("Sinusoidal PE, concat layout{note}", note="") if layout == "concat"
-             else _("Sinusoidal PE, interleaved layout{note}", note=""))
-    note = table_note(step, run)
-    fig.update_layout(title=subtitled(title, note) if note else title, margin=dict(t=TWO_LINE_TOP) if note else {},
-                      xaxis_title=_("dimension j"), yaxis_title=_("position p"), yaxis_autorange="reversed")
+    title = (_("Sinusoidal PE, concat layout{note}", note=sampled_note(stride)) if layout == "concat"
+             else _("Sinusoidal PE, interleaved layout{note}", note=sampled_note(stride)))
+    fig.update_layout(title=title, xaxis_title=_("dimension j"), yaxis_title=_("position p"),
+                      yaxis_autorange="reversed")
     return fig
-
-
-def table_note(step: int, run: int) -> str:
-    """The title's second line for a table shown in part: each row the mean of ``run`` positions, one dimension
-    in ``step``; "" for the whole table."""
-    parts = [_("each row: the mean of {run} positions", run=run) if run > 1 else "",
-             _("one dimension in {step} shown", step=step) if step > 1 else ""]
-    return _("; ").join(p for p in parts if p)
 
 
 def _pair_of(dim: int, d_model: int, layout: str) -> tuple[int, str]:

@@ -92,20 +92,11 @@ def column_means(z: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray, int]
     one column of several, and a row that alternates at every column turns into slow stripes that are not in the
     data. The mean of the columns a pixel covers is what the eye would see there; runs of 2, 4, 8 ... positions
     turn each bit that flips within a run into exactly one half."""
-    k = column_run(z.shape[1], most)
-    means, edges = run_means(z, k, axis=1)
-    return means, edges, k
-
-
-def run_means(z: np.ndarray, run: int, axis: int) -> tuple[np.ndarray, np.ndarray]:
-    """``z`` (2-D) averaged along ``axis`` in runs of ``run`` (the last may be shorter), as float32, and the run
-    edges in index units (-0.5, run - 0.5, ..., n - 0.5: plotly's brick edges)."""
-    n = z.shape[axis]
-    starts = np.arange(0, n, run)
-    sizes = np.diff(np.append(starts, n))
-    means = np.add.reduceat(np.asarray(z, dtype=np.float64), starts, axis=axis)
-    means /= sizes[:, None] if axis == 0 else sizes
-    return f32(means), np.append(starts, n) - 0.5
+    cols = z.shape[1]
+    k = column_run(cols, most)
+    starts = np.arange(0, cols, k)
+    means = np.add.reduceat(np.asarray(z, dtype=np.float64), starts, axis=1) / np.diff(np.append(starts, cols))
+    return f32(means), np.append(starts, cols) - 0.5, k
 
 
 def sampled_note(stride: int) -> str:

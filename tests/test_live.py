@@ -110,6 +110,22 @@ def test_a_thinned_grid_given_by_its_cell_edges_keeps_each_cell_over_its_own_pos
     np.testing.assert_array_equal(kept_z, z[::stride, ::stride])
 
 
+@pytest.mark.parametrize("stride", [2, 3])
+def test_a_thinned_grid_of_evenly_spaced_rows_keeps_each_row_over_its_own_positions(stride):
+    """The sinusoidal table past 256 positions gives its rows as a first centre and a spacing (y0, dy), each row
+    the mean of a run of positions. A state with every k-th row keeps the first centre and spaces the kept rows k
+    times as far apart: each kept row stays over its own positions, and the table still reaches its last one."""
+    fig = build("sinusoidal_heatmap", n_positions=3900, d_model=64)
+    trace = fig.data[0]
+    state = live_states_module.thin_state(fig, stride)["data"][0]
+    kept = _trace_array(state["z"])
+    assert state["y0"] == trace.y0 and state["dy"] == pytest.approx(trace.dy * stride)
+    np.testing.assert_array_equal(kept, _trace_array(trace.z)[::stride, ::stride])
+    last_row_centre = state["y0"] + (kept.shape[0] - 1) * state["dy"]
+    assert last_row_centre == pytest.approx(trace.y0 + (len(trace.z) - 1) // stride * stride * trace.dy)
+    assert 3900 - 0.5 - stride * trace.dy <= last_row_centre + state["dy"] / 2
+
+
 def test_a_thinned_grid_of_named_rows_keeps_each_row_at_its_index():
     """FLUX.1's rows are token names on a category axis, and the line under the text tokens is drawn at index
     n_text - 0.5. A state with every third row keeps each row at its own index (Plotly.js would lay named rows

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from posviz.figures import FIGURES, build
 
@@ -34,21 +38,76 @@ def test_heatmap_is_the_table():
     np.testing.assert_allclose(_arr(fig.data[0].z), _pe(np.arange(12), 8, 100.0), atol=1e-6)
 
 
-@pytest.mark.parametrize("layout", ["interleaved", "concat"])
-def test_a_strided_table_keeps_cells_of_the_table_and_both_kinds_of_interleaved_column(layout):
-    """Too large a table is shown every k-th cell. Interleaved columns alternate sin, cos, sin ...: an even k would
-    keep only sines (the slow half of the table a blank, where its cosines are near 1), so k is odd there and the
-    columns shown alternate sin and cos as the table's do."""
-    fig = build("sinusoidal_heatmap", n_positions=4096, d_model=1024, base=1e6, layout=layout)
+def _concat(pe: np.ndarray) -> np.ndarray:
+    """The interleaved table's columns in the concat layout: all sines, then all cosines."""
+    return np.concatenate([pe[:, 0::2], pe[:, 1::2]], axis=1)
+
+
+def _rows(fig) -> tuple[np.ndarray, np.ndarray]:
+    """The centres of a heatmap's rows given as a first centre and a spacing, and its cells."""
     (hm,) = fig.data
-    rows, cols = _arr(hm.y).astype(int), _arr(hm.x).astype(int)
+    z = _arr(hm.z)
+    return hm.y0 + hm.dy * np.arange(z.shape[0]), z
+
+
+@pytest.mark.parametrize(("layout", "n", "runs"), [("interleaved", 4096, "16"), ("concat", 4096, "16"),
+                                                   ("interleaved", 3900, "15 or 16"), ("concat", 1001, "3 or 4")])
+def test_a_table_too_large_shows_means_of_runs_of_positions_and_every_kth_dimension(layout, n, runs):
+    """Too large a table for the cell cap shows every k-th dimension, and each row is the mean of a run of
+    positions: the rows share the table's height evenly (runs whose lengths differ by at most one), each drawn
+    over its own positions. Interleaved columns alternate sin, cos, sin ...: an even k would keep only sines, so
+    k is odd there and the columns shown alternate as the table's do."""
+    d, base = 1024, 1e6
+    fig = build("sinusoidal_heatmap", n_positions=n, d_model=d, base=base, layout=layout)
+    centres, z = _rows(fig)
+    cols = _arr(fig.data[0].x).astype(int)
     k = int(cols[1] - cols[0])
-    assert k > 1 and np.all(np.diff(cols) == k) and np.all(np.diff(rows) == k)
-    assert f"(rows and columns: one in {k} shown)" in fig.layout.title.text
-    if layout == "interleaved":
+    assert np.all(np.diff(cols) == k) and z.shape[0] <= 256
+    full = _pe(np.arange(n), d, base)  # by the naive loop
+    full = full if layout == "interleaved" else _concat(full)
+    height = n / z.shape[0]
+    edges = np.arange(z.shape[0] + 1) * height - 0.5
+    np.testing.assert_allclose(centres, (edges[:-1] + edges[1:]) / 2)
+    for i in (0, 1, z.shape[0] // 2, z.shape[0] - 1):  # each row: the positions whose centres lie under it
+        inside = (np.arange(n) >= edges[i]) & (np.arange(n) < edges[i + 1])
+        np.testing.assert_allclose(z[i], full[inside][:, cols].mean(axis=0), atol=1e-5)
+    assert tuple(fig.layout.yaxis.range) == (n - 0.5, -0.5)  # reversed, ending at the last position
+    shown = f"; one dimension in {k} shown" if k > 1 else ""
+    assert f"each row: the mean of {runs} positions{shown}" in fig.layout.title.text
+    if layout == "interleaved" and k > 1:
         assert k % 2 == 1 and {0, 1} == set(cols % 2)
-        pe = _pe(rows[::40], 1024, 1e6)  # every 40th shown row, by the naive loop
-        np.testing.assert_allclose(_arr(hm.z)[::40], pe[:, cols], atol=2e-3)
+
+
+def test_a_dimension_whose_wavelength_is_near_the_run_shows_its_mean_not_a_slow_false_wave():
+    """Every k-th position of a dimension whose wavelength is near k drifts slowly from row to row: shown alone,
+    those positions would draw a slow wave the table does not have (its wavelength is about k positions). The
+    mean of each run is near 0 instead, as the eye would see the fast dimension from afar."""
+    n, d, base = 4096, 1024, 10000.0
+    fig = build("sinusoidal_heatmap", n_positions=n, d_model=d, base=base)  # interleaved
+    centres, z = _rows(fig)
+    cols = _arr(fig.data[0].x).astype(int)
+    run = int(round(centres[1] - centres[0]))
+    wavelength = 2 * np.pi * base ** (2 * (cols // 2) / d)
+    c = int(np.argmin(np.abs(wavelength - run)))
+    assert abs(wavelength[c] / run - 1) < 0.01  # 16.01 positions against runs of 16
+    table = _pe(np.arange(10 * run), d, base)[:, cols[c]]  # the first ten rows' positions
+    assert np.ptp(table) > 1.9  # the table swings through ±1 within them ...
+    assert np.ptp(table[::run]) < 1.0  # ... every run-th position alone drifts, a slow false wave ...
+    assert np.abs(z[:10, c]).max() < 0.05  # ... and the rows' means are near 0
+
+
+@given(n=st.integers(257, 5000))
+@settings(max_examples=40, deadline=None)
+def test_every_position_is_in_exactly_one_row_of_the_table(n):
+    """However many positions, the rows shown take every position once: runs that tile 0..n-1, each one or two
+    lengths apart at most, and at most 256 rows."""
+    from posviz.figures.sinusoidal import row_means
+
+    shown = math.ceil(n / math.ceil(n / 256))
+    _, starts = row_means(np.zeros((n, 1)), shown)
+    runs = np.diff(starts)
+    assert starts[0] == 0 and starts[-1] == n and runs.min() >= 1 and runs.max() - runs.min() <= 1
+    assert len(runs) == shown <= 256
 
 
 def test_similarity_uses_a_sequential_scale_for_positive_dots():

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 
 from posviz import sinusoidal as sn
 from posviz._validate import check_choice, check_int
-from posviz.figures._common import TWO_LINE_TOP, Marks, downsample, f32, sample_index, sampled_note, subtitled
+from posviz.figures._common import (
+    MAX_CELLS,
+    TWO_LINE_TOP,
+    Marks,
+    f32,
+    sample_index,
+    sampled_note,
+    subtitled,
+)
 from posviz.figures._registry import figure
 from posviz.i18n import _
 from posviz.theme import COLORS, DIVERGING, SEQUENTIAL
@@ -16,22 +26,61 @@ __all__ = ["sinusoidal_heatmap", "sinusoidal_waves", "sinusoidal_similarity", "s
            "sinusoidal_shift", "sinusoidal_exponent_bug", "sinusoidal_fast_slow"]
 
 
+# Rows of the table's heatmap at most: a pixel or more each in a chart of the page (a plot area about 330 px
+# high). More positions are shown as the mean of each run of neighbouring positions: drawn one per position, rows
+# thinner than a pixel would be shown one in several, and a dimension whose wavelength is near that spacing would
+# show as a slow wave, or a constant column, that the table does not have.
+TABLE_ROWS = 256
+
+
 @figure("sinusoidal_heatmap")
 def sinusoidal_heatmap(*, n_positions: int = 100, d_model: int = 128, base: float = 10000.0,
                        layout: str = "interleaved") -> go.Figure:
-    """The sinusoidal table PE(p, j) as a heatmap: positions down, dimensions across."""
+    """The sinusoidal table PE(p, j) as a heatmap: positions down, dimensions across. Past TABLE_ROWS positions
+    each row is the mean of a run of neighbouring positions, and past MAX_CELLS cells every k-th dimension is shown
+    (k odd in the interleaved layout, so both sin and cos columns stay)."""
     pe = sn.sinusoidal_table(n_positions, d_model, base, layout)  # (P, d)
-    z, rows, cols, stride = downsample(pe, odd=layout == "interleaved")  # both sin and cos columns kept
-    fig = go.Figure(go.Heatmap(
-        z=z, x=cols, y=rows, zmin=-1, zmax=1, zmid=0, colorscale=DIVERGING, meta="diverging",
-        colorbar=dict(title=_("value")), hovertemplate=_("position p=%{y}<br>dimension j=%{x}<br>PE=%{z:.3f}"
-                                                         "<extra></extra>")))
+    n_rows, n_dims = pe.shape
+    shown = math.ceil(n_rows / math.ceil(n_rows / TABLE_ROWS))  # rows shown: runs of equal length where they can be
+    step = math.ceil(shown * n_dims / MAX_CELLS)  # dimensions per column shown
+    step += layout == "interleaved" and step % 2 == 0
+    cols = np.arange(0, n_dims, step)
+    z, starts = row_means(pe[:, cols], shown)
+    # rows evenly spaced (y0, dy): plotly draws evenly spaced cells as one image, uneven ones a rectangle each
+    cells = dict(z=z, y0=(n_rows / shown - 1) / 2, dy=n_rows / shown,
+                 hovertemplate=(_("position p=%{y}<br>dimension j=%{x}<br>PE=%{z:.3f}<extra></extra>")
+                                if shown == n_rows else
+                                _("positions around p=%{y:.0f}<br>dimension j=%{x}<br>mean PE=%{z:.3f}"
+                                  "<extra></extra>")))
+    fig = go.Figure(go.Heatmap(x=cols, zmin=-1, zmax=1, zmid=0, colorscale=DIVERGING, meta="diverging",
+                               colorbar=dict(title=_("value")), **cells))
     # ``layout`` is interleaved or concat (sinusoidal_table checks it): each has its own whole title to translate
-    title = (_("Sinusoidal PE, concat layout{note}", note=sampled_note(stride)) if layout == "concat"
-             else _("Sinusoidal PE, interleaved layout{note}", note=sampled_note(stride)))
-    fig.update_layout(title=title, xaxis_title=_("dimension j"), yaxis_title=_("position p"),
-                      yaxis_autorange="reversed")
+    title = _("Sinusoidal PE, concat layout") if layout == "concat" else _("Sinusoidal PE, interleaved layout")
+    note = table_note(step, np.diff(starts))
+    fig.update_layout(title=subtitled(title, note) if note else title, margin=dict(t=TWO_LINE_TOP) if note else {},
+                      xaxis_title=_("dimension j"), yaxis_title=_("position p"),
+                      yaxis=dict(range=[n_rows - 0.5, -0.5]))  # reversed: position 0 at the top
     return fig
+
+
+def row_means(z: np.ndarray, shown: int) -> tuple[np.ndarray, np.ndarray]:
+    """``z`` (rows, columns) as ``shown`` rows, each the mean of the rows whose index falls in its share of
+    equal height (shares of rows / shown: runs whose lengths differ by at most one), as float32, and the first
+    row of each run with the row count appended."""
+    n = z.shape[0]
+    starts = np.ceil(np.arange(shown + 1) * n / shown - 0.5).astype(int)  # row p lies in share i: its centre
+    means = np.add.reduceat(np.asarray(z, dtype=np.float64), starts[:-1], axis=0) / np.diff(starts)[:, None]
+    return f32(means), starts
+
+
+def table_note(step: int, runs: np.ndarray) -> str:
+    """The title's second line for a table shown in part: each row the mean of a run of positions (``runs``: the
+    length of each), one dimension in ``step``; "" for the whole table."""
+    short, long = int(runs.min()), int(runs.max())
+    rows = ("" if long == 1 else _("each row: the mean of {run} positions", run=long) if short == long
+            else _("each row: the mean of {short} or {long} positions", short=short, long=long))
+    parts = [rows, _("one dimension in {step} shown", step=step) if step > 1 else ""]
+    return _("; ").join(p for p in parts if p)
 
 
 def _pair_of(dim: int, d_model: int, layout: str) -> tuple[int, str]:

@@ -109,6 +109,8 @@ def _thin_trace(trace: dict, stride: int) -> dict:
             out[k] = _thin_trace(v, stride) if k in ("marker", "line") else v
         elif k == "z" and rows is not None:
             out[k] = _encode(a[::stride, ::stride])  # (R/k, C/k)
+        elif rows is not None and k in ("dx", "dy"):
+            out[k] = v * stride  # evenly spaced cells (x0, dx): every stride-th kept, as far apart again
         elif rows is not None and k in ("x", "y") and a is not None and len(a) == (cols if k == "x" else rows) + 1:
             out[k] = _encode(np.append(a[:-1:stride], a[-1]))  # cell edges: a kept cell spans to the next kept one
         elif rows is not None and k in ("x", "y"):

@@ -257,6 +257,25 @@ def test_score_near_and_far():
     assert "seed 3" in rnd.layout.title.text
 
 
+@pytest.mark.parametrize("qk", ["ones", "random"])
+def test_the_score_axes_hold_still_as_d_moves_and_hold_every_curve(qk):
+    """The near panel's score axis runs from 0 (or the half below the lowest score, when one is negative) to 1, the
+    largest possible score; the far strips span 0..L'. Over every even d from 16 to 256 each axis holds every
+    curve, and the near one moves at no more than one step in ten: a figure at a new d is then patched in with its
+    axes as they were (posviz/ui/live/chart.js, patchOf), and the eye sees the curves move, not the axis."""
+    ranges = []
+    for d in range(16, 258, 2):
+        fig = build("scaling_score", methods="default,linear,ntk,yarn,llama3", dim=d, qk=qk)
+        near = np.concatenate([_arr(t.y) for t in fig.data if t.xaxis in (None, "x")])
+        lo, hi = fig.layout.yaxis.range
+        assert lo < near.min() and near.max() < hi == 1.05 and (lo == -0.05) == (near.min() >= 0)
+        assert tuple(fig.layout.xaxis.range) == (0, 128) and tuple(fig.layout.xaxis2.range) == (0, 32768)
+        assert all(tuple(fig.layout[f"xaxis{k}"].range) == (0, 32768) for k in range(3, 7))
+        ranges.append((lo, hi))
+    moves = sum(a != b for a, b in zip(ranges, ranges[1:]))
+    assert moves <= len(ranges) // 10
+
+
 def test_config_figure_from_preset_and_text():
     fig = build("scaling_config", preset="Phi-3 mini 128k (Apr 2024)")
     assert "longrope" in fig.layout.title.text and "1.19" in fig.layout.title.text

@@ -388,6 +388,16 @@ def scaling_dynamic(*, dim: int = 128, base: float = 10000.0, factor: float = 8.
 CONTROLS_ROOM = 0.36  # scaling_dynamic: bottom share of the plot area kept for the play/pause row and slider
 ENVELOPE_BINS = 1000  # the far panel of scaling_score: bins of Δ, each drawn as the band min..max
 ENVELOPE_SAMPLES = 32  # integer offsets evaluated per bin (all of them when a bin is that narrow)
+NEAR_RANGE_STEP = 0.5  # the near panel's score axis reaches down in halves, as far as its curves go below 0
+
+
+def _steady_range(y: np.ndarray) -> list[float]:
+    """A score axis over ``y`` (scores divided by the largest possible score, so never above 1): from 0, or from
+    the half below the lowest score when one is negative, up to 1, with a little room. It holds still over almost
+    every step of a slider, so the eye sees the curves move against the ceiling of 1, not the axis, and Plotly.js
+    moves the curves without drawing the axes again."""
+    lo = min(0.0, math.floor(float(y.min()) / NEAR_RANGE_STEP) * NEAR_RANGE_STEP)
+    return [lo - 0.05, 1.05]
 
 
 def _rgba(hex_color: str, alpha: float) -> str:
@@ -431,8 +441,10 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
     far_rows = [(max(0.0, 1.0 - r * (strip + gap) - strip), 1.0 - r * (strip + gap)) for r in range(n)]
     f = Panels([((0.0, 0.34), (0.0, 1.0))] + [((0.44, 1.0), row) for row in far_rows],
                (_("near: Δ = 0..128, every token"), far_title))
+    near_y = []
     for r, (m, (theta, _A)) in enumerate(res.items(), start=2):
         y = sc.rope_scores(theta, near, qk, seed)
+        near_y.append(y)
         f.scatter(1, x=f32(near), y=f32(y), mode="lines", name=_label(m), legendgroup=m,
                   line=dict(color=METHOD_COLORS[m], width=2),
                   hovertemplate=_("Δ = %{x:,.0f}<br>score = %{y:.3f}") + "<extra>" + _label(m) + "</extra>")
@@ -453,11 +465,11 @@ def scaling_score(*, methods: str = "default,linear,ntk,yarn", dim: int = 128, b
         f.marks.vline(L, f"L = {L:,}" if r == 2 else "", panel=r)
         last = r == n + 1
         f.axis("x", r, showticklabels=last, title=_("distance Δ = m − n (tokens)") if last else None,
-               exponentformat="SI", **({"matches": "x2"} if r > 2 else {}))  # tokens: 10k, 20k
+               exponentformat="SI", range=[0, Lp], **({"matches": "x2"} if r > 2 else {}))  # tokens: 10k, 20k
         # 0 and 1 only: a strip's −1 would sit on the 1 of the strip below it
         f.axis("y", r, range=[-1.05, 1.05], tickvals=[0, 1], zeroline=True)
-    f.axis("x", 1, title=_("distance Δ = m − n (tokens)"))
-    f.axis("y", 1, title=_("score / largest possible score"))
+    f.axis("x", 1, title=_("distance Δ = m − n (tokens)"), range=[0, 128])
+    f.axis("y", 1, title=_("score / largest possible score"), range=_steady_range(np.concatenate(near_y)))
     title = (_("Attention score vs distance (q = k = all ones)") if qk == "ones" else
              _("Attention score vs distance (seeded random q, k (seed {seed}))", seed=seed))
     return f.figure(title=title,

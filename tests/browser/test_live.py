@@ -307,6 +307,25 @@ def test_a_release_patches_in_the_exact_clock_as_a_fresh_plot_draws_it(page, app
     assert at_12["chart"] != after["chart"] and at_12["chart"] == at_12["fresh"] and at_12["hover"]
 
 
+def test_a_release_patches_in_the_exact_bands_of_the_scores_past_l_as_a_fresh_plot_draws_them(page, app_url):
+    """At a new d the scores past L change only their curves and their bands (each filled from a lowest-in-bin
+    curve to a highest), over axes that hold still: the release patches them in with Plotly.animate, each band with
+    the curve it is filled to, and the chart must draw, element by element, what a fresh Plotly.newPlot of the
+    exact figure draws, with the same hover."""
+    open_page(page, app_url, "Context_extension", part="scores")
+    page.wait_for_function(EXACT)
+    before = page.evaluate(CHART_AND_FRESH, 0)
+    assert before["chart"] == before["fresh"] and before["patches"] == 0
+    live_drag(page, "context_extension.d", -6, moves=6)
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    after = page.evaluate(CHART_AND_FRESH, 0)
+    d = int(urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)["d"][0])
+    assert d < 128 and after["patches"] == 1  # another d, patched in rather than redrawn by Plotly.react
+    assert after["chart"] != before["chart"]  # other curves, other bands: the comparison can fail
+    assert after["chart"] == after["fresh"] and after["hover"]
+
+
 # how the live chart came by its exact figures: drawn in all, prefetched before a rerun, and what the last rerun sent
 EXACTS = """() => { const c = document.querySelector('.posviz-live-chart');
     return {exacts: Number(c.dataset.exacts || 0), prefetched: Number(c.dataset.prefetched || 0), id: c.posvizExactId,

@@ -48,7 +48,7 @@ test("a trace can be patched in only if Plotly.animate redraws all that changed,
   assert.notEqual(restOf({ type: "scatter", x: [1] }, axes), null);
   assert.equal(restOf({ type: "scatter", x: [1] }, { ...axes, yaxis: { autorange: true } }), null);
   assert.equal(restOf({ type: "heatmap", z: [[1]] }, axes), null);
-  assert.equal(restOf({ type: "scatter", fill: "toself" }, axes), null);
+  assert.notEqual(restOf({ type: "scatter", fill: "tonexty" }, axes), null); // a band: redrawn with its partner
   // a marker colour on a fixed colour scale is redrawn by animate: it is not part of what must stay
   const a = restOf({ type: "scatter", marker: { color: [1], cmin: 0, cmax: 1 } }, axes);
   const b = restOf({ type: "scatter", marker: { color: [0], cmin: 0, cmax: 1 } }, axes);
@@ -66,6 +66,19 @@ test("the patch from one exact figure to the next: the run of changed traces, or
   assert.equal(patchOf(held, signature(fig([1, 9, 3], "a", "m"))), null); // a legend name: Plotly.react
   assert.equal(patchOf(held, signature(fig([1, 2]))), null);
   assert.equal(patchOf(null, held), null);
+});
+
+test("a band filled to the trace before it is redrawn with that trace, whichever of the two changed", () => {
+  // low edge, high edge filled to it, a mean line; then a second band
+  const fills = ["none", "tonexty", "none", "none", "tonexty"];
+  const fig = (ys) => ({
+    data: ys.map((y, k) => ({ type: "scatter", y: [y], fill: fills[k] })), layout: axes, frames: [],
+  });
+  const held = signature(fig([1, 2, 3, 4, 5]));
+  assert.deepEqual(patchOf(held, signature(fig([1, 9, 3, 4, 5]))).traces, [0, 1]); // the high edge: with the low
+  assert.deepEqual(patchOf(held, signature(fig([9, 2, 3, 4, 5]))).traces, [0, 1]); // the low edge: and the band on it
+  assert.deepEqual(patchOf(held, signature(fig([1, 2, 9, 4, 5]))).traces, [2]); // the mean line alone
+  assert.deepEqual(patchOf(held, signature(fig([1, 2, 9, 9, 5]))).traces, [2, 3, 4]);
 });
 
 test("a figure no trace of which could be patched is not written out trace by trace, and is drawn with react", () => {

@@ -296,8 +296,10 @@ export function newConfig(chart, config) {
 // and layout but for the title, and only what Plotly.animate redraws changed (RoPE's clock at a new base: its
 // tips' hover and the wavelength labels). Then Plotly.animate redraws just those traces, as the clock's own
 // frames do, instead of Plotly.react redrawing all (at d = 256, 256 labels of which half did not change).
-// Anything else (a legend name, a style, an axis that ranges itself over the data, a fill) draws with
-// Plotly.react. Both are signatures taken as the payload arrives (Plotly.js changes the objects it draws).
+// Anything else (a legend name, a style, an axis that ranges itself over the data) draws with Plotly.react. A
+// trace filled to the one before it (a band between a low and a high curve) is redrawn with that one, and with the
+// one after it when that one is filled to it. Both are signatures taken as the payload arrives (Plotly.js changes
+// the objects it draws).
 const ANIMATED = ["x", "y", "text", "hovertext", "customdata"]; // and marker.color on a fixed colour scale
 
 // a trace without what Plotly.animate redraws, and whether it can be patched at all
@@ -305,7 +307,7 @@ export function restOf(trace, layout) {
   const axis = (id, letter) => layout[letter + "axis" + (id || letter).slice(1)]; // "x2" -> xaxis2
   const fixed = [axis(trace.xaxis, "x"), axis(trace.yaxis, "y")].every((a) => a && Array.isArray(a.range) &&
                                                                         !a.autorange);
-  const ok = trace.type === "scatter" && !isDense(trace) && fixed && (!trace.fill || trace.fill === "none");
+  const ok = trace.type === "scatter" && !isDense(trace) && fixed;
   if (!ok) return null;
   const rest = { ...trace };
   for (const k of ANIMATED) delete rest[k];
@@ -321,6 +323,7 @@ export function signature(fig) {
   return {
     traces: rests.some((r) => r !== null) ? fig.data.map((t) => JSON.stringify(t)) : null,
     rests,
+    toNext: fig.data.map((t) => String(t.fill || "").startsWith("tonext")), // filled to the trace before it
     layout: JSON.stringify({ ...fig.layout, title: null }),
     title: JSON.stringify(fig.layout.title),
     frames: JSON.stringify((fig.frames || []).map((f) => f.name)),
@@ -332,8 +335,12 @@ export function patchOf(held, next) {
       held.layout !== next.layout || held.frames !== next.frames) return null;
   const changed = next.traces.map((t, k) => k).filter((k) => held.traces[k] !== next.traces[k]);
   // every trace from the first changed to the last: Plotly.js keeps the ones it redraws in the order given,
-  // so a run of traces keeps the figure's order (what is drawn over what)
-  const traces = changed.length ? next.traces.map((t, k) => k).slice(changed[0], changed.at(-1) + 1) : [];
+  // so a run of traces keeps the figure's order (what is drawn over what); a fill runs to the trace before it,
+  // so a trace filled to a redrawn one, or to which a redrawn one is filled, is redrawn too
+  let [first, last] = changed.length ? [changed[0], changed.at(-1)] : [0, -1];
+  while (first > 0 && first <= last && next.toNext[first]) first -= 1;
+  while (last >= first && last + 1 < next.traces.length && next.toNext[last + 1]) last += 1;
+  const traces = next.traces.map((t, k) => k).slice(first, last + 1);
   if (traces.some((k) => next.rests[k] === null || held.rests[k] !== next.rests[k])) return null;
   return { traces, title: held.title !== next.title };
 }

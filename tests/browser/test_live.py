@@ -287,21 +287,28 @@ CHART_AND_FRESH = "async (at) => { " + SCENE_OF + """
     return out; }"""
 
 
+def _patched_release(page, app_url, name: str, part: str, slider: str, dx: float, moves: int) -> dict:
+    """Open ``part`` of page ``name``, check the chart draws what a fresh plot draws, drag ``slider`` ``moves``
+    times by ``dx`` px and let go; the chart and a fresh plot after the release (CHART_AND_FRESH at frame 0), and
+    the chart's scene before it."""
+    open_page(page, app_url, name, part=part)
+    page.wait_for_function(EXACT)
+    before = page.evaluate(CHART_AND_FRESH, 0)
+    assert before["chart"] == before["fresh"] and before["patches"] == 0
+    live_drag(page, slider, dx, moves=moves)
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    return {**page.evaluate(CHART_AND_FRESH, 0), "before": before["chart"]}
+
+
 def test_a_release_patches_in_the_exact_clock_as_a_fresh_plot_draws_it(page, app_url):
     """At a new base only some of the clock's scatter traces and its title change: the release patches those into
     the chart (Plotly.animate, as the clock's own frames do) instead of redrawing it all. The chart must then draw,
     element by element and in the same order, what a fresh Plotly.newPlot of the exact figure draws, with the
     same hover texts, at m = 0 and, through its new frames, at m = 12."""
-    open_page(page, app_url, "RoPE", part="clock")
-    page.wait_for_function(EXACT)
-    before = page.evaluate(CHART_AND_FRESH, 0)
-    assert before["chart"] == before["fresh"] and before["patches"] == 0
-    live_drag(page, "rope.base", -6, moves=10)
-    page.wait_for_selector(IDLE, state="attached")
-    page.wait_for_function(EXACT)
-    after = page.evaluate(CHART_AND_FRESH, 0)
+    after = _patched_release(page, app_url, "RoPE", "clock", "rope.base", -6, 10)
     assert after["patches"] == 1  # patched in, not redrawn by Plotly.react
-    assert after["chart"] != before["chart"]  # another base, another picture: the comparison can fail
+    assert after["chart"] != after["before"]  # another base, another picture: the comparison can fail
     assert after["chart"] == after["fresh"] and after["hover"]
     at_12 = page.evaluate(CHART_AND_FRESH, 12)
     assert at_12["chart"] != after["chart"] and at_12["chart"] == at_12["fresh"] and at_12["hover"]
@@ -312,17 +319,10 @@ def test_a_release_patches_in_the_exact_bands_of_the_scores_past_l_as_a_fresh_pl
     curve to a highest), over axes that hold still: the release patches them in with Plotly.animate, each band with
     the curve it is filled to, and the chart must draw, element by element, what a fresh Plotly.newPlot of the
     exact figure draws, with the same hover."""
-    open_page(page, app_url, "Context_extension", part="scores")
-    page.wait_for_function(EXACT)
-    before = page.evaluate(CHART_AND_FRESH, 0)
-    assert before["chart"] == before["fresh"] and before["patches"] == 0
-    live_drag(page, "context_extension.d", -6, moves=6)
-    page.wait_for_selector(IDLE, state="attached")
-    page.wait_for_function(EXACT)
-    after = page.evaluate(CHART_AND_FRESH, 0)
+    after = _patched_release(page, app_url, "Context_extension", "scores", "context_extension.d", -6, 6)
     d = int(urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)["d"][0])
     assert d < 128 and after["patches"] == 1  # another d, patched in rather than redrawn by Plotly.react
-    assert after["chart"] != before["chart"]  # other curves, other bands: the comparison can fail
+    assert after["chart"] != after["before"]  # other curves, other bands: the comparison can fail
     assert after["chart"] == after["fresh"] and after["hover"]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -26,6 +27,7 @@ from posviz.ui.live.states import (
     slider_values,
     spread,
     state_budget,
+    stop_frames,
     to_json,
 )
 from posviz.ui.params import Choice, Float, Int, LogFloat
@@ -209,6 +211,19 @@ def test_states_of_an_animated_figure_carry_its_exact_frames_within_the_budget()
         status = frame["data"][frame["traces"].index(4)]["text"]  # "m = 15: 3 of 16 pairs have completed ..."
         assert status == exact["frames"][frame["index"]]["data"][2]["text"]
         assert status[0].startswith(f"m = {30 * frame['index'] / 30:.4g}:")
+
+
+def test_states_of_a_long_animation_carry_only_the_frames_its_slider_stops_at_each_named():
+    """72 frames: the position slider stops at every other frame (and the last), so a learner can hold the clock
+    only there; a state's frames are chosen among those stops and carry the name the slider's steps give them."""
+    clock = dict(dim=64, base=10000.0, m_max=30.0, n_frames=72)
+    fig = build("rope_clock", **clock)
+    stops = [int(step.args[0][0]) for step in fig.layout.sliders[0].steps]
+    assert stop_frames(fig) == tuple(stops) and stops[:3] == [0, 2, 4] and stops[-1] == 71
+    _, states = live_states("rope_clock", clock, "base", slider_values(BASE))
+    for frame in states[0]["frames"]:
+        assert frame["index"] in stops and frame["name"] == str(frame["index"])
+    assert stop_frames(go.Figure()) == ()  # not animated: no frames at all
 
 
 LIVE_PAGES = {"Sinusoidal": ({}, {"n": "4096", "d": "1024"}),

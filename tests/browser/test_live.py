@@ -314,6 +314,36 @@ def test_a_release_patches_in_the_exact_clock_as_a_fresh_plot_draws_it(page, app
     assert at_12["chart"] != after["chart"] and at_12["chart"] == at_12["fresh"] and at_12["hover"]
 
 
+# the frame the chart's position slider stops at (a long clock stops at every other frame), its frames' names in the
+# order Play shows them, and the status line the exact figure has at that frame
+CLOCK_POSITION = """() => { const c = document.querySelector('.posviz-live-chart'), s = c._fullLayout.sliders[0];
+    const frame = Number(s.steps[s.active].args[0][0]), exact = c.posvizPayload.exact;
+    return {frame, frames: c._transitionData._frames.map((f) => f.name), exact: exact.frames.map((f) => f.name),
+            status: exact.frames[frame].data[exact.frames[frame].traces.indexOf(4)].text[0]}; }"""
+
+
+def test_a_clock_with_fewer_frames_is_patched_in_at_the_stop_it_was_at(page, app_url):
+    """72 frames, held at the clock's own still: the position slider stops at every other frame, so its stop 12
+    shows frame 24, not frame 12. Dragging the number of frames down and letting go patches in the exact clock
+    (its other frames and the stops of its slider) at the stop nearest where it was; the hands and the status
+    line are those of the frame that stop shows, element by element as a fresh plot draws them, and Play has the
+    new frames, in order."""
+    open_page(page, app_url, "RoPE", part="clock", frames="72")
+    page.wait_for_function(EXACT)
+    held = page.evaluate(CLOCK_POSITION)
+    assert held["frame"] == 24 and page.evaluate(STATUS) == held["status"]
+    live_drag(page, "rope.frames", -8, moves=6)
+    page.wait_for_selector(IDLE, state="attached")
+    page.wait_for_function(EXACT)
+    n = int(urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)["frames"][0])
+    now = page.evaluate(CLOCK_POSITION)
+    assert 37 < n < 72 and now["exact"] == [str(f) for f in range(n)]  # fewer frames, still stopping at some
+    assert now["frames"] == now["exact"]  # the old ones past the new last frame gone, the rest in order
+    assert abs(now["frame"] - 24) <= 1 and page.evaluate(STATUS) == now["status"]
+    after = page.evaluate(CHART_AND_FRESH, now["frame"])
+    assert after["patches"] == 1 and after["chart"] == after["fresh"] and after["hover"]
+
+
 def test_a_release_patches_in_the_exact_bands_of_the_scores_past_l_as_a_fresh_plot_draws_them(page, app_url):
     """At a new d the scores past L change only their curves and their bands (each filled from a lowest-in-bin
     curve to a highest), over axes that hold still: the release patches them in with Plotly.animate, each band with

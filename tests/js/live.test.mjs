@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import {
-  DENSE, drawnData, exactUrl, isDense, lengthOf, merged, nearest, newConfig, olderThanDrawn, patchOf, restOf, signature, sliderValue, stateFigure,
-  steps, withSliderAt,
+  DENSE, atStop, dataAt, drawnData, exactUrl, isDense, lengthOf, merged, nearest, newConfig, olderThanDrawn, patchOf, restOf, signature, sliderFrame,
+  sliderValue, stateFigure, steps, withSliderAt,
 } from "../../posviz/ui/live/chart.js";
 
 test("a slider's value: its position, or the option at it for an index slider", () => {
@@ -28,18 +28,41 @@ test("a frame's change merges into a trace: nested objects key by key, arrays an
   assert.deepEqual(trace.marker, { color: "red", size: 3 }); // the held trace is not changed
 });
 
-test("a state's figure: its own traces, the shared ones where it has none, the nearest frame applied", () => {
+// a position slider stopping at every 4th of 13 frames, as a long animation's does: stop k shows frame 4k
+const stops = (active) => ({ sliders: [{ active, steps: ["0", "4", "8", "12"].map((n) => ({ args: [[n], {}] })) }] });
+const thirteen = Array.from({ length: 13 }, (_, i) => ({ name: String(i) }));
+
+test("an animation's position is a frame: the slider's stop names the frame it shows", () => {
+  assert.equal(sliderFrame(stops(2), thirteen), 8);
+  assert.equal(sliderFrame(stops(0), thirteen), 0);
+  assert.equal(sliderFrame({ title: "t" }, thirteen), 0); // no slider: the first frame
+  // the stop nearest a position, and the frame it shows (a position between stops goes to the nearer)
+  const at = atStop(stops(0), thirteen, 7);
+  assert.equal(at.frame, 8);
+  assert.equal(at.layout.sliders[0].active, 2);
+  assert.equal(atStop(stops(0), thirteen, 100).frame, 12);
+  assert.deepEqual(withSliderAt({ title: "t" }, 3), { title: "t" }); // no slider: the layout as it was
+});
+
+test("an animated figure's traces at a frame: the frame's changes merged into the traces it names", () => {
+  const fig = { data: [{ y: [0] }, { y: [0], name: "n" }], frames: [0, 1, 2].map((i) => ({ traces: [1], data: [{ y: [i] }] })) };
+  assert.deepEqual(dataAt(fig, 2, 0), [{ y: [0] }, { y: [2], name: "n" }]);
+  assert.equal(dataAt(fig, 1, 1), fig.data); // the frame its own traces show: as they are
+  assert.deepEqual(fig.data[1], { y: [0], name: "n" }); // the figure is not changed
+});
+
+test("a state's figure: its own traces, the shared ones where it has none, its frame at the nearest stop", () => {
   const set = { common: [{ name: "shared" }, null] };
   const state = {
     data: [null, { name: "own", y: [0] }],
-    layout: { sliders: [{ active: 0 }] },
-    frames: [{ index: 0, traces: [1], data: [{ y: [1] }] }, { index: 10, traces: [1], data: [{ y: [2] }] }],
+    layout: stops(0),
+    frames: [0, 8, 12].map((index) => ({ index, name: String(index), traces: [1], data: [{ y: [index] }] })),
   };
-  const fig = stateFigure(set, state, "tpl", 7);
-  assert.deepEqual(fig.data, [{ name: "shared" }, { name: "own", y: [2] }]);
+  const fig = stateFigure(set, state, "tpl", 9);
+  assert.deepEqual(fig.data, [{ name: "shared" }, { name: "own", y: [8] }]);
   assert.equal(fig.layout.template, "tpl");
-  assert.equal(fig.layout.sliders[0].active, 10);
-  assert.deepEqual(withSliderAt({ title: "t" }, 3), { title: "t" }); // no slider: the layout as it was
+  assert.equal(fig.layout.sliders[0].active, 2); // the stop showing frame 8, not stop 8
+  assert.equal(stateFigure(set, state, "tpl", 11).layout.sliders[0].active, 3);
 });
 
 const axes = { xaxis: { range: [0, 1] }, yaxis: { range: [0, 1] } };
@@ -60,12 +83,38 @@ test("the patch from one exact figure to the next: the run of changed traces, or
     data: ys.map((y) => ({ type: "scatter", y: [y], name })), layout: { ...axes, title }, frames: [],
   });
   const held = signature(fig([1, 2, 3]));
-  assert.deepEqual(patchOf(held, signature(fig([1, 9, 8]))), { traces: [1, 2], title: false });
-  assert.deepEqual(patchOf(held, signature(fig([7, 2, 8]))), { traces: [0, 1, 2], title: false });
-  assert.deepEqual(patchOf(held, signature(fig([1, 2, 3], "b"))), { traces: [], title: true });
+  const same = { title: false, frames: null, stops: false };
+  assert.deepEqual(patchOf(held, signature(fig([1, 9, 8]))), { ...same, traces: [1, 2] });
+  assert.deepEqual(patchOf(held, signature(fig([7, 2, 8]))), { ...same, traces: [0, 1, 2] });
+  assert.deepEqual(patchOf(held, signature(fig([1, 2, 3], "b"))), { ...same, traces: [], title: true });
   assert.equal(patchOf(held, signature(fig([1, 9, 3], "a", "m"))), null); // a legend name: Plotly.react
   assert.equal(patchOf(held, signature(fig([1, 2]))), null);
   assert.equal(patchOf(null, held), null);
+});
+
+test("an animation with other frames is patched in with its slider; one with another layout is not", () => {
+  const clip = (n, active, ys, height = 300) => ({
+    data: ys.map((y) => ({ type: "scatter", y: [y] })),
+    layout: { ...axes, height, sliders: [{ active, steps: thirteen.slice(0, n).map((f) => ({ args: [[f.name], {}] })) }] },
+    frames: thirteen.slice(0, n).map((f) => ({ ...f, data: [{ y: [Number(f.name)] }] })),
+  });
+  const held = signature(clip(10, 3, [1, 2]));
+  // the same stops, the slider elsewhere: nothing but the traces
+  assert.deepEqual(patchOf(held, signature(clip(10, 5, [1, 9]))), { traces: [1], title: false, frames: null, stops: false });
+  // more frames: none deleted, three added; fewer: the last three deleted, last first
+  assert.deepEqual(patchOf(held, signature(clip(13, 4, [1, 9]))), { traces: [1], title: false, frames: [], stops: true });
+  assert.deepEqual(patchOf(signature(clip(13, 4, [1, 2])), signature(clip(10, 4, [1, 2]))).frames, [12, 11, 10]);
+  // frames that adding could not put in order (a new one before a kept one): Plotly.react
+  const shifted = clip(10, 3, [1, 9]);
+  shifted.frames = thirteen.slice(3, 13).map((f) => ({ ...f, data: [] }));
+  shifted.layout.sliders[0].steps = shifted.frames.map((f) => ({ args: [[f.name], {}] }));
+  assert.deepEqual(patchOf(held, signature(shifted)).frames, [2, 1, 0]); // 0-2 go, 10-12 come after 3-9: in order
+  shifted.frames.reverse();
+  assert.equal(patchOf(held, signature(shifted)), null);
+  assert.equal(patchOf(held, signature(clip(13, 4, [1, 9], 400))), null); // a new height: Plotly.react
+  const moved = clip(10, 3, [1, 2]);
+  moved.layout.sliders[0].x = 0.5;
+  assert.equal(patchOf(held, signature(moved)), null); // the slider moved: Plotly.react
 });
 
 test("a band filled to the trace before it is redrawn with that trace, whichever of the two changed", () => {

@@ -54,10 +54,36 @@ export function nearest(live, values, value) {
   return best;
 }
 
-// the frame an animated figure shows: its position slider's step (plotly keeps it in layout.sliders[0].active)
+// --- an animation's position -------------------------------------------------------------------------------
+// A position is a frame's index. The figure's position slider stops at some of its frames (a long animation at
+// every k-th), each step naming the frame it shows; plotly keeps the stop in layout.sliders[0].active. A state's
+// frames are a few of the figure's, each with its `index` and `name`.
+
+// the frame indices the slider's stops show (-1 for a frame not among `frames`)
+function stopFrames(layout, frames) {
+  const steps = (layout && layout.sliders && layout.sliders[0] && layout.sliders[0].steps) || [];
+  const index = new Map(frames.map((f, i) => [String(f.name), f.index ?? i]));
+  return steps.map((s) => index.get(String(s.args[0][0])) ?? -1);
+}
+
+// the frame the slider's stop shows
+export function sliderFrame(layout, frames) {
+  const stop = Number(layout && layout.sliders && layout.sliders[0] && layout.sliders[0].active) || 0;
+  return Math.max(0, stopFrames(layout, frames)[stop] ?? 0);
+}
+
+// the stop nearest the position `at`: the layout with its slider there and the frame it shows
+export function atStop(layout, frames, at) {
+  const stops = stopFrames(layout, frames);
+  let best = -1;
+  stops.forEach((f, k) => { if (f >= 0 && (best < 0 || Math.abs(f - at) < Math.abs(stops[best] - at))) best = k; });
+  if (best < 0) return { layout, frame: sliderFrame(layout, frames) };
+  return { layout: withSliderAt(layout, best), frame: stops[best] };
+}
+
+// the frame the chart shows (the exact figure's slider)
 function currentFrame(chart) {
-  const slider = chart.layout && chart.layout.sliders && chart.layout.sliders[0];
-  return slider && slider.active ? Number(slider.active) : 0;
+  return chart.posvizExact ? sliderFrame(chart.layout, chart.posvizExact.frames || []) : 0;
 }
 
 export function merged(trace, change) {
@@ -221,15 +247,15 @@ export function withSliderAt(layout, index) {
   return { ...layout, sliders: layout.sliders.map((s, i) => (i ? s : { ...s, active: index })) };
 }
 
-// a state as a figure: its own traces, the shared ones, and the frame nearest to the position `at`
+// a state as a figure: its own traces, the shared ones, and its frame at the stop nearest to the position `at`
 export function stateFigure(set, state, template, at) {
   const data = state.data.map((t, k) => t || set.common[k]);
   let layout = { ...state.layout, template };
   if (state.frames && state.frames.length) {
-    let frame = state.frames[0];
-    for (const f of state.frames) if (Math.abs(f.index - at) < Math.abs(frame.index - at)) frame = f;
+    const stop = atStop(layout, state.frames, at);
+    const frame = state.frames.find((f) => f.index === stop.frame) || state.frames[0];
     frame.traces.forEach((k, j) => { data[k] = merged(data[k], frame.data[j]); });
-    layout = withSliderAt(layout, frame.index);
+    layout = stop.layout;
   }
   return { data, layout };
 }
@@ -324,15 +350,18 @@ export function signature(fig) {
     traces: rests.some((r) => r !== null) ? fig.data.map((t) => JSON.stringify(t)) : null,
     rests,
     toNext: fig.data.map((t) => String(t.fill || "").startsWith("tonext")), // filled to the trace before it
-    layout: JSON.stringify({ ...fig.layout, title: null }),
+    layout: JSON.stringify({ ...fig.layout, title: null, sliders: null }),
     title: JSON.stringify(fig.layout.title),
+    // the position slider, wherever it stands (the figure's own still differs with its frames), and its stops
+    sliders: JSON.stringify((fig.layout.sliders || []).map((sl) => ({ ...sl, active: null, steps: null }))),
+    stops: JSON.stringify((fig.layout.sliders || []).map((sl) => sl.steps)),
     frames: JSON.stringify((fig.frames || []).map((f) => f.name)),
   };
 }
 
 export function patchOf(held, next) {
   if (!held?.traces || !next.traces || held.traces.length !== next.traces.length ||
-      held.layout !== next.layout || held.frames !== next.frames) return null;
+      held.layout !== next.layout || held.sliders !== next.sliders) return null;
   const changed = next.traces.map((t, k) => k).filter((k) => held.traces[k] !== next.traces[k]);
   // every trace from the first changed to the last: Plotly.js keeps the ones it redraws in the order given,
   // so a run of traces keeps the figure's order (what is drawn over what); a fill runs to the trace before it,
@@ -342,16 +371,52 @@ export function patchOf(held, next) {
   while (last >= first && last + 1 < next.traces.length && next.toNext[last + 1]) last += 1;
   const traces = next.traces.map((t, k) => k).slice(first, last + 1);
   if (traces.some((k) => next.rests[k] === null || held.rests[k] !== next.rests[k])) return null;
-  return { traces, title: held.title !== next.title };
+  const frames = held.frames === next.frames ? null : framesSwap(JSON.parse(held.frames), JSON.parse(next.frames));
+  if (frames === undefined) return null;
+  return { traces, title: held.title !== next.title, frames, stops: held.stops !== next.stops };
 }
 
-// the chart patched to the exact figure `next` at frame `at` (see patchOf)
-function patchIn(Plotly, chart, next, patch, at) {
+// How the chart's frames (named `held`) become `next`: the indices of those to delete, last first (Plotly.js sorts
+// a list of indices as text, so one at a time), before the new ones are added: same names are replaced in place,
+// others appended. Undefined where that would not leave them in next's order (Play plays them in the chart's).
+function framesSwap(held, next) {
+  const keep = new Set(next);
+  const kept = held.filter((n) => keep.has(n));
+  const had = new Set(kept);
+  if (JSON.stringify(kept.concat(next.filter((n) => !had.has(n)))) !== JSON.stringify(next)) return undefined;
+  return held.map((n, i) => (keep.has(n) ? -1 : i)).filter((i) => i >= 0).reverse();
+}
+
+// The chart patched to the exact figure `next`, its slider as in `layout`, at frame `at` (see patchOf); `still` is
+// the frame next's own traces show. Other frames (RoPE's clock at a new number of frames) come with a new slider,
+// relaid out on its own (Plotly.react would redraw every trace: it decodes each array anew, so all look changed).
+function patchIn(Plotly, chart, next, patch, { layout, at, still }) {
+  for (const i of patch.frames || []) Plotly.deleteFrames(chart, [i]);
   if (next.frames && next.frames.length) Plotly.addFrames(chart, next.frames); // same names: replaced
-  const steps = [{ data: patch.traces.map((k) => next.data[k]), traces: patch.traces }];
-  if (at > 0) steps.push(next.frames[at].name);
+  const edits = patch.title ? { title: next.layout.title } : {};
+  if (patch.stops) {
+    layout.sliders.forEach((sl, i) => { edits[`sliders[${i}].steps`] = sl.steps; edits[`sliders[${i}].active`] = sl.active; });
+  }
+  if (Object.keys(edits).length) Plotly.relayout(chart, edits);
+  // the frame at `at` in the same step (each step of Plotly.animate costs a transition), where the traces between
+  // it and the patched ones can all be patched too
+  const moved = at === still ? [] : (next.frames[at].traces || next.data.map((t, k) => k));
+  const all = patch.traces.concat(moved);
+  const run = all.length ? next.data.map((t, k) => k).slice(Math.min(...all), Math.max(...all) + 1) : [];
+  const together = run.every((k) => next.signature.rests[k] !== null);
+  const traces = together ? run : patch.traces;
+  const data = together ? dataAt(next, at, still) : next.data;
+  const steps = [{ data: traces.map((k) => data[k]), traces }];
+  if (!together) steps.push(next.frames[at].name);
   Plotly.animate(chart, steps, { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
-  if (patch.title) Plotly.relayout(chart, { title: next.layout.title });
+}
+
+// the figure's traces at frame `at`, its own traces showing frame `still`
+export function dataAt(fig, at, still) {
+  if (at === still || !fig.frames || !fig.frames[at]) return fig.data;
+  const frame = fig.frames[at], data = fig.data.slice();
+  (frame.traces || data.map((t, k) => k)).forEach((k, j) => { data[k] = merged(data[k], frame.data[j]); });
+  return data;
 }
 
 // --- stills -----------------------------------------------------------------------------------------------
@@ -588,21 +653,21 @@ export default function (component) {
     const drawExact = () => { // payload.exact: the rerun's figure, or the one prefetched before it
       const exact = payload.exact;
       // a first draw starts at the figure's own still (its slider's `active`), later ones where the learner was
-      const at = (exact.frames || []).length ? Math.min(chart.posvizFrame ?? currentFrame(exact), exact.frames.length - 1) : 0;
+      const frames = exact.frames || [];
+      const still = sliderFrame(exact.layout, frames); // the frame the figure's own traces show
+      const { layout, frame: at } = atStop(exact.layout, frames, chart.posvizFrame ?? still);
       // with its frames (an animated figure), at the position the learner had before the drag
       const patch = chart.dataset.holds === "exact" ? patchOf(chart.posvizHeld, payload.signature) : null;
-      // Plotly.react and Plotly.animate draw before the page is next painted: the first step in the promises
-      // that follow this task, a second step (the frame at `at`) in the next animation frame's callbacks (their
-      // own promises settle frames later, so nothing waits for them); the still can go now
+      // Plotly.react and Plotly.animate draw before the page is next painted (a second step of Plotly.animate, in
+      // the next animation frame's callbacks; their own promises settle frames later, so nothing waits for them);
+      // the still can go now
       if (patch) {
-        patchIn(Plotly, chart, exact, patch, at);
+        patchIn(Plotly, chart, { ...exact, signature: payload.signature }, patch, { layout, at, still });
         chart.dataset.patches = String(Number(chart.dataset.patches || 0) + 1); // tests: exact figures patched in
       } else {
         chart.posvizDense = exact.data.map(isDense);
-        Plotly.react(chart, { ...exact, data: drawn(chart, exact.data), layout: withSliderAt(exact.layout, at),
+        Plotly.react(chart, { ...exact, data: drawn(chart, dataAt(exact, at, still)), layout,
                               config: newConfig(chart, payload.config) });
-        if (at > 0) Plotly.animate(chart, [exact.frames[at].name], { mode: "immediate", transition: { duration: 0 },
-                                                                     frame: { duration: 0, redraw: false } });
       }
       chart.posvizHeld = payload.signature;
       chart.posvizExact = exact; // tests: the rerun's figure is drawn when this is payload.exact

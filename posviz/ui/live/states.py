@@ -136,15 +136,18 @@ def _short(v: object) -> bool:
 def thin_state(fig: go.Figure, stride: int, frames: Sequence[int] = ()) -> dict:
     """The figure as a plotly JSON dict for scrubbing: data thinned by ``stride``, the layout without its
     template (the browser reuses the exact figure's) and, of an animated figure, the frames ``frames``
-    (each with its index in the figure's frames, so the browser shows the one at the current position)."""
+    (each with its index in the figure's frames and its name, which the position slider's steps give: the browser
+    shows the one at the slider's stop)."""
     d = plain_figure(fig)
     layout = {k: v for k, v in d.get("layout", {}).items() if k != "template"}
     state = {"data": [_thin_trace(t, stride) for t in d["data"]], "layout": layout}
     if stride > 1:
         _number_categories(d["data"], state["data"], layout, stride)
     if frames:
-        state["frames"] = [{"index": i, "traces": d["frames"][i].get("traces", list(range(len(d["data"])))),
-                            "data": [_thin_trace(t, stride) for t in d["frames"][i]["data"]]} for i in frames]
+        every = list(range(len(d["data"])))
+        state["frames"] = [{"index": i, "name": f.get("name"), "traces": f.get("traces", every),
+                            "data": [_thin_trace(t, stride) for t in f["data"]]}
+                           for i, f in ((i, d["frames"][i]) for i in frames)]
     return state
 
 
@@ -206,6 +209,15 @@ def _stride(fig: go.Figure, per_state: int) -> int:
     return max(1, math.ceil(math.sqrt(reduce) if has_grid else reduce))
 
 
+def stop_frames(fig: go.Figure) -> tuple[int, ...]:
+    """The indices of the frames an animated figure's position slider stops at (a long animation's stops at every
+    k-th frame): the only positions a learner can hold it at, so the only frames a state needs."""
+    names = {str(f.name): i for i, f in enumerate(fig.frames or ())}
+    steps = fig.layout.sliders[0].steps if fig.layout.sliders else ()
+    stops = tuple(names[str(s.args[0][0])] for s in steps if s.args and str(s.args[0][0]) in names)
+    return stops or tuple(range(len(names)))
+
+
 def live_states(name: str, params: Mapping[str, object], param: str, values: Sequence[float], *,
                 theme: str = "light", font_scale: float = 0.0, budget: int = STATE_BUDGET,
                 max_states: int = MAX_STATES,
@@ -239,7 +251,7 @@ def live_states(name: str, params: Mapping[str, object], param: str, values: Seq
         raise ValueError(f"figure {name!r} has fewer than 2 valid values of {param!r} at these settings")
     chosen = tuple(figures)
     stride = _stride(figures[chosen[len(chosen) // 2]], budget // len(chosen))
-    every = frames = tuple(range(len(figures[chosen[0]].frames or ())))
+    every = frames = stop_frames(figures[chosen[0]])
     states = [thin_state(figures[v], stride, frames) for v in chosen]
     size = len(to_json(shared(states)))
     while size > budget and len(frames) > 2:  # an animated figure: fewer frames per state, evenly spread

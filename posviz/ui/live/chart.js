@@ -318,8 +318,8 @@ export function newConfig(chart, config) {
 }
 
 // --- let go: the exact figure patched in ------------------------------------------------------------------
-// What a new exact figure changed from the one the chart holds, if Plotly.js can patch it in: the same frames
-// and layout but for the title, and only what Plotly.animate redraws changed (RoPE's clock at a new base: its
+// What a new exact figure changed from the one the chart holds, if Plotly.js can patch it in: the same layout but
+// for the title and the position slider's stops (its frames may differ), and only what Plotly.animate redraws changed (RoPE's clock at a new base: its
 // tips' hover and the wavelength labels). Then Plotly.animate redraws just those traces, as the clock's own
 // frames do, instead of Plotly.react redrawing all (at d = 256, 256 labels of which half did not change).
 // Anything else (a legend name, a style, an axis that ranges itself over the data) draws with Plotly.react. A

@@ -193,11 +193,12 @@ def click_and_wait(page: object, target: object, charts: bool = True, press: str
     """Click ``target`` (a locator), or press the key ``press`` in it, and wait for the run it starts to finish.
 
     ``wait_idle`` alone can read the page before the click's run has begun (the app is still idle from the last
-    one); waiting for the server's next ``script_finished`` makes sure the click's run is over."""
-    before = page.posviz_runs
+    one), and the next ``script_finished`` may close a run that began before the click; so this waits for a run
+    to start after the click and for every started run to finish."""
+    before = page.posviz_started
     target.press(press) if press else target.click()
     for _ in range(3000):  # 60 s
-        if page.posviz_runs > before:
+        if page.posviz_started > before and page.posviz_runs >= page.posviz_started:
             break
         page.wait_for_timeout(20)
     else:

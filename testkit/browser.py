@@ -214,9 +214,12 @@ def open_export(page: object, chart: int = 0) -> None:
 
 # --- live figures (posviz.ui.live): drag a slider and watch the chart without a rerun ---------------------------
 SHOWN = "() => { const c = document.querySelector('.posviz-live-chart'); return [c.dataset.shown, c.dataset.draws]; }"
-# the plot on screen: the still laid over the live chart while a drag shows one, else the chart itself
+# the plot on screen: the still laid over the live chart while a drag shows one (the drawing its picture was
+# painted from), else the chart itself
 ON_SCREEN = """const still = document.querySelector('.posviz-live-still');
-    const plot = still && still.style.display !== 'none' ? still : document.querySelector('.posviz-live-chart');"""
+    const plot = still && still.style.display !== 'none'
+        ? (still.firstElementChild && still.firstElementChild.posvizPlot) || still
+        : document.querySelector('.posviz-live-chart');"""
 # what a plot draws: its lines, points, texts and images, and the pixels of what it drew with WebGL (the chart's
 # canvas, a still's copy of it), as one hash
 DRAWING_OF = """const drawingOf = (plot) => {

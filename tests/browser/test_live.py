@@ -3,12 +3,15 @@ address and the captions hold the released value (posviz.ui.live)."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import io
 import json
 import urllib.parse
 
 import numpy as np
 import pytest
+from PIL import Image
 from playwright.sync_api import Error as PlaywrightError
 
 from posviz.ui.live.component import script as component_script
@@ -99,6 +102,36 @@ def test_a_still_draws_what_the_chart_draws(page, app_url):
         return [i, drawingOf(stills[i]), drawingOf(c), drawingOf(stills[i + 1])]; }""")
     assert index >= 0 and still == chart
     assert neighbour != chart  # the next state (a = 5) draws another picture: the comparison can fail
+
+
+def test_a_still_shows_a_picture_of_what_the_chart_draws(page, app_url):
+    """A drag shows each still as one bitmap painted from its drawing: the picture of the state at the slider's
+    value (a = 4) has, pixel for pixel, what the browser paints for the chart at that value, texts and heatmap
+    included; the picture of the next state (a = 5) does not."""
+    open_page(page, app_url, "CoPE")
+    reach_for(page, "cope.scale")
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    pictures = page.evaluate("""() => {
+        const c = document.querySelector('.posviz-live-chart');
+        const set = Object.entries(window.__posvizStates).find(([k]) => k.endsWith('|cope.scale'))[1];
+        const i = set.values.indexOf(c.posvizPayload.live.find((l) => l.key === 'cope.scale').current);
+        const stills = c.posvizStills['cope.scale'].nodes;
+        return [stills[i], stills[i + 1]].map((s) => s.posvizPicture.src); }""")
+    chart = picture(page.locator(".posviz-live-chart .main-svg").first.screenshot())
+    same, other = (picture(base64.b64decode(src.split(",", 1)[1])) for src in pictures)
+    rows, cols = same.shape[:2]  # a plot at a fractional y covers one more row of the screen
+    assert chart.shape[0] - rows in (0, 1) and chart.shape[1] == cols
+
+    def differ(a):  # the share of pixels that differ, the picture laid on the rows where it matches best
+        return min(float(np.mean(np.abs(a - chart[dy:dy + rows]).max(axis=2) > 48))
+                   for dy in range(chart.shape[0] - rows + 1))
+    assert differ(same) < 0.0002
+    assert differ(other) > 0.001  # a = 5 moves the positions' numbers (0.2% of the pixels): the comparison can fail
+
+
+def picture(png: bytes) -> np.ndarray:
+    """The RGB pixels of a PNG, as signed integers."""
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
 
 
 def test_dense_markers_are_drawn_with_webgl_and_their_stills_copy_its_pixels(page, app_url):
@@ -207,8 +240,8 @@ def test_a_release_that_makes_the_chart_taller_keeps_its_stills(page, app_url):
         page.mouse.move(x, y)
         page.wait_for_timeout(60)
         seen.append(page.evaluate("""() => { const c = document.querySelector('.posviz-live-chart');
-            const svg = document.querySelector('.posviz-live-still .main-svg');
-            return [c.getBoundingClientRect().height, svg && Number(svg.getAttribute('height'))]; }"""))
+            const shown = document.querySelector('.posviz-live-still .posviz-live-picture');
+            return [c.getBoundingClientRect().height, shown && shown.getBoundingClientRect().height]; }"""))
     page.mouse.up()
     assert page.evaluate(REACTS) == reacts
     assert all(chart == still for chart, still in seen) and len({chart for chart, _ in seen}) >= 3

@@ -425,14 +425,14 @@ function position(chart) {
   return chart.dataset.holds === "exact" ? currentFrame(chart) : chart.posvizFrame || 0;
 }
 
-// what a still depends on besides its state: the set's settings, the chart's width and position, and which traces
-// are drawn with WebGL (a release at a value where a trace crosses DENSE redraws the stills the new way). Not the
+// what a still depends on besides its state: the set's settings, the chart's width and position, the screen's
+// pixels per CSS px (its picture's resolution), and which traces are drawn with WebGL (a release at a value where a trace crosses DENSE redraws the stills the new way). Not the
 // chart's height: a state is drawn at its own (FLUX.1's grows with its text tokens), so a release that changes
 // the height keeps the stills
 function stillKey(chart, set) {
   const full = chart._fullLayout || {};
   const gl = (chart.posvizDense || []).map(Number).join("");
-  return [set.version, full.width, position(chart), gl].join("|");
+  return [set.version, full.width, position(chart), window.devicePixelRatio || 1, gl].join("|");
 }
 
 function stillsFor(chart, live, set) {
@@ -450,7 +450,8 @@ function stillOf(chart, live, set, i) {
 }
 
 // Plotly.js draws state i in an off-screen box of the chart's width and the state's height (as Plotly.react
-// would draw it on the chart); the copy of its plot is the still
+// would draw it on the chart); the copy of its plot is the still, and its picture (`posvizPicture`) what a drag
+// shows of it
 async function drawStill(Plotly, chart, set, i) {
   const { data, layout } = stateFigure(set, set.states[i], chart.posvizTemplate, position(chart));
   const width = chart._fullLayout.width, height = layout.height || chart._fullLayout.height;
@@ -465,6 +466,10 @@ async function drawStill(Plotly, chart, set, i) {
     for (const m of plot.querySelectorAll(".modebar-container")) m.remove();
     await copyCanvases(box, plot);
     plot.dataset.height = String(height);
+    plot.posvizPicture = await pictureOf(plot, width, height, box._fullLayout.paper_bgcolor).catch((e) => {
+      console.warn("posviz picture", e); // the still itself is shown instead
+      return null;
+    });
     return plot;
   } finally {
     const canvases = [...box.querySelectorAll("canvas")];
@@ -488,6 +493,47 @@ async function copyCanvases(box, plot) {
     await img.decode();
     copy.replaceWith(img);
   }));
+}
+
+// A still as one decoded bitmap: its SVG layers and WebGL images painted in page order onto a canvas at the
+// screen's resolution. Showing a state then swaps one image: the SVG subtree of a still (a heatmap's embedded PNG
+// decoded again on every insertion, its styles and layout computed again) took a drag down to 35-45 frames a
+// second on the heaviest parts. The text keeps the chart's fonts: the figures name installed fonts only.
+async function pictureOf(plot, width, height, background) {
+  const ratio = window.devicePixelRatio || 1;
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(width * ratio);
+  canvas.height = Math.round(height * ratio);
+  const g = canvas.getContext("2d");
+  g.scale(ratio, ratio);
+  g.fillStyle = background || "#fff";
+  g.fillRect(0, 0, width, height);
+  for (const layer of plot.querySelectorAll("svg.main-svg, img.gl-canvas-context")) {
+    const image = layer.tagName === "IMG" ? layer : await svgImage(layer, width, height);
+    g.drawImage(image, parseFloat(layer.style.left) || 0, parseFloat(layer.style.top) || 0,
+                parseFloat(layer.style.width) || width, parseFloat(layer.style.height) || height);
+  }
+  const picture = new Image(width, height);
+  picture.src = canvas.toDataURL("image/png"); // a string the page frees with the still, unlike a blob's URL
+  picture.className = "posviz-live-picture";
+  await picture.decode();
+  picture.posvizPlot = plot; // the drawing it shows (tests read its lines and texts)
+  return picture;
+}
+
+// one SVG layer of a plot as an image; Plotly.js's stylesheet does not reach an image, so its one rule that
+// changes the drawing (crisp grid lines) is written on the elements
+async function svgImage(svg, width, height) {
+  const copy = svg.cloneNode(true);
+  copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
+  Object.assign(copy.style, { position: "", top: "", left: "" });
+  copy.setAttribute("width", String(width));
+  copy.setAttribute("height", String(height));
+  for (const e of copy.querySelectorAll(".crisp")) e.setAttribute("shape-rendering", "crispEdges");
+  const image = new Image();
+  image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(new XMLSerializer().serializeToString(copy));
+  await image.decode();
+  return image;
 }
 
 function loseContext(canvas) {
@@ -555,7 +601,7 @@ function predraw(Plotly, chart) {
 const STILL_CSS = ".posviz-live-still .plotly, .posviz-live-still .plotly div { direction: ltr; margin: 0; " +
   "padding: 0; border: 0; } .posviz-live-still .main-svg { position: absolute; top: 0; left: 0; " +
   "pointer-events: none; } .posviz-live-still .crisp { shape-rendering: crispEdges; } " +
-  ".posviz-live-still svg a { fill: #447adb; }";
+  ".posviz-live-still svg a { fill: #447adb; } .posviz-live-still .posviz-live-picture { display: block; }";
 
 // the layer over the chart that shows a still
 function overlayOf(parent) {
@@ -582,7 +628,7 @@ function showStill(chart, layer, plot) {
   if (chart.style.height !== height) Object.assign(chart.style, { height, overflow: "hidden" });
   layer.style.top = chart.offsetTop + "px";
   layer.style.left = chart.offsetLeft + "px";
-  layer.replaceChildren(plot);
+  layer.replaceChildren(plot.posvizPicture || plot);
   layer.style.display = "block";
   chart.style.visibility = "hidden";
 }

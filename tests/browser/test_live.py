@@ -129,6 +129,35 @@ def test_a_still_shows_a_picture_of_what_the_chart_draws(page, app_url):
     assert differ(other) > 0.001  # a = 5 moves the positions' numbers (0.2% of the pixels): the comparison can fail
 
 
+def test_a_picture_paints_its_still_colour_bar_and_all(page, app_url):
+    """The picture of a still is the browser's painting of the still's own drawing: the sinusoidal heatmap's
+    colour bar (drawn in the plot's top layer with a gradient defined in its bottom one) included. The drawing and
+    the picture are laid at the same place in turn and photographed."""
+    open_page(page, app_url, "Sinusoidal")
+    page.wait_for_function(STILLS_READY, timeout=60_000)
+    lay = """([i, picture]) => { const still = Object.values(document.querySelector('.posviz-live-chart')
+            .posvizStills)[0].nodes[i];
+        let box = document.getElementById('photo');
+        if (!box) { box = document.createElement('div'); box.id = 'photo'; box.className = 'posviz-live-still';
+                    box.style.cssText = 'position:fixed;left:0;top:0;z-index:999999;background:#fff';
+                    document.body.appendChild(box); }
+        box.replaceChildren(picture ? still.posvizPicture.cloneNode() : still.cloneNode(true));
+        const shown = box.firstElementChild;
+        return picture ? shown.decode() : null; }"""
+    photos = {}
+    for i, kind in [(0, False), (0, True), (1, True)]:
+        page.evaluate(lay, [i, kind])
+        photos[i, kind] = picture(page.locator("#photo").screenshot())
+    drawing, same, other = photos[0, False], photos[0, True], photos[1, True]
+    assert same.shape == drawing.shape
+    share = lambda a: float(np.mean(np.abs(a - drawing).max(axis=2) > 48))  # noqa: E731
+    bar = drawing[:, -90:]  # the colour bar, blue to red
+    r, b = bar[..., 0], bar[..., 2]
+    assert ((b > 150) & (r < 100)).any() and ((r > 150) & (b < 100)).any()
+    assert share(same) < 0.0002
+    assert share(other) > 0.01  # the next base paints another heatmap: the comparison can fail
+
+
 def picture(png: bytes) -> np.ndarray:
     """The RGB pixels of a PNG, as signed integers."""
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)

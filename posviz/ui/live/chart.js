@@ -508,8 +508,9 @@ async function pictureOf(plot, width, height, background) {
   g.scale(ratio, ratio);
   g.fillStyle = background || "#fff";
   g.fillRect(0, 0, width, height);
+  const defs = [...plot.querySelectorAll("svg.main-svg > defs")];
   for (const layer of plot.querySelectorAll("svg.main-svg, img.gl-canvas-context")) {
-    const image = layer.tagName === "IMG" ? layer : await svgImage(layer, width, height);
+    const image = layer.tagName === "IMG" ? layer : await svgImage(layer, defs, width, height);
     g.drawImage(image, parseFloat(layer.style.left) || 0, parseFloat(layer.style.top) || 0,
                 parseFloat(layer.style.width) || width, parseFloat(layer.style.height) || height);
   }
@@ -521,10 +522,12 @@ async function pictureOf(plot, width, height, background) {
   return picture;
 }
 
-// one SVG layer of a plot as an image; Plotly.js's stylesheet does not reach an image, so its one rule that
-// changes the drawing (crisp grid lines) is written on the elements
-async function svgImage(svg, width, height) {
+// one SVG layer of a plot as an image. An image is a document of its own: the layer takes the plot's
+// definitions (a colour bar, drawn in the top layer, fills with a gradient defined in the bottom one), and
+// Plotly.js's one style rule that changes the drawing (crisp grid lines) is written on the elements it applies to
+async function svgImage(svg, defs, width, height) {
   const copy = svg.cloneNode(true);
+  for (const d of defs) if (!svg.contains(d)) copy.prepend(d.cloneNode(true));
   copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
   Object.assign(copy.style, { position: "", top: "", left: "" });
   copy.setAttribute("width", String(width));

@@ -426,9 +426,9 @@ function position(chart) {
 }
 
 // what a still depends on besides its state: the set's settings, the chart's width and position, the screen's
-// pixels per CSS px (its picture's resolution), and which traces are drawn with WebGL (a release at a value where a trace crosses DENSE redraws the stills the new way). Not the
-// chart's height: a state is drawn at its own (FLUX.1's grows with its text tokens), so a release that changes
-// the height keeps the stills
+// pixels per CSS px (its picture's resolution), and which traces are drawn with WebGL (a release at a value where
+// a trace crosses DENSE redraws the stills the new way). Not the chart's height: a state is drawn at its own
+// (FLUX.1's grows with its text tokens), so a release that changes the height keeps the stills
 function stillKey(chart, set) {
   const full = chart._fullLayout || {};
   const gl = (chart.posvizDense || []).map(Number).join("");

@@ -459,24 +459,27 @@ async function drawStill(Plotly, chart, set, i) {
   box.style.cssText = `position:fixed;left:-${width + 100}px;top:0;width:${width}px;height:${height}px;` +
     "visibility:hidden;pointer-events:none";
   document.body.appendChild(box);
+  let plot;
   try {
     await Plotly.newPlot(box, drawn(chart, data), { ...layout, width, height },
                          { ...chart.posvizPayload.config, responsive: false, staticPlot: true });
-    const plot = box.querySelector(".plot-container").cloneNode(true); // its SVG layers, text and images
+    plot = box.querySelector(".plot-container").cloneNode(true); // its SVG layers, text and images
     for (const m of plot.querySelectorAll(".modebar-container")) m.remove();
     await copyCanvases(box, plot);
     plot.dataset.height = String(height);
-    plot.posvizPicture = await pictureOf(plot, width, height, box._fullLayout.paper_bgcolor).catch((e) => {
-      console.warn("posviz picture", e); // the still itself is shown instead
-      return null;
-    });
-    return plot;
+    plot.dataset.background = box._fullLayout.paper_bgcolor;
   } finally {
     const canvases = [...box.querySelectorAll("canvas")];
     Plotly.purge(box);
     box.remove();
     for (const c of canvases) loseContext(c); // the browser keeps few WebGL contexts: the chart's must stay
   }
+  // painted from the copy once the box has left the page (the page holds one plot per chart)
+  plot.posvizPicture = await pictureOf(plot, width, height, plot.dataset.background).catch((e) => {
+    console.warn("posviz picture", e); // the still itself is shown instead
+    return null;
+  });
+  return plot;
 }
 
 // a copy of a plot drawn with WebGL: its canvases (a clone of a canvas is blank) as images in their place, and

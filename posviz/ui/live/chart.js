@@ -459,7 +459,7 @@ async function drawStill(Plotly, chart, set, i) {
   box.style.cssText = `position:fixed;left:-${width + 100}px;top:0;width:${width}px;height:${height}px;` +
     "visibility:hidden;pointer-events:none";
   document.body.appendChild(box);
-  let plot;
+  let plot, background;
   try {
     await Plotly.newPlot(box, drawn(chart, data), { ...layout, width, height },
                          { ...chart.posvizPayload.config, responsive: false, staticPlot: true });
@@ -467,7 +467,7 @@ async function drawStill(Plotly, chart, set, i) {
     for (const m of plot.querySelectorAll(".modebar-container")) m.remove();
     await copyCanvases(box, plot);
     plot.dataset.height = String(height);
-    plot.dataset.background = box._fullLayout.paper_bgcolor;
+    background = box._fullLayout.paper_bgcolor;
   } finally {
     const canvases = [...box.querySelectorAll("canvas")];
     Plotly.purge(box);
@@ -475,7 +475,7 @@ async function drawStill(Plotly, chart, set, i) {
     for (const c of canvases) loseContext(c); // the browser keeps few WebGL contexts: the chart's must stay
   }
   // painted from the copy once the box has left the page (the page holds one plot per chart)
-  plot.posvizPicture = await pictureOf(plot, width, height, plot.dataset.background).catch((e) => {
+  plot.posvizPicture = await pictureOf(plot, width, height, background).catch((e) => {
     console.warn("posviz picture", e); // the still itself is shown instead
     return null;
   });

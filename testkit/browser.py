@@ -197,12 +197,18 @@ def click_and_wait(page: object, target: object, charts: bool = True, press: str
     to start after the click and for every started run to finish."""
     before = page.posviz_started
     target.press(press) if press else target.click()
+    wait_run_after(page, before, charts=charts)
+
+
+def wait_run_after(page: object, before: int, charts: bool = True) -> None:
+    """Wait until a script run has started since the page had started ``before`` runs, every started run has
+    finished, and the page is idle with its charts drawn: what a click or a slider's release set going."""
     for _ in range(3000):  # 60 s
         if page.posviz_started > before and page.posviz_runs >= page.posviz_started:
             break
         page.wait_for_timeout(20)
     else:
-        raise TimeoutError("no script run finished within 60 s of the click")
+        raise TimeoutError("no script run finished within 60 s")
     wait_idle(page, charts=charts)
 
 
@@ -257,8 +263,9 @@ def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_
     """Press the thumb of the slider with widget key ``control_key`` ("sinusoidal.base"), move the mouse
     ``moves`` times by ``dx`` px, then release; with ``stills``, once every state's still is drawn. Returns
     what the live chart showed after each move (its state and a hash of the drawing on screen), the states
-    Plotly.react drew (no still), the script runs that started during the drag (before release) and the
-    seconds the drag took. The pointer rests over the slider first, as a hand reaching for it does: the chart then
+    Plotly.react drew (no still), the script runs that started during the drag (before release), the
+    seconds the drag took and the count of runs started before the release (``released_at``, for
+    ``wait_run_after``). The pointer rests over the slider first, as a hand reaching for it does: the chart then
     fetches that slider's states."""
     box = reach_for(page, control_key)
     if stills:
@@ -279,8 +286,10 @@ def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_
     seconds = time.perf_counter() - t0
     runs = page.posviz_started - started  # runs the server started before the release
     reacts = page.evaluate(REACTS) - reacts
+    released_at = page.posviz_started
     page.mouse.up()
-    return {"shown": shown, "drawings": drawings, "reacts": reacts, "runs_during_drag": runs, "seconds": seconds}
+    return {"shown": shown, "drawings": drawings, "reacts": reacts, "runs_during_drag": runs, "seconds": seconds,
+            "released_at": released_at}
 
 
 # --- a lesson's controls as the page shows them (posviz.ui widgets, keyed "<slug>.<name>") ----------------------

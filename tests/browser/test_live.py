@@ -26,6 +26,7 @@ from testkit.browser import (
     move_slider,
     open_page,
     reach_for,
+    wait_run_after,
 )
 from testkit.live_cases import CASES
 
@@ -349,6 +350,15 @@ CHART_AND_FRESH = "async (at) => { " + SCENE_OF + """
     return out; }"""
 
 
+def let_go_at_exact(page, slider: str, dx: float, moves: int) -> dict:
+    """Drag ``slider`` ``moves`` times by ``dx`` px and let go, then wait for the run the release starts and for
+    the chart to show the exact figure. Waiting only for an idle page could read it before that run began."""
+    drag = live_drag(page, slider, dx, moves=moves)
+    wait_run_after(page, drag["released_at"])
+    page.wait_for_function(EXACT)
+    return drag
+
+
 def _patched_release(page, app_url, name: str, part: str, slider: str, dx: float, moves: int) -> dict:
     """Open ``part`` of page ``name``, check the chart draws what a fresh plot draws, drag ``slider`` ``moves``
     times by ``dx`` px and let go; the chart and a fresh plot after the release (CHART_AND_FRESH at frame 0), and
@@ -357,9 +367,7 @@ def _patched_release(page, app_url, name: str, part: str, slider: str, dx: float
     page.wait_for_function(EXACT)
     before = page.evaluate(CHART_AND_FRESH, 0)
     assert before["chart"] == before["fresh"] and before["patches"] == 0
-    live_drag(page, slider, dx, moves=moves)
-    page.wait_for_selector(IDLE, state="attached")
-    page.wait_for_function(EXACT)
+    let_go_at_exact(page, slider, dx, moves=moves)
     return {**page.evaluate(CHART_AND_FRESH, 0), "before": before["chart"]}
 
 
@@ -394,9 +402,7 @@ def test_a_clock_with_fewer_frames_is_patched_in_at_the_stop_it_was_at(page, app
     page.wait_for_function(EXACT)
     held = page.evaluate(CLOCK_POSITION)
     assert held["frame"] == 24 and page.evaluate(STATUS) == held["status"]
-    live_drag(page, "rope.frames", -8, moves=6)
-    page.wait_for_selector(IDLE, state="attached")
-    page.wait_for_function(EXACT)
+    let_go_at_exact(page, "rope.frames", -8, moves=6)
     n = int(urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)["frames"][0])
     now = page.evaluate(CLOCK_POSITION)
     assert 37 < n < 72 and now["exact"] == [str(f) for f in range(n)]  # fewer frames, still stopping at some
@@ -429,9 +435,7 @@ def _release_on_the_heatmap(page, app_url) -> dict:
     open_page(page, app_url, "Sinusoidal")
     page.wait_for_function(EXACT)
     started, before = page.posviz_started, page.evaluate(EXACTS)  # a drag draws states, not exact figures
-    live_drag(page, "sinusoidal.base", -5, moves=8)  # once the states (and their files) are there
-    page.wait_for_selector(IDLE, state="attached")
-    page.wait_for_function(EXACT)
+    let_go_at_exact(page, "sinusoidal.base", -5, moves=8)  # once the states (and their files) are there
     page.wait_for_timeout(300)
     after = page.evaluate(EXACTS)
     return {"before": before, "after": after, "runs": page.posviz_started - started, "drawn": page.evaluate(DRAWN),
@@ -509,9 +513,7 @@ def test_a_slider_with_small_exact_figures_has_all_of_them_fetched_so_a_release_
     ahead = page.evaluate(EXACT_SET)
     assert ahead["counts"][1] == len(ahead["kept"]) and all("/exact/" in u for u in ahead["kept"])
     before = page.evaluate(EXACTS)
-    live_drag(page, "bias.channels", 12, moves=6)
-    page.wait_for_selector(IDLE, state="attached")
-    page.wait_for_function(EXACT)
+    let_go_at_exact(page, "bias.channels", 12, moves=6)
     page.wait_for_timeout(300)
     after = page.evaluate(EXACTS)
     assert after["prefetched"] == before["prefetched"] + 1 and after["exacts"] == before["exacts"] + 1
@@ -596,9 +598,7 @@ def test_the_chart_keeps_its_height_after_a_key_press_and_a_release(page, app_ur
     page.wait_for_timeout(300)
     after = page.evaluate(height)
     assert after[2] > before[2] and after[0] == after[1] == before[1]  # drawn again, as tall as before
-    live_drag(page, "sinusoidal.n", -5, moves=6)
-    page.wait_for_selector(IDLE, state="attached")
-    page.wait_for_function(EXACT)
+    let_go_at_exact(page, "sinusoidal.n", -5, moves=6)
     page.wait_for_timeout(300)
     released = page.evaluate(height)
     assert released[2] > after[2] and released[0] == released[1] == before[1]
@@ -680,9 +680,7 @@ def test_after_a_drag_a_key_press_ends_on_the_exact_figure_not_a_still(page, app
     box = page.locator(".st-key-bias-n_heads").first
     if not box.is_visible():  # in a folded sidebar group: opened, as a lecturer would
         box.locator("xpath=ancestor::details[1]/summary").click()
-    live_drag(page, "bias.n_heads", -14, moves=4)
-    page.wait_for_selector(IDLE, state="attached")
-    page.wait_for_function(EXACT)
+    let_go_at_exact(page, "bias.n_heads", -14, moves=4)
     slider = page.locator(".st-key-bias-n_heads input[type=range]")
     shown = []
     for key in ("ArrowRight", "ArrowLeft", "ArrowRight", "ArrowRight"):

@@ -609,7 +609,8 @@ const STILL_CSS = ".posviz-live-still .plotly, .posviz-live-still .plotly div { 
   "pointer-events: none; } .posviz-live-still .crisp { shape-rendering: crispEdges; } " +
   ".posviz-live-still svg a { fill: #447adb; } .posviz-live-still .posviz-live-picture { display: block; }";
 
-// the layer over the chart that shows a still
+// the layer over the chart that shows a still: a layer of its own for the compositor (will-change), so that a
+// new still repaints that picture alone, not the page and the hidden chart beneath it
 function overlayOf(parent) {
   let layer = parent.querySelector(".posviz-live-still");
   if (!document.getElementById("posviz-live-still-css")) {
@@ -621,19 +622,23 @@ function overlayOf(parent) {
   if (!layer) {
     layer = document.createElement("div");
     layer.className = "posviz-live-still";
-    layer.style.cssText = "position:absolute;top:0;left:0;pointer-events:none;display:none";
+    layer.style.cssText = "position:absolute;top:0;left:0;pointer-events:none;display:none;will-change:transform";
     parent.style.position = "relative";
     parent.appendChild(layer);
   }
   return layer;
 }
 
-// the still over the chart, which takes the still's height (the page below moves as it would for the state)
+// the still over the chart, which takes the still's height (the page below moves as it would for the state). The
+// layer is placed where the chart is when a drag first shows it, and stays there while the stills change: reading
+// the chart's place at every state would make the browser lay out the whole page once per chart per frame
 function showStill(chart, layer, plot) {
   const height = plot.dataset.height + "px";
+  if (layer.style.display !== "block") {
+    layer.style.top = chart.offsetTop + "px";
+    layer.style.left = chart.offsetLeft + "px";
+  }
   if (chart.style.height !== height) Object.assign(chart.style, { height, overflow: "hidden" });
-  layer.style.top = chart.offsetTop + "px";
-  layer.style.left = chart.offsetLeft + "px";
   layer.replaceChildren(plot.posvizPicture || plot);
   layer.style.display = "block";
   chart.style.visibility = "hidden";

@@ -264,7 +264,7 @@ def live_drag(page: object, control_key: str, dx: float, moves: int = 30, pause_
     ``moves`` times by ``dx`` px, then release; with ``stills``, once every state's still is drawn. Returns
     what the live chart showed after each move (its state and a hash of the drawing on screen), the states
     Plotly.react drew (no still), the script runs that started during the drag (before release), the
-    seconds the drag took and the count of runs started before the release (``released_at``, for
+    seconds the drag took and the page's count of started runs as it let go (``released_at``, for
     ``wait_run_after``). The pointer rests over the slider first, as a hand reaching for it does: the chart then
     fetches that slider's states."""
     box = reach_for(page, control_key)
